@@ -1,0 +1,134 @@
+"""The typer application, global options, and the error edge.
+
+Library code raises :class:`memcli.errors.MemcliError`; :func:`command` turns it into a
+message on stderr and an exit code, so a person or a cron mail never sees a traceback
+(set ``MEMCLI_DEBUG=1`` for one).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sqlite3
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from memcli import __version__
+from memcli.config import resolve_db_path
+from memcli.errors import MemcliError, StoreError
+from memcli.store import Store
+
+app = typer.Typer(
+    name="memcli",
+    help=(
+        "A memory layer that says what the facts add up to: ingest status updates, "
+        "analyze them, read evidence-linked observations."
+    ),
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    add_completion=False,
+    rich_markup_mode=None,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class State:
+    db: str | None = None
+
+
+state = State()
+
+
+def err_console() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def out_console() -> Console:
+    return Console(highlight=False, soft_wrap=False)
+
+
+def open_store(*, create: bool = True) -> Store:
+    return Store(resolve_db_path(state.db), create=create)
+
+
+def print_json(data: Any) -> None:
+    """Compact, stable JSON on stdout; nothing else ever goes there in --json mode."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def fail(exc: MemcliError) -> typer.Exit:
+    console = err_console()
+    console.print(f"Error: {exc.message}", markup=False)
+    if exc.hint:
+        console.print(f"Hint: {exc.hint}", markup=False)
+    return typer.Exit(code=exc.exit_code)
+
+
+def command(*args: Any, on: typer.Typer | None = None, **kwargs: Any) -> Callable[[F], F]:
+    """``app.command`` that maps memcli errors (and SQLite lock time-outs) to exit codes."""
+
+    def decorator(func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*a: Any, **kw: Any) -> Any:
+            try:
+                return func(*a, **kw)
+            except MemcliError as exc:
+                if os.environ.get("MEMCLI_DEBUG"):
+                    raise
+                raise fail(exc) from None
+            except sqlite3.OperationalError as exc:
+                if os.environ.get("MEMCLI_DEBUG"):
+                    raise
+                hint = (
+                    "another memcli process held the database too long; retry, or raise "
+                    "MEMCLI_BUSY_TIMEOUT (seconds)"
+                    if "locked" in str(exc)
+                    else None
+                )
+                raise fail(StoreError(f"database error: {exc}", hint=hint)) from None
+
+        (on or app).command(*args, **kwargs)(wrapper)
+        return func
+
+    return decorator
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"memcli {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db",
+            help="SQLite database file (default: $MEMCLI_DB, else a per-user data file).",
+            envvar="MEMCLI_DB",
+            show_envvar=False,
+        ),
+    ] = None,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Show the version and exit.", callback=_version, is_eager=True
+        ),
+    ] = False,
+) -> None:
+    """memcli: status updates in, evidence-linked observations out. Offline by default."""
+    state.db = str(db) if db else None
+
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for programs and agents.")]
+GraphOpt = Annotated[str, typer.Option("--graph", "-g", help="Graph (project) to use.")]

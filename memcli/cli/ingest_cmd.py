@@ -1,0 +1,146 @@
+"""memcli ingest and memcli analyze."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from memcli import api
+from memcli.cli._app import (
+    GraphOpt,
+    JsonOpt,
+    command,
+    err_console,
+    open_store,
+    print_json,
+)
+from memcli.errors import UsageError
+from memcli.signatures import SignatureMode
+from memcli.sources import expand
+
+
+@command("ingest")
+def ingest(
+    paths: Annotated[
+        list[str],
+        typer.Argument(
+            help="Update files or directories (.md, .txt, .json, .jsonl); '-' reads stdin."
+        ),
+    ],
+    graph: Annotated[
+        str | None,
+        typer.Option(
+            "--graph", "-g", help="Put every episode in this graph (overrides front matter)."
+        ),
+    ] = None,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="List each sentence the extractor did not understand.")
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar, no summary.")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Ingest status updates as episodes, extracting entities and facts.
+
+    Re-ingesting the same update into the same graph adds nothing. A file that fails is
+    reported with its path and reason, the others are still ingested, and the exit code
+    is 1.
+    """
+    console = err_console()
+    items = list(expand(paths))
+    with open_store() as store:
+        show_bar = not quiet and not as_json and sys.stderr.isatty() and len(items) > 1
+        if show_bar:
+            with Progress(
+                TextColumn("ingesting"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console,
+                transient=True,
+            ) as bar:
+                task = bar.add_task("ingest", total=len(items))
+                report = api.ingest(
+                    store, items, graph=graph, progress=lambda _s: bar.advance(task)
+                )
+        else:
+            report = api.ingest(store, items, graph=graph)
+    if as_json:
+        data = report.as_dict()
+        if not explain:
+            data.pop("not_understood")
+        print_json(data)
+    for source, reason in report.errors:
+        console.print(f"Error: {source}: {reason}", markup=False)
+    if not quiet and not as_json:
+        console.print(
+            f"{report.files} file(s): {report.episodes_new} new episode(s), "
+            f"{report.episodes_duplicate} duplicate, "
+            f"{report.episodes_failed + report.files_failed} failed; "
+            f"{report.entities_new} new entities, {report.facts_new} facts"
+            + (f" ({report.facts_ended} ended by later updates)" if report.facts_ended else "")
+            + f"; {report.unparsed} sentence(s) not understood"
+            + ("" if explain or not report.unparsed else " (see --explain)"),
+            markup=False,
+        )
+        if explain:
+            for source, sentence in report.explain:
+                console.print(f"  not understood: {source}: {sentence}", markup=False)
+    if not report.ok:
+        raise typer.Exit(code=1)
+
+
+@command("analyze")
+def analyze(
+    graph: Annotated[
+        str | None, typer.Option("--graph", "-g", help="Graph to analyze (default: all graphs).")
+    ] = None,
+    signatures: Annotated[
+        SignatureMode,
+        typer.Option(
+            "--signatures",
+            help="literal: link episodes only by identical facts; extended: also by shared blockers.",
+        ),
+    ] = SignatureMode.EXTENDED,
+    force: Annotated[
+        bool, typer.Option("--force", help="Analyze even when nothing changed since the last run.")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Cluster episodes by shared signatures and bring observations in line with the evidence.
+
+    New evidence that fits regenerates an observation (same id, version + 1); evidence that
+    contradicts it retires it; running again with nothing new changes nothing.
+    """
+    with open_store() as store:
+        graphs = [graph] if graph else store.graph_ids()
+        if graph:
+            api.require_graph(store, graph)
+        if not graphs:
+            raise UsageError("nothing to analyze: no graphs yet", hint="run 'memcli ingest' first")
+        reports = [api.analyze(store, g, signatures=signatures, force=force) for g in graphs]
+    if as_json:
+        print_json([r.as_dict() for r in reports])
+        return
+    console = err_console()
+    for r in reports:
+        if r.skipped:
+            console.print(f"{r.graph}: {r.reason}; nothing to do", markup=False)
+            continue
+        console.print(
+            f"{r.graph}: {r.episodes} episodes in {r.clusters} clusters "
+            f"({r.multi_episode_clusters} with 2+ episodes); observations: "
+            f"{len(r.created)} new, {len(r.updated)} updated, {len(r.retired)} retired, "
+            f"{len(r.unchanged)} unchanged ({r.seconds * 1000:.0f} ms)",
+            markup=False,
+        )
+
+
+GraphOptional = Annotated[
+    str | None, typer.Option("--graph", "-g", help="Only this graph (default: all).")
+]
+__all__ = ["analyze", "ingest", "GraphOpt", "GraphOptional"]

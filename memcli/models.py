@@ -1,0 +1,99 @@
+"""Plain data shared by every stage of the pipeline.
+
+These types are the contract between the pure core (readers, extractors, resolution,
+clustering, writers) and the store. They carry no behaviour beyond validation, so any
+stage can be tested with literals and no database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class EntityType(StrEnum):
+    """The three kinds of things a status update talks about."""
+
+    PERSON = "person"
+    TEAM = "team"
+    WORK_ITEM = "work_item"
+
+
+class Relation(StrEnum):
+    """The closed relation set. Every fact is one of these, directed source -> target.
+
+    ``blocked_by``      source (work item or person) waits on target (work item).
+    ``owns``            source (person or team) owns, works on or is assigned target (work item).
+    ``completed``       source (person or team) finished, shipped or cancelled target (work item).
+    ``unblocked_from``  source (work item or person) no longer waits on target (work item).
+
+    ``completed`` and ``unblocked_from`` record state changes; analysis uses them to end
+    earlier ``blocked_by`` facts (see ``memcli.lifecycle``).
+    """
+
+    BLOCKED_BY = "blocked_by"
+    OWNS = "owns"
+    COMPLETED = "completed"
+    UNBLOCKED_FROM = "unblocked_from"
+
+
+# Which entity types each relation accepts at its two ends. Readers of JSON facts and the
+# LLM extractor validate against this, so a fact can never be stored half-formed.
+RELATION_TYPES: dict[Relation, tuple[frozenset[EntityType], frozenset[EntityType]]] = {
+    Relation.BLOCKED_BY: (
+        frozenset({EntityType.WORK_ITEM, EntityType.PERSON, EntityType.TEAM}),
+        frozenset({EntityType.WORK_ITEM}),
+    ),
+    Relation.OWNS: (
+        frozenset({EntityType.PERSON, EntityType.TEAM}),
+        frozenset({EntityType.WORK_ITEM}),
+    ),
+    Relation.COMPLETED: (
+        frozenset({EntityType.PERSON, EntityType.TEAM}),
+        frozenset({EntityType.WORK_ITEM}),
+    ),
+    Relation.UNBLOCKED_FROM: (
+        frozenset({EntityType.WORK_ITEM, EntityType.PERSON, EntityType.TEAM}),
+        frozenset({EntityType.WORK_ITEM}),
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class EntityRef:
+    """An entity as written in text: a surface name and a type, not yet resolved."""
+
+    name: str
+    type: EntityType
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedFact:
+    """One directed, labelled edge read from one sentence of one episode."""
+
+    source: EntityRef
+    relation: Relation
+    target: EntityRef
+    sentence: str = ""
+
+
+@dataclass(slots=True)
+class Extraction:
+    """What an extractor read from one episode, and what it could not read."""
+
+    facts: list[ExtractedFact] = field(default_factory=list)
+    unparsed: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class EpisodeInput:
+    """One episode as read from a file or stdin, before it is stored."""
+
+    content: str
+    author: str | None
+    occurred_at: str  # ISO 8601 UTC, "YYYY-MM-DDTHH:MM:SSZ"
+    graph: str | None
+    source: str
+    format: str  # "markdown", "text" or "json"
+    facts: list[ExtractedFact] | None = None  # given facts bypass extraction
+    line: int | None = None  # line number within a JSONL file

@@ -1,0 +1,236 @@
+"""Turn the text of one input into episodes. Pure: no files, no database.
+
+Markdown and plain text may open with YAML front matter (``author``, ``date`` or
+``datetime`` or ``occurred_at``, ``graph``, ``source``). JSON holds one episode object or a
+list of them; JSONL one object a line. A JSON episode may carry its own ``facts``, which
+bypass extraction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, date, datetime
+from typing import Any
+
+import frontmatter
+import yaml
+
+from memcli.errors import InputError
+from memcli.models import (
+    RELATION_TYPES,
+    EntityRef,
+    EntityType,
+    EpisodeInput,
+    ExtractedFact,
+    Relation,
+)
+
+TIME_KEYS = ("occurred_at", "datetime", "date", "time", "timestamp")
+KNOWN_KEYS = {"author", "graph", "source", "title", "tags", *TIME_KEYS}
+
+
+def to_utc(value: Any, *, source: str, field: str = "date") -> str:
+    """Normalise a date or datetime (object or ISO string) to 'YYYY-MM-DDTHH:MM:SSZ'."""
+    if isinstance(value, datetime):
+        dt = value
+    elif isinstance(value, date):
+        dt = datetime(value.year, value.month, value.day)
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        dt = datetime.fromtimestamp(value, UTC)
+    elif isinstance(value, str) and value.strip():
+        text = value.strip().replace("Z", "+00:00").replace("z", "+00:00")
+        try:
+            dt = datetime.fromisoformat(text)
+        except ValueError:
+            raise InputError(
+                source, f"{field} {value!r} is not an ISO 8601 date or datetime"
+            ) from None
+    else:
+        raise InputError(source, f"{field} {value!r} is not a date")
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def content_hash(content: str, author: str | None, occurred_at: str) -> str:
+    """Identity of an episode inside a graph: the same update ingested twice is one episode."""
+    canonical = json.dumps(
+        [" ".join(content.split()), author or "", occurred_at], ensure_ascii=False
+    )
+    return hashlib.blake2b(canonical.encode(), digest_size=16).hexdigest()
+
+
+def _time_from(meta: dict[str, Any], source: str, default: str | None) -> str:
+    for key in TIME_KEYS:
+        if meta.get(key) is not None:
+            return to_utc(meta[key], source=source, field=key)
+    if default is None:
+        raise InputError(source, "no date: add 'date:' to the front matter or 'occurred_at'")
+    return default
+
+
+def _optional_str(meta: dict[str, Any], key: str, source: str) -> str | None:
+    value = meta.get(key)
+    if value is None:
+        return None
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        text = str(value).strip()
+        return text or None
+    raise InputError(source, f"'{key}' must be a string, not {type(value).__name__}")
+
+
+def parse_markdown(text: str, source: str, default_time: str | None, fmt: str) -> EpisodeInput:
+    """A Markdown or text update, with optional YAML front matter."""
+    try:
+        post = frontmatter.loads(text)
+    except (yaml.YAMLError, ValueError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(source, f"malformed front matter: {reason}") from None
+    meta = dict(post.metadata)
+    content = post.content.strip()
+    if not content:
+        raise InputError(source, "empty update: no text after the front matter")
+    return EpisodeInput(
+        content=content,
+        author=_optional_str(meta, "author", source),
+        occurred_at=_time_from(meta, source, default_time),
+        graph=_optional_str(meta, "graph", source),
+        source=_optional_str(meta, "source", source) or source,
+        format=fmt,
+    )
+
+
+def _parse_fact(raw: Any, where: str) -> ExtractedFact:
+    if not isinstance(raw, dict):
+        raise InputError(where, "each fact must be an object with source, relation, target")
+    try:
+        relation = Relation(str(raw.get("relation", "")).strip().lower())
+    except ValueError:
+        allowed = ", ".join(r.value for r in Relation)
+        raise InputError(
+            where, f"unknown relation {raw.get('relation')!r} (allowed: {allowed})"
+        ) from None
+    src_ok, tgt_ok = RELATION_TYPES[relation]
+    defaults = {
+        Relation.BLOCKED_BY: (EntityType.WORK_ITEM, EntityType.WORK_ITEM),
+        Relation.OWNS: (EntityType.PERSON, EntityType.WORK_ITEM),
+        Relation.COMPLETED: (EntityType.PERSON, EntityType.WORK_ITEM),
+        Relation.UNBLOCKED_FROM: (EntityType.WORK_ITEM, EntityType.WORK_ITEM),
+    }[relation]
+    ends = []
+    for end, allowed_types, default_type in (
+        ("source", src_ok, defaults[0]),
+        ("target", tgt_ok, defaults[1]),
+    ):
+        name = raw.get(end)
+        if not isinstance(name, str) or not name.strip():
+            raise InputError(where, f"fact {end} must be a non-empty string")
+        type_name = raw.get(f"{end}_type", default_type.value)
+        try:
+            etype = EntityType(str(type_name).strip().lower())
+        except ValueError:
+            raise InputError(where, f"unknown {end}_type {type_name!r}") from None
+        if etype not in allowed_types:
+            raise InputError(
+                where, f"a {relation.value} fact cannot have a {etype.value} as its {end}"
+            )
+        ends.append(EntityRef(name.strip(), etype))
+    sentence = raw.get("sentence")
+    return ExtractedFact(ends[0], relation, ends[1], sentence if isinstance(sentence, str) else "")
+
+
+def episode_from_json(obj: Any, source: str, default_time: str | None) -> EpisodeInput:
+    """One JSON episode object."""
+    if not isinstance(obj, dict):
+        raise InputError(source, "a JSON episode must be an object")
+    content = obj.get("content")
+    if not isinstance(content, str) or not content.strip():
+        raise InputError(source, "a JSON episode needs a non-empty 'content' string")
+    facts = None
+    if obj.get("facts") is not None:
+        if not isinstance(obj["facts"], list):
+            raise InputError(source, "'facts' must be a list")
+        facts = [_parse_fact(f, source) for f in obj["facts"]]
+    return EpisodeInput(
+        content=content.strip(),
+        author=_optional_str(obj, "author", source),
+        occurred_at=_time_from(obj, source, default_time),
+        graph=_optional_str(obj, "graph", source),
+        source=_optional_str(obj, "source", source) or source,
+        format="json",
+        facts=facts,
+    )
+
+
+def parse_json(text: str, source: str, default_time: str | None) -> list[EpisodeInput]:
+    """A JSON document: one episode object, or a list of them (all or nothing)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(source, f"invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    items = data if isinstance(data, list) else [data]
+    return [
+        episode_from_json(
+            item, f"{source}[{i}]" if isinstance(data, list) else source, default_time
+        )
+        for i, item in enumerate(items)
+    ]
+
+
+def parse_jsonl(
+    text: str, source: str, default_time: str | None
+) -> tuple[list[EpisodeInput], list[InputError]]:
+    """JSON Lines: a bad line is reported with its number; the other lines still count."""
+    episodes: list[EpisodeInput] = []
+    errors: list[InputError] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{source}:{number}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            errors.append(InputError(where, f"invalid JSON: {exc.msg}"))
+            continue
+        try:
+            episode = episode_from_json(obj, where, default_time)
+        except InputError as exc:
+            errors.append(exc)
+            continue
+        episode.line = number
+        if episode.source == where:
+            episode.source = source
+        episodes.append(episode)
+    return episodes, errors
+
+
+def detect_format(name: str, text: str) -> str:
+    """'jsonl', 'json', 'markdown' or 'text', by file name, then by a look at the text."""
+    lower = name.lower()
+    if lower.endswith(".jsonl") or lower.endswith(".ndjson"):
+        return "jsonl"
+    if lower.endswith(".json"):
+        return "json"
+    if lower.endswith((".md", ".markdown")):
+        return "markdown"
+    if lower.endswith(".txt"):
+        return "text"
+    stripped = text.lstrip()
+    if stripped.startswith("{") and "\n{" in stripped.rstrip():
+        return "jsonl"
+    if stripped.startswith(("{", "[")):
+        return "json"
+    return "markdown"
+
+
+def parse_document(
+    text: str, source: str, *, default_time: str | None, fmt: str | None = None
+) -> tuple[list[EpisodeInput], list[InputError]]:
+    """Episodes in one input, plus per-record errors that did not stop the rest."""
+    kind = fmt or detect_format(source, text)
+    if kind == "jsonl":
+        return parse_jsonl(text, source, default_time)
+    if kind == "json":
+        return parse_json(text, source, default_time), []
+    return [parse_markdown(text, source, default_time, kind)], []

@@ -1,0 +1,60 @@
+"""Reduce each fact to the signatures that link episodes. Pure.
+
+A *literal* signature is the fact itself: (source, relation, target), with the entities
+by resolved key and type. Two updates that state the same fact share it.
+
+A *blocker* signature is the target of a ``blocked_by`` fact alone: "something waits on X".
+People rarely restate who owns what they wait on, so literal signatures alone split most
+real dependency patterns into fragments; every update that waits on the same work shares
+its blocker signature.
+
+The key format is a stored contract (prefix ``s1``): change it only with a new prefix and a
+migration that re-derives the table.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from memcli.models import Relation
+
+PREFIX = "s1"
+
+
+class SignatureMode(StrEnum):
+    """Which signatures link episodes during analysis."""
+
+    LITERAL = "literal"
+    EXTENDED = "extended"
+
+    def kinds(self) -> tuple[str, ...]:
+        if self is SignatureMode.LITERAL:
+            return ("literal",)
+        return ("literal", "blocker")
+
+
+def fact_signatures(
+    source: tuple[str, str], relation: Relation | str, target: tuple[str, str]
+) -> list[tuple[str, str]]:
+    """(kind, key) pairs for one fact; entities given as (type, normalised name).
+
+    >>> fact_signatures(("work_item", "api migration"), "blocked_by", ("work_item", "auth"))
+    [('literal', 's1|work_item:api migration|blocked_by|work_item:auth'), ('blocker', 's1|*|blocked_by|work_item:auth')]
+    """
+    rel = Relation(relation)
+    src = f"{source[0]}:{source[1]}"
+    tgt = f"{target[0]}:{target[1]}"
+    keys = [("literal", f"{PREFIX}|{src}|{rel.value}|{tgt}")]
+    if rel is Relation.BLOCKED_BY:
+        keys.append(("blocker", f"{PREFIX}|*|{rel.value}|{tgt}"))
+    return keys
+
+
+def describe(key: str) -> str:
+    """A signature key as a person reads it: (backend team, owns, auth service refactor)."""
+    parts = key.split("|")
+    if len(parts) != 4:
+        return key
+    _, src, rel, tgt = parts
+    src_name = "*" if src == "*" else src.split(":", 1)[-1]
+    return f"({src_name}, {rel}, {tgt.split(':', 1)[-1]})"

@@ -1,0 +1,107 @@
+"""Read inputs from disk or stdin. The only module of the ingest path that does file I/O.
+
+Each input becomes a :class:`SourceText` or an :class:`InputError` with the path and a
+reason a person can act on; one bad file never stops the others.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from memcli.errors import InputError
+
+SUFFIXES = (".md", ".markdown", ".txt", ".json", ".jsonl", ".ndjson")
+DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+
+
+def max_bytes() -> int:
+    """Largest input accepted (``MEMCLI_MAX_FILE_BYTES``); a status update is small."""
+    try:
+        return int(os.environ.get("MEMCLI_MAX_FILE_BYTES", DEFAULT_MAX_BYTES))
+    except ValueError:
+        return DEFAULT_MAX_BYTES
+
+
+@dataclass(frozen=True, slots=True)
+class SourceText:
+    source: str  # the path as given (or "-" for stdin)
+    text: str
+    default_time: str  # the file's modification time, used when the update has no date
+
+
+def decode(data: bytes, source: str) -> str:
+    if b"\x00" in data[:8192]:
+        raise InputError(source, "binary file (contains NUL bytes), not a status update")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            source, f"not valid UTF-8 (byte {exc.start}); re-save the file as UTF-8"
+        ) from None
+    if not text.strip():
+        raise InputError(source, "empty file")
+    return text
+
+
+def _mtime(path: Path) -> str:
+    return datetime.fromtimestamp(path.stat().st_mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def read_path(path: Path, source: str) -> SourceText:
+    limit = max_bytes()
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise InputError(
+                source,
+                f"file is {size:,} bytes, over the {limit:,} byte limit (MEMCLI_MAX_FILE_BYTES)",
+            )
+        data = path.read_bytes()
+    except PermissionError:
+        raise InputError(source, "permission denied") from None
+    except OSError as exc:
+        raise InputError(source, exc.strerror or str(exc)) from None
+    return SourceText(source, decode(data, source), _mtime(path))
+
+
+def expand(paths: list[str]) -> Iterator[SourceText | InputError]:
+    """Files, directories (walked for update files, sorted) and '-' for stdin."""
+    for raw in paths:
+        if raw == "-":
+            data = (
+                sys.stdin.buffer.read()
+                if hasattr(sys.stdin, "buffer")
+                else sys.stdin.read().encode()
+            )
+            now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            try:
+                yield SourceText("-", decode(data, "<stdin>"), now)
+            except InputError as exc:
+                yield exc
+            continue
+        path = Path(raw)
+        if not path.exists():
+            hint = " (a glob that matched nothing?)" if any(c in raw for c in "*?[") else ""
+            yield InputError(raw, f"no such file{hint}")
+            continue
+        if path.is_dir():
+            found = sorted(
+                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES
+            )
+            if not found:
+                yield InputError(raw, f"directory has no update files ({', '.join(SUFFIXES)})")
+            for p in found:
+                try:
+                    yield read_path(p, str(p))
+                except InputError as exc:
+                    yield exc
+            continue
+        try:
+            yield read_path(path, raw)
+        except InputError as exc:
+            yield exc

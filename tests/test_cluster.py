@@ -1,0 +1,77 @@
+"""Union-find determinism, checked against networkx (a test-only oracle) and the SQL CTE."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+
+import networkx as nx
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memcli.cluster import UnionFind, components, group
+
+incidences = st.lists(
+    st.tuples(st.integers(1, 40), st.integers(1000, 1015)), max_size=80, unique=True
+)
+
+
+def oracle(pairs: list[tuple[int, int]]) -> dict[int, int]:
+    g = nx.Graph()
+    for episode, signature in pairs:
+        g.add_edge(("e", episode), ("s", signature))
+    out = {}
+    for comp in nx.connected_components(g):
+        episodes = sorted(n[1] for n in comp if n[0] == "e")
+        for e in episodes:
+            out[e] = episodes[0]
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(incidences)
+def test_components_match_networkx(pairs: list[tuple[int, int]]) -> None:
+    assert components(pairs) == oracle(pairs)
+
+
+@settings(max_examples=100, deadline=None)
+@given(incidences, st.randoms(use_true_random=False))
+def test_same_input_in_any_order_gives_the_same_cluster_ids(
+    pairs: list[tuple[int, int]], rnd: random.Random
+) -> None:
+    shuffled = list(pairs)
+    rnd.shuffle(shuffled)
+    assert components(shuffled) == components(pairs)
+
+
+@settings(max_examples=60, deadline=None)
+@given(incidences)
+def test_components_match_recursive_cte(pairs: list[tuple[int, int]]) -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE inc (episode INTEGER, sig INTEGER)")
+    conn.executemany("INSERT INTO inc VALUES (?, ?)", pairs)
+    rows = conn.execute(
+        """
+        WITH RECURSIVE
+          links(a, b) AS (SELECT x.episode, y.episode FROM inc x JOIN inc y ON x.sig = y.sig),
+          reach(root, node) AS (
+            SELECT DISTINCT episode, episode FROM inc
+            UNION
+            SELECT reach.root, links.b FROM reach JOIN links ON links.a = reach.node)
+        SELECT node, min(root) FROM reach GROUP BY node
+        """
+    ).fetchall()
+    assert components(pairs) == dict(rows)
+
+
+def test_isolated_nodes_are_their_own_cluster() -> None:
+    assert components([(5, 1), (7, 1)], nodes=[9, 5]) == {5: 5, 7: 5, 9: 9}
+    assert group({5: 5, 7: 5, 9: 9}) == {5: [5, 7], 9: [9]}
+
+
+def test_smaller_id_wins_every_union() -> None:
+    uf = UnionFind()
+    uf.union(9, 4)
+    uf.union(12, 9)
+    uf.union(2, 12)
+    assert {uf.find(x) for x in (2, 4, 9, 12)} == {2}
