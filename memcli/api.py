@@ -11,6 +11,7 @@ import json
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from memcli import analysis, cluster, lifecycle, writer
@@ -280,6 +281,7 @@ def analyze(
     write: Writer | None = None,
     force: bool = False,
     incremental: bool = True,
+    settle_seconds: float | None = None,
 ) -> AnalyzeReport:
     """Cluster the graph's episodes and bring its observations in line with the evidence.
 
@@ -295,6 +297,13 @@ def analyze(
         raise NotFound(f"no graph named {graph!r}", hint="see 'memcli graphs'")
     config = json.dumps({"signatures": signatures.value, "writer": writer_name})
     write = write or writer.write
+    if settle_seconds is not None and not force:
+        quiet = _seconds_since(store.graph(graph) or {}, "last_ingest_at")
+        if quiet is not None and quiet < settle_seconds:
+            report.skipped = True
+            report.reason = f"last ingest {quiet:.0f}s ago; waiting for {settle_seconds:.0f}s of quiet (--settle)"
+            report.seconds = time.perf_counter() - started
+            return report
     with store.transaction():
         info = store.graph(graph)
         assert info is not None
@@ -347,6 +356,14 @@ def analyze(
         )
         store.mark_analyzed(graph, int(seq), config)
     return report
+
+
+def _seconds_since(row: dict[str, Any], key: str) -> float | None:
+    value = row.get(key)
+    if not value:
+        return None
+    then = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    return max(0.0, (datetime.now(UTC) - then).total_seconds())
 
 
 def _analyze_scope(
@@ -404,7 +421,14 @@ def _analyze_scope(
 
     def row(d: analysis.Draft) -> dict[str, Any]:
         name, summary = write(d)
+        valid_from = d.start_at
+        if d.kind == analysis.DEPENDENCY:
+            since = store.root_since(graph, d.roots[0].id)
+            valid_from = max(valid_from, since) if since else valid_from
+        elif len(d.episodes) > 1:
+            valid_from = d.episodes[1].occurred_at
         return {
+            "valid_from": valid_from,
             "graph_id": graph,
             "name": name,
             "summary": summary,
@@ -495,9 +519,17 @@ def _chunks(ids: list[int], size: int = 500) -> Iterable[list[int]]:
 
 
 def observations(
-    store: Store, graph: str | None = None, status: str = "active", ids: list[int] | None = None
+    store: Store,
+    graph: str | None = None,
+    status: str = "active",
+    ids: list[int] | None = None,
+    as_of: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Observations as the documented JSON contract, most leverage first."""
+    """Observations as the documented JSON contract, most leverage first.
+
+    ``as_of`` (world time) selects the observations that held then, whatever their
+    status now: those whose pattern had formed (``valid_from``) and not yet ended.
+    """
     if status not in ("active", "retired", "all"):
         raise UsageError(f"unknown status {status!r}: use active, retired or all")
     where: list[str] = ["1 = 1"]
@@ -506,7 +538,10 @@ def observations(
         require_graph(store, graph)
         where.append("graph_id = ?")
         params.append(graph)
-    if status != "all":
+    if as_of is not None:
+        where.append("valid_from <= ? AND (end_at IS NULL OR end_at > ?)")
+        params.extend([as_of, as_of])
+    elif status != "all":
         where.append("status = ?")
         params.append(status)
     if ids is not None:
@@ -600,6 +635,7 @@ def observations(
                 "episodes": eps,
                 "facts": fs,
                 "start_at": r["start_at"],
+                "valid_from": r["valid_from"],
                 "latest_evidence_at": r["latest_evidence_at"],
                 "end_at": r["end_at"],
                 "created_at": r["created_at"],
@@ -688,3 +724,45 @@ def entities(store: Store, graph: str) -> list[dict[str, Any]]:
     for r in rows:
         r["aliases"] = sorted(json.loads(r["aliases"]))
     return rows
+
+
+def entity_timeline(store: Store, graph: str, name: str) -> dict[str, Any]:
+    """Every fact about the entities named ``name`` (any type), valid and ended, by time."""
+    require_graph(store, graph)
+    norm = normalize(name)
+    matches = store.rows(
+        """
+        SELECT DISTINCT n.id, n.name, n.type FROM entities n
+        LEFT JOIN entity_aliases a ON a.entity_id = n.id
+        WHERE n.graph_id = ? AND (n.norm = ? OR a.alias = ?)
+        ORDER BY n.type, n.id
+        """,
+        (graph, norm, name),
+    )
+    if not matches:
+        raise NotFound(
+            f"no entity named {name!r} in graph {graph!r}",
+            hint=f"see 'memcli entities --graph {graph}'",
+        )
+    ids = [m["id"] for m in matches]
+    marks = ",".join("?" * len(ids))
+    for m in matches:
+        m["aliases"] = sorted(
+            r[0]
+            for r in store.conn.execute(
+                "SELECT alias FROM entity_aliases WHERE entity_id = ?", (m["id"],)
+            )
+        )
+    rows = store.rows(
+        f"""
+        SELECT f.id, s.name AS source, f.relation, t.name AS target, f.episode_id,
+          e.author, e.source AS episode_source, f.valid_at, f.invalid_at, f.invalidated_by,
+          f.sentence
+        FROM facts f JOIN entities s ON s.id = f.source_id JOIN entities t ON t.id = f.target_id
+        JOIN episodes e ON e.id = f.episode_id
+        WHERE f.source_id IN ({marks}) OR f.target_id IN ({marks})
+        ORDER BY f.valid_at, f.id
+        """,
+        ids + ids,
+    )
+    return {"graph": graph, "name": name, "entities": matches, "facts": rows}

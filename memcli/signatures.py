@@ -3,10 +3,14 @@
 A *literal* signature is the fact itself: (source, relation, target), with the entities
 by resolved key and type. Two updates that state the same fact share it.
 
-A *blocker* signature is the target of a ``blocked_by`` fact alone: "something waits on X".
-People rarely restate who owns what they wait on, so literal signatures alone split most
-real dependency patterns into fragments; every update that waits on the same work shares
-its blocker signature.
+A *blocker* signature names one work item of a dependency alone: "X is part of a
+dependency". A ``blocked_by`` fact yields it for its target (what is waited on) and, when
+the waiting side is a work item too, for its source. People rarely restate who owns what
+they wait on, so literal signatures alone split most real dependency patterns into
+fragments: with blocker signatures every update that waits on the same work links to the
+others, and "X waits on Y" links to "Y waits on Z", so a chain holds together even when
+nobody names an owner. A person or team that waits is never a blocker signature: that
+would link everything one person reports.
 
 The key format is a stored contract (prefix ``s1``): change it only with a new prefix and a
 migration that re-derives the table.
@@ -38,8 +42,11 @@ def fact_signatures(
 ) -> list[tuple[str, str]]:
     """(kind, key) pairs for one fact; entities given as (type, normalised name).
 
-    >>> fact_signatures(("work_item", "api migration"), "blocked_by", ("work_item", "auth"))
-    [('literal', 's1|work_item:api migration|blocked_by|work_item:auth'), ('blocker', 's1|*|blocked_by|work_item:auth')]
+    >>> for kind, key in fact_signatures(("work_item", "api"), "blocked_by", ("work_item", "auth")):
+    ...     print(kind, key)
+    literal s1|work_item:api|blocked_by|work_item:auth
+    blocker s1|*|blocked_by|work_item:auth
+    blocker s1|*|blocked_by|work_item:api
     """
     rel = Relation(relation)
     src = f"{source[0]}:{source[1]}"
@@ -47,6 +54,8 @@ def fact_signatures(
     keys = [("literal", f"{PREFIX}|{src}|{rel.value}|{tgt}")]
     if rel is Relation.BLOCKED_BY:
         keys.append(("blocker", f"{PREFIX}|*|{rel.value}|{tgt}"))
+        if source[0] == "work_item":
+            keys.append(("blocker", f"{PREFIX}|*|{rel.value}|{src}"))
     return keys
 
 

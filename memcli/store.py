@@ -126,9 +126,10 @@ def m001_initial(db: Database) -> None:
             cluster_id INTEGER,            -- smallest episode id of the parent cluster
             fingerprint TEXT NOT NULL,     -- hash of structure + evidence
             rank INTEGER NOT NULL DEFAULT 0,
-            start_at TEXT,
+            start_at TEXT,                 -- earliest supporting evidence
+            valid_from TEXT,               -- when the pattern began to hold (world time)
             latest_evidence_at TEXT,
-            end_at TEXT,
+            end_at TEXT,                   -- when it stopped holding (world time)
             created_at TEXT NOT NULL,
             updated_at TEXT NOT NULL,
             version INTEGER NOT NULL DEFAULT 1,
@@ -767,6 +768,15 @@ class Store:
                 out[row["id"]] = row
         return out
 
+    def root_since(self, graph_id: str, entity_id: int) -> str | None:
+        """When this work stopped waiting on anything: its latest ended blocked_by fact."""
+        value = self.scalar(
+            "SELECT max(invalid_at) FROM facts WHERE graph_id = ? AND source_id = ?"
+            " AND relation = 'blocked_by' AND invalid_at IS NOT NULL",
+            (graph_id, entity_id),
+        )
+        return str(value) if value is not None else None
+
     def completions(self, graph_id: str, entity_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
         """For each work item, its latest completed fact (who, when, which episode)."""
         out: dict[int, dict[str, Any]] = {}
@@ -823,10 +833,11 @@ class Store:
         cur = self.conn.execute(
             """
             INSERT INTO observations (graph_id, name, summary, status, kind, pattern_key,
-              cluster_id, fingerprint, rank, start_at, latest_evidence_at, created_at,
-              updated_at, version, writer)
+              cluster_id, fingerprint, rank, start_at, valid_from, latest_evidence_at,
+              created_at, updated_at, version, writer)
             VALUES (:graph_id, :name, :summary, 'active', :kind, :pattern_key, :cluster_id,
-              :fingerprint, :rank, :start_at, :latest_evidence_at, :now, :now, 1, :writer)
+              :fingerprint, :rank, :start_at, :valid_from, :latest_evidence_at, :now, :now, 1,
+              :writer)
             """,
             row,
         )
@@ -843,7 +854,8 @@ class Store:
             """
             UPDATE observations SET name = :name, summary = :summary, kind = :kind,
               cluster_id = :cluster_id, fingerprint = :fingerprint, rank = :rank,
-              start_at = :start_at, latest_evidence_at = :latest_evidence_at,
+              start_at = :start_at, valid_from = min(coalesce(valid_from, :valid_from), :valid_from),
+              latest_evidence_at = :latest_evidence_at,
               updated_at = :now, version = version + 1, writer = :writer
             WHERE id = :id
             """,

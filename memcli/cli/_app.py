@@ -130,5 +130,18 @@ def root(
     state.db = str(db) if db else None
 
 
+def parse_when(value: str | None, option: str) -> str | None:
+    """A user-given date or datetime as stored (UTC ISO); a bad one is a usage error."""
+    if value is None:
+        return None
+    from memcli.errors import InputError
+    from memcli.readers import to_utc
+
+    try:
+        return to_utc(value, source=option)
+    except InputError as exc:
+        raise typer.BadParameter(exc.reason, param_hint=option) from None
+
+
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for programs and agents.")]
 GraphOpt = Annotated[str, typer.Option("--graph", "-g", help="Graph (project) to use.")]

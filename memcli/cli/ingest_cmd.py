@@ -94,6 +94,20 @@ def ingest(
         raise typer.Exit(code=1)
 
 
+def parse_duration(text: str) -> float:
+    """'90s', '5m', '1h', '2d' or plain seconds."""
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    value = text.strip().lower()
+    try:
+        if value and value[-1] in units:
+            return float(value[:-1]) * units[value[-1]]
+        return float(value)
+    except ValueError:
+        raise typer.BadParameter(
+            f"{text!r} is not a duration (use e.g. 90s, 5m, 1h)", param_hint="--settle"
+        ) from None
+
+
 @command("analyze")
 def analyze(
     graph: Annotated[
@@ -107,8 +121,25 @@ def analyze(
         ),
     ] = SignatureMode.EXTENDED,
     force: Annotated[
-        bool, typer.Option("--force", help="Analyze even when nothing changed since the last run.")
+        bool,
+        typer.Option(
+            "--force", help="Run a full analysis even when nothing changed since the last run."
+        ),
     ] = False,
+    full: Annotated[
+        bool,
+        typer.Option(
+            "--full", help="Re-cluster the whole graph instead of only what new evidence reaches."
+        ),
+    ] = False,
+    settle: Annotated[
+        str | None,
+        typer.Option(
+            "--settle",
+            metavar="DURATION",
+            help="Skip a graph that had an ingest in the last DURATION (e.g. 90s, 5m, 1h): wait for quiet.",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Cluster episodes by shared signatures and bring observations in line with the evidence.
@@ -122,20 +153,31 @@ def analyze(
             api.require_graph(store, graph)
         if not graphs:
             raise UsageError("nothing to analyze: no graphs yet", hint="run 'memcli ingest' first")
-        reports = [api.analyze(store, g, signatures=signatures, force=force) for g in graphs]
+        quiet_for = parse_duration(settle) if settle is not None else None
+        reports = [
+            api.analyze(
+                store,
+                g,
+                signatures=signatures,
+                force=force,
+                incremental=not full,
+                settle_seconds=quiet_for,
+            )
+            for g in graphs
+        ]
     if as_json:
         print_json([r.as_dict() for r in reports])
         return
     console = err_console()
     for r in reports:
         if r.skipped:
-            console.print(f"{r.graph}: {r.reason}; nothing to do", markup=False)
+            console.print(f"{r.graph}: skipped: {r.reason}", markup=False)
             continue
         console.print(
             f"{r.graph}: {r.episodes} episodes in {r.clusters} clusters "
             f"({r.multi_episode_clusters} with 2+ episodes); observations: "
             f"{len(r.created)} new, {len(r.updated)} updated, {len(r.retired)} retired, "
-            f"{len(r.unchanged)} unchanged ({r.seconds * 1000:.0f} ms)",
+            f"{len(r.unchanged)} unchanged; {r.mode} pass, {r.seconds * 1000:.0f} ms",
             markup=False,
         )
 

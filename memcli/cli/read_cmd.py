@@ -11,13 +11,24 @@ from rich.table import Table
 from rich.text import Text
 
 from memcli import api
-from memcli.cli._app import GraphOpt, JsonOpt, app, command, open_store, out_console, print_json
+from memcli.cli._app import (
+    GraphOpt,
+    JsonOpt,
+    app,
+    command,
+    open_store,
+    out_console,
+    parse_when,
+    print_json,
+)
 
 observation_app = typer.Typer(
     help="Show one observation and its history (observations are read-only).",
     no_args_is_help=True,
 )
 app.add_typer(observation_app, name="observation")
+entity_app = typer.Typer(help="Show one entity's facts over time.", no_args_is_help=True)
+app.add_typer(entity_app, name="entity")
 
 
 def _date(value: str | None) -> str:
@@ -80,11 +91,16 @@ def observations(
         str | None, typer.Option("--graph", "-g", help="Only this graph (default: all).")
     ] = None,
     status: Annotated[str, typer.Option("--status", help="active, retired or all.")] = "active",
+    as_of: Annotated[
+        str | None,
+        typer.Option("--as-of", help="The observations that held at this date (world time)."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """List observations, most leverage first, each with its evidence."""
+    when = parse_when(as_of, "--as-of")
     with open_store() as store:
-        rows = api.observations(store, graph, status)
+        rows = api.observations(store, graph, status, as_of=when)
     if as_json:
         print_json(rows)
         return
@@ -170,9 +186,7 @@ def facts(
     as_json: JsonOpt = False,
 ) -> None:
     """List the facts of a graph (currently valid ones unless told otherwise)."""
-    from memcli.readers import to_utc
-
-    when = to_utc(as_of, source="--as-of") if as_of else None
+    when = parse_when(as_of, "--as-of")
     with open_store() as store:
         rows = api.facts(store, graph, include_ended=include_ended, as_of=when)
     if as_json:
@@ -211,3 +225,36 @@ def entities(graph: GraphOpt, as_json: JsonOpt = False) -> None:
             ", ".join(a for a in r["aliases"] if a != r["name"]),
         )
     out_console().print(table)
+
+
+@command("show", on=entity_app)
+def entity_show(
+    name: Annotated[
+        str, typer.Argument(help="Entity name (any alias; case and articles ignored).")
+    ],
+    graph: GraphOpt,
+    as_json: JsonOpt = False,
+) -> None:
+    """An entity's timeline: what it waited on, who owned it, when it shipped, valid and ended."""
+    with open_store() as store:
+        timeline = api.entity_timeline(store, graph, name)
+    if as_json:
+        print_json(timeline)
+        return
+    console = out_console()
+    for e in timeline["entities"]:
+        aliases = ", ".join(a for a in e["aliases"] if a != e["name"])
+        console.print(
+            f"{e['name']} ({e['type']}, #{e['id']})" + (f"  aliases: {aliases}" if aliases else ""),
+            style="bold",
+            markup=False,
+        )
+    table = Table("valid", "ended", "fact", "episode")
+    for f in timeline["facts"]:
+        table.add_row(
+            _date(f["valid_at"]),
+            _date(f["invalid_at"]) if f["invalid_at"] else "",
+            f"({f['source']}, {f['relation']}, {f['target']})",
+            f"#{f['episode_id']} {f['author'] or ''} {f['episode_source']}".strip(),
+        )
+    console.print(table)

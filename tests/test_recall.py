@@ -1,0 +1,114 @@
+"""Blocker signatures and one observation per root: patterns found when people don't
+repeat each other."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import Cli, update
+
+WALL_CLOCK = ("created_at", "updated_at")
+
+
+def ingest_all(
+    cli: Cli, write: Callable[..., Path], updates: list[tuple[str, str, str]], *db: str
+) -> None:
+    paths = [
+        str(write(f"{i:02d}-{author.lower()}.md", update(author, date, text)))
+        for i, (author, date, text) in enumerate(updates)
+    ]
+    cli(*db, "ingest", *paths)
+
+
+ONLY_CLARA_NAMES_THE_OWNER = [
+    ("Alice", "2026-11-02", "The API migration is blocked on the auth service refactor."),
+    ("Bob", "2026-11-04", "The payments integration is waiting on the auth service refactor."),
+    (
+        "Clara",
+        "2026-11-06",
+        "The checkout flow can't move forward because the payments integration isn't ready. "
+        "That work belongs to Bob.",
+    ),
+]
+
+
+def test_only_clara_names_the_owner(cli: Cli, write: Callable[..., Path]) -> None:
+    ingest_all(cli, write, ONLY_CLARA_NAMES_THE_OWNER)
+    cli("analyze")
+    [obs] = cli.json("observations", "--graph", "project-atlas")
+    assert obs["root_entities"] == ["auth service refactor"]
+    assert [e["author"] for e in obs["episodes"]] == ["Alice", "Bob", "Clara"]
+    assert (
+        "Clara's checkout flow is blocked downstream of Bob's payments integration"
+        in obs["summary"]
+    )
+
+    # literal signatures alone lose Alice: she shares no whole fact with anyone
+    cli("analyze", "--signatures", "literal")
+    [literal] = cli.json("observations", "--graph", "project-atlas")
+    assert [e["author"] for e in literal["episodes"]] == ["Bob", "Clara"]
+
+
+TWO_FOUNDATIONS = [
+    ("Alice", "2026-11-02", "The API migration is blocked on the auth service refactor."),
+    ("Bob", "2026-11-03", "The payments integration is waiting on the auth service refactor."),
+    ("Dan", "2026-11-03", "The reporting dashboard is blocked on the data warehouse migration."),
+    ("Eve", "2026-11-04", "The forecasting model depends on the data warehouse migration."),
+    (
+        "Frank",
+        "2026-11-05",
+        "The billing export depends on the auth service refactor. "
+        "The billing export is also blocked on the data warehouse migration.",
+    ),
+    ("Gina", "2026-11-06", "The invoice run is stuck behind the billing export."),
+    ("Hal", "2026-11-06", "Hal is working on the style guide."),
+]
+
+
+def test_two_foundations_give_two_observations_sharing_the_bridge(
+    cli: Cli, write: Callable[..., Path]
+) -> None:
+    ingest_all(cli, write, TWO_FOUNDATIONS)
+    report = cli.json("analyze")
+    assert report[0]["multi_episode_clusters"] == 1
+    observations = cli.json("observations", "--graph", "project-atlas")
+    assert sorted(o["root_entities"][0] for o in observations) == [
+        "auth service refactor",
+        "data warehouse migration",
+    ]
+    by_root = {o["root_entities"][0]: o for o in observations}
+    auth = [e["author"] for e in by_root["auth service refactor"]["episodes"]]
+    data = [e["author"] for e in by_root["data warehouse migration"]["episodes"]]
+    assert auth == ["Alice", "Bob", "Frank", "Gina"]
+    assert data == ["Dan", "Eve", "Frank", "Gina"]
+    # ranked by leverage: each blocks 4 work items and 4 people (tie broken by id)
+    assert [o["rank"] for o in observations] == [8, 8]
+    # the cluster stays visible as their common context
+    shown = cli.json("observation", "show", str(observations[0]["id"]))
+    assert [o["id"] for o in shown["cluster"]["observations"]] == [observations[1]["id"]]
+    assert "Same cluster" in cli("observation", "show", str(observations[0]["id"])).stdout
+    # Gina waits two hops away on both foundations
+    assert (
+        "Gina's invoice run is blocked downstream of Frank's billing export"
+        in (by_root["auth service refactor"]["summary"])
+    )
+
+
+def test_same_input_gives_the_same_ids(
+    cli: Cli, write: Callable[..., Path], tmp_path: Path
+) -> None:
+    results = []
+    for name in ("one.db", "two.db"):
+        db = ("--db", str(tmp_path / name))
+        ingest_all(cli, write, TWO_FOUNDATIONS + ONLY_CLARA_NAMES_THE_OWNER, *db)
+        cli(*db, "analyze")
+        obs = cli.json(*db, "observations", "--status", "all")
+        for o in obs:
+            for key in WALL_CLOCK:
+                o.pop(key)
+            for e in o["episodes"]:
+                e["source"] = Path(e["source"]).name
+        results.append(obs)
+    assert results[0] == results[1]
+    assert len(results[0]) == 2
