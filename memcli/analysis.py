@@ -115,11 +115,13 @@ def build_drafts(
     entities: dict[int, Entity],
     episodes: dict[int, Episode],
     writer: str = "template",
+    components: dict[int, int] | None = None,
 ) -> list[Draft]:
     """Every observation the current evidence supports, ranked by leverage.
 
     ``membership`` maps episode -> cluster; ``cones`` are (cluster, root, node, depth) rows
-    from the store's recursive walk; ``facts`` are the currently valid facts.
+    from the store's recursive walk; ``facts`` are the currently valid facts;
+    ``components`` maps cluster id -> component id where size-cap splits happened.
     """
     by_cluster_facts: dict[int, list[Fact]] = defaultdict(list)
     for f in facts:
@@ -128,26 +130,39 @@ def build_drafts(
             by_cluster_facts[cluster].append(f)
     cluster_sizes = Counter(membership.values())
 
+    # One observation per root and component. A root normally sits in one cluster; when
+    # the size cap split a component's dependents over several clusters, the root's cone
+    # is the union across them. (With literal signatures a root can also appear in two
+    # unrelated components: those stay two observations.)
+    component_of = components or {}
     cone_nodes: dict[tuple[int, int], dict[int, int]] = defaultdict(dict)
+    root_clusters: dict[tuple[int, int], set[int]] = defaultdict(set)
     for cluster, root, node, depth in cones:
-        cone_nodes[(cluster, root)][node] = depth
+        key = (component_of.get(cluster, cluster), root)
+        nodes_of_root = cone_nodes[key]
+        nodes_of_root[node] = min(depth, nodes_of_root.get(node, depth))
+        root_clusters[key].add(cluster)
 
     drafts: list[Draft] = []
     clusters_with_roots: set[int] = set()
-    for (cluster, root), nodes in sorted(cone_nodes.items()):
-        if cluster_sizes[cluster] < 2 or len(nodes) < 2:
+    roots_seen = Counter(root for _, root in cone_nodes)
+    for (component, root), nodes in sorted(cone_nodes.items()):
+        clusters = root_clusters[(component, root)]
+        if sum(cluster_sizes[c] for c in clusters) < 2 or len(nodes) < 2:
             continue
-        clusters_with_roots.add(cluster)
-        drafts.append(
-            _dependency_draft(cluster, root, nodes, by_cluster_facts[cluster], entities, episodes)
-        )
+        clusters_with_roots |= clusters
+        scoped = [f for c in sorted(clusters) for f in by_cluster_facts[c]]
+        draft = _dependency_draft(min(clusters), root, nodes, scoped, entities, episodes)
+        if roots_seen[root] > 1:
+            draft.pattern_key = f"root:{root}:c{component}"
+        drafts.append(draft)
 
     for cluster, size in sorted(cluster_sizes.items()):
         if size < 2 or cluster in clusters_with_roots:
             continue
-        draft = _context_draft(cluster, by_cluster_facts[cluster], entities, episodes)
-        if draft is not None:
-            drafts.append(draft)
+        context = _context_draft(cluster, by_cluster_facts[cluster], entities, episodes)
+        if context is not None:
+            drafts.append(context)
 
     for d in drafts:
         d.fingerprint = fingerprint(d, writer)

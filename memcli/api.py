@@ -20,7 +20,7 @@ from memcli.errors import InputError, NotFound, UsageError
 from memcli.models import EntityRef, EntityType, EpisodeInput, Extraction, Relation
 from memcli.readers import content_hash, parse_document
 from memcli.resolve import display_name, normalize
-from memcli.signatures import SignatureMode, fact_signatures
+from memcli.signatures import SignatureMode, describe, fact_signatures
 from memcli.sources import SourceText
 from memcli.store import Store, utcnow
 
@@ -282,6 +282,7 @@ def analyze(
     force: bool = False,
     incremental: bool = True,
     settle_seconds: float | None = None,
+    controls: cluster.Controls | None = None,
 ) -> AnalyzeReport:
     """Cluster the graph's episodes and bring its observations in line with the evidence.
 
@@ -295,7 +296,16 @@ def analyze(
     report = AnalyzeReport(graph=graph)
     if store.graph(graph) is None:
         raise NotFound(f"no graph named {graph!r}", hint="see 'memcli graphs'")
-    config = json.dumps({"signatures": signatures.value, "writer": writer_name})
+    controls = controls or cluster.Controls()
+    config = json.dumps(
+        {
+            "signatures": signatures.value,
+            "writer": writer_name,
+            "window": controls.window_seconds,
+            "max_signature_episodes": controls.max_signature_episodes,
+            "max_cluster": controls.max_cluster,
+        }
+    )
     write = write or writer.write
     if settle_seconds is not None and not force:
         quiet = _seconds_since(store.graph(graph) or {}, "last_ingest_at")
@@ -333,7 +343,7 @@ def analyze(
         report.mode = "full" if scope is None else "incremental"
         store.set_scope(scope)
         try:
-            _analyze_scope(store, graph, report, signatures, writer_name, write, now)
+            _analyze_scope(store, graph, report, signatures, writer_name, write, now, controls)
         finally:
             store.set_scope(None)
         report.seconds = time.perf_counter() - started
@@ -366,6 +376,38 @@ def _seconds_since(row: dict[str, Any], key: str) -> float | None:
     return max(0.0, (datetime.now(UTC) - then).total_seconds())
 
 
+def _explain_controls(
+    store: Store, report: AnalyzeReport, clustering: cluster.Clustering, controls: cluster.Controls
+) -> None:
+    """Say what the giant-component controls cut, and why."""
+    keys = store.signature_keys(
+        [s for s, _ in clustering.hubs]
+        + [s for _, _, removed in clustering.splits for s in removed]
+    )
+    for sig, count in clustering.hubs:
+        report.explain.append(
+            f"hub cut: {describe(keys[sig][1])} is stated in {count} episodes "
+            f"(more than --max-signature-episodes {controls.max_signature_episodes}); "
+            "it links nothing"
+        )
+    if clustering.window_breaks:
+        days = (controls.window_seconds or 0) / 86400
+        report.explain.append(
+            f"time window: {clustering.window_breaks} link(s) between consecutive episodes "
+            f"sharing a signature were not made, being more than {days:g} days apart (--window)"
+        )
+    for comp, size, removed in clustering.splits:
+        names = ", ".join(describe(keys[s][1]) for s in removed)
+        report.explain.append(
+            f"size cap: cluster {comp} had {size} episodes (over --max-cluster "
+            f"{controls.max_cluster}); split by removing {len(removed)} signature(s): {names}"
+        )
+    if not report.explain:
+        report.explain.append(
+            "nothing was cut: no hub signatures, window breaks or oversized clusters"
+        )
+
+
 def _analyze_scope(
     store: Store,
     graph: str,
@@ -374,12 +416,21 @@ def _analyze_scope(
     writer_name: str,
     write: Writer,
     now: str,
+    controls: cluster.Controls,
 ) -> None:
     """One analysis pass over the current scope (the whole graph, or affected episodes)."""
-    incidences = store.signature_incidences(graph, signatures.kinds())
+    triples = store.signature_incidences(graph, signatures.kinds())
     nodes = store.episode_ids(graph)
-    membership = cluster.components(incidences, nodes)
+    clustering = cluster.cluster_episodes(
+        ((e, s) for e, s, _ in triples),
+        nodes=nodes,
+        kinds={s: k for _, s, k in triples},
+        times=store.episode_times(graph) if controls.window_seconds is not None else None,
+        controls=controls,
+    )
+    membership = clustering.membership
     groups = cluster.group(membership)
+    _explain_controls(store, report, clustering, controls)
     report.episodes = len(nodes)
     report.clusters = len(groups)
     report.multi_episode_clusters = sum(1 for m in groups.values() if len(m) > 1)
@@ -405,6 +456,7 @@ def _analyze_scope(
         entities=entities,
         episodes=episodes,
         writer=writer_name,
+        components={membership[e]: c for e, c in clustering.component.items()},
     )
     active = store.active_observations(graph)
     existing = [
@@ -459,7 +511,7 @@ def _analyze_scope(
         for older in supersedes:
             store.link_observations(obs_id, older, now)
         report.created.append(obs_id)
-    store.save_membership(graph, membership, full=not store._scoped)
+    store.save_membership(graph, membership, clustering.component, full=not store._scoped)
 
 
 def _retire_reason(

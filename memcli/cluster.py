@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 
 class UnionFind:
@@ -75,3 +76,144 @@ def group(membership: dict[int, int]) -> dict[int, list[int]]:
     for node, root in sorted(membership.items()):
         out[root].append(node)
     return dict(out)
+
+
+# --- giant-component control ---------------------------------------------------------
+#
+# On real volumes a few signatures are carried by nearly every episode (a team that owns
+# everything, a person who restates the same fact daily) and connected components
+# collapse into one useless cluster. Three deterministic, explainable controls:
+#
+# 1. hub cut: a *literal* signature carried by more than ``max_signature_episodes``
+#    episodes links nothing. Blocker signatures are exempt: many updates waiting on one
+#    piece of work is the pattern itself, not noise.
+# 2. time window: a signature links two of its carriers only when they are at most
+#    ``window_seconds`` apart (single linkage along the time line).
+# 3. size cap: a cluster larger than ``max_cluster`` is split by removing its most
+#    common signatures first (literal before blocker) until every part fits.
+#
+# The thresholds are absolute counts, not shares of the graph, so a signature's effect
+# changes only when its own carriers change; incremental analysis relies on that.
+
+
+@dataclass(frozen=True, slots=True)
+class Controls:
+    window_seconds: float | None = 28 * 86400.0
+    max_signature_episodes: int | None = 50
+    max_cluster: int | None = 1000
+
+
+@dataclass(slots=True)
+class Clustering:
+    membership: dict[int, int]  # episode -> cluster id (smallest member), after splits
+    component: dict[int, int]  # episode -> component id, before size-cap splits
+    hubs: list[tuple[int, int]] = field(default_factory=list)  # (signature, carriers)
+    window_breaks: int = 0  # carrier pairs a signature did not link for the window
+    splits: list[tuple[int, int, list[int]]] = field(default_factory=list)
+    # (component id, size, signatures removed to split it)
+
+
+def cluster_episodes(
+    incidences: Iterable[tuple[int, int]],
+    *,
+    nodes: Iterable[int] = (),
+    kinds: dict[int, str] | None = None,
+    times: dict[int, float] | None = None,
+    controls: Controls = Controls(),  # noqa: B008 (frozen, never mutated)
+) -> Clustering:
+    """Components of the episode graph under the giant-component controls.
+
+    ``kinds`` maps signature id -> 'literal' or 'blocker' (unknown: literal); ``times``
+    maps episode id -> epoch seconds (needed for the window).
+    """
+    kinds = kinds or {}
+    carriers: dict[int, list[int]] = defaultdict(list)
+    all_nodes = set(nodes)
+    for episode, signature in incidences:
+        carriers[signature].append(episode)
+        all_nodes.add(episode)
+    result = Clustering(membership={}, component={})
+    limit = controls.max_signature_episodes
+    active: dict[int, list[int]] = {}
+    for signature in sorted(carriers):
+        eps = carriers[signature]
+        if limit is not None and len(eps) > limit and kinds.get(signature, "literal") == "literal":
+            result.hubs.append((signature, len(eps)))
+            continue
+        active[signature] = eps
+
+    uf = UnionFind()
+    for node in all_nodes:
+        uf.add(node)
+    window = controls.window_seconds
+    for eps in active.values():
+        if window is None or times is None:
+            first = eps[0]
+            for other in eps[1:]:
+                uf.union(first, other)
+            continue
+        ordered = sorted(eps, key=lambda e: (times.get(e, 0.0), e))
+        for a, b in zip(ordered, ordered[1:], strict=False):
+            if times.get(b, 0.0) - times.get(a, 0.0) <= window:
+                uf.union(a, b)
+            else:
+                result.window_breaks += 1
+    result.component = {node: uf.find(node) for node in sorted(all_nodes)}
+    result.membership = dict(result.component)
+
+    cap = controls.max_cluster
+    if cap is not None:
+        for comp, members in group(result.component).items():
+            if len(members) > cap:
+                removed = _split(members, active, kinds, times, window, cap, result.membership)
+                result.splits.append((comp, len(members), removed))
+    return result
+
+
+def _split(
+    members: list[int],
+    active: dict[int, list[int]],
+    kinds: dict[int, str],
+    times: dict[int, float] | None,
+    window: float | None,
+    cap: int,
+    membership: dict[int, int],
+) -> list[int]:
+    """Split one oversized component in place, most common signatures first."""
+    inside = set(members)
+    sigs = {s: [e for e in eps if e in inside] for s, eps in active.items()}
+    sigs = {s: eps for s, eps in sigs.items() if len(eps) > 1}
+    removed: list[int] = []
+    pending = [members]
+    while pending:
+        part = pending.pop()
+        if len(part) <= cap:
+            continue
+        part_set = set(part)
+        counts = {s: sum(1 for e in eps if e in part_set) for s, eps in sigs.items()}
+        candidates = [s for s, c in counts.items() if c > 1]
+        if not candidates:
+            continue
+        worst = min(
+            candidates,
+            key=lambda s: (kinds.get(s, "literal") != "literal", -counts[s], s),
+        )
+        removed.append(worst)
+        del sigs[worst]
+        uf = UnionFind()
+        for e in part:
+            uf.add(e)
+        for eps in sigs.values():
+            local = [e for e in eps if e in part_set]
+            if window is not None and times is not None:
+                local.sort(key=lambda e: (times.get(e, 0.0), e))
+                for a, b in zip(local, local[1:], strict=False):
+                    if times.get(b, 0.0) - times.get(a, 0.0) <= window:
+                        uf.union(a, b)
+            else:
+                for other in local[1:]:
+                    uf.union(local[0], other)
+        for e in part:
+            membership[e] = uf.find(e)
+        pending.extend(group({e: membership[e] for e in part}).values())
+    return removed

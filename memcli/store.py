@@ -187,9 +187,10 @@ def m001_initial(db: Database) -> None:
         CREATE TABLE episode_clusters (
             episode_id INTEGER PRIMARY KEY REFERENCES episodes(id),
             graph_id TEXT NOT NULL REFERENCES graphs(id),
-            cluster_id INTEGER NOT NULL
+            cluster_id INTEGER NOT NULL,     -- after size-cap splits
+            component_id INTEGER NOT NULL    -- before them: the unit incremental runs redo
         );
-        CREATE INDEX episode_clusters_cluster ON episode_clusters(graph_id, cluster_id);
+        CREATE INDEX episode_clusters_component ON episode_clusters(graph_id, component_id);
         CREATE INDEX facts_expired ON facts(graph_id, expired_at);
         """
     )
@@ -583,15 +584,29 @@ class Store:
             for r in self.conn.execute("SELECT id FROM episodes WHERE graph_id = ?", (graph_id,))
         ]
 
+    def episode_times(self, graph_id: str) -> dict[int, float]:
+        """Episode id -> world time as epoch seconds (for the linking window)."""
+        cur = self.conn.execute(
+            f"""
+            SELECT f.id, CAST(strftime('%s', f.occurred_at) AS INTEGER)
+            FROM episodes f{self._scope_join_episode()} WHERE f.graph_id = ?
+            """,
+            (graph_id,),
+        )
+        return {int(a): float(b or 0) for a, b in cur}
+
+    def _scope_join_episode(self) -> str:
+        return " JOIN temp.scope sc ON sc.episode_id = f.id" if self._scoped else ""
+
     def signature_incidences(
         self, graph_id: str, kinds: Sequence[str], as_of: str | None = None
-    ) -> list[tuple[int, int]]:
-        """(episode id, signature id) pairs carried by currently valid facts."""
+    ) -> list[tuple[int, int, str]]:
+        """(episode id, signature id, kind) carried by currently valid facts."""
         where, params = validity(as_of)
         marks = ", ".join(f":k{i}" for i in range(len(kinds)))
         cur = self.conn.execute(
             f"""
-            SELECT DISTINCT f.episode_id, fs.signature_id
+            SELECT DISTINCT f.episode_id, fs.signature_id, s.kind
             FROM facts f{self._scope_join()}
             JOIN fact_signatures fs ON fs.fact_id = f.id
             JOIN signatures s ON s.id = fs.signature_id
@@ -599,7 +614,7 @@ class Store:
             """,
             {"graph": graph_id, **{f"k{i}": k for i, k in enumerate(kinds)}, **params},
         )
-        return [(int(a), int(b)) for a, b in cur]
+        return [(int(a), int(b), str(c)) for a, b, c in cur]
 
     def last_run(self, graph_id: str) -> dict[str, Any] | None:
         rows = self.rows(
@@ -661,8 +676,8 @@ class Store:
             for r in self.conn.execute(
                 """
                 SELECT ec.episode_id FROM episode_clusters ec
-                WHERE ec.graph_id = ? AND ec.cluster_id IN (
-                    SELECT e2.cluster_id FROM episode_clusters e2
+                WHERE ec.graph_id = ? AND ec.component_id IN (
+                    SELECT e2.component_id FROM episode_clusters e2
                     JOIN temp.seeds s ON s.episode_id = e2.episode_id)
                 """,
                 (graph_id,),
@@ -671,13 +686,15 @@ class Store:
         self.conn.execute("DELETE FROM temp.seeds")
         return seeds | members
 
-    def save_membership(self, graph_id: str, membership: dict[int, int], *, full: bool) -> None:
+    def save_membership(
+        self, graph_id: str, membership: dict[int, int], component: dict[int, int], *, full: bool
+    ) -> None:
         if full:
             self.conn.execute("DELETE FROM episode_clusters WHERE graph_id = ?", (graph_id,))
         self.conn.executemany(
-            "INSERT OR REPLACE INTO episode_clusters (episode_id, graph_id, cluster_id)"
-            " VALUES (?, ?, ?)",
-            ((e, graph_id, c) for e, c in membership.items()),
+            "INSERT OR REPLACE INTO episode_clusters (episode_id, graph_id, cluster_id,"
+            " component_id) VALUES (?, ?, ?, ?)",
+            ((e, graph_id, c, component[e]) for e, c in membership.items()),
         )
 
     def signature_keys(self, ids: Iterable[int]) -> dict[int, tuple[str, str]]:

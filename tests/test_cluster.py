@@ -75,3 +75,62 @@ def test_smaller_id_wins_every_union() -> None:
     uf.union(12, 9)
     uf.union(2, 12)
     assert {uf.find(x) for x in (2, 4, 9, 12)} == {2}
+
+
+# --- giant-component control ---
+
+DAY = 86400.0
+
+
+def test_hub_literal_signature_links_nothing_but_blockers_are_exempt() -> None:
+    from memcli.cluster import Controls, cluster_episodes
+
+    hub = [(e, 100) for e in range(1, 8)]  # a fact restated by 7 episodes
+    blocker = [(e, 200) for e in range(10, 18)]  # 8 episodes waiting on one thing
+    result = cluster_episodes(
+        hub + blocker,
+        kinds={100: "literal", 200: "blocker"},
+        controls=Controls(window_seconds=None, max_signature_episodes=5, max_cluster=None),
+    )
+    assert result.hubs == [(100, 7)]
+    assert len({result.membership[e] for e in range(1, 8)}) == 7
+    assert {result.membership[e] for e in range(10, 18)} == {10}
+
+
+def test_window_links_only_nearby_carriers() -> None:
+    from memcli.cluster import Controls, cluster_episodes
+
+    times = {1: 0.0, 2: 3 * DAY, 3: 60 * DAY, 4: 62 * DAY}
+    result = cluster_episodes(
+        [(1, 9), (2, 9), (3, 9), (4, 9)],
+        times=times,
+        controls=Controls(window_seconds=28 * DAY, max_signature_episodes=None, max_cluster=None),
+    )
+    assert result.membership == {1: 1, 2: 1, 3: 3, 4: 3}
+    assert result.window_breaks == 1
+
+
+def test_size_cap_splits_by_most_common_signature_first() -> None:
+    from memcli.cluster import Controls, cluster_episodes
+
+    # two groups of 4, each held by its own signature, bridged by a common one
+    pairs = [(e, 1) for e in range(1, 5)] + [(e, 2) for e in range(5, 9)]
+    pairs += [(e, 3) for e in (1, 2, 3, 5, 6, 7)]  # the most common: removed first
+    result = cluster_episodes(
+        pairs,
+        controls=Controls(window_seconds=None, max_signature_episodes=None, max_cluster=5),
+    )
+    assert result.splits == [(1, 8, [3])]
+    assert result.membership == {1: 1, 2: 1, 3: 1, 4: 1, 5: 5, 6: 5, 7: 5, 8: 5}
+    assert set(result.component.values()) == {1}
+
+
+@settings(max_examples=100, deadline=None)
+@given(incidences)
+def test_no_controls_is_plain_components(pairs: list[tuple[int, int]]) -> None:
+    from memcli.cluster import Controls, cluster_episodes
+
+    result = cluster_episodes(
+        pairs, controls=Controls(window_seconds=None, max_signature_episodes=None, max_cluster=None)
+    )
+    assert result.membership == components(pairs)

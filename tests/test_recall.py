@@ -112,3 +112,33 @@ def test_same_input_gives_the_same_ids(
         results.append(obs)
     assert results[0] == results[1]
     assert len(results[0]) == 2
+
+
+def test_analyze_explain_says_what_was_cut(cli: Cli, write: Callable[..., Path]) -> None:
+    updates = [
+        (
+            name,
+            f"2026-11-{day:02d}",
+            f"The platform team owns the deploy pipeline. {name} is working on the {item}.",
+        )
+        for day, (name, item) in enumerate(
+            [
+                ("Ann", "search page"),
+                ("Ben", "login page"),
+                ("Cy", "mobile app"),
+                ("Di", "admin panel"),
+            ],
+            start=2,
+        )
+    ]
+    ingest_all(cli, write, updates)
+    plain = cli("analyze", "--explain").stderr
+    assert "nothing was cut" in plain
+    assert len(cli.json("observations", "--graph", "project-atlas")) == 1  # one shared context
+    cut = cli("analyze", "--explain", "--max-signature-episodes", "3").stderr
+    assert "hub cut: (platform team, owns, deploy pipeline) is stated in 4 episodes" in cut
+    assert cli.json("observations", "--graph", "project-atlas") == []
+    windowed = cli(
+        "analyze", "--explain", "--window", "12h", "--max-signature-episodes", "0"
+    ).stderr
+    assert "3 link(s)" in windowed and "0.5 days apart" in windowed

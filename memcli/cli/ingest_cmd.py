@@ -17,6 +17,7 @@ from memcli.cli._app import (
     open_store,
     print_json,
 )
+from memcli.cluster import Controls
 from memcli.errors import UsageError
 from memcli.signatures import SignatureMode
 from memcli.sources import expand
@@ -94,7 +95,7 @@ def ingest(
         raise typer.Exit(code=1)
 
 
-def parse_duration(text: str) -> float:
+def parse_duration(text: str, option: str) -> float:
     """'90s', '5m', '1h', '2d' or plain seconds."""
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
     value = text.strip().lower()
@@ -104,7 +105,7 @@ def parse_duration(text: str) -> float:
         return float(value)
     except ValueError:
         raise typer.BadParameter(
-            f"{text!r} is not a duration (use e.g. 90s, 5m, 1h)", param_hint="--settle"
+            f"{text!r} is not a duration (use e.g. 90s, 5m, 1h, 28d)", param_hint=option
         ) from None
 
 
@@ -140,6 +141,33 @@ def analyze(
             help="Skip a graph that had an ingest in the last DURATION (e.g. 90s, 5m, 1h): wait for quiet.",
         ),
     ] = None,
+    window: Annotated[
+        str,
+        typer.Option(
+            "--window",
+            metavar="DURATION",
+            help="Link two updates through a shared signature only within this time (e.g. 28d; 'none' for no limit).",
+        ),
+    ] = "28d",
+    max_signature_episodes: Annotated[
+        int,
+        typer.Option(
+            "--max-signature-episodes",
+            min=0,
+            help="A fact restated in more episodes than this links nothing (0: no limit; blockers exempt).",
+        ),
+    ] = 50,
+    max_cluster: Annotated[
+        int,
+        typer.Option(
+            "--max-cluster",
+            min=0,
+            help="Split clusters larger than this, most common signatures first (0: no limit).",
+        ),
+    ] = 1000,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Say what the cluster controls cut and why.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Cluster episodes by shared signatures and bring observations in line with the evidence.
@@ -153,7 +181,14 @@ def analyze(
             api.require_graph(store, graph)
         if not graphs:
             raise UsageError("nothing to analyze: no graphs yet", hint="run 'memcli ingest' first")
-        quiet_for = parse_duration(settle) if settle is not None else None
+        quiet_for = parse_duration(settle, "--settle") if settle is not None else None
+        controls = Controls(
+            window_seconds=None
+            if window.strip().lower() in ("none", "0", "off")
+            else parse_duration(window, "--window"),
+            max_signature_episodes=max_signature_episodes or None,
+            max_cluster=max_cluster or None,
+        )
         reports = [
             api.analyze(
                 store,
@@ -162,6 +197,7 @@ def analyze(
                 force=force,
                 incremental=not full,
                 settle_seconds=quiet_for,
+                controls=controls,
             )
             for g in graphs
         ]
@@ -180,6 +216,9 @@ def analyze(
             f"{len(r.unchanged)} unchanged; {r.mode} pass, {r.seconds * 1000:.0f} ms",
             markup=False,
         )
+        if explain:
+            for line in r.explain:
+                console.print(f"  {line}", markup=False)
 
 
 GraphOptional = Annotated[
