@@ -21,37 +21,51 @@ Context carried from sentence to sentence (see the memcli README for the contrac
 
 Known limits (what it cannot read; such sentences are reported as unparsed):
 
-* Questions, conditionals ("if X slips ..."), hedges ("might", "probably", "I think"),
-  future plans ("will ship") and negated states ("X isn't done") give no fact, by design.
-* A leading subordinate clause ("Since the refactor slipped, the migration is blocked")
-  is not read; neither is a relative clause in the middle of a subject unless it is an
-  ownership clause ("X, owned by Y, is ...").
+* Questions, conditionals ("if X slips, Y will be blocked", "once ...", "when ..."),
+  hedges ("might", "probably", "I think"), reported speech ("Bob said X is done"),
+  future plans ("we will ship X") and negated states ("X isn't done") give no fact, by
+  design. A leading factual clause ("Since the refactor slipped, the migration is
+  blocked") is skipped and only the main clause is read.
+* Only one relation is read per clause. A sentence that matches nothing as a whole is
+  split at commas, semicolons, "and", "but", "so"; a subjectless later clause borrows
+  the subject of the clause before it ("Kim shipped X and is working on Y"). Relative
+  clauses are read only at the end of a sentence ("X is blocked on Y, which is blocked
+  on Z") or as ownership clauses anywhere ("X, owned by the data team, is ...").
 * Person detection is heuristic: a single capitalised word that is not a common
-  engineering noun (see ``_NON_NAMES``) and does not also appear in lowercase in the
-  text is a person; full names are recognised only for the author. A lowercase name as
-  the subject of a blocker sentence ("bob is blocked on X") is read as a work item.
-  Single-word capitalised blockers that look like names ("waiting on Stripe" is known,
-  "waiting on Zephyr" is not) are read as people and the fact is dropped, because a
-  person cannot be a blocker (``RELATION_TYPES``).
-* A blocker that is a person or team ("waiting on Bob", "waiting on legal sign-off from
-  Dana" keeps "legal sign-off") cannot be represented and is dropped.
-* Only one relation pattern is read per clause; compound sentences are split on
-  commas, "and", "but", "so" only when the whole sentence matches nothing, so
-  "X shipped Y and is now working on Z" keeps only the first fact.
-* The "current work item" is set only by a blocked/stalled report, not by
-  "I'm working on X" (the contract in the README).
-* Vague blockers ("waiting on feedback", "blocked on review", "some stuff") and time
-  phrases ("blocked for two days") are not facts.
-* Ownership is not inferred from team membership ("Bob is on the platform team") or
-  from "for" ("the dashboard for Sofia").
-* "for the Z" after a blocker names the waiting work item only when the subject is a
+  engineering noun (see ``_NON_NAMES``) and is never written in lowercase in the same
+  text is a person; two capitalised name-like words are a person in owner/doer slots;
+  otherwise full names are recognised only for the author. A lowercase name is a
+  person only in owner/doer slots ("bob owns X", "bob's on it"); as the subject of a
+  blocker sentence ("bob is blocked on X") it is read as a work item.
+* A blocker must be a work item (``RELATION_TYPES``): "waiting on Bob", "waiting for
+  the design team" and single capitalised blocker names that look like given names
+  ("waiting on Zephyr"; well-known tools such as Stripe or Kafka are listed as
+  non-names) are dropped rather than stored with a wrong type.
+* Vague blockers ("waiting on feedback", "blocked on review", "some stuff"), time
+  phrases ("blocked until Friday") and quantities ("merged three PRs") are not facts.
+* The "current work item" (rule 2) is set only by a blocked/stalled report, not by
+  "I'm working on X", as the contract specifies; so "I'm working on X. I'm blocked on
+  Y." gives (author blocked_by Y).
+* "they"/"their" never fall back to a guessed team: with no team named earlier,
+  "they" is the author and "their X" carries no owner. "the team"/"our team" is the
+  author, so "the team shipped X" credits the author.
+* Ownership is not inferred from team membership ("Bob is on the platform team",
+  "Dana from the identity team" is just Dana), from "for" ("the dashboard for
+  Sofia"), or from who handed work over ("took over X from Bob" does not make Bob the
+  owner).
+* "for the Z" after a blocker names the waiting work item only when the waiter is a
   person or team ("Dan is waiting on X for the mobile release"); after a work-item
   subject it stays part of the blocker's name.
+* Completion with no named doer is credited to the author, even when the sentence names
+  an owner ("Bob's X shipped" -> author completed X, Bob owns X); only with no author
+  does the named owner become the doer.
 * Parenthesised text is dropped unless it is an ownership or waiting clause, so ticket
-  ids like "(PROJ-12)" do not appear in names.
+  ids like "(PROJ-12)" do not appear in names; Markdown checkboxes are ignored ("[x]"
+  does not mean done).
 * Names keep the words and case written in the text (only a leading article,
   possessive or "my/our" is removed); matching "auth refactor" with "auth service
-  refactor" is left to entity resolution.
+  refactor" is left to entity resolution. Sentences are split on . ! ? ; and newlines,
+  so abbreviations like "e.g." split a sentence.
 """
 
 from __future__ import annotations
@@ -165,7 +179,8 @@ _CLAUSE_WORDS = _words(
     hope hopefully maybe probably perhaps said says say there here yet nothing anything
     blocked blocking waiting waits stuck stalled shipped owns owned depends finished
     completed landed merged deployed released unblocked handling leading driving needs
-    requires done
+    requires done got get gets getting expects expect expected plans plan planned hopes
+    wants want wanted going decided thanks
     """
 )
 
@@ -206,7 +221,8 @@ _QUANTITY = re.compile(
     re.IGNORECASE,
 )
 _GERUND_CLAUSE = re.compile(
-    r"\w+ing\s+(?:the|a|an|our|my|his|her|their|some|all|this|that|these|those)\s",
+    r"\w+ing\s+(?:(?:on|at|with|for|to|through|into|up|over)\s+)?(?:the|a|an|our|my|his|her"
+    r"|their|some|all|this|that|these|those)\s",
     re.IGNORECASE,
 )
 _NAME_TOKEN = re.compile(r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)*")
@@ -218,7 +234,7 @@ _ACRONYM = re.compile(r"[A-Z]{2,5}")
 # --------------------------------------------------------------------------------------
 
 _HEADING = re.compile(r"\s*(?:#{1,6}(?:\s|$)|[-=*_]{3,}\s*$|```)")
-_BULLET = re.compile(r"\s*(?:[-*+•◦‣>]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+_BULLET = re.compile(r"\A\s*(?:[-*+•◦‣>]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
@@ -255,7 +271,7 @@ _CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 _LEADING_FILLER = re.compile(
-    r"(?:so|and|but|also|ok|okay|well|fyi|btw|update|status|status update|quick update"
+    r"\A(?:so|and|but|also|ok|okay|well|fyi|btw|update|status|status update|quick update"
     r"|heads up|note|psa|today|yesterday|tomorrow|this week|last week|this morning"
     r"|this sprint|as of today|for context|context|unfortunately|sadly|good news|bad news"
     r"|news|tl;?dr|summary|sprint update|weekly update|daily update|currently|right now"
@@ -266,7 +282,7 @@ _LEADING_FILLER = re.compile(
 _ADVERBS = re.compile(
     r"\b(?:right now|also|still|currently|now(?!\s+that\b)|just|really|actually|again"
     r"|basically|unfortunately|sadly|officially|finally|already|totally|completely|fully"
-    r"|effectively|literally|definitely|certainly|honestly|apparently|unsurprisingly)\b",
+    r"|effectively|literally|definitely|certainly|honestly|apparently|unsurprisingly|both)\b",
     re.IGNORECASE,
 )
 
@@ -279,6 +295,13 @@ _TRAILING_TIME = re.compile(
     (?:days?|weeks?|hours?|sprints?)|earlier|at\ last|as\ planned|on\ time|ahead\ of\ schedule
     |yet|eod|eow|asap|in\ the\ meantime|meanwhile|so\ far|overall|otherwise|as\ expected)$""",
     re.IGNORECASE | re.VERBOSE,
+)
+
+_DURATION = re.compile(
+    r"\s+for\s+(?:(?:a|the past|the last|over a|about|almost|nearly)\s+)?(?:(?:few|couple of"
+    r"|couple|several|\d+|two|three|four|five|six)\s+)?(?:days?|weeks?|hours?|sprints?"
+    r"|months?)\b",
+    re.IGNORECASE,
 )
 
 _PARENS = re.compile(r"\(([^()]*)\)|\[[^\[\]]*\]")
@@ -333,12 +356,13 @@ def _normalise(sentence: str) -> str:
         s = pattern.sub(repl, s)
     s = " ".join(s.split()).strip(" \t.,;:!-—–")
     s = _ADVERBS.sub(" ", s)
+    s = _DURATION.sub(" ", s)
     s = re.sub(r"\s+([,;:])", r"\1", " ".join(s.split()))
     s = re.sub(r",(?:\s*,)+", ",", s)
     previous = None
     while previous != s:
         previous = s
-        s = _LEADING_FILLER.sub("", s, count=1) if _LEADING_FILLER.match(s) else s
+        s = _LEADING_FILLER.sub("", s, count=1)
         s = _TRAILING_TIME.sub("", s).strip(" \t.,;:!-—–")
     return s
 
@@ -378,9 +402,17 @@ _OWNER_TAILS: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
     )
 )
 
-_FOR_TAIL = re.compile(
-    r"(?P<head>.+?)\s+for\s+(?P<z>(?:the|our|my|his|her|their)\s+.+)", _FLAGS
+_OBJ_VERBS = (
+    r"start|ship|finish|land|merge|release|deploy|launch|continue|begin|complete|roll out"
+    r"|resume|work on|move forward with|move forward on|move on|proceed with|make progress on"
+    r"|progress on|pick up|kick off"
 )
+_BEFORE_START = re.compile(
+    rf"(?P<head>.+?)\s+before\s+(?:we|I|they|he|she)\s+(?:can|could)\s+(?:{_OBJ_VERBS})"
+    r"\s+(?P<z>.+)",
+    re.IGNORECASE,
+)
+_FOR_TAIL = re.compile(r"(?P<head>.+?)\s+for\s+(?P<z>(?:the|our|my|his|her|their)\s+.+)", _FLAGS)
 
 _DONE_WORDS = (
     r"land|ship|finish|merge|complete|go out|go live|get done|be done|be merged|be finished"
@@ -424,17 +456,28 @@ _TAILS: tuple[re.Pattern[str], ...] = tuple(
     )
 )
 
-_LEADING_ARTICLE = re.compile(r"(?:the|a|an|these|those)\s+", _FLAGS)
+# "until the backend team ships the auth refactor": the blocker is the refactor.
+_AGENT_VERB_HEAD = re.compile(
+    r"(?P<o>.+?)\s+(?:ships|lands|finishes|delivers|merges|completes|wraps up|rolls out"
+    r"|releases)\s+(?P<rest>.+)",
+    _FLAGS,
+)
+_LEADING_ARTICLE = re.compile(r"\A(?:the|a|an|these|those)\s+", _FLAGS)
 _DEMONSTRATIVE = re.compile(r"(?:this|that)\s+(?=\S+\s+\S)", _FLAGS)
 _POSSESSIVE_DET = re.compile(r"(?P<det>my|our|his|her|their|your)\s+(?P<rest>.+)", _FLAGS)
 _POSSESSIVE_NAME = re.compile(r"(?P<o>.+?)'s\s+(?P<rest>.+)")
 _PUNCT = " \t.,;:!?'\"()[]{}<>-—–*_"
 
 _ITEM_SPLIT = re.compile(
-    r"\s*,\s*(?:and\s+|&\s+)?(?=(?:the|a|an|our|my|their|his|her)\s)"
+    r"\s*,\s*(?:and\s+|&\s+)?(?!\s|(?:which|that|who|owned|run|driven|led|handled|managed"
+    r"|maintained|from|by|so|but|because|since|as|eta|hopefully|expected|probably|maybe"
+    r"|though|although|meaning|and then|and we|and i|to|until|before|first|for|in|on)\b)"
     r"|\s+(?:and|&)\s+(?=(?:the|a|an|our|my|their|his|her)\s)"
-    r"|\s+(?:and|&)\s+(?=[A-Z][\w-]*'s\s)",
+    r"|\s+(?:and|&)\s+(?=[A-Z][\w-]*'s\s)|\s+\+\s+",
     re.IGNORECASE,
+)
+_MEMBER_OF = re.compile(
+    r"(?P<who>.+?)\s+(?:from|of|on|in)\s+(?:the\s+)?\S+(?:\s+\S+)?\s+team", _FLAGS
 )
 _AGENT_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|&)\s+|\s*/\s*", re.IGNORECASE)
 
@@ -450,40 +493,42 @@ class _Phrase:
 
     core: str
     owners: tuple[str, ...] = ()
-    waiting_item: str | None = None
 
 
-def _parse_phrase(raw: str, *, allow_for: bool = False) -> _Phrase:
+def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> _Phrase:
     """Peel tails, ownership clauses, determiners and possessives off a noun phrase.
 
-    The loop runs until nothing changes so tails can appear in any order
-    ("the auth refactor from the backend team to land").
+    ``target`` phrases (blockers, objects) also lose "to land", "isn't ready" and similar
+    tails; subjects keep them so "X is done and Y" is never misread as "X". The loop runs
+    until nothing changes so tails can appear in any order ("the auth refactor from the
+    backend team to land").
     """
     text = _trim(raw)
     owners: list[str] = []
-    waiting: str | None = None
     changed = True
     while changed and text:
         changed = False
         for pattern, strict in _OWNER_TAILS:
             m = pattern.fullmatch(text)
             if m and _agent_shaped(_trim(m["o"]), strict=strict):
-                owners.append(_trim(m["o"]))
+                if from_owner or not strict:  # "took over X from Bob": Bob is not the owner
+                    owners.append(_trim(m["o"]))
                 text, changed = _trim(m["head"]), True
                 break
         if changed:
             continue
-        if allow_for and waiting is None and (m := _FOR_TAIL.fullmatch(text)):
-            waiting, text, changed = _trim(m["z"]), _trim(m["head"]), True
-            continue
-        for pattern in _TAILS:
+        for pattern in _TAILS if target else ():
             if m := pattern.fullmatch(text):
                 text, changed = _trim(m["head"]), True
                 break
+    if target and (m := _AGENT_VERB_HEAD.fullmatch(text)) and len(m["o"].split()) <= 4:
+        if _agent_shaped(_trim(m["o"]), strict=True):
+            owners.append(_trim(m["o"]))
+        text = _trim(m["rest"])
     if text.lower() in _REFS:
-        return _Phrase(text, tuple(owners), waiting)
+        return _Phrase(text, tuple(owners))
     text = _strip_determiners(text, owners)
-    return _Phrase(text, tuple(owners), waiting)
+    return _Phrase(text, tuple(owners))
 
 
 def _strip_determiners(text: str, owners: list[str]) -> str:
@@ -492,7 +537,7 @@ def _strip_determiners(text: str, owners: list[str]) -> str:
         text = text[m.end() :]
     if m := _POSSESSIVE_DET.fullmatch(text):
         det = m["det"].lower()
-        pronoun = {"my": "I", "our": "we", "his": "he", "her": "she", "their": "they"}
+        pronoun = {"my": "I", "our": "we", "his": "he", "her": "she"}
         if det in pronoun:
             owners.append(pronoun[det])
         text = m["rest"]
@@ -505,6 +550,16 @@ def _strip_determiners(text: str, owners: list[str]) -> str:
     if m := _LEADING_ARTICLE.match(text):
         text = text[m.end() :]
     return _trim(text)
+
+
+def _split_waiters(raw: str) -> list[str]:
+    """Split 'the X and the Y' like items, but also 'Sofia and I' (people need no article)."""
+    parts = _ITEM_SPLIT.split(_trim(raw))
+    if len(parts) == 1:
+        people = _AGENT_SPLIT.split(parts[0])
+        if len(people) > 1 and all(_agent_shaped(_trim(p), strict=True) for p in people):
+            return people
+    return parts
 
 
 def _is_team(name: str) -> bool:
@@ -601,8 +656,9 @@ class _Reader:
         self.last_team: EntityRef | None = None
         self.current: dict[str, EntityRef] = {}
         self.waits: dict[str, list[EntityRef]] = {}
+        self.owner_of: dict[str, EntityRef] = {}
         self.sentence = ""
-        self.clause = ""
+        self.subject: str | None = None
 
     # -- entity resolution -------------------------------------------------------------
 
@@ -643,6 +699,8 @@ class _Reader:
         if low in _FIRST_PERSON | _THIRD_PERSON | _PLURAL_PERSON | _SELF_GROUPS:
             return self._pronoun(low)
         core = _trim(_LEADING_ARTICLE.sub("", core, count=1))
+        if (m := _MEMBER_OF.fullmatch(core)) and _agent_shaped(m["who"], strict=True):
+            core = _trim(m["who"])  # "Dana from the identity team" is Dana
         if not _valid_core(core) and not _is_team(core):
             return None
         ref: EntityRef | None = None
@@ -721,12 +779,12 @@ class _Reader:
         return found
 
     def items(
-        self, raw: str, out: _Outcome, *, allow_for: bool = False
+        self, raw: str, out: _Outcome, *, target: bool = True, from_owner: bool = True
     ) -> list[tuple[EntityRef, _Phrase]] | None:
         """Resolve a list of work items ('X and the Y'); None if any part fails."""
         result: list[tuple[EntityRef, _Phrase]] = []
         for part in _ITEM_SPLIT.split(_trim(raw)):
-            phrase = _parse_phrase(part, allow_for=allow_for)
+            phrase = _parse_phrase(part, target=target, from_owner=from_owner)
             ref = self.item(phrase, out)
             if ref is None:
                 return None
@@ -762,6 +820,8 @@ class _Reader:
             owned = [d.source for d in out.drafts[before:] if d.relation is Relation.OWNS]
             if owned:
                 owner_key = _key(owned[0])
+        elif _key(item) in self.owner_of:
+            owner_key = _key(self.owner_of[_key(item)])
         elif self.author_ref is not None:
             self.draft(out, self.author_ref, Relation.OWNS, item, tentative=True)
         out.current.append((owner_key, item))
@@ -782,8 +842,8 @@ class _Reader:
             ref = self.self_source()
             return [(ref, None, ref.type is not ITEM)] if ref else None
         result: list[tuple[EntityRef, _Phrase | None, bool]] = []
-        for part in _ITEM_SPLIT.split(_trim(raw)):
-            phrase = _parse_phrase(part)
+        for part in _split_waiters(raw):
+            phrase = _parse_phrase(part, target=False)
             low = phrase.core.lower()
             if not self.author and (low in _FIRST_PERSON or low in _SELF_GROUPS):
                 ref = self.current.get("")
@@ -822,22 +882,32 @@ class _Reader:
 
     # -- relation handlers -------------------------------------------------------------
 
-    def blocked(self, src_raw: str | None, tgt_raw: str) -> _Outcome | None:
-        """``src_raw`` waits on ``tgt_raw`` (None: the author/current work item)."""
+    def blocked(
+        self, src_raw: str | None, tgt_raw: str, waiting_raw: str | None = None
+    ) -> _Outcome | None:
+        """``src_raw`` waits on ``tgt_raw`` (None: the author/current work item).
+
+        ``waiting_raw`` (or a "for the Z" tail when the waiter is a person or team)
+        names the work item that actually waits.
+        """
         out = _Outcome()
         waiters = self.waiter(src_raw, out)
         if not waiters:
             return None
-        allow_for = any(is_agent for _, _, is_agent in waiters)
-        targets = self.items(tgt_raw, out, allow_for=allow_for)
+        tgt_raw = _trim(tgt_raw)
+        if waiting_raw is None and any(is_agent for _, _, is_agent in waiters):
+            if m := _FOR_TAIL.fullmatch(tgt_raw) or _BEFORE_START.fullmatch(tgt_raw):
+                tgt_raw, waiting_raw = m["head"], m["z"]
+        targets = self.items(tgt_raw, out)
         if targets is None:
             return None
         waiting_items: list[EntityRef] = []
-        for _, phrase in targets:
-            if phrase.waiting_item:
-                z = self.item(_parse_phrase(phrase.waiting_item), out)
-                if z is None:
-                    return None
+        if waiting_raw is not None:
+            found = self.items(waiting_raw, out, target=False, from_owner=False)
+            if found is None:
+                return None
+            for z, phrase in found:
+                self.owners_of(phrase, z, out)
                 waiting_items.append(z)
         sources = self.resolve_waiters(waiters, waiting_items, out, claim=True)
         for target, phrase in targets:
@@ -864,6 +934,8 @@ class _Reader:
         sources = self.resolve_waiters(waiters, [], out, claim=False)
         if tgt_raw is None:
             for source in sources:
+                if not self.waits.get(_key(source)) and src_raw and src_raw.lower() in _REFS:
+                    source = self.current.get(self.self_key, source)  # "it's unblocked"
                 for target in self.waits.get(_key(source), []):
                     self.draft(out, source, Relation.UNBLOCKED_FROM, target)
             return out
@@ -886,7 +958,7 @@ class _Reader:
         if item_raw is None:
             targets = [(self.last_item, _Phrase("it"))] if self.last_item else None
         else:
-            targets = self.items(item_raw, out)
+            targets = self.items(item_raw, out, from_owner=False)
         if not owners or not targets:
             return None
         for item, phrase in targets:
@@ -932,14 +1004,22 @@ class _Reader:
     # -- reading -----------------------------------------------------------------------
 
     def read_clause(self, clause: str) -> _Outcome | None:
-        """Try the pattern table in order; the first pattern whose slots resolve wins."""
-        self.clause = clause
+        """Try the pattern table in order; the first pattern whose slots resolve wins.
+
+        Records the clause's subject text (the group that opens the clause, if any) in
+        ``self.subject`` so a following subjectless clause can borrow it.
+        """
+        self.subject = None
+        if _SUBORDINATE.match(clause):
+            return None
         for pattern, handler in _RULES:
             m = pattern.fullmatch(clause)
             if m is None:
                 continue
             outcome = handler(self, m)
             if outcome is not None:
+                opening = [g for g in m.groupdict() if m.start(g) == 0]
+                self.subject = m[opening[0]] if opening else None
                 return outcome
         return None
 
@@ -955,6 +1035,8 @@ class _Reader:
         for owner_key, item in out.current:
             self.current[owner_key] = item
         for d in out.drafts:
+            if d.relation is Relation.OWNS and not d.tentative:
+                self.owner_of.setdefault(_key(d.target), d.source)
             if d.relation is Relation.BLOCKED_BY:
                 waits = self.waits.setdefault(_key(d.source), [])
                 if d.target not in waits:
@@ -978,7 +1060,7 @@ _S = r"(?P<s>.+?)"
 _T = r"(?P<t>.+)"
 _SEP = r"(?:\s*(?::|->|—|–|\s-)\s*|\s+)"
 _BE = (
-    r"(?:is|are|am|was|were|has been|have been|had been|will be|would be|remains|remain"
+    r"(?:is|are|am|was|were|has been|have been|had been|remains|remain"
     r"|stays|stay|seems to be|seems|seem|looks|look|got|gets|get|been|being|is being)"
 )
 _OPT_BE = rf"(?:{_BE}\s+)?"
@@ -1020,6 +1102,12 @@ _UNBLOCKED_WORDS = (
     r"unblocked|unstuck|off hold|freed up|clear to (?:proceed|go|start|ship)"
     r"|free to (?:proceed|go|start|ship|move)|moving again|back on track"
 )
+_STATUS_WORDS = (
+    r"slipping|late|delayed|at risk|flaky|broken|in progress|in review|under review"
+    r"|behind schedule|on track|off track|red|yellow|green|amber|going well|underway"
+    r"|kicking off|starting|next|up next|a mess|a priority|the priority|top priority"
+    rf"|not (?:{_STATE_WORDS})"
+)
 _DONE_TV = (
     r"shipped|finished|completed|merged|landed|deployed|released|launched|cancelled|canceled"
     r"|wrapped up|closed out|finished up|delivered|rolled out|published|pushed out|shut down"
@@ -1058,36 +1146,55 @@ def _g(m: re.Match[str], name: str) -> str | None:
 
 
 def _blocked(r: _Reader, m: re.Match[str]) -> _Outcome | None:
+    """Rule adapter: waiter ``s`` (optional) is blocked by ``t``."""
     return r.blocked(_g(m, "s"), m["t"])
 
 
+def _blocked_obj(r: _Reader, m: re.Match[str]) -> _Outcome | None:
+    """Rule adapter: waiter ``s`` cannot progress on ``z`` until ``t``."""
+    return r.blocked(_g(m, "s"), m["t"], waiting_raw=m["z"])
+
+
 def _stalled(r: _Reader, m: re.Match[str]) -> _Outcome | None:
+    """Rule adapter: ``s`` is blocked with no blocker named."""
     return r.stalled(m["s"])
 
 
 def _unblocked(r: _Reader, m: re.Match[str]) -> _Outcome | None:
+    """Rule adapter: ``s`` (optional) no longer waits on ``t`` (optional)."""
     return r.unblocked(_g(m, "s"), _g(m, "t"))
 
 
 def _owns(r: _Reader, m: re.Match[str]) -> _Outcome | None:
+    """Rule adapter: owner ``o`` (optional) owns ``w`` (optional)."""
     return r.owns(_g(m, "o"), _g(m, "w"))
 
 
 def _owns_on(r: _Reader, m: re.Match[str]) -> _Outcome | None:
+    """Rule adapter: 'O is on W'."""
     return r.owns_on(m["o"], m["w"])
 
 
 def _owns_strict(r: _Reader, m: re.Match[str]) -> _Outcome | None:
+    """Rule adapter for weak cues ('is with', 'is from'): owner must look like one."""
     if not _agent_shaped(_trim(m["o"]), strict=True):
         return None
     return r.owns(m["o"], m["w"])
 
 
+def _mentioned(r: _Reader, m: re.Match[str]) -> _Outcome | None:
+    """Rule adapter: a status line; records the work item for later 'it'."""
+    out = _Outcome()
+    return out if r.item(_parse_phrase(m["s"]), out) is not None else None
+
+
 def _completed(r: _Reader, m: re.Match[str]) -> _Outcome | None:
+    """Rule adapter: doer ``d`` (optional) completed ``w``."""
     return r.completed(_g(m, "d"), m["w"])
 
 
 def _rule(pattern: str, handler: Handler) -> tuple[re.Pattern[str], Handler]:
+    """Compile one case-insensitive table row."""
     return re.compile(pattern, re.IGNORECASE), handler
 
 
@@ -1105,14 +1212,20 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     ),
     _rule(r"blocked\s*:\s*(?P<s>.+?)\s+(?:on|by|behind|pending|until)\s+" + _T, _blocked),
     _rule(r"blocked\s*:\s*(?P<s>.+)", _stalled),
-    _rule(r"(?:blockers?|waiting on|waiting for|depends on|dependencies|deps)\s*:\s*" + _T, _blocked),
+    _rule(
+        r"(?:blockers?|blocked on|blocked by|waiting on|waiting for|depends on|dependencies|deps)"
+        r"\s*:\s*" + _T,
+        _blocked,
+    ),
     _rule(
         r"(?:done|shipped|completed|complete|finished|landed|merged|released|deployed|launched"
         r"|cancelled|canceled)\s*:\s*(?P<w>.+)",
         _completed,
     ),
     _rule(r"(?:owners?|owned by|dri|assignee|assigned to|lead)\s*:\s*(?P<o>.+)", _owns),
-    _rule(r"(?:working on|wip|in progress|current work|current focus|focus)\s*:\s*(?P<w>.+)", _owns),
+    _rule(
+        r"(?:working on|wip|in progress|current work|current focus|focus)\s*:\s*(?P<w>.+)", _owns
+    ),
     _rule(r"unblocked\s*:\s*(?P<s>.+)", _unblocked),
     # Unblocked.
     _rule(_S + _SEP + _OPT_BE + r"no longer\s+" + _NO_LONGER + r"\s+" + _T, _unblocked),
@@ -1129,6 +1242,14 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     ),
     _rule(_S + r"\s+no longer\s+(?:depends?|needs?|requires?)(?:\s+on)?\s+" + _T, _unblocked),
     _rule(
+        r"(?P<t>.+?)" + _SEP + _OPT_BE + r"no longer\s+(?:blocking|holding up|holding back|gating)"
+        r"\s+(?P<s>.+)",
+        _unblocked,
+    ),
+    _rule(
+        _S + _SEP + _OPT_BE + r"no longer\s+(?:blocked|stuck|stalled|waiting|held up)", _unblocked
+    ),
+    _rule(
         _S + _SEP + _OPT_BE + rf"(?:{_UNBLOCKED_WORDS})(?:\s+(?:now that|since|because|as|from"
         r"|by|on|once|after)\s+" + _T + ")?",
         _unblocked,
@@ -1139,12 +1260,31 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
         _unblocked,
     ),
     _rule(r"(?P<t>.+?)\s+(?:has\s+)?(?:unblocked|unblocks)\s+(?P<s>.+)", _unblocked),
+    _rule(
+        r"now that\s+(?P<t>.+?),\s*" + _S + _SEP + _OPT_BE + rf"(?:{_UNBLOCKED_WORDS})", _unblocked
+    ),
+    _rule(
+        _OPT_BE + rf"(?:no longer\s+(?:blocked|stuck|stalled|waiting)|{_UNBLOCKED_WORDS})",
+        _unblocked,
+    ),
     # Blocked, no subject: "Waiting on X", "blocked by X", "Needs X first".
     _rule(_OPT_BE + rf"(?:{_WAIT_VERBS})\s+" + _T, _blocked),
     _rule(
         r"(?:needs|need)\s+(?P<t>.+?)\s+(?:first|to\s+(?:land|ship|finish|merge|go out|go live"
         r"|get done|complete|be\s+\w+)(?:\s+first)?|before\s+.+)",
         _blocked,
+    ),
+    # Blocked: "I can't start X until Y lands", "we need Y before we can start X".
+    _rule(
+        r"(?:(?P<s>.+?)\s+)?(?:cannot|could not|will not|am not able to|are not able to"
+        rf"|is not able to|am unable to|are unable to|is unable to|not able to|unable to)\s+"
+        rf"(?:{_OBJ_VERBS})\s+(?P<z>.+?)\s+(?:until|till|before|without)\s+" + _T,
+        _blocked_obj,
+    ),
+    _rule(
+        r"(?:(?P<s>.+?)\s+)?(?:needs|need|needed)\s+(?P<t>.+?)\s+before\s+(?:we|I|they|he|she"
+        rf"|it)\s+(?:can|could)\s+(?:{_OBJ_VERBS})\s+(?P<z>.+)",
+        _blocked_obj,
     ),
     # Blocked: "X needs Y first", "X is blocked on Y", "Y is blocking X".
     _rule(
@@ -1190,11 +1330,16 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
         _completed,
     ),
     _rule(
-        r"(?P<w>.+?)" + _SEP + _DONE_AUX + rf"(?:{_DONE_IV})" + _WHERE
-        + r"(?:\s+by\s+(?P<d>.+))?",
+        r"(?P<w>.+?)" + _SEP + _DONE_AUX + rf"(?:{_DONE_IV})" + _WHERE + r"(?:\s+by\s+(?P<d>.+))?",
         _completed,
     ),
     _rule(rf"(?:{_DONE_TV})\s+(?P<w>.+)", _completed),
+    _rule(
+        r"(?:got|managed to get)\s+(?P<w>.+?)\s+(?:done|merged|shipped|out|out the door"
+        r"|deployed|released|over the line|across the line|landed|finished|live|wrapped up)"
+        + _WHERE,
+        _completed,
+    ),
     # Owns.
     _rule(
         r"(?P<w>.+?)\s+" + _OPT_BE + r"(?:owned|handled|run|driven|led|managed|covered|taken"
@@ -1213,8 +1358,13 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
         _owns,
     ),
     _rule(r"(?P<w>.+?)\s+(?:is|are|was|were)\s+(?:with|from)\s+(?P<o>.+)", _owns_strict),
+    _rule(
+        r"(?P<w>.+?)\s+(?:is|are|was|were)\s+(?P<o>[^\s']+(?:\s+(?:team|squad|group|crew))?)'s",
+        _owns_strict,
+    ),
     _rule(r"(?P<o>.+?)\s+" + _OPT_BE + rf"(?:{_OWN_VERBS})\s+(?P<w>.+)", _owns),
     _rule(r"(?P<o>.+?)\s+(?:is|are|am|was|were)\s+on\s+(?P<w>.+)", _owns_on),
+    _rule(r"(?:assigned|handed|handed off|gave)\s+(?P<w>.+?)\s+to\s+(?P<o>.+)", _owns),
     _rule(
         _OPT_BE + r"(?:working on|picking up|taking over|taking on|driving|leading|owning"
         r"|handling|tackling|took over|picked up|took on|started on|starting on)\s+(?P<w>.+)",
@@ -1222,12 +1372,22 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     ),
     # Stalled, blocker not named (yet).
     _rule(_S + _SEP + _OPT_BE + rf"(?:{_STALL_WORDS})", _stalled),
+    # Status without a relation: no fact, but "it"/"Owner:" in the next sentence can
+    # refer to the work item named here.
+    _rule(_S + _SEP + _OPT_BE + rf"(?:{_STATUS_WORDS})", _mentioned),
 )
 
 
 # --------------------------------------------------------------------------------------
 # Clauses and the public entry point
 # --------------------------------------------------------------------------------------
+
+# Clauses that state a condition, not a fact ("if X slips, Y will be blocked").
+_SUBORDINATE = re.compile(
+    r"(?:if|when|whenever|unless|once|whether|in case|as soon as|assuming|suppose|until"
+    r"|after|before|hopefully|maybe|perhaps|probably|i think|we think|i guess|not sure)\b",
+    re.IGNORECASE,
+)
 
 _RELATIVE_SPLIT = re.compile(
     r"(?P<main>.+?),?\s+which\s+(?P<rest>(?:is|are|was|were|has|have)\s+(?:been\s+)?(?:blocked"
@@ -1265,13 +1425,22 @@ def _read_sentence(reader: _Reader, sentence: str) -> list[_Outcome]:
         return [whole]
     outcomes: list[_Outcome] = []
     parts = [p for p in _CLAUSE_SPLIT.split(text) if p and p.strip()]
-    if len(parts) < 2:
+    if len(parts) < 2 or _SUBORDINATE.match(text):
         return outcomes
+    previous_subject: str | None = None
     for part in parts:
-        out = reader.read_clause(_normalise(part))
+        part = _normalise(part)
+        out = reader.read_clause(part)
+        subject = reader.subject
+        if subject is None and previous_subject is not None:
+            # "The data team owns X and is working on Y": Y's owner is the data team.
+            borrowed = reader.read_clause(f"{previous_subject} {part}")
+            if borrowed is not None:
+                out, subject = borrowed, previous_subject
         if out is not None:
             reader.commit(out, part)
             outcomes.append(out)
+            previous_subject = subject
     return outcomes
 
 
