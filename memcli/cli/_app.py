@@ -52,7 +52,11 @@ def err_console() -> Console:
 
 
 def out_console() -> Console:
-    return Console(highlight=False, soft_wrap=False)
+    """stdout for people; when piped, wide enough that evidence lines are not folded."""
+    console = Console(highlight=False, soft_wrap=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(highlight=False, soft_wrap=False, width=120)
+    return console
 
 
 def open_store(*, create: bool = True) -> Store:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 from typing import Annotated
@@ -34,6 +35,9 @@ def demo(
     Uses a new temporary database unless --db names one that does not exist yet.
     """
     folder = path or sample_dir()
+    relative = os.path.relpath(folder)
+    if not relative.startswith(".."):
+        folder = Path(relative)  # sources read as the user would have typed them
     if not folder.is_dir():
         raise UsageError(
             f"sample data not found at {folder}",

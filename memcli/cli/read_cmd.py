@@ -42,8 +42,13 @@ def render_observation(console: Console, obs: dict[str, Any], *, detail: bool = 
     header = Text()
     header.append(f"#{obs['id']} ", style="bold")
     header.append(obs["name"], style="bold")
-    header.append(f"  [{status}, v{obs['version']}, {obs['kind']}]", style=style)
-    body = Text(obs["summary"] + "\n\n")
+    body = Text()
+    body.append(
+        f"{status} · version {obs['version']} · {obs['kind'].replace('_', ' ')}"
+        f" · leverage {obs['rank']}\n",
+        style=style,
+    )
+    body.append(obs["summary"] + "\n\n")
     window = f"{_date(obs['start_at'])} .. {_date(obs['latest_evidence_at'])}"
     if obs["end_at"]:
         window += f" (ended {_date(obs['end_at'])})"
