@@ -135,6 +135,7 @@ def store_episode(
         }
     )
     created: list[int] = []
+    stated: set[str] = set()
     for fact in extraction.facts:
         source_id = _resolve(store, graph, fact.source, created)
         target_id = _resolve(store, graph, fact.target, created)
@@ -152,10 +153,11 @@ def store_episode(
         if fact_id is None:
             continue
         report.facts_new += 1
+        stated.add(fact.relation.value)
         src = (fact.source.type.value, normalize(display_name(fact.source.name, fact.source.type)))
         tgt = (fact.target.type.value, normalize(display_name(fact.target.name, fact.target.type)))
         store.add_signatures(graph, fact_id, fact_signatures(src, fact.relation, tgt))
-    report.facts_ended += store.apply_contradictions(episode_id)
+    report.facts_ended += store.apply_contradictions(episode_id, stated)
     report.entities_new += len(created)
     report.episodes_new += 1
     report.unparsed += len(extraction.unparsed)

@@ -221,11 +221,109 @@ def validity(as_of: str | None) -> tuple[str, dict[str, Any]]:
     return VALID_SQL, {"as_of": as_of}
 
 
+# The contradiction rules as SQL, each with the relations that must be in the new
+# episode for it to apply (see Store.apply_contradictions). Parameters: :ep, :now.
+_CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
+    # completion ends earlier waits
+    (
+        """
+        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
+            invalidated_by = c.episode_id
+        FROM (SELECT target_id, min(valid_at) AS valid_at, min(episode_id) AS episode_id
+              FROM facts WHERE episode_id = :ep AND relation = 'completed'
+              GROUP BY target_id) AS c
+        WHERE facts.relation = 'blocked_by' AND facts.target_id = c.target_id
+          AND facts.valid_at <= c.valid_at
+          AND (facts.invalid_at IS NULL OR facts.invalid_at > c.valid_at)
+          AND facts.graph_id = (SELECT graph_id FROM episodes WHERE id = :ep)
+        """,
+        frozenset({"completed"}),
+    ),
+    # unblocking ends the wait
+    (
+        """
+        UPDATE facts SET invalid_at = u.valid_at, expired_at = :now,
+            invalidated_by = u.episode_id
+        FROM (SELECT source_id, target_id, valid_at, episode_id
+              FROM facts WHERE episode_id = :ep AND relation = 'unblocked_from') AS u
+        WHERE facts.relation = 'blocked_by' AND facts.source_id = u.source_id
+          AND facts.target_id = u.target_id AND facts.valid_at <= u.valid_at
+          AND (facts.invalid_at IS NULL OR facts.invalid_at > u.valid_at)
+        """,
+        frozenset({"unblocked_from"}),
+    ),
+    # a new owner ends the previous owner
+    (
+        """
+        UPDATE facts SET invalid_at = o.valid_at, expired_at = :now,
+            invalidated_by = o.episode_id
+        FROM (SELECT f.source_id, f.target_id, f.valid_at, f.episode_id, s.type
+              FROM facts f JOIN entities s ON s.id = f.source_id
+              WHERE f.episode_id = :ep AND f.relation = 'owns') AS o
+        WHERE facts.relation = 'owns' AND facts.target_id = o.target_id
+          AND facts.source_id != o.source_id AND facts.valid_at < o.valid_at
+          AND (SELECT type FROM entities WHERE id = facts.source_id) = o.type
+          AND (facts.invalid_at IS NULL OR facts.invalid_at > o.valid_at)
+        """,
+        frozenset({"owns"}),
+    ),
+    # a later completion ends this wait
+    (
+        """
+        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
+            invalidated_by = c.episode_id
+        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, min(x.episode_id) AS episode_id
+              FROM facts f JOIN facts x ON x.target_id = f.target_id
+                AND x.relation = 'completed' AND x.valid_at >= f.valid_at
+                AND x.episode_id != f.episode_id
+              WHERE f.episode_id = :ep AND f.relation = 'blocked_by'
+              GROUP BY f.id) AS c
+        WHERE facts.id = c.fid AND facts.invalid_at IS NULL
+        """,
+        frozenset({"blocked_by"}),
+    ),
+    # a later unblocking ends this wait
+    (
+        """
+        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
+            invalidated_by = c.episode_id
+        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, min(x.episode_id) AS episode_id
+              FROM facts f JOIN facts x ON x.target_id = f.target_id
+                AND x.source_id = f.source_id
+                AND x.relation = 'unblocked_from' AND x.valid_at >= f.valid_at
+                AND x.episode_id != f.episode_id
+              WHERE f.episode_id = :ep AND f.relation = 'blocked_by'
+              GROUP BY f.id) AS c
+        WHERE facts.id = c.fid AND facts.invalid_at IS NULL
+        """,
+        frozenset({"blocked_by"}),
+    ),
+    # a later owner ends this ownership
+    (
+        """
+        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
+            invalidated_by = c.episode_id
+        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, min(x.episode_id) AS episode_id
+              FROM facts f
+              JOIN entities fs ON fs.id = f.source_id
+              JOIN facts x ON x.target_id = f.target_id AND x.relation = 'owns'
+                AND x.source_id != f.source_id AND x.valid_at > f.valid_at
+              JOIN entities xs ON xs.id = x.source_id AND xs.type = fs.type
+              WHERE f.episode_id = :ep AND f.relation = 'owns'
+              GROUP BY f.id) AS c
+        WHERE facts.id = c.fid AND facts.invalid_at IS NULL
+        """,
+        frozenset({"owns"}),
+    ),
+]
+
+
 class Store:
     """An open memcli database. Applies pending migrations on open."""
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self.path = Path(path)
+        self._forget()
         if str(path) != ":memory:":
             if not self.path.exists():
                 if not create:
@@ -257,6 +355,14 @@ class Store:
                 f"cannot open {self.path} as a memcli database: {exc}",
                 hint="check the path given with --db or MEMCLI_DB",
             ) from None
+
+    # Ids of rows this connection has seen: ingest resolves the same few entities and
+    # signatures thousands of times. Rows are never deleted, so an entry only goes stale
+    # when its transaction rolls back; ``_forget`` runs then.
+    def _forget(self) -> None:
+        self._entities: dict[tuple[str, str, str], int] = {}
+        self._aliases: set[tuple[int, str]] = set()
+        self._signatures: dict[tuple[str, str], int] = {}
 
     def _migrate(self) -> None:
         if not migrations.pending(self.db):
@@ -292,6 +398,7 @@ class Store:
         except BaseException:
             if self.conn.in_transaction:
                 self.conn.execute("ROLLBACK")
+            self._forget()
             raise
         else:
             self.conn.execute("COMMIT")
@@ -374,11 +481,18 @@ class Store:
         return cur.lastrowid
 
     def entity_id(self, graph_id: str, norm: str, type_: str) -> int | None:
+        key = (graph_id, type_, norm)
+        cached = self._entities.get(key)
+        if cached is not None:
+            return cached
         value = self.scalar(
             "SELECT id FROM entities WHERE graph_id = ? AND type = ? AND norm = ?",
             (graph_id, type_, norm),
         )
-        return int(value) if value is not None else None
+        if value is None:
+            return None
+        self._entities[key] = int(value)
+        return int(value)
 
     def upsert_entity(self, graph_id: str, name: str, norm: str, type_: str) -> int:
         """The entity with this normalised key and type, created on first sight."""
@@ -391,10 +505,13 @@ class Store:
             )
             assert cur.lastrowid is not None
             existing = cur.lastrowid
-        self.conn.execute(
-            "INSERT OR IGNORE INTO entity_aliases (entity_id, alias) VALUES (?, ?)",
-            (existing, name),
-        )
+            self._entities[(graph_id, type_, norm)] = existing
+        if (existing, name) not in self._aliases:
+            self.conn.execute(
+                "INSERT OR IGNORE INTO entity_aliases (entity_id, alias) VALUES (?, ?)",
+                (existing, name),
+            )
+            self._aliases.add((existing, name))
         return existing
 
     def insert_fact(
@@ -420,14 +537,20 @@ class Store:
 
     def add_signatures(self, graph_id: str, fact_id: int, keys: Iterable[tuple[str, str]]) -> None:
         for kind, key in keys:
-            self.conn.execute(
-                "INSERT INTO signatures (graph_id, kind, key) VALUES (?, ?, ?)"
-                " ON CONFLICT(graph_id, key) DO NOTHING",
-                (graph_id, kind, key),
-            )
-            sig_id = self.scalar(
-                "SELECT id FROM signatures WHERE graph_id = ? AND key = ?", (graph_id, key)
-            )
+            sig_id = self._signatures.get((graph_id, key))
+            if sig_id is None:
+                self.conn.execute(
+                    "INSERT INTO signatures (graph_id, kind, key) VALUES (?, ?, ?)"
+                    " ON CONFLICT(graph_id, key) DO NOTHING",
+                    (graph_id, kind, key),
+                )
+                sig_id = int(
+                    self.scalar(
+                        "SELECT id FROM signatures WHERE graph_id = ? AND key = ?",
+                        (graph_id, key),
+                    )
+                )
+                self._signatures[(graph_id, key)] = sig_id
             self.conn.execute(
                 "INSERT OR IGNORE INTO fact_signatures (fact_id, signature_id) VALUES (?, ?)",
                 (fact_id, sig_id),
@@ -435,7 +558,7 @@ class Store:
 
     # --- contradiction rules, applied in the ingest transaction ---
 
-    def apply_contradictions(self, episode_id: int) -> int:
+    def apply_contradictions(self, episode_id: int, relations: Iterable[str] | None = None) -> int:
         """End facts that this episode's state changes contradict, in both time directions.
 
         Rules (deterministic, scoped to the same entity and relation):
@@ -446,97 +569,16 @@ class Store:
            person replaces a person, a team a team) that became valid before t.
         Each rule also runs the other way round, so an older update ingested after a newer
         one is stored already ended and cannot resurrect what the newer one ended.
-        Returns how many facts were ended.
+        ``relations`` (the relations this episode stated, when known) skips the rules that
+        cannot apply. Returns how many facts were ended.
         """
+        rels = set(relations) if relations is not None else {r.value for r in Relation}
         now = utcnow()
         ended = 0
-        # This episode's state changes end older facts.
-        ended += self.conn.execute(
-            """
-            UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
-                invalidated_by = c.episode_id
-            FROM (SELECT target_id, min(valid_at) AS valid_at, min(episode_id) AS episode_id
-                  FROM facts WHERE episode_id = :ep AND relation = 'completed'
-                  GROUP BY target_id) AS c
-            WHERE facts.relation = 'blocked_by' AND facts.target_id = c.target_id
-              AND facts.valid_at <= c.valid_at
-              AND (facts.invalid_at IS NULL OR facts.invalid_at > c.valid_at)
-              AND facts.graph_id = (SELECT graph_id FROM episodes WHERE id = :ep)
-            """,
-            {"ep": episode_id, "now": now},
-        ).rowcount
-        ended += self.conn.execute(
-            """
-            UPDATE facts SET invalid_at = u.valid_at, expired_at = :now,
-                invalidated_by = u.episode_id
-            FROM (SELECT source_id, target_id, valid_at, episode_id
-                  FROM facts WHERE episode_id = :ep AND relation = 'unblocked_from') AS u
-            WHERE facts.relation = 'blocked_by' AND facts.source_id = u.source_id
-              AND facts.target_id = u.target_id AND facts.valid_at <= u.valid_at
-              AND (facts.invalid_at IS NULL OR facts.invalid_at > u.valid_at)
-            """,
-            {"ep": episode_id, "now": now},
-        ).rowcount
-        ended += self.conn.execute(
-            """
-            UPDATE facts SET invalid_at = o.valid_at, expired_at = :now,
-                invalidated_by = o.episode_id
-            FROM (SELECT f.source_id, f.target_id, f.valid_at, f.episode_id, s.type
-                  FROM facts f JOIN entities s ON s.id = f.source_id
-                  WHERE f.episode_id = :ep AND f.relation = 'owns') AS o
-            WHERE facts.relation = 'owns' AND facts.target_id = o.target_id
-              AND facts.source_id != o.source_id AND facts.valid_at < o.valid_at
-              AND (SELECT type FROM entities WHERE id = facts.source_id) = o.type
-              AND (facts.invalid_at IS NULL OR facts.invalid_at > o.valid_at)
-            """,
-            {"ep": episode_id, "now": now},
-        ).rowcount
-        # Newer state changes already stored end this episode's own facts.
-        ended += self.conn.execute(
-            """
-            UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
-                invalidated_by = c.episode_id
-            FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, min(x.episode_id) AS episode_id
-                  FROM facts f JOIN facts x ON x.target_id = f.target_id
-                    AND x.relation = 'completed' AND x.valid_at >= f.valid_at
-                    AND x.episode_id != f.episode_id
-                  WHERE f.episode_id = :ep AND f.relation = 'blocked_by'
-                  GROUP BY f.id) AS c
-            WHERE facts.id = c.fid AND facts.invalid_at IS NULL
-            """,
-            {"ep": episode_id, "now": now},
-        ).rowcount
-        ended += self.conn.execute(
-            """
-            UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
-                invalidated_by = c.episode_id
-            FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, min(x.episode_id) AS episode_id
-                  FROM facts f JOIN facts x ON x.target_id = f.target_id
-                    AND x.source_id = f.source_id
-                    AND x.relation = 'unblocked_from' AND x.valid_at >= f.valid_at
-                    AND x.episode_id != f.episode_id
-                  WHERE f.episode_id = :ep AND f.relation = 'blocked_by'
-                  GROUP BY f.id) AS c
-            WHERE facts.id = c.fid AND facts.invalid_at IS NULL
-            """,
-            {"ep": episode_id, "now": now},
-        ).rowcount
-        ended += self.conn.execute(
-            """
-            UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
-                invalidated_by = c.episode_id
-            FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, min(x.episode_id) AS episode_id
-                  FROM facts f
-                  JOIN entities fs ON fs.id = f.source_id
-                  JOIN facts x ON x.target_id = f.target_id AND x.relation = 'owns'
-                    AND x.source_id != f.source_id AND x.valid_at > f.valid_at
-                  JOIN entities xs ON xs.id = x.source_id AND xs.type = fs.type
-                  WHERE f.episode_id = :ep AND f.relation = 'owns'
-                  GROUP BY f.id) AS c
-            WHERE facts.id = c.fid AND facts.invalid_at IS NULL
-            """,
-            {"ep": episode_id, "now": now},
-        ).rowcount
+        params = {"ep": episode_id, "now": now}
+        for rule, needs in _CONTRADICTION_RULES:
+            if needs & rels:
+                ended += self.conn.execute(rule, params).rowcount
         return ended
 
     # --- reads for analysis ---

@@ -208,3 +208,23 @@ def test_directory_argument_is_walked(cli: Cli, atlas: Path) -> None:
 def test_usage_error_exit_code(cli: Cli) -> None:
     result = cli("analyze", "--signatures", "fuzzy", ok=False)
     assert result.exit_code == 2
+
+
+def test_a_file_that_fails_mid_transaction_leaves_nothing_behind(
+    cli: Cli, write: Callable[..., Path], db_path: Path
+) -> None:
+    """The second episode's empty entity name fails after the first was written: the whole
+    file rolls back, and the entities it created are not remembered by later files."""
+    bad_fact = {"source": "?!", "relation": "owns", "target": "search rewrite"}
+    doc = [JSON_FACTS, {**JSON_FACTS, "content": "second", "facts": [bad_fact]}]
+    result = cli("ingest", str(write("mixed.json", json.dumps(doc))), "--json", ok=False)
+    assert result.exit_code == 1
+    assert "empty after normalisation" in result.stdout
+    import sqlite3
+
+    conn = sqlite3.connect(db_path)
+    for table in ("episodes", "facts", "entities", "signatures"):
+        assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0, table
+    cli("ingest", str(write("again.json", json.dumps(JSON_FACTS))), "--graph", "g")
+    assert len(cli.json("facts", "--graph", "g")) == 2
+    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
