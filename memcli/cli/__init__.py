@@ -1,12 +1,19 @@
 """The command-line interface: parses options, calls :mod:`memcli.api`, prints results.
 
-Each command group lives in its own module and registers itself on the shared ``app``.
+Each command group lives in its own module and registers itself on the shared ``app``
+when imported; ``COMMAND_MODULES`` fixes the order ``memcli --help`` lists them in.
 """
 
 from __future__ import annotations
 
-from memcli.cli import demo_cmd, ingest_cmd, read_cmd  # noqa: F401  (registration)
+import importlib
+
 from memcli.cli._app import app
+
+COMMAND_MODULES = ("ingest_cmd", "read_cmd", "demo_cmd")
+
+for _module in COMMAND_MODULES:
+    importlib.import_module(f"memcli.cli.{_module}")
 
 
 def main() -> None:
