@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -151,3 +152,35 @@ def test_reads_and_version(cli: Cli, atlas: Path) -> None:
     assert missing.exit_code == 1 and "no observation with id 99" in missing.stderr
     unknown = cli("facts", "--graph", "nope", ok=False)
     assert unknown.exit_code == 1 and "no graph named 'nope'" in unknown.stderr
+
+
+def test_larger_sample_gives_its_two_patterns_and_nothing_for_noise(cli: Cli) -> None:
+    from tests.conftest import SAMPLES
+
+    cli("ingest", str(SAMPLES / "orbit"))
+    cli("analyze")
+    observations = cli.json("observations", "--graph", "orbit")
+    by_root = {o["root_entities"][0]: o for o in observations}
+    assert sorted(by_root) == ["Kafka upgrade", "SSO rollout"]
+    sso, kafka = by_root["SSO rollout"], by_root["Kafka upgrade"]
+    assert [e["author"] for e in sso["episodes"]] == ["Priya", "Marco", "Lena"]
+    assert [e["author"] for e in kafka["episodes"]] == ["Omar", "Sofia", "Wei"]
+    assert "owned by the identity team" in sso["summary"]
+    assert "Lena's audit export is blocked downstream of Marco's partner portal" in sso["summary"]
+    assert "owned by the platform team" in kafka["summary"]
+    noise = {"Jonas", "Ravi", "Kim", "Tom", "Ana"}
+    assert not noise & {e["author"] for o in observations for e in o["episodes"]}
+    names = {e["name"] for e in cli.json("entities", "--graph", "orbit")}
+    assert {"billing engine rewrite", "billing engine rollout"} <= names
+
+
+def test_demo_runs_the_whole_pipeline_on_the_sample_data(cli: Cli, tmp_path: Path) -> None:
+    result = cli("demo")
+    assert "Auth service refactor blocking multiple workstreams" in result.stdout
+    assert "SSO rollout blocking multiple workstreams" in result.stdout
+    assert "Kafka upgrade blocking multiple workstreams" in result.stdout
+    assert "Ingested 14 updates" in result.stderr
+    as_json = json.loads(cli("--db", str(tmp_path / "fresh.db"), "demo", "--json").stdout)
+    assert len(as_json) == 3
+    again = cli("--db", str(tmp_path / "fresh.db"), "demo", ok=False)
+    assert again.exit_code == 2 and "already exists" in again.stderr
