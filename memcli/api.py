@@ -19,6 +19,15 @@ from memcli.errors import InputError, NotFound, UsageError
 from memcli.models import EntityRef, EntityType, EpisodeInput, Extraction, Relation
 from memcli.readers import content_hash, parse_document
 from memcli.resolve import display_name, normalize
+from memcli.search import (
+    ANY_WEIGHT,
+    HIGHLIGHT,
+    Query,
+    Scope,
+    fuse,
+    observation_score,
+    parse_query,
+)
 from memcli.signatures import SignatureMode, fact_signatures
 from memcli.sources import SourceText
 from memcli.store import Store, utcnow
@@ -688,3 +697,242 @@ def entities(store: Store, graph: str) -> list[dict[str, Any]]:
     for r in rows:
         r["aliases"] = sorted(json.loads(r["aliases"]))
     return rows
+
+
+# --- search, report, entity timeline, dependency pictures, adding one episode ---
+#
+# The Python client (memcli.client), the MCP server and the CLI all call these.
+
+
+def search(
+    store: Store,
+    graph: str,
+    query: str,
+    *,
+    scope: str = "observations",
+    limit: int = 10,
+    include_ended: bool = False,
+) -> list[dict[str, Any]]:
+    """Records of ``graph`` that match ``query``, best first, each with why and evidence.
+
+    Any text is a valid query (see :mod:`memcli.search`). Every result has ``type``,
+    ``id``, ``title``, ``snippet`` (the matching words in ``**bold**``), ``score``,
+    ``rank``, ``match`` ("all" terms or only "any"), ``status``, ``date`` and ``evidence``
+    (``episode_ids``, ``fact_ids``, ``observation_ids``, ``sources``), plus ``details``
+    specific to its type. Ended facts and retired observations only with
+    ``include_ended``. Text with no letters or digits matches nothing.
+    """
+    require_graph(store, graph)
+    try:
+        chosen = Scope(scope)
+    except ValueError:
+        allowed = ", ".join(s.value for s in Scope)
+        raise UsageError(f"unknown search scope {scope!r}: use {allowed}") from None
+    if limit < 1:
+        raise UsageError(f"--limit must be at least 1, not {limit}")
+    return _search_scope(store, graph, parse_query(query), chosen, limit, include_ended)
+
+
+def _search_scope(
+    store: Store, graph: str, query: Query, scope: Scope, limit: int, include_ended: bool
+) -> list[dict[str, Any]]:
+    """Each requested kind of record: all terms, else any term; then fused for "all"."""
+    every = scope is Scope.ALL
+    pool = max(limit, 25) if every else limit
+    finders: dict[str, Callable[[str], list[dict[str, Any]]]] = {}
+    if scope in (Scope.OBSERVATIONS, Scope.ALL):
+        # Fetch more than asked: evidence and recency re-rank the BM25 order.
+        finders["observation"] = lambda m: _observation_hits(
+            store, graph, m, include_ended, pool * 3
+        )
+    if scope in (Scope.FACTS, Scope.ALL):
+        finders["fact"] = lambda m: _fact_hits(store, graph, m, include_ended, pool)
+    if scope in (Scope.EPISODES, Scope.ALL):
+        finders["episode"] = lambda m: _episode_hits(store, graph, m, pool)
+    if scope in (Scope.ENTITIES, Scope.ALL):
+        finders["entity"] = lambda m: _entity_hits(store, graph, m, pool)
+    hits: dict[str, list[dict[str, Any]]] = {}
+    weights: dict[str, float] = {}
+    for type_, find in finders.items():
+        hits[type_] = []
+        for label, match in query.forms():
+            found = find(match)
+            if found:
+                for r in found:
+                    r["match"] = label
+                hits[type_] = found
+                weights[type_] = 1.0 if label == "all" else ANY_WEIGHT
+                break
+    if every:
+        by_key = {(t, r["id"]): r for t, rs in hits.items() for r in rs}
+        evidence = {
+            r["id"]: [("fact", i) for i in r["evidence"]["fact_ids"]]
+            + [("episode", i) for i in r["evidence"]["episode_ids"]]
+            for r in hits["observation"]
+        }
+        fused = fuse(
+            {t: [r["id"] for r in rs] for t, rs in hits.items()},
+            weights=weights,
+            evidence=evidence,
+        )
+        results = []
+        for key, score in fused:
+            by_key[key]["score"] = score
+            results.append(by_key[key])
+    else:
+        results = next(iter(hits.values()))
+    results = results[:limit]
+    for position, r in enumerate(results, start=1):
+        r["rank"] = position
+    return results
+
+
+def _evidence(
+    store: Store,
+    episode_ids: list[int],
+    fact_ids: list[int],
+    observation_ids: list[int],
+    sources: dict[int, str] | None = None,
+) -> dict[str, Any]:
+    known = sources if sources is not None else store.episode_sources(episode_ids)
+    return {
+        "episode_ids": episode_ids,
+        "fact_ids": fact_ids,
+        "observation_ids": observation_ids,
+        "sources": sorted({known[i] for i in episode_ids if i in known}),
+    }
+
+
+def _observation_hits(
+    store: Store, graph: str, match: str, include_ended: bool, limit: int
+) -> list[dict[str, Any]]:
+    rows = store.search_observations(
+        graph, match, include_retired=include_ended, limit=limit, marks=HIGHLIGHT
+    )
+    ids = [r["id"] for r in rows]
+    eps = store.observation_evidence_ids(ids, "episode")
+    facts = store.observation_evidence_ids(ids, "fact")
+    sources = store.episode_sources({i for v in eps.values() for i in v})
+    newest = max((r["latest_evidence_at"] for r in rows if r["latest_evidence_at"]), default=None)
+    out = []
+    for r in rows:
+        out.append(
+            {
+                "type": "observation",
+                "id": r["id"],
+                "graph": graph,
+                "title": r["name"],
+                "snippet": r["snippet"],
+                "score": observation_score(
+                    r["bm25"],
+                    r["episodes"],
+                    r["latest_evidence_at"],
+                    newest,
+                    active=r["status"] == "active",
+                ),
+                "status": r["status"],
+                "date": r["latest_evidence_at"],
+                "evidence": _evidence(store, eps[r["id"]], facts[r["id"]], [], sources),
+                "details": {
+                    "kind": r["kind"],
+                    "summary": r["summary"],
+                    "leverage": r["rank"],
+                    "start_at": r["start_at"],
+                    "latest_evidence_at": r["latest_evidence_at"],
+                    "end_at": r["end_at"],
+                    "retire_reason": r["retire_reason"],
+                },
+            }
+        )
+    out.sort(key=lambda x: (-x["score"], x["id"]))
+    return out
+
+
+def _fact_hits(
+    store: Store, graph: str, match: str, include_ended: bool, limit: int
+) -> list[dict[str, Any]]:
+    rows = store.search_facts(
+        graph, match, include_ended=include_ended, limit=limit, marks=HIGHLIGHT
+    )
+    cited = store.citing_observations("fact", [r["id"] for r in rows])
+    return [
+        {
+            "type": "fact",
+            "id": r["id"],
+            "graph": graph,
+            "title": f"{r['source']} {r['relation']} {r['target']}",
+            "snippet": r["snippet"],
+            "score": -r["bm25"],
+            "status": "ended" if r["invalid_at"] else "current",
+            "date": r["valid_at"],
+            "evidence": _evidence(
+                store,
+                [r["episode_id"]],
+                [r["id"]],
+                cited[r["id"]],
+                {r["episode_id"]: r["episode_source"]},
+            ),
+            "details": {
+                k: r[k]
+                for k in (
+                    "source",
+                    "relation",
+                    "target",
+                    "sentence",
+                    "author",
+                    "valid_at",
+                    "invalid_at",
+                    "invalidated_by",
+                )
+            },
+        }
+        for r in rows
+    ]
+
+
+def _episode_hits(store: Store, graph: str, match: str, limit: int) -> list[dict[str, Any]]:
+    rows = store.search_episodes(graph, match, limit=limit, marks=HIGHLIGHT)
+    ids = [r["id"] for r in rows]
+    facts = store.episode_fact_ids(ids)
+    cited = store.citing_observations("episode", ids)
+    return [
+        {
+            "type": "episode",
+            "id": r["id"],
+            "graph": graph,
+            "title": f"{r['author'] or 'unknown author'}, {r['occurred_at'][:10]}",
+            "snippet": r["snippet"],
+            "score": -r["bm25"],
+            "status": None,
+            "date": r["occurred_at"],
+            "evidence": _evidence(
+                store, [r["id"]], facts[r["id"]], cited[r["id"]], {r["id"]: r["source"]}
+            ),
+            "details": {k: r[k] for k in ("author", "occurred_at", "source")},
+        }
+        for r in rows
+    ]
+
+
+def _entity_hits(store: Store, graph: str, match: str, limit: int) -> list[dict[str, Any]]:
+    rows = store.search_entities(graph, match, limit=limit, marks=HIGHLIGHT)
+    ids = [r["id"] for r in rows]
+    facts = store.entity_fact_ids(ids)
+    eps = store.entity_episode_ids(ids)
+    cited = store.citing_observations("entity", ids)
+    aliases = store.entity_aliases(ids)
+    return [
+        {
+            "type": "entity",
+            "id": r["id"],
+            "graph": graph,
+            "title": r["name"],
+            "snippet": r["snippet"],
+            "score": -r["bm25"],
+            "status": None,
+            "date": None,
+            "evidence": _evidence(store, eps[r["id"]], facts[r["id"]], cited[r["id"]]),
+            "details": {"type": r["type"], "aliases": aliases[r["id"]]},
+        }
+        for r in rows
+    ]
