@@ -936,3 +936,208 @@ def _entity_hits(store: Store, graph: str, match: str, limit: int) -> list[dict[
         }
         for r in rows
     ]
+
+
+def episodes(
+    store: Store,
+    graph: str | None = None,
+    *,
+    ids: list[int] | None = None,
+    lastn: int | None = None,
+) -> list[dict[str, Any]]:
+    """Whole episodes, oldest first, each with the facts read from it.
+
+    ``lastn`` keeps only the newest n of the graph. Facts have the shape of an
+    observation's facts (``id``, ``source``, ``relation``, ``target``, ``episode_id``,
+    ``valid_at``, ``invalid_at``, ``sentence``).
+    """
+    if graph is not None:
+        require_graph(store, graph)
+    if lastn is not None and lastn < 1:
+        raise UsageError(f"lastn must be at least 1, not {lastn}")
+    rows = store.episode_rows(graph_id=graph, ids=ids, lastn=lastn)
+    by_episode: dict[int, list[dict[str, Any]]] = {r["id"]: [] for r in rows}
+    for f in store.fact_rows(episode_ids=list(by_episode)):
+        by_episode[f["episode_id"]].append(_fact_ref(f))
+    for r in rows:
+        r["facts"] = by_episode[r["id"]]
+    return rows
+
+
+def _fact_ref(f: dict[str, Any]) -> dict[str, Any]:
+    return {
+        k: f[k]
+        for k in (
+            "id",
+            "source",
+            "relation",
+            "target",
+            "episode_id",
+            "valid_at",
+            "invalid_at",
+            "sentence",
+        )
+    }
+
+
+def add(
+    store: Store,
+    graph: str,
+    data: Any,
+    *,
+    type: str = "text",
+    author: str | None = None,
+    occurred_at: Any = None,
+    source: str | None = None,
+    extractor: Extractor | None = None,
+) -> list[dict[str, Any]]:
+    """Add one update (``type="text"``) or memcli JSON episodes (``type="json"``: an
+    object or a list of objects with ``content`` and optionally ``author``,
+    ``occurred_at``, ``source``, ``facts``) to ``graph``, in one transaction.
+
+    The text is stored as given (no front matter is read). ``author``, ``occurred_at``
+    (default: now) and ``source`` (default ``api``) apply to text, and are defaults for
+    JSON objects that do not name their own. Adding the same update twice stores it
+    once. Returns the episodes (see :func:`episodes`) with ``created`` False for
+    duplicates. Run :func:`analyze` afterwards to bring observations up to date.
+    """
+    from memcli.readers import episode_from_json, to_utc
+
+    when = (
+        to_utc(occurred_at, source="occurred_at", field="occurred_at") if occurred_at else utcnow()
+    )
+    where = source or "api"
+    if not graph or not graph.strip():
+        raise UsageError("graph_id must be a non-empty string")
+    graph = graph.strip()
+    if type == "text":
+        if not isinstance(data, str) or not data.strip():
+            raise UsageError("data must be non-empty text for type='text'")
+        items = [
+            EpisodeInput(
+                content=data.strip(),
+                author=author.strip() if author and author.strip() else None,
+                occurred_at=when,
+                graph=graph,
+                source=where,
+                format="text",
+            )
+        ]
+    elif type == "json":
+        if isinstance(data, str):
+            try:
+                data = json.loads(data)
+            except json.JSONDecodeError as exc:
+                raise UsageError(f"data is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+        objects = data if isinstance(data, list) else [data]
+        if not objects:
+            raise UsageError("data is an empty list: nothing to add")
+        items = []
+        for i, obj in enumerate(objects):
+            if isinstance(obj, dict) and author and not obj.get("author"):
+                obj = {**obj, "author": author}
+            label = f"{where}[{i}]" if isinstance(data, list) else where
+            items.append(episode_from_json(obj, label, when))
+    else:
+        raise UsageError(f"unknown type {type!r}: use 'text' or 'json'")
+
+    report = IngestReport(files=1)
+    results: list[tuple[int, bool]] = []
+    try:
+        with store.transaction():
+            for item in items:
+                new_id = store_episode(store, item, graph, extractor or RulesExtractor(), report)
+                if new_id is None:
+                    digest = content_hash(item.content, item.author, item.occurred_at)
+                    old_id = store.episode_id_by_hash(graph, digest)
+                    assert old_id is not None
+                    results.append((old_id, False))
+                else:
+                    results.append((new_id, True))
+            if any(created for _, created in results):
+                store.bump_ingest(graph)
+    except (ValueError, KeyError) as exc:
+        raise UsageError(f"could not store the episode: {exc}") from None
+    stored = {e["id"]: e for e in episodes(store, graph, ids=[i for i, _ in results])}
+    return [{**stored[i], "created": created} for i, created in results]
+
+
+def entity_timeline(store: Store, graph: str, name: str) -> dict[str, Any]:
+    """Every fact about the entity called ``name`` in ``graph``, valid and ended, in the
+    order they became true, each with the episode that stated it and the one that ended it.
+
+    ``name`` matches an entity's normalised name or any alias it was written as; a name
+    used for both a person and a work item returns both entities' facts.
+    """
+    require_graph(store, graph)
+    norm = normalize(name)
+    found = store.entities_named(graph, norm, name.strip()) if norm else []
+    if not found:
+        close = [r["title"] for r in search(store, graph, name, scope="entities", limit=5)]
+        raise NotFound(
+            f"no entity named {name!r} in graph {graph!r}",
+            hint=(f"did you mean: {', '.join(close)}?" if close else None)
+            or f"see 'memcli entities --graph {graph}'",
+        )
+    facts = []
+    for f in store.fact_rows(entity_ids=[e["id"] for e in found]):
+        facts.append(
+            {
+                **_fact_ref(f),
+                "status": "ended" if f["invalid_at"] else "current",
+                "source_type": f["source_type"],
+                "target_type": f["target_type"],
+                "episode": {
+                    "id": f["episode_id"],
+                    "source": f["episode_source"],
+                    "author": f["author"],
+                    "occurred_at": f["occurred_at"],
+                },
+                "invalidated_by": (
+                    {"id": f["invalidated_by"], "source": f["invalidated_by_source"]}
+                    if f["invalidated_by"] is not None
+                    else None
+                ),
+            }
+        )
+    return {"graph": graph, "name": name, "entities": found, "facts": facts}
+
+
+def report(
+    store: Store,
+    graph: str,
+    *,
+    since: str | None = None,
+    record: bool = False,
+    now: str | None = None,
+) -> dict[str, Any]:
+    """The digest of one graph (see :mod:`memcli.digest`): blockers ranked by leverage,
+    what is new or updated and what retired (and why) since ``since`` (memcli time), else
+    since the last recorded report (against what that report saw), else ever. ``record``
+    makes this report the graph's last report, the baseline of the next one."""
+    from memcli import digest
+
+    require_graph(store, graph)
+    generated = now or utcnow()
+    last = store.last_report(graph)
+    previous = last[0] if last else None
+    seen = last[1] if last and since is None else None
+    window = since if since is not None else previous
+    source = "option" if since is not None else "last report" if last else "first report"
+    rows = observations(store, graph, "all")
+    retired_by = store.episodes_by_id(
+        {o["retired_by_episode"] for o in rows if o["retired_by_episode"] is not None}
+    )
+    result = digest.build(
+        graph,
+        rows,
+        since=window,
+        seen=seen,
+        since_source=source,
+        generated_at=generated,
+        episodes=retired_by,
+    )
+    result["previous_report_at"] = previous
+    if record:
+        store.mark_report(graph, generated, {o["id"]: (o["version"], o["status"]) for o in rows})
+    return result

@@ -309,10 +309,12 @@ def m003_search(db: Database) -> None:
         INSERT INTO episodes_fts (episodes_fts) VALUES ('rebuild');
         INSERT INTO observations_fts (observations_fts) VALUES ('rebuild');
 
-        -- When 'memcli report' last ran for a graph: its default "since".
+        -- What the last 'memcli report' of a graph saw: the next one reports changes
+        -- against this snapshot (exact, unlike comparing second-precision timestamps).
         CREATE TABLE report_marks (
             graph_id TEXT PRIMARY KEY REFERENCES graphs(id),
-            last_report_at TEXT NOT NULL
+            last_report_at TEXT NOT NULL,
+            observations TEXT NOT NULL DEFAULT '{{}}'  -- JSON: {{id: [version, status]}}
         );
         """
     )
@@ -1261,3 +1263,134 @@ class Store:
         """Raise if any search index disagrees with the rows it indexes (tests, doctor)."""
         for fts in ("episodes_fts", "observations_fts", "entity_docs_fts", "fact_docs_fts"):
             self.conn.execute(f"INSERT INTO {fts} ({fts}, rank) VALUES ('integrity-check', 1)")
+
+    # --- episodes, entity timelines, dependency pictures, report marks ---
+
+    def episode_rows(
+        self,
+        *,
+        graph_id: str | None = None,
+        ids: Sequence[int] | None = None,
+        lastn: int | None = None,
+    ) -> list[dict[str, Any]]:
+        """Whole episodes (text included), oldest first; ``lastn``: only the newest n."""
+        where: list[str] = ["1 = 1"]
+        params: list[Any] = []
+        if graph_id is not None:
+            where.append("graph_id = ?")
+            params.append(graph_id)
+        if ids is not None:
+            where.append(f"id IN ({','.join('?' * len(ids))})")
+            params.extend(ids)
+        sql = (
+            "SELECT id, graph_id AS graph, content, author, occurred_at, ingested_at, source,"
+            f" format, extractor, unparsed FROM episodes WHERE {' AND '.join(where)}"
+            " ORDER BY occurred_at DESC, id DESC"
+        )
+        if lastn is not None:
+            sql += " LIMIT ?"
+            params.append(lastn)
+        rows = self.rows(sql, params)
+        for r in rows:
+            r["unparsed"] = json.loads(r["unparsed"])
+        return rows[::-1]
+
+    def fact_rows(
+        self, *, episode_ids: Sequence[int] = (), entity_ids: Sequence[int] = ()
+    ) -> list[dict[str, Any]]:
+        """Facts stated by these episodes or about these entities, in world-time order,
+        each with its episode and the episode that ended it (if any)."""
+        found: dict[int, dict[str, Any]] = {}
+        for column, ids in (
+            ("f.episode_id", episode_ids),
+            ("f.source_id", entity_ids),
+            ("f.target_id", entity_ids),
+        ):
+            id_list = sorted(set(ids))
+            for i in range(0, len(id_list), 500):
+                chunk = id_list[i : i + 500]
+                for row in self.rows(
+                    f"""
+                    SELECT f.id, s.name AS source, s.type AS source_type, f.relation,
+                      t.name AS target, t.type AS target_type, f.episode_id,
+                      e.source AS episode_source, e.author, e.occurred_at, f.valid_at,
+                      f.invalid_at, f.invalidated_by, x.source AS invalidated_by_source,
+                      f.sentence
+                    FROM facts f JOIN entities s ON s.id = f.source_id
+                    JOIN entities t ON t.id = f.target_id
+                    JOIN episodes e ON e.id = f.episode_id
+                    LEFT JOIN episodes x ON x.id = f.invalidated_by
+                    WHERE {column} IN ({",".join("?" * len(chunk))})
+                    """,
+                    chunk,
+                ):
+                    found[row["id"]] = row
+        return sorted(found.values(), key=lambda r: (r["valid_at"], r["id"]))
+
+    def entities_named(self, graph_id: str, norm: str, name: str) -> list[dict[str, Any]]:
+        """Entities whose normalised name is ``norm`` or with an alias equal to ``name``
+        (case-insensitive)."""
+        rows = self.rows(
+            """
+            SELECT id, name, type FROM entities WHERE graph_id = :graph AND (norm = :norm
+              OR id IN (SELECT entity_id FROM entity_aliases WHERE lower(alias) = lower(:name)))
+            ORDER BY type, id
+            """,
+            {"graph": graph_id, "norm": norm, "name": name},
+        )
+        aliases = self.entity_aliases([r["id"] for r in rows])
+        for r in rows:
+            r["aliases"] = aliases[r["id"]]
+        return rows
+
+    def current_dependency_facts(self, graph_id: str) -> list[dict[str, Any]]:
+        """Current blocked_by and owns facts of a graph, with entity names and types."""
+        return self.rows(
+            """
+            SELECT f.id, f.source_id, s.name AS source, s.type AS source_type, f.relation,
+              f.target_id, t.name AS target, t.type AS target_type, f.episode_id
+            FROM facts f JOIN entities s ON s.id = f.source_id
+            JOIN entities t ON t.id = f.target_id
+            WHERE f.graph_id = ? AND f.invalid_at IS NULL
+              AND f.relation IN ('blocked_by', 'owns')
+            ORDER BY f.id
+            """,
+            (graph_id,),
+        )
+
+    def entity_roles(self, obs_ids: Sequence[int]) -> list[tuple[int, int, str]]:
+        """(observation id, entity id, role) for these observations."""
+        out: list[tuple[int, int, str]] = []
+        id_list = sorted(set(obs_ids))
+        for i in range(0, len(id_list), 500):
+            chunk = id_list[i : i + 500]
+            out += [
+                (int(a), int(b), str(c))
+                for a, b, c in self.conn.execute(
+                    "SELECT observation_id, item_id, role FROM observation_evidence"
+                    f" WHERE item_type = 'entity' AND observation_id IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                )
+            ]
+        return out
+
+    def last_report(self, graph_id: str) -> tuple[str, dict[int, tuple[int, str]]] | None:
+        """When the last report of a graph ran, and each observation's (version, status)
+        as it saw them."""
+        rows = self.rows(
+            "SELECT last_report_at, observations FROM report_marks WHERE graph_id = ?",
+            (graph_id,),
+        )
+        if not rows:
+            return None
+        seen = json.loads(rows[0]["observations"])
+        return rows[0]["last_report_at"], {int(k): (int(v[0]), str(v[1])) for k, v in seen.items()}
+
+    def mark_report(self, graph_id: str, at: str, seen: dict[int, tuple[int, str]]) -> None:
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO report_marks (graph_id, last_report_at, observations) VALUES (?, ?, ?)"
+                " ON CONFLICT(graph_id) DO UPDATE SET last_report_at = excluded.last_report_at,"
+                " observations = excluded.observations",
+                (graph_id, at, json.dumps({str(k): list(v) for k, v in sorted(seen.items())})),
+            )

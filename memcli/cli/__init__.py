@@ -9,6 +9,7 @@ from memcli.cli import (  # noqa: F401  (registration)
     demo_cmd,
     ingest_cmd,
     read_cmd,
+    report_cmd,
     search_cmd,
 )
 from memcli.cli._app import app
