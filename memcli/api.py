@@ -1141,3 +1141,34 @@ def report(
     if record:
         store.mark_report(graph, generated, {o["id"]: (o["version"], o["status"]) for o in rows})
     return result
+
+
+def dependency_picture(
+    store: Store, graph: str | None = None, *, observation_id: int | None = None
+) -> Any:
+    """What ``memcli visualize`` draws (a :class:`memcli.visualize.Picture`): the graph's
+    current blocked_by and owns facts with its active dependency observations marked, or,
+    with ``observation_id``, just that observation's own chain (its evidence facts, even
+    ended ones)."""
+    from memcli.visualize import Pattern, build
+
+    def pattern(o: dict[str, Any]) -> Pattern:
+        return Pattern(
+            id=o["id"],
+            name=o["name"],
+            rank=o["rank"],
+            members=frozenset(e["id"] for e in o["entities"]),
+            roots=frozenset(e["id"] for e in o["entities"] if e["role"] == "root"),
+        )
+
+    if observation_id is not None:
+        obs = observation(store, observation_id)
+        facts = store.dependency_facts(obs["graph"], fact_ids=[f["id"] for f in obs["facts"]])
+        title = f"{obs['graph']}: observation #{obs['id']} {obs['name']}"
+        return build(title, facts, [pattern(obs)])
+    if graph is None:
+        raise UsageError("name a graph or an observation to draw")
+    require_graph(store, graph)
+    active = [o for o in observations(store, graph, "active") if o["kind"] == "dependency_chain"]
+    title = f"{graph}: who waits on what (current facts)"
+    return build(title, store.dependency_facts(graph), [pattern(o) for o in active])

@@ -1343,19 +1343,28 @@ class Store:
             r["aliases"] = aliases[r["id"]]
         return rows
 
-    def current_dependency_facts(self, graph_id: str) -> list[dict[str, Any]]:
-        """Current blocked_by and owns facts of a graph, with entity names and types."""
+    def dependency_facts(
+        self, graph_id: str, *, fact_ids: Sequence[int] | None = None
+    ) -> list[dict[str, Any]]:
+        """blocked_by and owns facts with entity names and types: the graph's current ones,
+        or exactly ``fact_ids`` (current or ended, e.g. an observation's evidence)."""
+        where = "f.invalid_at IS NULL"
+        params: list[Any] = [graph_id]
+        if fact_ids is not None:
+            if not fact_ids:
+                return []
+            where = f"f.id IN ({','.join('?' * len(fact_ids))})"
+            params += list(fact_ids)
         return self.rows(
-            """
+            f"""
             SELECT f.id, f.source_id, s.name AS source, s.type AS source_type, f.relation,
               f.target_id, t.name AS target, t.type AS target_type, f.episode_id
             FROM facts f JOIN entities s ON s.id = f.source_id
             JOIN entities t ON t.id = f.target_id
-            WHERE f.graph_id = ? AND f.invalid_at IS NULL
-              AND f.relation IN ('blocked_by', 'owns')
+            WHERE f.graph_id = ? AND {where} AND f.relation IN ('blocked_by', 'owns')
             ORDER BY f.id
             """,
-            (graph_id,),
+            params,
         )
 
     def entity_roles(self, obs_ids: Sequence[int]) -> list[tuple[int, int, str]]:

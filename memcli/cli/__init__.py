@@ -11,6 +11,7 @@ from memcli.cli import (  # noqa: F401  (registration)
     read_cmd,
     report_cmd,
     search_cmd,
+    visualize_cmd,
 )
 from memcli.cli._app import app
 
