@@ -729,7 +729,7 @@ def search(
         allowed = ", ".join(s.value for s in Scope)
         raise UsageError(f"unknown search scope {scope!r}: use {allowed}") from None
     if limit < 1:
-        raise UsageError(f"--limit must be at least 1, not {limit}")
+        raise UsageError(f"limit must be at least 1, not {limit}")
     return _search_scope(store, graph, parse_query(query), chosen, limit, include_ended)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from memcli.cli import (  # noqa: F401  (registration)
     demo_cmd,
     ingest_cmd,
+    mcp_cmd,
     read_cmd,
     report_cmd,
     search_cmd,
