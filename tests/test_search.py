@@ -4,6 +4,7 @@ staying in step with ingest, analyze, regeneration and retirement."""
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -15,15 +16,29 @@ from hypothesis import strategies as st
 
 from memcli import api
 from memcli.search import parse_query
+from memcli.sources import expand
 from memcli.store import Store
 from tests.conftest import SAMPLES, Cli, update
 
 
+@pytest.fixture(scope="module")
+def sample_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Both sample projects ingested and analyzed, once per module (through the API the
+    CLI runs on; the tests below only read)."""
+    path = tmp_path_factory.mktemp("samples") / "samples.db"
+    with Store(path) as store:
+        report = api.ingest(store, expand([str(SAMPLES)]))
+        assert report.ok and report.episodes_new == 14
+        for graph in store.graph_ids():
+            api.analyze(store, graph)
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return path
+
+
 @pytest.fixture
-def samples(cli: Cli, db_path: Path) -> Path:
-    """Both sample projects ingested and analyzed."""
-    cli("ingest", str(SAMPLES))
-    cli("analyze")
+def samples(sample_db: Path, db_path: Path) -> Path:
+    """A private copy of the analyzed sample database at the test's MEMCLI_DB."""
+    shutil.copyfile(sample_db, db_path)
     return db_path
 
 
@@ -309,3 +324,47 @@ def test_existing_database_is_indexed_by_the_migration(
     assert obs["type"] == "observation"
     assert search(cli, "Clara", "project-atlas", "--scope", "entities")[0]["title"] == "Clara"
     integrity(db_path)
+
+
+# --- the pure parts: query parsing and ranking ---
+
+
+def test_parse_query_quotes_words_and_drops_syntax() -> None:
+    from memcli.search import MAX_TERMS, quote
+
+    q = parse_query('What is "blocking" the AUTH-refactor?? NEAR(x) OR kafka* ')
+    assert q.terms == ("blocking", "auth", "refactor", "x", "kafka")
+    assert q.match_all() == '"blocking" AND "auth" AND "refactor" AND "x" AND "kafka"'
+    assert [label for label, _ in q.forms()] == ["all", "any"]
+    assert parse_query("the of and").terms == ("the", "of", "and")  # nothing else left
+    assert parse_query("Kafka kafka KAFKA").forms() == [("all", '"kafka"')]
+    assert parse_query("snake_case_name").terms == ("snake", "case", "name")
+    assert parse_query("Ünïcödé カフカ").terms == ("ünïcödé", "カフカ")
+    assert parse_query("((*^:-").empty and parse_query("").forms() == []
+    assert len(parse_query(" ".join(f"w{i}" for i in range(100))).terms) == MAX_TERMS
+    assert quote('a"b') == '"a""b"'
+
+
+def test_observation_score_weighs_evidence_recency_and_status() -> None:
+    from memcli.search import observation_score
+
+    newest = "2026-11-30T00:00:00Z"
+    base = observation_score(-2.0, 3, newest, newest)
+    assert observation_score(-2.0, 10, newest, newest) > base  # more evidence
+    assert observation_score(-2.0, 3, "2026-10-01T00:00:00Z", newest) < base  # older
+    assert observation_score(-2.0, 3, newest, newest, active=False) == base / 2
+    assert observation_score(-3.0, 1, "2026-01-01T00:00:00Z", newest) > base  # text decides
+    assert observation_score(-2.0, 3, None, None) > 0
+
+
+def test_fuse_is_reciprocal_rank_with_evidence_credit() -> None:
+    from memcli.search import RRF_K, fuse
+
+    ranked = {"observation": [7, 8], "fact": [1, 2], "episode": [5]}
+    plain = fuse(ranked)
+    assert plain[0] == (("observation", 7), 1 / (RRF_K + 1))  # ties: observation first
+    assert [k for k, _ in plain[:3]] == [("observation", 7), ("fact", 1), ("episode", 5)]
+    credited = fuse(ranked, evidence={8: [("fact", 1), ("episode", 5)]})
+    assert credited[0][0] == ("observation", 8)  # its evidence ranks first in two lists
+    halved = fuse({"fact": [1], "entity": [4]}, weights={"fact": 0.5})
+    assert [k for k, _ in halved] == [("entity", 4), ("fact", 1)]
