@@ -186,6 +186,88 @@ class GraphInfo(_Model):
     last_analyzed_at: str | None = None
 
 
+class Citation(_Model):
+    """An episode cited by the report: id, author, world date, source."""
+
+    episode_id: int
+    author: str | None = None
+    date: str
+    source: str
+
+
+class Blocked(_Model):
+    """Work (or a person) waiting on a root blocker, with its owners and what it waits on."""
+
+    item: str
+    type: str
+    owners: list[str]
+    via: list[str]
+
+
+class Action(_Model):
+    """A root blocker to clear, from the report: who it would unblock and the evidence."""
+
+    observation_id: int
+    name: str
+    root: str
+    root_owners: list[str]
+    leverage: int
+    people: list[str]
+    work_items: list[str]
+    direct: list[Blocked]
+    downstream: list[Blocked]
+    summary: str
+    change: Literal["new", "updated"] | None = None
+    version: int
+    start_at: str | None = None
+    latest_evidence_at: str | None = None
+    evidence: list[Citation]
+    fact_ids: list[int]
+
+
+class ObservationRef(_Model):
+    observation_id: int
+    name: str
+    kind: str
+    status: str
+    version: int
+    created_at: str
+    updated_at: str
+    summary: str
+    evidence: list[Citation]
+
+
+class Retired(ObservationRef):
+    """An observation retired since the last report, and why."""
+
+    reason: str | None = None
+    retired_at: str
+    ended_at: str | None = None
+    by_episode: Citation | None = None
+    superseded_by: list[int] = Field(default_factory=list)
+
+
+class Report(_Model):
+    """The digest (``memcli report``): what to act on, what changed, what retired."""
+
+    graph: str
+    generated_at: str
+    since: str | None = None
+    since_source: str
+    previous_report_at: str | None = None
+    act_on: list[Action]
+    new: list[ObservationRef]
+    updated: list[ObservationRef]
+    retired: list[Retired]
+    context: list[ObservationRef]
+
+    def markdown(self) -> str:
+        """The report as the Markdown ``memcli report`` prints."""
+        from memcli.digest import render_markdown
+
+        return render_markdown(self.model_dump())
+
+
 class ObservationClient:
     """``client.graph.observation``: read observations (they are written by analyze)."""
 
@@ -294,6 +376,29 @@ class GraphClient:
         """Every fact about one entity (current and ended) in world-time order."""
         return EntityTimeline.model_validate(api.entity_timeline(self._store, graph_id, name))
 
+    def report(
+        self,
+        *,
+        graph_id: str,
+        since: str | datetime | date | None = None,
+        record: bool = False,
+    ) -> Report:
+        """The digest: blockers by leverage, what is new, what retired and why. Changes
+        since ``since``, else since the last recorded report; ``record`` makes this the
+        last report (off by default, so an agent does not move a person's mark)."""
+        from memcli.readers import to_utc
+
+        when = to_utc(since, source="since") if since else None
+        return Report.model_validate(api.report(self._store, graph_id, since=when, record=record))
+
+    def visualize(
+        self, *, graph_id: str, format: Literal["mermaid", "dot", "html"] = "mermaid"
+    ) -> str:
+        """The dependency graph as Mermaid, Graphviz DOT or a self-contained HTML page."""
+        from memcli.visualize import render
+
+        return render(api.dependency_picture(self._store, graph_id), format)
+
     def list_all(self) -> list[GraphInfo]:
         """Every graph in the database with its counts."""
         return [GraphInfo.model_validate(r) for r in self._store.graphs_with_counts()]
@@ -330,7 +435,10 @@ class Client:
 
 
 __all__ = [
+    "Action",
     "AnalyzeResult",
+    "Blocked",
+    "Citation",
     "Client",
     "Entity",
     "EntityRole",
@@ -341,6 +449,9 @@ __all__ = [
     "Fact",
     "GraphInfo",
     "Observation",
+    "ObservationRef",
+    "Report",
+    "Retired",
     "SearchResult",
     "TimelineFact",
 ]

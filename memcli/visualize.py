@@ -24,6 +24,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from memcli.errors import UsageError
+
 ROOT_FILL, ROOT_STROKE = "#fde2e1", "#c62828"
 PALETTE = ["#1565c0", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f", "#ad1457", "#4e342e", "#455a64"]
 
@@ -487,4 +489,4 @@ def render(p: Picture, fmt: str) -> str:
         return dot(p)
     if fmt == "html":
         return html_page(p)
-    raise ValueError(f"unknown picture format {fmt!r}")
+    raise UsageError(f"unknown picture format {fmt!r}: use mermaid, dot or html")

@@ -77,6 +77,20 @@ def test_client_and_cli_agree(cli: Cli, atlas: Path, db_path: Path) -> None:
             ("Clara", "owns", "checkout flow"),
             ("Bob", "owns", "payments integration"),
         }
+        report = client.graph.report(graph_id="project-atlas")
+        assert report.since_source == "first report"
+        [action] = report.act_on
+        assert (action.root, action.leverage, action.change) == ("auth service refactor", 6, "new")
+        assert [c.episode_id for c in action.evidence] == [1, 2, 3]
+        printed = cli("report", "--graph", "project-atlas", "--no-record").stdout
+        assert report.markdown().split("\n")[4:] == printed.split("\n")[4:]  # past the time
+        assert client.graph.report(graph_id="project-atlas").since_source == "first report"
+        assert (
+            client.graph.visualize(graph_id="project-atlas")
+            == cli("visualize", "--graph", "project-atlas").stdout
+        )
+        with pytest.raises(UsageError, match="unknown picture format"):
+            client.graph.visualize(graph_id="project-atlas", format="png")  # type: ignore[arg-type]
         [info] = client.graph.list_all()
         assert (info.graph, info.episodes, info.active_observations) == ("project-atlas", 3, 1)
 

@@ -75,7 +75,12 @@ def render_result(r: dict[str, Any]) -> Text:
 
 @command("search")
 def search(
-    query: Annotated[str, typer.Argument(help="What to look for: any text, no syntax.")],
+    query: Annotated[
+        str,
+        typer.Argument(
+            help="What to look for: any text, no syntax ('--' before text that starts with '-')."
+        ),
+    ],
     graph: GraphOpt,
     scope: Annotated[
         Scope,
