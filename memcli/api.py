@@ -20,6 +20,15 @@ from memcli.errors import InputError, NotFound, UsageError
 from memcli.models import EntityRef, EntityType, EpisodeInput, Extraction, Relation
 from memcli.readers import content_hash, parse_document
 from memcli.resolve import display_name, normalize
+from memcli.search import (
+    ANY_WEIGHT,
+    HIGHLIGHT,
+    Query,
+    Scope,
+    fuse,
+    observation_score,
+    parse_query,
+)
 from memcli.signatures import SignatureMode, describe, fact_signatures
 from memcli.sources import SourceText
 from memcli.store import Store, utcnow
@@ -780,43 +789,476 @@ def entities(store: Store, graph: str) -> list[dict[str, Any]]:
     return rows
 
 
+# --- search, report, entity timeline, dependency pictures, adding one episode ---
+#
+# The Python client (memcli.client), the MCP server and the CLI all call these.
+
+
+def search(
+    store: Store,
+    graph: str,
+    query: str,
+    *,
+    scope: str = "observations",
+    limit: int = 10,
+    include_ended: bool = False,
+) -> list[dict[str, Any]]:
+    """Records of ``graph`` that match ``query``, best first, each with why and evidence.
+
+    Any text is a valid query (see :mod:`memcli.search`). Every result has ``type``,
+    ``id``, ``title``, ``snippet`` (the matching words in ``**bold**``), ``score``,
+    ``rank``, ``match`` ("all" terms or only "any"), ``status``, ``date`` and ``evidence``
+    (``episode_ids``, ``fact_ids``, ``observation_ids``, ``sources``), plus ``details``
+    specific to its type. Ended facts and retired observations only with
+    ``include_ended``. Text with no letters or digits matches nothing.
+    """
+    require_graph(store, graph)
+    try:
+        chosen = Scope(scope)
+    except ValueError:
+        allowed = ", ".join(s.value for s in Scope)
+        raise UsageError(f"unknown search scope {scope!r}: use {allowed}") from None
+    if limit < 1:
+        raise UsageError(f"limit must be at least 1, not {limit}")
+    return _search_scope(store, graph, parse_query(query), chosen, limit, include_ended)
+
+
+def _search_scope(
+    store: Store, graph: str, query: Query, scope: Scope, limit: int, include_ended: bool
+) -> list[dict[str, Any]]:
+    """Each requested kind of record: all terms, else any term; then fused for "all"."""
+    every = scope is Scope.ALL
+    pool = max(limit, 25) if every else limit
+    finders: dict[str, Callable[[str], list[dict[str, Any]]]] = {}
+    if scope in (Scope.OBSERVATIONS, Scope.ALL):
+        # Fetch more than asked: evidence and recency re-rank the BM25 order.
+        finders["observation"] = lambda m: _observation_hits(
+            store, graph, m, include_ended, pool * 3
+        )
+    if scope in (Scope.FACTS, Scope.ALL):
+        finders["fact"] = lambda m: _fact_hits(store, graph, m, include_ended, pool)
+    if scope in (Scope.EPISODES, Scope.ALL):
+        finders["episode"] = lambda m: _episode_hits(store, graph, m, pool)
+    if scope in (Scope.ENTITIES, Scope.ALL):
+        finders["entity"] = lambda m: _entity_hits(store, graph, m, pool)
+    hits: dict[str, list[dict[str, Any]]] = {}
+    weights: dict[str, float] = {}
+    for type_, find in finders.items():
+        hits[type_] = []
+        for label, match in query.forms():
+            found = find(match)
+            if found:
+                for r in found:
+                    r["match"] = label
+                hits[type_] = found
+                weights[type_] = 1.0 if label == "all" else ANY_WEIGHT
+                break
+    if every:
+        by_key = {(t, r["id"]): r for t, rs in hits.items() for r in rs}
+        evidence = {
+            r["id"]: [("fact", i) for i in r["evidence"]["fact_ids"]]
+            + [("episode", i) for i in r["evidence"]["episode_ids"]]
+            for r in hits["observation"]
+        }
+        fused = fuse(
+            {t: [r["id"] for r in rs] for t, rs in hits.items()},
+            weights=weights,
+            evidence=evidence,
+        )
+        results = []
+        for key, score in fused:
+            by_key[key]["score"] = score
+            results.append(by_key[key])
+    else:
+        results = next(iter(hits.values()))
+    results = results[:limit]
+    for position, r in enumerate(results, start=1):
+        r["rank"] = position
+    return results
+
+
+def _evidence(
+    store: Store,
+    episode_ids: list[int],
+    fact_ids: list[int],
+    observation_ids: list[int],
+    sources: dict[int, str] | None = None,
+) -> dict[str, Any]:
+    known = sources if sources is not None else store.episode_sources(episode_ids)
+    return {
+        "episode_ids": episode_ids,
+        "fact_ids": fact_ids,
+        "observation_ids": observation_ids,
+        "sources": sorted({known[i] for i in episode_ids if i in known}),
+    }
+
+
+def _observation_hits(
+    store: Store, graph: str, match: str, include_ended: bool, limit: int
+) -> list[dict[str, Any]]:
+    rows = store.search_observations(
+        graph, match, include_retired=include_ended, limit=limit, marks=HIGHLIGHT
+    )
+    ids = [r["id"] for r in rows]
+    eps = store.observation_evidence_ids(ids, "episode")
+    facts = store.observation_evidence_ids(ids, "fact")
+    sources = store.episode_sources({i for v in eps.values() for i in v})
+    newest = max((r["latest_evidence_at"] for r in rows if r["latest_evidence_at"]), default=None)
+    out = []
+    for r in rows:
+        out.append(
+            {
+                "type": "observation",
+                "id": r["id"],
+                "graph": graph,
+                "title": r["name"],
+                "snippet": r["snippet"],
+                "score": observation_score(
+                    r["bm25"],
+                    r["episodes"],
+                    r["latest_evidence_at"],
+                    newest,
+                    active=r["status"] == "active",
+                ),
+                "status": r["status"],
+                "date": r["latest_evidence_at"],
+                "evidence": _evidence(store, eps[r["id"]], facts[r["id"]], [], sources),
+                "details": {
+                    "kind": r["kind"],
+                    "summary": r["summary"],
+                    "leverage": r["rank"],
+                    "start_at": r["start_at"],
+                    "latest_evidence_at": r["latest_evidence_at"],
+                    "end_at": r["end_at"],
+                    "retire_reason": r["retire_reason"],
+                },
+            }
+        )
+    out.sort(key=lambda x: (-x["score"], x["id"]))
+    return out
+
+
+def _fact_hits(
+    store: Store, graph: str, match: str, include_ended: bool, limit: int
+) -> list[dict[str, Any]]:
+    rows = store.search_facts(
+        graph, match, include_ended=include_ended, limit=limit, marks=HIGHLIGHT
+    )
+    cited = store.citing_observations("fact", [r["id"] for r in rows])
+    return [
+        {
+            "type": "fact",
+            "id": r["id"],
+            "graph": graph,
+            "title": f"{r['source']} {r['relation']} {r['target']}",
+            "snippet": r["snippet"],
+            "score": -r["bm25"],
+            "status": "ended" if r["invalid_at"] else "current",
+            "date": r["valid_at"],
+            "evidence": _evidence(
+                store,
+                [r["episode_id"]],
+                [r["id"]],
+                cited[r["id"]],
+                {r["episode_id"]: r["episode_source"]},
+            ),
+            "details": {
+                k: r[k]
+                for k in (
+                    "source",
+                    "relation",
+                    "target",
+                    "sentence",
+                    "author",
+                    "valid_at",
+                    "invalid_at",
+                    "invalidated_by",
+                )
+            },
+        }
+        for r in rows
+    ]
+
+
+def _episode_hits(store: Store, graph: str, match: str, limit: int) -> list[dict[str, Any]]:
+    rows = store.search_episodes(graph, match, limit=limit, marks=HIGHLIGHT)
+    ids = [r["id"] for r in rows]
+    facts = store.episode_fact_ids(ids)
+    cited = store.citing_observations("episode", ids)
+    return [
+        {
+            "type": "episode",
+            "id": r["id"],
+            "graph": graph,
+            "title": f"{r['author'] or 'unknown author'}, {r['occurred_at'][:10]}",
+            "snippet": r["snippet"],
+            "score": -r["bm25"],
+            "status": None,
+            "date": r["occurred_at"],
+            "evidence": _evidence(
+                store, [r["id"]], facts[r["id"]], cited[r["id"]], {r["id"]: r["source"]}
+            ),
+            "details": {k: r[k] for k in ("author", "occurred_at", "source")},
+        }
+        for r in rows
+    ]
+
+
+def _entity_hits(store: Store, graph: str, match: str, limit: int) -> list[dict[str, Any]]:
+    rows = store.search_entities(graph, match, limit=limit, marks=HIGHLIGHT)
+    ids = [r["id"] for r in rows]
+    facts = store.entity_fact_ids(ids)
+    eps = store.entity_episode_ids(ids)
+    cited = store.citing_observations("entity", ids)
+    aliases = store.entity_aliases(ids)
+    return [
+        {
+            "type": "entity",
+            "id": r["id"],
+            "graph": graph,
+            "title": r["name"],
+            "snippet": r["snippet"],
+            "score": -r["bm25"],
+            "status": None,
+            "date": None,
+            "evidence": _evidence(store, eps[r["id"]], facts[r["id"]], cited[r["id"]]),
+            "details": {"type": r["type"], "aliases": aliases[r["id"]]},
+        }
+        for r in rows
+    ]
+
+
+def episodes(
+    store: Store,
+    graph: str | None = None,
+    *,
+    ids: list[int] | None = None,
+    lastn: int | None = None,
+) -> list[dict[str, Any]]:
+    """Whole episodes, oldest first, each with the facts read from it.
+
+    ``lastn`` keeps only the newest n of the graph. Facts have the shape of an
+    observation's facts (``id``, ``source``, ``relation``, ``target``, ``episode_id``,
+    ``valid_at``, ``invalid_at``, ``sentence``).
+    """
+    if graph is not None:
+        require_graph(store, graph)
+    if lastn is not None and lastn < 1:
+        raise UsageError(f"lastn must be at least 1, not {lastn}")
+    rows = store.episode_rows(graph_id=graph, ids=ids, lastn=lastn)
+    by_episode: dict[int, list[dict[str, Any]]] = {r["id"]: [] for r in rows}
+    for f in store.fact_rows(episode_ids=list(by_episode)):
+        by_episode[f["episode_id"]].append(_fact_ref(f))
+    for r in rows:
+        r["facts"] = by_episode[r["id"]]
+    return rows
+
+
+def _fact_ref(f: dict[str, Any]) -> dict[str, Any]:
+    return {
+        k: f[k]
+        for k in (
+            "id",
+            "source",
+            "relation",
+            "target",
+            "episode_id",
+            "valid_at",
+            "invalid_at",
+            "sentence",
+        )
+    }
+
+
+def add(
+    store: Store,
+    graph: str,
+    data: Any,
+    *,
+    type: str = "text",
+    author: str | None = None,
+    occurred_at: Any = None,
+    source: str | None = None,
+    extractor: Extractor | None = None,
+) -> list[dict[str, Any]]:
+    """Add one update (``type="text"``) or memcli JSON episodes (``type="json"``: an
+    object or a list of objects with ``content`` and optionally ``author``,
+    ``occurred_at``, ``source``, ``facts``) to ``graph``, in one transaction.
+
+    The text is stored as given (no front matter is read). ``author``, ``occurred_at``
+    (default: now) and ``source`` (default ``api``) apply to text, and are defaults for
+    JSON objects that do not name their own. Adding the same update twice stores it
+    once. Returns the episodes (see :func:`episodes`) with ``created`` False for
+    duplicates. Run :func:`analyze` afterwards to bring observations up to date.
+    """
+    from memcli.readers import episode_from_json, to_utc
+
+    when = (
+        to_utc(occurred_at, source="occurred_at", field="occurred_at") if occurred_at else utcnow()
+    )
+    where = source or "api"
+    if not graph or not graph.strip():
+        raise UsageError("graph_id must be a non-empty string")
+    graph = graph.strip()
+    if type == "text":
+        if not isinstance(data, str) or not data.strip():
+            raise UsageError("data must be non-empty text for type='text'")
+        items = [
+            EpisodeInput(
+                content=data.strip(),
+                author=author.strip() if author and author.strip() else None,
+                occurred_at=when,
+                graph=graph,
+                source=where,
+                format="text",
+            )
+        ]
+    elif type == "json":
+        if isinstance(data, str):
+            try:
+                data = json.loads(data)
+            except json.JSONDecodeError as exc:
+                raise UsageError(f"data is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+        objects = data if isinstance(data, list) else [data]
+        if not objects:
+            raise UsageError("data is an empty list: nothing to add")
+        items = []
+        for i, obj in enumerate(objects):
+            if isinstance(obj, dict) and author and not obj.get("author"):
+                obj = {**obj, "author": author}
+            label = f"{where}[{i}]" if isinstance(data, list) else where
+            items.append(episode_from_json(obj, label, when))
+    else:
+        raise UsageError(f"unknown type {type!r}: use 'text' or 'json'")
+
+    report = IngestReport(files=1)
+    results: list[tuple[int, bool]] = []
+    try:
+        with store.transaction():
+            for item in items:
+                new_id = store_episode(store, item, graph, extractor or RulesExtractor(), report)
+                if new_id is None:
+                    digest = content_hash(item.content, item.author, item.occurred_at)
+                    old_id = store.episode_id_by_hash(graph, digest)
+                    assert old_id is not None
+                    results.append((old_id, False))
+                else:
+                    results.append((new_id, True))
+            if any(created for _, created in results):
+                store.bump_ingest(graph)
+    except (ValueError, KeyError) as exc:
+        raise UsageError(f"could not store the episode: {exc}") from None
+    stored = {e["id"]: e for e in episodes(store, graph, ids=[i for i, _ in results])}
+    return [{**stored[i], "created": created} for i, created in results]
+
+
 def entity_timeline(store: Store, graph: str, name: str) -> dict[str, Any]:
-    """Every fact about the entities named ``name`` (any type), valid and ended, by time."""
+    """Every fact about the entity called ``name`` in ``graph``, valid and ended, in the
+    order they became true, each with the episode that stated it and the one that ended it.
+
+    ``name`` matches an entity's normalised name or any alias it was written as; a name
+    used for both a person and a work item returns both entities' facts.
+    """
     require_graph(store, graph)
     norm = normalize(name)
-    matches = store.rows(
-        """
-        SELECT DISTINCT n.id, n.name, n.type FROM entities n
-        LEFT JOIN entity_aliases a ON a.entity_id = n.id
-        WHERE n.graph_id = ? AND (n.norm = ? OR a.alias = ?)
-        ORDER BY n.type, n.id
-        """,
-        (graph, norm, name),
-    )
-    if not matches:
+    found = store.entities_named(graph, norm, name.strip()) if norm else []
+    if not found:
+        close = [r["title"] for r in search(store, graph, name, scope="entities", limit=5)]
         raise NotFound(
             f"no entity named {name!r} in graph {graph!r}",
-            hint=f"see 'memcli entities --graph {graph}'",
+            hint=(f"did you mean: {', '.join(close)}?" if close else None)
+            or f"see 'memcli entities --graph {graph}'",
         )
-    ids = [m["id"] for m in matches]
-    marks = ",".join("?" * len(ids))
-    for m in matches:
-        m["aliases"] = sorted(
-            r[0]
-            for r in store.conn.execute(
-                "SELECT alias FROM entity_aliases WHERE entity_id = ?", (m["id"],)
-            )
+    facts = []
+    for f in store.fact_rows(entity_ids=[e["id"] for e in found]):
+        facts.append(
+            {
+                **_fact_ref(f),
+                "status": "ended" if f["invalid_at"] else "current",
+                "source_type": f["source_type"],
+                "target_type": f["target_type"],
+                "episode": {
+                    "id": f["episode_id"],
+                    "source": f["episode_source"],
+                    "author": f["author"],
+                    "occurred_at": f["occurred_at"],
+                },
+                "invalidated_by": (
+                    {"id": f["invalidated_by"], "source": f["invalidated_by_source"]}
+                    if f["invalidated_by"] is not None
+                    else None
+                ),
+            }
         )
-    rows = store.rows(
-        f"""
-        SELECT f.id, s.name AS source, f.relation, t.name AS target, f.episode_id,
-          e.author, e.source AS episode_source, f.valid_at, f.invalid_at, f.invalidated_by,
-          f.sentence
-        FROM facts f JOIN entities s ON s.id = f.source_id JOIN entities t ON t.id = f.target_id
-        JOIN episodes e ON e.id = f.episode_id
-        WHERE f.source_id IN ({marks}) OR f.target_id IN ({marks})
-        ORDER BY f.valid_at, f.id
-        """,
-        ids + ids,
+    return {"graph": graph, "name": name, "entities": found, "facts": facts}
+
+
+def report(
+    store: Store,
+    graph: str,
+    *,
+    since: str | None = None,
+    record: bool = False,
+    now: str | None = None,
+) -> dict[str, Any]:
+    """The digest of one graph (see :mod:`memcli.digest`): blockers ranked by leverage,
+    what is new or updated and what retired (and why) since ``since`` (memcli time), else
+    since the last recorded report (against what that report saw), else ever. ``record``
+    makes this report the graph's last report, the baseline of the next one."""
+    from memcli import digest
+
+    require_graph(store, graph)
+    generated = now or utcnow()
+    last = store.last_report(graph)
+    previous = last[0] if last else None
+    seen = last[1] if last and since is None else None
+    window = since if since is not None else previous
+    source = "option" if since is not None else "last report" if last else "first report"
+    rows = observations(store, graph, "all")
+    retired_by = store.episodes_by_id(
+        {o["retired_by_episode"] for o in rows if o["retired_by_episode"] is not None}
     )
-    return {"graph": graph, "name": name, "entities": matches, "facts": rows}
+    result = digest.build(
+        graph,
+        rows,
+        since=window,
+        seen=seen,
+        since_source=source,
+        generated_at=generated,
+        episodes=retired_by,
+    )
+    result["previous_report_at"] = previous
+    if record:
+        store.mark_report(graph, generated, {o["id"]: (o["version"], o["status"]) for o in rows})
+    return result
+
+
+def dependency_picture(
+    store: Store, graph: str | None = None, *, observation_id: int | None = None
+) -> Any:
+    """What ``memcli visualize`` draws (a :class:`memcli.visualize.Picture`): the graph's
+    current blocked_by and owns facts with its active dependency observations marked, or,
+    with ``observation_id``, just that observation's own chain (its evidence facts, even
+    ended ones)."""
+    from memcli.visualize import Pattern, build
+
+    def pattern(o: dict[str, Any]) -> Pattern:
+        return Pattern(
+            id=o["id"],
+            name=o["name"],
+            rank=o["rank"],
+            members=frozenset(e["id"] for e in o["entities"]),
+            roots=frozenset(e["id"] for e in o["entities"] if e["role"] == "root"),
+        )
+
+    if observation_id is not None:
+        obs = observation(store, observation_id)
+        facts = store.dependency_facts(obs["graph"], fact_ids=[f["id"] for f in obs["facts"]])
+        title = f"{obs['graph']}: observation #{obs['id']} {obs['name']}"
+        return build(title, facts, [pattern(obs)])
+    if graph is None:
+        raise UsageError("name a graph or an observation to draw")
+    require_graph(store, graph)
+    active = [o for o in observations(store, graph, "active") if o["kind"] == "dependency_chain"]
+    title = f"{graph}: who waits on what (current facts)"
+    return build(title, store.dependency_facts(graph), [pattern(o) for o in active])

@@ -28,8 +28,6 @@ from memcli.models import EntityType, Relation
 
 migrations = Migrations("memcli")
 
-SCHEMA_VERSION = 1  # number of the newest migration below
-
 
 def utcnow() -> str:
     """Wall-clock time as stored: second precision, UTC, 'Z' suffix."""
@@ -194,6 +192,137 @@ def m001_initial(db: Database) -> None:
         CREATE INDEX facts_expired ON facts(graph_id, expired_at);
         """
     )
+
+
+# Full-text search (FTS5, BM25). Every index is an external-content FTS5 table keyed by an
+# explicit integer primary key (implicit rowids are not stable across VACUUM) and kept in
+# sync by AFTER triggers only: a BEFORE trigger would also fire for an INSERT OR IGNORE
+# that then inserts nothing, and an external-content index deleted with the wrong old
+# values is silently corrupt. Episodes and observations are indexed straight from their
+# own rows. Entities (name + every alias) and facts ("source relation target sentence")
+# are composed from several tables, so each gets a small document table, itself kept up
+# to date by triggers, and the index reads that. Never write these tables with INSERT OR
+# REPLACE: with recursive_triggers off, the implicit delete fires no trigger.
+SEARCH_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+# fact text as indexed: "payments integration blocked by auth service refactor <sentence>"
+_FACT_TEXT = """
+    (SELECT s.name || ' ' || replace(f.relation, '_', ' ') || ' ' || t.name || ' ' || f.sentence
+     FROM facts f JOIN entities s ON s.id = f.source_id JOIN entities t ON t.id = f.target_id
+     WHERE f.id = {fact})
+"""
+_ALIASES = """
+    (SELECT coalesce(group_concat(alias, ' '), '')
+     FROM (SELECT alias FROM entity_aliases WHERE entity_id = {entity} ORDER BY alias))
+"""
+
+
+def _fts_sync_triggers(table: str, key: str, columns: list[str]) -> str:
+    """AFTER INSERT/DELETE/UPDATE triggers that mirror ``table`` into ``{table}_fts``."""
+    fts = f"{table}_fts"
+    cols = ", ".join(columns)
+    new = ", ".join(f"new.{c}" for c in columns)
+    old = ", ".join(f"old.{c}" for c in columns)
+    delete = f"INSERT INTO {fts} ({fts}, rowid, {cols}) VALUES ('delete', old.{key}, {old});"
+    insert = f"INSERT INTO {fts} (rowid, {cols}) VALUES (new.{key}, {new});"
+    return f"""
+        CREATE TRIGGER {table}_fts_ai AFTER INSERT ON {table} BEGIN {insert} END;
+        CREATE TRIGGER {table}_fts_ad AFTER DELETE ON {table} BEGIN {delete} END;
+        CREATE TRIGGER {table}_fts_au AFTER UPDATE OF {key}, {cols} ON {table}
+        BEGIN {delete} {insert} END;
+    """
+
+
+@migrations()
+def m003_search(db: Database) -> None:
+    """FTS5 indexes over episodes, observations, entities and facts; the report watermark."""
+    tok = SEARCH_TOKENIZER
+    db.executescript(
+        f"""
+        CREATE VIRTUAL TABLE episodes_fts USING fts5(
+            content, author, content='episodes', content_rowid='id', tokenize='{tok}');
+        {_fts_sync_triggers("episodes", "id", ["content", "author"])}
+
+        CREATE VIRTUAL TABLE observations_fts USING fts5(
+            name, summary, content='observations', content_rowid='id', tokenize='{tok}');
+        {_fts_sync_triggers("observations", "id", ["name", "summary"])}
+
+        CREATE TABLE entity_docs (
+            entity_id INTEGER PRIMARY KEY,     -- = entities.id
+            name TEXT NOT NULL,
+            aliases TEXT NOT NULL DEFAULT ''   -- every surface form, space separated
+        );
+        CREATE VIRTUAL TABLE entity_docs_fts USING fts5(
+            name, aliases, content='entity_docs', content_rowid='entity_id', tokenize='{tok}');
+        {_fts_sync_triggers("entity_docs", "entity_id", ["name", "aliases"])}
+        CREATE TRIGGER entities_docs_ai AFTER INSERT ON entities BEGIN
+            INSERT INTO entity_docs (entity_id, name, aliases)
+            VALUES (new.id, new.name, {_ALIASES.format(entity="new.id")});
+        END;
+        CREATE TRIGGER entities_docs_ad AFTER DELETE ON entities BEGIN
+            DELETE FROM entity_docs WHERE entity_id = old.id;
+        END;
+        CREATE TRIGGER entities_docs_au AFTER UPDATE OF name ON entities BEGIN
+            UPDATE entity_docs SET name = new.name WHERE entity_id = new.id;
+            UPDATE fact_docs SET text = {_FACT_TEXT.format(fact="fact_docs.fact_id")}
+            WHERE fact_id IN (SELECT id FROM facts WHERE source_id = new.id OR target_id = new.id);
+        END;
+        CREATE TRIGGER entity_aliases_docs_ai AFTER INSERT ON entity_aliases BEGIN
+            UPDATE entity_docs SET aliases = {_ALIASES.format(entity="new.entity_id")}
+            WHERE entity_id = new.entity_id;
+        END;
+        CREATE TRIGGER entity_aliases_docs_ad AFTER DELETE ON entity_aliases BEGIN
+            UPDATE entity_docs SET aliases = {_ALIASES.format(entity="old.entity_id")}
+            WHERE entity_id = old.entity_id;
+        END;
+        CREATE TRIGGER entity_aliases_docs_au AFTER UPDATE ON entity_aliases BEGIN
+            UPDATE entity_docs SET aliases = {_ALIASES.format(entity="old.entity_id")}
+            WHERE entity_id = old.entity_id;
+            UPDATE entity_docs SET aliases = {_ALIASES.format(entity="new.entity_id")}
+            WHERE entity_id = new.entity_id;
+        END;
+
+        CREATE TABLE fact_docs (
+            fact_id INTEGER PRIMARY KEY,       -- = facts.id
+            text TEXT NOT NULL
+        );
+        CREATE VIRTUAL TABLE fact_docs_fts USING fts5(
+            text, content='fact_docs', content_rowid='fact_id', tokenize='{tok}');
+        {_fts_sync_triggers("fact_docs", "fact_id", ["text"])}
+        CREATE TRIGGER facts_docs_ai AFTER INSERT ON facts BEGIN
+            INSERT INTO fact_docs (fact_id, text) VALUES (new.id, {_FACT_TEXT.format(fact="new.id")});
+        END;
+        CREATE TRIGGER facts_docs_ad AFTER DELETE ON facts BEGIN
+            DELETE FROM fact_docs WHERE fact_id = old.id;
+        END;
+        CREATE TRIGGER facts_docs_au
+        AFTER UPDATE OF id, source_id, relation, target_id, sentence ON facts BEGIN
+            DELETE FROM fact_docs WHERE fact_id = old.id;
+            INSERT INTO fact_docs (fact_id, text) VALUES (new.id, {_FACT_TEXT.format(fact="new.id")});
+        END;
+
+        -- Existing data (a database created before this migration).
+        INSERT INTO entity_docs (entity_id, name, aliases)
+            SELECT id, name, {_ALIASES.format(entity="entities.id")} FROM entities;
+        INSERT INTO fact_docs (fact_id, text)
+            SELECT id, {_FACT_TEXT.format(fact="facts.id")} FROM facts;
+        INSERT INTO episodes_fts (episodes_fts) VALUES ('rebuild');
+        INSERT INTO observations_fts (observations_fts) VALUES ('rebuild');
+
+        -- What the last 'memcli report' of a graph saw: the next one reports changes
+        -- against this snapshot (exact, unlike comparing second-precision timestamps).
+        CREATE TABLE report_marks (
+            graph_id TEXT PRIMARY KEY REFERENCES graphs(id),
+            last_report_at TEXT NOT NULL,
+            observations TEXT NOT NULL DEFAULT '{{}}'  -- JSON: {{id: [version, status]}}
+        );
+        """
+    )
+
+
+# The newest migration's number, counted rather than written down so that branches which
+# each append a migration do not have to agree on a constant.
+SCHEMA_VERSION = len(migrations._migrations)
 
 
 # --- rows handed out by queries ---
@@ -997,3 +1126,349 @@ class Store:
             "UPDATE graphs SET analyzed_seq = ?, analyzed_config = ? WHERE id = ?",
             (seq, config, graph_id),
         )
+
+    # --- search (m003_search); callers build ``match`` with memcli.search, never raw ---
+
+    def _search(self, sql: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        """Run a MATCH query; an FTS5 syntax error is the caller's bug, not the user's."""
+        try:
+            return self.rows(sql, params)
+        except sqlite3.OperationalError as exc:
+            if "fts5" in str(exc) or "MATCH" in str(exc):
+                raise StoreError(
+                    f"search query could not be run: {exc}",
+                    hint="this is a memcli bug; please report the query text",
+                ) from None
+            raise
+
+    def search_observations(
+        self,
+        graph_id: str,
+        match: str,
+        *,
+        include_retired: bool,
+        limit: int,
+        marks: tuple[str, str],
+    ) -> list[dict[str, Any]]:
+        """Observations matching ``match``, best BM25 first (a name hit weighs 4x)."""
+        status = "" if include_retired else " AND o.status = 'active'"
+        return self._search(
+            f"""
+            SELECT o.id, o.name, o.summary, o.status, o.kind, o.rank, o.start_at,
+              o.latest_evidence_at, o.end_at, o.retire_reason,
+              (SELECT count(*) FROM observation_evidence oe WHERE oe.observation_id = o.id
+                 AND oe.item_type = 'episode') AS episodes,
+              bm25(observations_fts, 4.0, 1.0) AS bm25,
+              snippet(observations_fts, -1, :open, :close, '…', 16) AS snippet
+            FROM observations_fts JOIN observations o ON o.id = observations_fts.rowid
+            WHERE observations_fts MATCH :match AND o.graph_id = :graph{status}
+            ORDER BY bm25, o.id LIMIT :limit
+            """,
+            {
+                "match": match,
+                "graph": graph_id,
+                "limit": limit,
+                "open": marks[0],
+                "close": marks[1],
+            },
+        )
+
+    def search_facts(
+        self, graph_id: str, match: str, *, include_ended: bool, limit: int, marks: tuple[str, str]
+    ) -> list[dict[str, Any]]:
+        """Facts matching ``match`` on "source relation target sentence"; current ones only
+        unless ``include_ended``."""
+        current = "" if include_ended else " AND f.invalid_at IS NULL"
+        return self._search(
+            f"""
+            SELECT f.id, s.name AS source, f.relation, t.name AS target, f.sentence,
+              f.episode_id, e.source AS episode_source, e.author, f.valid_at, f.invalid_at,
+              f.invalidated_by,
+              bm25(fact_docs_fts) AS bm25,
+              snippet(fact_docs_fts, 0, :open, :close, '…', 16) AS snippet
+            FROM fact_docs_fts JOIN facts f ON f.id = fact_docs_fts.rowid
+            JOIN entities s ON s.id = f.source_id JOIN entities t ON t.id = f.target_id
+            JOIN episodes e ON e.id = f.episode_id
+            WHERE fact_docs_fts MATCH :match AND f.graph_id = :graph{current}
+            ORDER BY bm25, f.id LIMIT :limit
+            """,
+            {
+                "match": match,
+                "graph": graph_id,
+                "limit": limit,
+                "open": marks[0],
+                "close": marks[1],
+            },
+        )
+
+    def search_episodes(
+        self, graph_id: str, match: str, *, limit: int, marks: tuple[str, str]
+    ) -> list[dict[str, Any]]:
+        """Episodes matching ``match`` in their text or author (an author hit weighs 2x)."""
+        return self._search(
+            """
+            SELECT e.id, e.author, e.occurred_at, e.source,
+              bm25(episodes_fts, 1.0, 2.0) AS bm25,
+              snippet(episodes_fts, -1, :open, :close, '…', 16) AS snippet
+            FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid
+            WHERE episodes_fts MATCH :match AND e.graph_id = :graph
+            ORDER BY bm25, e.id LIMIT :limit
+            """,
+            {
+                "match": match,
+                "graph": graph_id,
+                "limit": limit,
+                "open": marks[0],
+                "close": marks[1],
+            },
+        )
+
+    def search_entities(
+        self, graph_id: str, match: str, *, limit: int, marks: tuple[str, str]
+    ) -> list[dict[str, Any]]:
+        """Entities matching ``match`` in their name or any alias (a name hit weighs 2x)."""
+        return self._search(
+            """
+            SELECT n.id, n.name, n.type,
+              bm25(entity_docs_fts, 2.0, 1.0) AS bm25,
+              snippet(entity_docs_fts, -1, :open, :close, '…', 12) AS snippet
+            FROM entity_docs_fts JOIN entities n ON n.id = entity_docs_fts.rowid
+            WHERE entity_docs_fts MATCH :match AND n.graph_id = :graph
+            ORDER BY bm25, n.id LIMIT :limit
+            """,
+            {
+                "match": match,
+                "graph": graph_id,
+                "limit": limit,
+                "open": marks[0],
+                "close": marks[1],
+            },
+        )
+
+    def _id_pairs(self, sql: str, ids: Sequence[int], *extra: Any) -> dict[int, list[Any]]:
+        """Run ``sql`` (two columns: key, value; ``{marks}`` for the id list) in chunks."""
+        out: dict[int, list[Any]] = {i: [] for i in ids}
+        id_list = sorted(set(ids))
+        for i in range(0, len(id_list), 500):
+            chunk = id_list[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, value in self.conn.execute(sql.format(marks=marks), [*extra, *chunk]):
+                if value is not None and value not in out[key]:
+                    out[key].append(value)
+        return {k: sorted(v) for k, v in out.items()}
+
+    def observation_evidence_ids(
+        self, obs_ids: Sequence[int], item_type: str
+    ) -> dict[int, list[int]]:
+        """For each observation, the ids of its evidence items of one type."""
+        return self._id_pairs(
+            "SELECT observation_id, item_id FROM observation_evidence"
+            " WHERE item_type = ? AND observation_id IN ({marks})",
+            obs_ids,
+            item_type,
+        )
+
+    def citing_observations(
+        self, item_type: str, item_ids: Sequence[int], *, active_only: bool = True
+    ) -> dict[int, list[int]]:
+        """For each episode, fact or entity, the observations that cite it as evidence."""
+        status = " AND o.status = 'active'" if active_only else ""
+        return self._id_pairs(
+            "SELECT oe.item_id, oe.observation_id FROM observation_evidence oe"
+            " JOIN observations o ON o.id = oe.observation_id"
+            f" WHERE oe.item_type = ?{status} AND oe.item_id IN ({{marks}})",
+            item_ids,
+            item_type,
+        )
+
+    def episode_fact_ids(self, episode_ids: Sequence[int]) -> dict[int, list[int]]:
+        """For each episode, the facts extracted from it."""
+        return self._id_pairs(
+            "SELECT episode_id, id FROM facts WHERE episode_id IN ({marks})", episode_ids
+        )
+
+    def _by_either_end(
+        self, value: str, entity_ids: Sequence[int], where: str = ""
+    ) -> dict[int, list[int]]:
+        """For each entity, ``value`` of every fact it is the source or the target of."""
+        out = self._id_pairs(
+            f"SELECT source_id, {value} FROM facts WHERE source_id IN ({{marks}}){where}",
+            entity_ids,
+        )
+        for key, values in self._id_pairs(
+            f"SELECT target_id, {value} FROM facts WHERE target_id IN ({{marks}}){where}",
+            entity_ids,
+        ).items():
+            out[key] = sorted(set(out[key]) | set(values))
+        return out
+
+    def entity_fact_ids(
+        self, entity_ids: Sequence[int], *, current_only: bool = True
+    ) -> dict[int, list[int]]:
+        """For each entity, the facts it is the source or the target of."""
+        return self._by_either_end(
+            "id", entity_ids, " AND invalid_at IS NULL" if current_only else ""
+        )
+
+    def entity_episode_ids(self, entity_ids: Sequence[int]) -> dict[int, list[int]]:
+        """For each entity, the episodes with a fact about it."""
+        return self._by_either_end("episode_id", entity_ids)
+
+    def episode_sources(self, episode_ids: Iterable[int]) -> dict[int, str]:
+        return {i: r["source"] for i, r in self.episodes_by_id(episode_ids).items()}
+
+    def entity_aliases(self, entity_ids: Sequence[int]) -> dict[int, list[str]]:
+        return self._id_pairs(
+            "SELECT entity_id, alias FROM entity_aliases WHERE entity_id IN ({marks})", entity_ids
+        )
+
+    def newest_evidence_at(self, graph_id: str) -> str | None:
+        value = self.scalar(
+            "SELECT max(latest_evidence_at) FROM observations WHERE graph_id = ?", (graph_id,)
+        )
+        return str(value) if value is not None else None
+
+    def fts_integrity_check(self) -> None:
+        """Raise if any search index disagrees with the rows it indexes (tests, doctor)."""
+        for fts in ("episodes_fts", "observations_fts", "entity_docs_fts", "fact_docs_fts"):
+            self.conn.execute(f"INSERT INTO {fts} ({fts}, rank) VALUES ('integrity-check', 1)")
+
+    # --- episodes, entity timelines, dependency pictures, report marks ---
+
+    def episode_rows(
+        self,
+        *,
+        graph_id: str | None = None,
+        ids: Sequence[int] | None = None,
+        lastn: int | None = None,
+    ) -> list[dict[str, Any]]:
+        """Whole episodes (text included), oldest first; ``lastn``: only the newest n."""
+        where: list[str] = ["1 = 1"]
+        params: list[Any] = []
+        if graph_id is not None:
+            where.append("graph_id = ?")
+            params.append(graph_id)
+        if ids is not None:
+            where.append(f"id IN ({','.join('?' * len(ids))})")
+            params.extend(ids)
+        sql = (
+            "SELECT id, graph_id AS graph, content, author, occurred_at, ingested_at, source,"
+            f" format, extractor, unparsed FROM episodes WHERE {' AND '.join(where)}"
+            " ORDER BY occurred_at DESC, id DESC"
+        )
+        if lastn is not None:
+            sql += " LIMIT ?"
+            params.append(lastn)
+        rows = self.rows(sql, params)
+        for r in rows:
+            r["unparsed"] = json.loads(r["unparsed"])
+        return rows[::-1]
+
+    def fact_rows(
+        self, *, episode_ids: Sequence[int] = (), entity_ids: Sequence[int] = ()
+    ) -> list[dict[str, Any]]:
+        """Facts stated by these episodes or about these entities, in world-time order,
+        each with its episode and the episode that ended it (if any)."""
+        found: dict[int, dict[str, Any]] = {}
+        for column, ids in (
+            ("f.episode_id", episode_ids),
+            ("f.source_id", entity_ids),
+            ("f.target_id", entity_ids),
+        ):
+            id_list = sorted(set(ids))
+            for i in range(0, len(id_list), 500):
+                chunk = id_list[i : i + 500]
+                for row in self.rows(
+                    f"""
+                    SELECT f.id, s.name AS source, s.type AS source_type, f.relation,
+                      t.name AS target, t.type AS target_type, f.episode_id,
+                      e.source AS episode_source, e.author, e.occurred_at, f.valid_at,
+                      f.invalid_at, f.invalidated_by, x.source AS invalidated_by_source,
+                      f.sentence
+                    FROM facts f JOIN entities s ON s.id = f.source_id
+                    JOIN entities t ON t.id = f.target_id
+                    JOIN episodes e ON e.id = f.episode_id
+                    LEFT JOIN episodes x ON x.id = f.invalidated_by
+                    WHERE {column} IN ({",".join("?" * len(chunk))})
+                    """,
+                    chunk,
+                ):
+                    found[row["id"]] = row
+        return sorted(found.values(), key=lambda r: (r["valid_at"], r["id"]))
+
+    def entities_named(self, graph_id: str, norm: str, name: str) -> list[dict[str, Any]]:
+        """Entities whose normalised name is ``norm`` or with an alias equal to ``name``
+        (case-insensitive)."""
+        rows = self.rows(
+            """
+            SELECT id, name, type FROM entities WHERE graph_id = :graph AND (norm = :norm
+              OR id IN (SELECT entity_id FROM entity_aliases WHERE lower(alias) = lower(:name)))
+            ORDER BY type, id
+            """,
+            {"graph": graph_id, "norm": norm, "name": name},
+        )
+        aliases = self.entity_aliases([r["id"] for r in rows])
+        for r in rows:
+            r["aliases"] = aliases[r["id"]]
+        return rows
+
+    def dependency_facts(
+        self, graph_id: str, *, fact_ids: Sequence[int] | None = None
+    ) -> list[dict[str, Any]]:
+        """blocked_by and owns facts with entity names and types: the graph's current ones,
+        or exactly ``fact_ids`` (current or ended, e.g. an observation's evidence)."""
+        where = "f.invalid_at IS NULL"
+        params: list[Any] = [graph_id]
+        if fact_ids is not None:
+            if not fact_ids:
+                return []
+            where = f"f.id IN ({','.join('?' * len(fact_ids))})"
+            params += list(fact_ids)
+        return self.rows(
+            f"""
+            SELECT f.id, f.source_id, s.name AS source, s.type AS source_type, f.relation,
+              f.target_id, t.name AS target, t.type AS target_type, f.episode_id
+            FROM facts f JOIN entities s ON s.id = f.source_id
+            JOIN entities t ON t.id = f.target_id
+            WHERE f.graph_id = ? AND {where} AND f.relation IN ('blocked_by', 'owns')
+            ORDER BY f.id
+            """,
+            params,
+        )
+
+    def entity_roles(self, obs_ids: Sequence[int]) -> list[tuple[int, int, str]]:
+        """(observation id, entity id, role) for these observations."""
+        out: list[tuple[int, int, str]] = []
+        id_list = sorted(set(obs_ids))
+        for i in range(0, len(id_list), 500):
+            chunk = id_list[i : i + 500]
+            out += [
+                (int(a), int(b), str(c))
+                for a, b, c in self.conn.execute(
+                    "SELECT observation_id, item_id, role FROM observation_evidence"
+                    f" WHERE item_type = 'entity' AND observation_id IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                )
+            ]
+        return out
+
+    def last_report(self, graph_id: str) -> tuple[str, dict[int, tuple[int, str]]] | None:
+        """When the last report of a graph ran, and each observation's (version, status)
+        as it saw them."""
+        rows = self.rows(
+            "SELECT last_report_at, observations FROM report_marks WHERE graph_id = ?",
+            (graph_id,),
+        )
+        if not rows:
+            return None
+        seen = json.loads(rows[0]["observations"])
+        return rows[0]["last_report_at"], {int(k): (int(v[0]), str(v[1])) for k, v in seen.items()}
+
+    def mark_report(self, graph_id: str, at: str, seen: dict[int, tuple[int, str]]) -> None:
+        with self.transaction():
+            self.conn.execute(
+                "INSERT INTO report_marks (graph_id, last_report_at, observations) VALUES (?, ?, ?)"
+                " ON CONFLICT(graph_id) DO UPDATE SET last_report_at = excluded.last_report_at,"
+                " observations = excluded.observations",
+                (graph_id, at, json.dumps({str(k): list(v) for k, v in sorted(seen.items())})),
+            )

@@ -10,7 +10,15 @@ import importlib
 
 from memcli.cli._app import app
 
-COMMAND_MODULES = ("ingest_cmd", "read_cmd", "demo_cmd")
+COMMAND_MODULES = (
+    "ingest_cmd",
+    "read_cmd",
+    "search_cmd",
+    "report_cmd",
+    "visualize_cmd",
+    "mcp_cmd",
+    "demo_cmd",
+)
 
 for _module in COMMAND_MODULES:
     importlib.import_module(f"memcli.cli.{_module}")

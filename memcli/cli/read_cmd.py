@@ -121,9 +121,19 @@ def observations(
 def show(
     obs_id: Annotated[int, typer.Argument(metavar="ID", help="Observation id.")],
     as_json: JsonOpt = False,
+    as_mermaid: Annotated[
+        bool, typer.Option("--mermaid", help="Print just this observation's chain as Mermaid.")
+    ] = False,
 ) -> None:
     """Show one observation: summary, evidence episodes, each fact with its sentence."""
+    if as_mermaid and as_json:
+        raise typer.BadParameter("choose one of --json and --mermaid", param_hint="--mermaid")
     with open_store(create=False) as store:
+        if as_mermaid:
+            from memcli.visualize import mermaid
+
+            typer.echo(mermaid(api.dependency_picture(store, observation_id=obs_id)), nl=False)
+            return
         obs = api.observation(store, obs_id)
     if as_json:
         print_json(obs)
@@ -260,6 +270,6 @@ def entity_show(
             _date(f["valid_at"]),
             _date(f["invalid_at"]) if f["invalid_at"] else "",
             f"({f['source']}, {f['relation']}, {f['target']})",
-            f"#{f['episode_id']} {f['author'] or ''} {f['episode_source']}".strip(),
+            f"#{f['episode']['id']} {f['episode']['author'] or ''} {f['episode']['source']}".strip(),
         )
     console.print(table)

@@ -1,0 +1,61 @@
+"""memcli report: the digest a person pastes into chat or email."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from typing import Annotated
+
+import typer
+
+from memcli import api
+from memcli.cli._app import GraphOpt, JsonOpt, command, open_store, print_json
+from memcli.digest import render_markdown
+from memcli.errors import InputError, UsageError
+from memcli.readers import to_utc
+
+
+class ReportFormat(StrEnum):
+    MD = "md"
+    JSON = "json"
+
+
+@command("report")
+def report(
+    graph: GraphOpt,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            help="Report changes since this date or time (default: since the last report).",
+        ),
+    ] = None,
+    fmt: Annotated[
+        ReportFormat, typer.Option("--format", help="md: Markdown for people; json: for programs.")
+    ] = ReportFormat.MD,
+    no_record: Annotated[
+        bool,
+        typer.Option(
+            "--no-record", help="Do not remember this report as the last one (a preview)."
+        ),
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """What the team should act on: blockers ranked by leverage (how many people and work
+    items unblocking the root would clear), what is new, and what was retired and why,
+    each with its evidence.
+
+    Without --since, changes are counted from the last report of this graph, and this run
+    becomes the last report (unless --no-record). With --since, nothing is recorded.
+    """
+    try:
+        when = to_utc(since, source="--since") if since else None
+    except InputError as exc:
+        raise UsageError(exc.message, hint="for example --since 2026-11-09") from None
+    with open_store(create=False) as store:
+        data = api.report(store, graph, since=when, record=not no_record and when is None)
+    if as_json or fmt is ReportFormat.JSON:
+        print_json(data)
+        return
+    sys.stdout.write(render_markdown(data))
+    sys.stdout.flush()

@@ -1,0 +1,141 @@
+"""memcli over the Model Context Protocol (stdio), with the official ``mcp`` SDK.
+
+An agent host (Claude Desktop, an IDE, any MCP client) starts ``memcli mcp --db PATH``
+and gets six tools that call the same :mod:`memcli.api` functions as the CLI and the
+Python client: ``add_episode``, ``search``, ``list_observations``, ``get_observation``,
+``entity_timeline`` and ``report``. Every tool returns JSON (structured content, and the
+same JSON as text) carrying evidence ids: episode ids, fact ids, sources.
+
+Each call opens the database, does its work and closes it, so the server holds no lock
+between calls and a person can run ``memcli`` on the same file meanwhile. A memcli error
+becomes a tool error whose text says what went wrong and what to do; it never takes the
+server down. Needs the ``mcp`` extra: ``pip install 'memcli[mcp]'``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from memcli import __version__, api
+from memcli.digest import render_markdown
+from memcli.errors import MemcliError
+from memcli.store import Store
+
+T = TypeVar("T")
+
+INSTRUCTIONS = """\
+memcli is a memory of engineering status updates that says what they add up to.
+Add updates with add_episode (one per person per update; it re-analyzes the graph).
+Observations are patterns bound to evidence, e.g. one root blocker holding up several
+people; list_observations ranks them by leverage. search finds observations, facts,
+episodes or entities by relevance; report is the digest of what to act on. Cite
+evidence by episode id and source."""
+
+
+def build_server(db_path: Path) -> MCPServer:
+    """An MCP server whose tools read and write the memcli database at ``db_path``."""
+    server: MCPServer = MCPServer(
+        "memcli", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
+    )
+
+    def call(work: Callable[[Store], T]) -> T:
+        try:
+            with Store(db_path) as store:
+                return work(store)
+        except MemcliError as exc:
+            hint = f" Hint: {exc.hint}" if exc.hint else ""
+            raise ToolError(f"{exc.message}.{hint}") from None
+
+    @server.tool()
+    def add_episode(
+        graph: str,
+        content: str,
+        author: str | None = None,
+        occurred_at: str | None = None,
+        source: str | None = None,
+        analyze: bool = True,
+    ) -> dict[str, Any]:
+        """Store one status update (plain text) in a graph, extract its facts, and by
+        default re-analyze the graph so observations reflect it. occurred_at is ISO 8601
+        (default: now). Adding the same update twice stores it once."""
+
+        def work(store: Store) -> dict[str, Any]:
+            [episode] = api.add(
+                store, graph, content, author=author, occurred_at=occurred_at, source=source
+            )
+            out: dict[str, Any] = {"episode": episode}
+            if analyze:
+                out["analysis"] = api.analyze(store, graph.strip()).as_dict()
+            return out
+
+        return call(work)
+
+    @server.tool()
+    def search(
+        graph: str,
+        query: str,
+        scope: Literal["observations", "facts", "episodes", "entities", "all"] = "observations",
+        limit: int = 10,
+        include_ended: bool = False,
+    ) -> dict[str, Any]:
+        """Search a graph by relevance (any text; no query syntax). Each result says why
+        it matched (snippet, matching words in **bold**) and links to its evidence
+        (episode_ids, fact_ids, observation_ids, sources). scope 'all' fuses every kind."""
+        return call(
+            lambda store: {
+                "results": api.search(
+                    store, graph, query, scope=scope, limit=limit, include_ended=include_ended
+                )
+            }
+        )
+
+    @server.tool()
+    def list_observations(
+        graph: str, status: Literal["active", "retired", "all"] = "active"
+    ) -> dict[str, Any]:
+        """A graph's observations, most leverage first, each with its summary, root,
+        entities and roles, evidence episodes and facts."""
+        return call(lambda store: {"observations": api.observations(store, graph, status)})
+
+    @server.tool()
+    def get_observation(id: int) -> dict[str, Any]:
+        """One observation by id (any status), with every evidence fact and its sentence."""
+        return call(lambda store: api.observation(store, id))
+
+    @server.tool()
+    def entity_timeline(graph: str, name: str) -> dict[str, Any]:
+        """Every fact about one entity (a person, team or work item, by name or alias),
+        current and ended, in the order they became true, each with its episode and, if
+        it ended, the episode that ended it."""
+        return call(lambda store: api.entity_timeline(store, graph, name))
+
+    @server.tool()
+    def report(graph: str, since: str | None = None) -> dict[str, Any]:
+        """The digest of what the team should act on: root blockers ranked by leverage,
+        what is new or updated and what retired and why (since an ISO date, else since
+        the last report a person recorded), with evidence. 'markdown' is ready to paste.
+        Does not move the last-report mark."""
+
+        def work(store: Store) -> dict[str, Any]:
+            when = None
+            if since:
+                from memcli.readers import to_utc
+
+                when = to_utc(since, source="since")
+            data = api.report(store, graph, since=when)
+            return {**data, "markdown": render_markdown(data)}
+
+        return call(work)
+
+    return server
+
+
+def serve(db_path: Path) -> None:
+    """Open (and migrate) the database, then serve MCP on stdin/stdout until EOF."""
+    Store(db_path).close()  # a bad path fails here, before the client connects
+    build_server(db_path).run("stdio")

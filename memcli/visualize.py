@@ -1,0 +1,492 @@
+"""Pictures of the dependency graph: Mermaid, Graphviz DOT, and one offline HTML page.
+Pure: dependency facts in, text out.
+
+What is drawn: every current ``blocked_by`` fact as an arrow from the blocker to the work
+waiting on it ("X blocks Y"), each item's owners (its ``owns`` facts, written in the box
+rather than drawn as more boxes and arrows, which would double a large picture), root
+blockers highlighted (work others wait on that waits on nothing), and which observation
+each part belongs to (Mermaid/DOT: one box per observation; HTML: a band and a stripe in
+the observation's colour).
+
+The HTML page is self-contained: an inline SVG laid out here by a small layered layout
+(each node one column right of the furthest blocker it waits on, rows ordered by the
+barycentre of their neighbours to cut crossings, one band per connected component, the
+highest-leverage pattern first) and a few lines of inline script that, on a click,
+fade everything outside the clicked node's chain. No network, no CDN, no external file.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from memcli.errors import UsageError
+
+ROOT_FILL, ROOT_STROKE = "#fde2e1", "#c62828"
+PALETTE = ["#1565c0", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f", "#ad1457", "#4e342e", "#455a64"]
+
+
+@dataclass(slots=True)
+class Node:
+    id: int
+    name: str
+    type: str
+    root: bool = False
+    owners: list[str] = field(default_factory=list)
+    observations: list[int] = field(default_factory=list)  # best (highest leverage) first
+
+
+@dataclass(frozen=True, slots=True)
+class Pattern:
+    """An observation as drawn: its id, name, leverage, and the entities it covers."""
+
+    id: int
+    name: str
+    rank: int
+    members: frozenset[int]
+    roots: frozenset[int]
+
+
+@dataclass(slots=True)
+class Picture:
+    title: str
+    nodes: dict[int, Node]
+    blocks: list[tuple[int, int, list[int]]]  # (blocker, waiting, fact ids)
+    patterns: list[Pattern]
+
+    def color(self, obs_id: int) -> str:
+        index = [p.id for p in self.patterns].index(obs_id)
+        return PALETTE[index % len(PALETTE)]
+
+
+def build(title: str, facts: Iterable[dict[str, Any]], patterns: Sequence[Pattern]) -> Picture:
+    """A picture from dependency facts (rows with ``id``, ``relation``, ``source_id``,
+    ``source``, ``source_type``, ``target_id``, ``target``, ``target_type``) and the
+    observations to mark (best first)."""
+    nodes: dict[int, Node] = {}
+    blocks: dict[tuple[int, int], list[int]] = defaultdict(list)
+    owned: list[dict[str, Any]] = []
+    for f in facts:
+        if f["relation"] == "blocked_by":
+            for end in ("source", "target"):
+                nodes.setdefault(f[f"{end}_id"], Node(f[f"{end}_id"], f[end], f[f"{end}_type"]))
+            blocks[(f["target_id"], f["source_id"])].append(f["id"])
+        elif f["relation"] == "owns":
+            owned.append(f)
+    waiting = {w for _, w in blocks}
+    blockers = {b for b, _ in blocks}
+    pattern_roots = {r for p in patterns for r in p.roots}
+    for n in nodes.values():
+        n.root = (n.id in blockers and n.id not in waiting) or n.id in pattern_roots
+        n.observations = [p.id for p in patterns if n.id in p.members]
+    for f in owned:
+        if f["target_id"] in nodes:
+            if f["source"] not in nodes[f["target_id"]].owners:
+                nodes[f["target_id"]].owners.append(f["source"])
+    for n in nodes.values():
+        n.owners.sort(key=str.lower)
+    return Picture(
+        title=title,
+        nodes=nodes,
+        blocks=[(b, w, sorted(ids)) for (b, w), ids in sorted(blocks.items())],
+        patterns=list(patterns),
+    )
+
+
+# --- Mermaid ---
+
+
+def _mermaid_text(text: str) -> str:
+    """Text safe inside a quoted Mermaid label (entity codes for the characters that end
+    or change one)."""
+    return (
+        text.replace("&", "#amp;")
+        .replace('"', "#quot;")
+        .replace("<", "#lt;")
+        .replace(">", "#gt;")
+        .replace("\n", " ")
+    )
+
+
+def _lines(n: Node) -> list[str]:
+    """A node's label: its name, then who owns it (the owns facts, drawn as text)."""
+    lines = [n.name]
+    if n.owners:
+        lines.append("owner: " + ", ".join(n.owners))
+    return lines
+
+
+def mermaid(p: Picture) -> str:
+    """A Mermaid flowchart (left to right: blockers on the left)."""
+    out = ["flowchart LR", f"  %% memcli: {_mermaid_text(p.title)}"]
+    placed: set[int] = set()
+    for pat in p.patterns:
+        members = [n for n in _sorted(p.nodes.values()) if n.observations[:1] == [pat.id]]
+        if not members:
+            continue
+        label = _mermaid_text(f"Observation {pat.id}: {pat.name} (leverage {pat.rank})")
+        out.append(f'  subgraph obs{pat.id}["{label}"]')
+        for n in members:
+            out.append(f'    e{n.id}["{"<br/>".join(map(_mermaid_text, _lines(n)))}"]')
+            placed.add(n.id)
+        out.append("  end")
+    for n in _sorted(p.nodes.values()):
+        if n.id not in placed:
+            out.append(f'  e{n.id}["{"<br/>".join(map(_mermaid_text, _lines(n)))}"]')
+    for b, w, _ in p.blocks:
+        out.append(f"  e{b} -->|blocks| e{w}")
+    out.append(f"  classDef root fill:{ROOT_FILL},stroke:{ROOT_STROKE},stroke-width:3px;")
+    roots = [f"e{n.id}" for n in _sorted(p.nodes.values()) if n.root]
+    if roots:
+        out.append(f"  class {','.join(roots)} root;")
+    return "\n".join(out) + "\n"
+
+
+# --- Graphviz DOT ---
+
+
+def _dot(text: str) -> str:
+    """A DOT double-quoted string."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
+def dot(p: Picture) -> str:
+    """A Graphviz digraph (``dot -Tsvg``), one cluster per observation."""
+    out = [
+        f"digraph {_dot('memcli')} {{",
+        f"  graph [rankdir=LR, fontname=Helvetica, label={_dot(p.title)}, labelloc=t];",
+        '  node [shape=box, style="rounded,filled", fillcolor="#ffffff", fontname=Helvetica];',
+        "  edge [fontname=Helvetica, fontsize=10];",
+    ]
+
+    def node_line(n: Node, indent: str) -> str:
+        attrs = f"label={_dot(chr(10).join(_lines(n)))}"
+        if n.root:
+            attrs += f', fillcolor="{ROOT_FILL}", color="{ROOT_STROKE}", penwidth=3'
+        return f"{indent}{_dot(f'e{n.id}')} [{attrs}];"
+
+    placed: set[int] = set()
+    for pat in p.patterns:
+        members = [n for n in _sorted(p.nodes.values()) if n.observations[:1] == [pat.id]]
+        if not members:
+            continue
+        out.append(f"  subgraph {_dot(f'cluster_obs{pat.id}')} {{")
+        label = f"Observation {pat.id}: {pat.name} (leverage {pat.rank})"
+        out.append(f'    label={_dot(label)}; style=rounded; color="{p.color(pat.id)}";')
+        for n in members:
+            out.append(node_line(n, "    "))
+            placed.add(n.id)
+        out.append("  }")
+    for n in _sorted(p.nodes.values()):
+        if n.id not in placed:
+            out.append(node_line(n, "  "))
+    for b, w, facts in p.blocks:
+        tip = "facts " + ", ".join(f"#{i}" for i in facts)
+        out.append(f"  {_dot(f'e{b}')} -> {_dot(f'e{w}')} [label=blocks, tooltip={_dot(tip)}];")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+# --- HTML: layered layout + inline SVG ---
+
+NODE_W, NODE_H, GAP_X, GAP_Y = 220, 48, 80, 16
+BAND_HEAD, BAND_GAP, MARGIN = 30, 26, 20
+
+
+def _sorted(nodes: Iterable[Node]) -> list[Node]:
+    return sorted(nodes, key=lambda n: (n.name.lower(), n.id))
+
+
+def components(p: Picture) -> list[list[int]]:
+    """Weakly connected components of the blocks edges, in the order of their best
+    observation (highest leverage first), then the largest."""
+    parent = {n: n for n in p.nodes}
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for b, w, _ in p.blocks:
+        ra, rb = find(b), find(w)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    groups: dict[int, list[int]] = defaultdict(list)
+    for n in sorted(p.nodes):
+        groups[find(n)].append(n)
+    place = {pat.id: i for i, pat in enumerate(p.patterns)}  # patterns come best first
+
+    def weight(members: list[int]) -> tuple[int, int, str]:
+        best = min((place[o] for m in members for o in p.nodes[m].observations), default=len(place))
+        return (best, -len(members), min(p.nodes[m].name.lower() for m in members))
+
+    return sorted(groups.values(), key=weight)
+
+
+def layers(members: Sequence[int], edges: Sequence[tuple[int, int]]) -> dict[int, int]:
+    """Column of each node: one right of the furthest blocker it waits on (longest path
+    from a root). A cycle is broken at its smallest node, so every node gets a column."""
+    succ: dict[int, list[int]] = defaultdict(list)
+    indeg = dict.fromkeys(members, 0)
+    for a, b in edges:
+        succ[a].append(b)
+        indeg[b] += 1
+    column = dict.fromkeys(members, 0)
+    done: set[int] = set()
+    ready = sorted(n for n in members if indeg[n] == 0)
+    while len(done) < len(members):
+        if not ready:  # only cycles left
+            ready = [min((n for n in members if n not in done), key=lambda n: (indeg[n], n))]
+        node = ready.pop(0)
+        if node in done:
+            continue
+        done.add(node)
+        for nxt in sorted(succ[node]):
+            if nxt in done:
+                continue
+            column[nxt] = max(column[nxt], column[node] + 1)
+            indeg[nxt] -= 1
+            if indeg[nxt] == 0:
+                ready.append(nxt)
+    return column
+
+
+def order(
+    columns: dict[int, int], edges: Sequence[tuple[int, int]], names: dict[int, str]
+) -> dict[int, list[int]]:
+    """Rows within each column: by name first, then a few barycentre sweeps (each node
+    moves towards the mean row of its neighbours in the previous/next column)."""
+    by_col: dict[int, list[int]] = defaultdict(list)
+    for n, c in columns.items():
+        by_col[c].append(n)
+    for c in by_col:
+        by_col[c].sort(key=lambda n: (names[n].lower(), n))
+    preds: dict[int, list[int]] = defaultdict(list)
+    succs: dict[int, list[int]] = defaultdict(list)
+    for a, b in edges:
+        preds[b].append(a)
+        succs[a].append(b)
+    cols = sorted(by_col)
+    for _ in range(4):
+        for sweep, neighbours in ((cols[1:], preds), (cols[-2::-1], succs)):
+            for c in sweep:
+                pos = {n: i for col in by_col.values() for i, n in enumerate(col)}
+
+                def bary(
+                    n: int, nb: dict[int, list[int]] = neighbours, pos: dict[int, int] = pos
+                ) -> float:
+                    near = [pos[m] for m in nb[n] if m in pos]
+                    return sum(near) / len(near) if near else pos[n]
+
+                by_col[c].sort(key=lambda n: (bary(n), names[n].lower(), n))
+    return by_col
+
+
+@dataclass(slots=True)
+class Layout:
+    width: int
+    height: int
+    boxes: dict[int, tuple[int, int]]  # node -> (x, y) of its top-left corner
+    bands: list[tuple[int, int, int, list[int]]]  # (y, height, width, observation ids)
+
+
+def layout(p: Picture) -> Layout:
+    """Positions for every node, one horizontal band per connected component."""
+    boxes: dict[int, tuple[int, int]] = {}
+    bands: list[tuple[int, int, int, list[int]]] = []
+    names = {n.id: n.name for n in p.nodes.values()}
+    y = MARGIN
+    width = MARGIN * 2 + NODE_W
+    for members in components(p):
+        member_set = set(members)
+        edges = [(b, w) for b, w, _ in p.blocks if b in member_set and w in member_set]
+        rows = order(layers(members, edges), edges, names)
+        tallest = max(len(r) for r in rows.values())
+        band_h = BAND_HEAD + tallest * (NODE_H + GAP_Y) - GAP_Y + 12
+        band_w = len(rows) * (NODE_W + GAP_X) - GAP_X + 24
+        for col, row in rows.items():
+            offset = (tallest - len(row)) * (NODE_H + GAP_Y) // 2
+            for i, n in enumerate(row):
+                boxes[n] = (
+                    MARGIN + 12 + col * (NODE_W + GAP_X),
+                    y + BAND_HEAD + offset + i * (NODE_H + GAP_Y),
+                )
+        seen: list[int] = []
+        for m in members:
+            for o in p.nodes[m].observations[:1]:
+                if o not in seen:
+                    seen.append(o)
+        rank = {pat.id: pat.rank for pat in p.patterns}
+        seen.sort(key=lambda o: (-rank[o], o))
+        bands.append((y, band_h, band_w, seen))
+        width = max(width, MARGIN * 2 + band_w)
+        y += band_h + BAND_GAP
+    return Layout(
+        width=width, height=max(y - BAND_GAP + MARGIN, 2 * MARGIN), boxes=boxes, bands=bands
+    )
+
+
+def _chain(p: Picture) -> dict[int, set[int]]:
+    """Every node's chain: what it waits on (transitively) and what waits on it."""
+    up: dict[int, set[int]] = defaultdict(set)
+    down: dict[int, set[int]] = defaultdict(set)
+    for b, w, _ in p.blocks:
+        up[w].add(b)
+        down[b].add(w)
+
+    def reach(start: int, nxt: dict[int, set[int]]) -> set[int]:
+        seen, stack = {start}, [start]
+        while stack:
+            for m in nxt[stack.pop()]:
+                if m not in seen:
+                    seen.add(m)
+                    stack.append(m)
+        return seen
+
+    return {n: reach(n, up) | reach(n, down) for n in p.nodes}
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_CSS = """
+body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:0;
+color:#1f2937;background:#fff}
+header{padding:16px 20px 4px}h1{font-size:20px;margin:0 0 4px}
+.meta{color:#6b7280;margin:0 0 8px}.legend span{display:inline-block;margin:0 14px 4px 0}
+.chip{display:inline-block;width:12px;height:12px;border-radius:3px;vertical-align:-1px;
+margin-right:5px}.wrap{overflow:auto;padding:0 0 12px}
+svg text{font-family:inherit}.node{cursor:pointer}.node rect.box{fill:#fff;stroke:#9ca3af}
+.node.root rect.box{fill:ROOT_FILL;stroke:ROOT_STROKE;stroke-width:3}
+.node .name{font-size:13px;font-weight:600;fill:#111827}.node .sub{font-size:11px;fill:#4b5563}
+.edge{fill:none;stroke:#6b7280;stroke-width:1.4}.band-title{font-size:13px;font-weight:600}
+svg.focus .node:not(.on),svg.focus .edge:not(.on){opacity:.15}
+details{padding:4px 20px 20px}li{margin:2px 0}
+""".replace("ROOT_FILL", ROOT_FILL).replace("ROOT_STROKE", ROOT_STROKE)
+
+_JS = """
+(function(){var svg=document.getElementById('deps');var focused=null;
+function clear(){svg.classList.remove('focus');svg.querySelectorAll('.on').forEach(function(e){
+e.classList.remove('on')});focused=null}
+svg.addEventListener('click',function(ev){var g=ev.target.closest('.node');
+if(!g||g.id===focused){clear();return}clear();focused=g.id;svg.classList.add('focus');
+var chain=g.getAttribute('data-chain').split(' ');var on={};chain.forEach(function(id){on[id]=1;
+var n=document.getElementById(id);if(n)n.classList.add('on')});
+svg.querySelectorAll('.edge').forEach(function(e){var ends=e.getAttribute('data-ends').split(' ');
+if(on[ends[0]]&&on[ends[1]])e.classList.add('on')})});
+document.addEventListener('keydown',function(ev){if(ev.key==='Escape')clear()})})();
+"""
+
+
+def html_page(p: Picture) -> str:
+    """One self-contained HTML file (inline SVG, CSS and script; works offline)."""
+    lay = layout(p)
+    chain = _chain(p)
+    esc = html.escape
+    svg: list[str] = [
+        f'<svg id="deps" width="{lay.width}" height="{lay.height}" '
+        f'viewBox="0 0 {lay.width} {lay.height}" role="img" aria-label="{esc(p.title)}">',
+        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
+        'markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" '
+        'fill="#6b7280"/></marker></defs>',
+    ]
+    names = {pat.id: pat for pat in p.patterns}
+    for y, h, w, obs in lay.bands:
+        color = p.color(obs[0]) if obs else "#9ca3af"
+        svg.append(
+            f'<rect x="{MARGIN}" y="{y}" width="{w}" height="{h}" rx="8" fill="{color}" '
+            f'fill-opacity="0.06" stroke="{color}" stroke-opacity="0.35"/>'
+        )
+        title = (
+            "; ".join(f"#{o} {names[o].name} (leverage {names[o].rank})" for o in obs if o in names)
+            or "Not part of an observation"
+        )
+        svg.append(
+            f'<text class="band-title" x="{MARGIN + 12}" y="{y + 20}" fill="{color}">'
+            f"{esc(_clip(title, max(40, w // 7)))}<title>{esc(title)}</title></text>"
+        )
+    for b, w, facts in p.blocks:
+        (x1, y1), (x2, y2) = lay.boxes[b], lay.boxes[w]
+        sx, sy, tx, ty = x1 + NODE_W, y1 + NODE_H // 2, x2, y2 + NODE_H // 2
+        bend = max(40, abs(tx - sx) // 2)
+        path = f"M{sx},{sy} C{sx + bend},{sy} {tx - bend},{ty} {tx},{ty}"
+        tip = f"{p.nodes[b].name} blocks {p.nodes[w].name} (facts {', '.join(map(str, facts))})"
+        svg.append(
+            f'<path class="edge" data-ends="e{b} e{w}" d="{path}" marker-end="url(#arrow)">'
+            f"<title>{esc(tip)}</title></path>"
+        )
+    for n in _sorted(p.nodes.values()):
+        x, y = lay.boxes[n.id]
+        classes = "node root" if n.root else "node"
+        ids = " ".join(f"e{m}" for m in sorted(chain[n.id]))
+        stripe = p.color(n.observations[0]) if n.observations else "#d1d5db"
+        sub = ("ROOT · " if n.root else "") + (
+            "owner: " + ", ".join(n.owners) if n.owners else n.type.replace("_", " ")
+        )
+        tip = n.name + (f" (owner: {', '.join(n.owners)})" if n.owners else "")
+        if n.observations:
+            tip += "; observation " + ", ".join(f"#{o}" for o in n.observations)
+        svg.append(
+            f'<g class="{classes}" id="e{n.id}" data-chain="{ids}">'
+            f"<title>{esc(tip)}</title>"
+            f'<rect class="box" x="{x}" y="{y}" width="{NODE_W}" height="{NODE_H}" rx="6"/>'
+            f'<rect x="{x}" y="{y}" width="6" height="{NODE_H}" rx="3" fill="{stripe}"/>'
+            f'<text class="name" x="{x + 14}" y="{y + 20}">{esc(_clip(n.name, 28))}</text>'
+            f'<text class="sub" x="{x + 14}" y="{y + 37}">{esc(_clip(sub, 34))}</text></g>'
+        )
+    svg.append("</svg>")
+
+    roots = sum(1 for n in p.nodes.values() if n.root)
+    legend = [
+        f'<span><i class="chip" style="background:{ROOT_FILL};border:2px solid {ROOT_STROKE}">'
+        "</i>root blocker</span>"
+    ] + [
+        f'<span><i class="chip" style="background:{p.color(pat.id)}"></i>'
+        f"#{pat.id} {esc(pat.name)} (leverage {pat.rank})</span>"
+        for pat in p.patterns
+    ]
+    listing = [
+        f"<li>{esc(p.nodes[b].name)} blocks {esc(p.nodes[w].name)} "
+        f"<small>(facts {', '.join('#' + str(i) for i in facts)})</small></li>"
+        for b, w, facts in sorted(
+            p.blocks, key=lambda e: (p.nodes[e[0]].name.lower(), p.nodes[e[1]].name.lower())
+        )
+    ]
+    payload = json.dumps({"nodes": len(p.nodes), "edges": len(p.blocks), "roots": roots})
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f"<title>{esc(p.title)}</title><style>{_CSS}</style></head><body>",
+            f"<header><h1>{esc(p.title)}</h1>",
+            f'<p class="meta">{len(p.nodes)} work items and people, {len(p.blocks)} '
+            f"dependencies, {roots} root blocker{'s' if roots != 1 else ''}. Arrows point from "
+            "a blocker to the work waiting on it. Click a box to follow its chain; click again "
+            "or press Esc to clear.</p>",
+            f'<p class="legend">{"".join(legend)}</p></header>',
+            f'<div class="wrap">{"".join(svg)}</div>',
+            f"<details><summary>Every dependency as text ({len(listing)})</summary>"
+            f"<ul>{''.join(listing)}</ul></details>",
+            f'<script type="application/json" id="memcli-counts">{payload}</script>',
+            f"<script>{_JS}</script>",
+            "</body></html>",
+        ]
+    )
+
+
+def render(p: Picture, fmt: str) -> str:
+    if fmt == "mermaid":
+        return mermaid(p)
+    if fmt == "dot":
+        return dot(p)
+    if fmt == "html":
+        return html_page(p)
+    raise UsageError(f"unknown picture format {fmt!r}: use mermaid, dot or html")
