@@ -18,6 +18,7 @@ from memcli.config import DEFAULT_GRAPH
 from memcli.errors import InputError, NotFound, UsageError
 from memcli.models import EntityRef, EntityType, EpisodeInput, Extraction, Relation
 from memcli.readers import content_hash, parse_document
+from memcli.redact import merge, redact_episode
 from memcli.resolve import display_name, normalize
 from memcli.signatures import SignatureMode, fact_signatures
 from memcli.sources import SourceText
@@ -55,6 +56,12 @@ class IngestReport:
     errors: list[tuple[str, str]] = field(default_factory=list)
     explain: list[tuple[str, str]] = field(default_factory=list)  # (source, sentence)
     graphs: set[str] = field(default_factory=set)
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # (source, message)
+    redactions: dict[str, dict[str, int]] = field(default_factory=dict)  # source -> kind -> n
+
+    @property
+    def secrets_redacted(self) -> int:
+        return sum(sum(kinds.values()) for kinds in self.redactions.values())
 
     @property
     def ok(self) -> bool:
@@ -75,6 +82,12 @@ class IngestReport:
             "sentences_not_understood": self.unparsed,
             "graphs": sorted(self.graphs),
             "errors": [{"source": s, "reason": r} for s, r in self.errors],
+            "warnings": [{"source": s, "message": m} for s, m in self.warnings],
+            "secrets_redacted": self.secrets_redacted,
+            "redactions": [
+                {"source": s, "count": sum(kinds.values()), "kinds": dict(sorted(kinds.items()))}
+                for s, kinds in self.redactions.items()
+            ],
             "not_understood": [{"source": s, "sentence": t} for s, t in self.explain],
         }
 
@@ -170,8 +183,15 @@ def ingest(
     graph: str | None = None,
     extractor: Extractor | None = None,
     progress: Callable[[str], None] | None = None,
+    redact: bool = True,
+    fmt: str | None = None,
 ) -> IngestReport:
-    """Ingest many inputs. One transaction per input file: it lands whole or not at all."""
+    """Ingest many inputs. One transaction per input file: it lands whole or not at all.
+
+    Secrets are redacted (``memcli.redact``) from each episode before its content hash,
+    extraction and storage, unless ``redact`` is False. ``fmt`` forces a format
+    ('json', 'jsonl', 'markdown', 'text') instead of detecting it per input.
+    """
     extractor = extractor or RulesExtractor()
     report = IngestReport()
     for item in inputs:
@@ -184,7 +204,7 @@ def ingest(
             continue
         try:
             episodes, record_errors = parse_document(
-                item.text, item.source, default_time=item.default_time
+                item.text, item.source, default_time=item.default_time, fmt=fmt
             )
         except InputError as exc:
             report.files_failed += 1
@@ -195,6 +215,7 @@ def ingest(
         for err in record_errors:
             report.episodes_failed += 1
             report.errors.append((err.source, err.reason))
+        episodes = _screen(episodes, item.source, report, redact=redact)
         if episodes:
             before = (report.episodes_new, report.facts_new, report.entities_new)
             snapshot = _counters(report)
@@ -217,6 +238,35 @@ def ingest(
         if progress:
             progress(item.source)
     return report
+
+
+def _screen(
+    episodes: list[EpisodeInput], source: str, report: IngestReport, *, redact: bool
+) -> list[EpisodeInput]:
+    """Warn about ignored front-matter keys and redact secrets, before anything is stored."""
+    out = []
+    for episode in episodes:
+        if episode.ignored_keys:
+            where = f"{source}:{episode.line}" if episode.line else source
+            report.warnings.append((where, _ignored_message(episode.ignored_keys)))
+        if redact:
+            episode, found = redact_episode(episode)
+            if found:
+                merge(report.redactions.setdefault(source, {}), found)
+        out.append(episode)
+    return out
+
+
+def _ignored_message(keys: tuple[str, ...]) -> str:
+    from difflib import get_close_matches
+
+    from memcli.readers import JSON_KEYS
+
+    parts = []
+    for key in keys:
+        close = get_close_matches(key, sorted(JSON_KEYS), n=1)
+        parts.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    return f"unknown key(s) ignored: {', '.join(parts)}"
 
 
 def _counters(report: IngestReport) -> dict[str, Any]:
