@@ -5,7 +5,13 @@ Each command group lives in its own module and registers itself on the shared ``
 
 from __future__ import annotations
 
-from memcli.cli import demo_cmd, ingest_cmd, read_cmd  # noqa: F401  (registration)
+from memcli.cli import (  # noqa: F401  (registration)
+    demo_cmd,
+    doctor_cmd,
+    ingest_cmd,
+    read_cmd,
+    transfer_cmd,
+)
 from memcli.cli._app import app
 
 
