@@ -205,7 +205,11 @@ def _schema(store: Store) -> Check:
 
 
 def _permissions(path: Path) -> Check:
-    """The database and its WAL/SHM side files must not be readable by other users."""
+    """The database and its WAL/SHM side files must not be readable by other users.
+
+    SQLite creates the side files with the database file's mode, so when the database
+    itself is too open only it is named: once it is fixed, the side files follow.
+    """
     if str(path) == ":memory:":
         return Check("permissions", True, "in-memory database")
     loose = []
@@ -216,6 +220,8 @@ def _permissions(path: Path) -> Check:
             continue
         if mode & 0o077:
             loose.append({"file": str(candidate), "mode": oct(mode)})
+            if candidate == path:
+                break
     if not loose:
         return Check("permissions", True, "database files are private to their owner")
     return Check(
