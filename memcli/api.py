@@ -243,17 +243,27 @@ def ingest(
 def _screen(
     episodes: list[EpisodeInput], source: str, report: IngestReport, *, redact: bool
 ) -> list[EpisodeInput]:
-    """Warn about ignored front-matter keys and redact secrets, before anything is stored."""
+    """Warn about ignored front-matter keys and redact secrets, before anything is stored.
+
+    One warning per file, not per record: a JSONL export from another tool with an extra
+    "id" in every line says so once.
+    """
     out = []
+    ignored: dict[str, int] = {}
     for episode in episodes:
-        if episode.ignored_keys:
-            where = f"{source}:{episode.line}" if episode.line else source
-            report.warnings.append((where, _ignored_message(episode.ignored_keys)))
+        for key in episode.ignored_keys:
+            ignored[key] = ignored.get(key, 0) + 1
         if redact:
             episode, found = redact_episode(episode)
             if found:
                 merge(report.redactions.setdefault(source, {}), found)
         out.append(episode)
+    if ignored:
+        message = _ignored_message(tuple(sorted(ignored)))
+        if len(episodes) > 1:
+            most = max(ignored.values())
+            message += f" (in {most} of {len(episodes)} records)"
+        report.warnings.append((source, message))
     return out
 
 

@@ -88,7 +88,7 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern(
         "url_password",
         re.compile(
-            r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s:/@?#\[\]]*:"
+            r"\b[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\s:/@?#\[\]]*:"
             + _NOT_REDACTED
             + r"(?P<secret>[^\s@/]+)@"
         ),
@@ -115,7 +115,7 @@ PATTERNS: tuple[Pattern, ...] = (
         "openai_key",
         # sk-..., sk-proj-...: at least 20 characters with a digit, so "sk-learn" or
         # "sk-this-is-fine" never match.
-        re.compile(r"(?<![A-Za-z0-9_-])sk-(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}"),
+        re.compile(r"(?<![A-Za-z0-9_-])sk-(?=[A-Za-z0-9_-]{0,64}?[0-9])[A-Za-z0-9_-]{20,}"),
     ),
     Pattern(
         "bearer_token",
@@ -125,7 +125,7 @@ PATTERNS: tuple[Pattern, ...] = (
             + r"(?P<secret>[A-Za-z0-9._~+/=-]+)"
             r"|(?i:\bbearer\s+)"
             + _NOT_REDACTED
-            + r"(?P<bare>(?=[A-Za-z0-9._~+/=-]*[0-9])[A-Za-z0-9._~+/=-]{16,})"
+            + r"(?P<bare>(?=[A-Za-z0-9._~+/=-]{0,64}?[0-9])[A-Za-z0-9._~+/=-]{16,})"
         ),
     ),
     Pattern(
@@ -145,7 +145,7 @@ PATTERNS: tuple[Pattern, ...] = (
             r"|:\s*"
             + _NOT_REDACTED
             + _PLACEHOLDER
-            + r"(?P<word>(?=[^\s\"']*[0-9!#$%^&*+/=@~])[^\s\"'`,;<>]{6,}))"
+            + r"(?P<word>(?=[^\s\"']{0,64}?[0-9!#$%^&*+/=@~])[^\s\"'`,;<>]{6,}))"
         ),
         kind_of=_assignment_kind,
     ),

@@ -231,6 +231,7 @@ def test_jsonl_round_trips_every_record(records: list[dict[str, Any]]) -> None:
         assert ep.author == (rec["author"].strip() if rec["author"] else None)
 
 
+@SETTINGS
 @given(st.text(max_size=80), st.text(alphabet=" \t\n", min_size=1, max_size=3))
 def test_content_hash_ignores_whitespace_layout(text: str, ws: str) -> None:
     spaced = ws.join(text.split())

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memcli import api
@@ -179,12 +180,14 @@ def test_sample_data_is_untouched() -> None:
         assert redact(text) == (text, {}), path
 
 
+@settings(deadline=None)
 @given(st.text(max_size=300))
 def test_redaction_is_idempotent_and_total(text: str) -> None:
     once, _ = redact(text)
     assert redact(once) == (once, {})
 
 
+@settings(deadline=None)
 @given(
     st.lists(st.sampled_from([s for s, _, _ in SECRETS] + ORDINARY), min_size=1, max_size=6),
     st.sampled_from([" ", "\n", "\n\n", "; "]),
@@ -288,3 +291,32 @@ def test_no_redact_opts_out(cli: Cli, write: Callable[..., Path], db_path: Path)
     [content] = conn.execute("SELECT content FROM episodes").fetchone()
     conn.close()
     assert GH in content
+
+
+# Repeated fragments of the patterns themselves: the inputs that make a careless regex
+# backtrack quadratically (a 10 MiB update would then take hours, not seconds).
+ADVERSARIAL = [
+    "a.",
+    "a-",
+    "password:",
+    "password=",
+    "token:",
+    '"token":',
+    "api_key:",
+    "bearer ",
+    "authorization: bearer ",
+    "sk-1",
+    "eyJaaaaaaaaaa.",
+    "x://a:",
+    "-----BEGIN A PRIVATE KEY-----a",
+    "secret: 'a",
+]
+
+
+def test_redaction_stays_linear_on_adversarial_input() -> None:
+    """Each input is 200 KB; linear patterns take well under a second for all of them,
+    a quadratic one takes minutes. The bound is generous so a busy machine passes."""
+    started = time.perf_counter()
+    for fragment in ADVERSARIAL:
+        redact(fragment * (200_000 // len(fragment)))
+    assert time.perf_counter() - started < 20
