@@ -17,7 +17,7 @@ from memcli import analysis, cluster, lifecycle, writer
 from memcli.config import DEFAULT_GRAPH
 from memcli.errors import InputError, NotFound, UsageError
 from memcli.models import EntityRef, EntityType, EpisodeInput, Extraction, Relation
-from memcli.readers import content_hash, parse_document
+from memcli.readers import content_hash, parse_document, unknown_keys_message
 from memcli.redact import merge, redact_episode
 from memcli.resolve import display_name, normalize
 from memcli.signatures import SignatureMode, fact_signatures
@@ -259,24 +259,12 @@ def _screen(
                 merge(report.redactions.setdefault(source, {}), found)
         out.append(episode)
     if ignored:
-        message = _ignored_message(tuple(sorted(ignored)))
+        message = unknown_keys_message(sorted(ignored))
         if len(episodes) > 1:
             most = max(ignored.values())
             message += f" (in {most} of {len(episodes)} records)"
         report.warnings.append((source, message))
     return out
-
-
-def _ignored_message(keys: tuple[str, ...]) -> str:
-    from difflib import get_close_matches
-
-    from memcli.readers import JSON_KEYS
-
-    parts = []
-    for key in keys:
-        close = get_close_matches(key, sorted(JSON_KEYS), n=1)
-        parts.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
-    return f"unknown key(s) ignored: {', '.join(parts)}"
 
 
 def _counters(report: IngestReport) -> dict[str, Any]:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from datetime import UTC, date, datetime
+from difflib import get_close_matches
 from typing import Any
 
 import frontmatter
@@ -35,6 +37,15 @@ JSON_KEYS = KNOWN_KEYS | {"content", "facts"}
 
 def _unknown(meta: dict[Any, Any], known: set[str]) -> tuple[str, ...]:
     return tuple(sorted(str(k) for k in meta if str(k) not in known))
+
+
+def unknown_keys_message(keys: Iterable[str]) -> str:
+    """The warning for ignored keys, naming the known key each one probably meant."""
+    parts = []
+    for key in keys:
+        close = get_close_matches(key, sorted(JSON_KEYS), n=1)
+        parts.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    return f"unknown key(s) ignored: {', '.join(parts)}"
 
 
 def to_utc(value: Any, *, source: str, field: str = "date") -> str:
