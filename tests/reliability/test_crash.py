@@ -212,3 +212,19 @@ def test_kill_ingest_of_one_big_jsonl(tmp_path: Path) -> None:
     result = run(db, "ingest", "big.jsonl", "-q", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert exact_dump(db) == expected
+
+
+def test_kill_export_leaves_the_previous_file_whole(ref: Reference, tmp_path: Path) -> None:
+    """export --output writes a temporary file and renames it into place: a kill while
+    it writes leaves the file that was there before, untouched."""
+    db = tmp_path / "export.db"
+    shutil.copy(ref.ingested_db, db)
+    out = tmp_path / "g.jsonl"
+    out.write_text("yesterday's export\n", encoding="utf-8")
+    proc = start(db, "export", "--graph", "g", "--output", str(out))
+    assert wait_until(lambda: any(tmp_path.glob(".g.jsonl.*.tmp")), proc, 60)
+    kill(proc)
+    assert out.read_text(encoding="utf-8") == "yesterday's export\n"
+    result = run(db, "export", "--graph", "g", "--output", str(out))
+    assert result.returncode == 0, result.stderr
+    assert len(out.read_text(encoding="utf-8").splitlines()) == N_FILES
