@@ -18,7 +18,8 @@ from memcli import analysis, cluster, lifecycle, writer
 from memcli.config import DEFAULT_GRAPH
 from memcli.errors import InputError, NotFound, UsageError
 from memcli.models import EntityRef, EntityType, EpisodeInput, Extraction, Relation
-from memcli.readers import content_hash, parse_document
+from memcli.readers import content_hash, parse_document, unknown_keys_message
+from memcli.redact import merge, redact_episode
 from memcli.resolve import display_name, normalize
 from memcli.search import (
     ANY_WEIGHT,
@@ -65,6 +66,12 @@ class IngestReport:
     errors: list[tuple[str, str]] = field(default_factory=list)
     explain: list[tuple[str, str]] = field(default_factory=list)  # (source, sentence)
     graphs: set[str] = field(default_factory=set)
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # (source, message)
+    redactions: dict[str, dict[str, int]] = field(default_factory=dict)  # source -> kind -> n
+
+    @property
+    def secrets_redacted(self) -> int:
+        return sum(sum(kinds.values()) for kinds in self.redactions.values())
 
     @property
     def ok(self) -> bool:
@@ -85,6 +92,12 @@ class IngestReport:
             "sentences_not_understood": self.unparsed,
             "graphs": sorted(self.graphs),
             "errors": [{"source": s, "reason": r} for s, r in self.errors],
+            "warnings": [{"source": s, "message": m} for s, m in self.warnings],
+            "secrets_redacted": self.secrets_redacted,
+            "redactions": [
+                {"source": s, "count": sum(kinds.values()), "kinds": dict(sorted(kinds.items()))}
+                for s, kinds in self.redactions.items()
+            ],
             "not_understood": [{"source": s, "sentence": t} for s, t in self.explain],
         }
 
@@ -182,8 +195,15 @@ def ingest(
     graph: str | None = None,
     extractor: Extractor | None = None,
     progress: Callable[[str], None] | None = None,
+    redact: bool = True,
+    fmt: str | None = None,
 ) -> IngestReport:
-    """Ingest many inputs. One transaction per input file: it lands whole or not at all."""
+    """Ingest many inputs. One transaction per input file: it lands whole or not at all.
+
+    Secrets are redacted (``memcli.redact``) from each episode before its content hash,
+    extraction and storage, unless ``redact`` is False. ``fmt`` forces a format
+    ('json', 'jsonl', 'markdown', 'text') instead of detecting it per input.
+    """
     extractor = extractor or RulesExtractor()
     report = IngestReport()
     for item in inputs:
@@ -196,7 +216,7 @@ def ingest(
             continue
         try:
             episodes, record_errors = parse_document(
-                item.text, item.source, default_time=item.default_time
+                item.text, item.source, default_time=item.default_time, fmt=fmt
             )
         except InputError as exc:
             report.files_failed += 1
@@ -207,6 +227,7 @@ def ingest(
         for err in record_errors:
             report.episodes_failed += 1
             report.errors.append((err.source, err.reason))
+        episodes = _screen(episodes, item.source, report, redact=redact)
         if episodes:
             before = (report.episodes_new, report.facts_new, report.entities_new)
             snapshot = _counters(report)
@@ -229,6 +250,33 @@ def ingest(
         if progress:
             progress(item.source)
     return report
+
+
+def _screen(
+    episodes: list[EpisodeInput], source: str, report: IngestReport, *, redact: bool
+) -> list[EpisodeInput]:
+    """Warn about ignored front-matter keys and redact secrets, before anything is stored.
+
+    One warning per file, not per record: a JSONL export from another tool with an extra
+    "id" in every line says so once.
+    """
+    out = []
+    ignored: dict[str, int] = {}
+    for episode in episodes:
+        for key in episode.ignored_keys:
+            ignored[key] = ignored.get(key, 0) + 1
+        if redact:
+            episode, found = redact_episode(episode)
+            if found:
+                merge(report.redactions.setdefault(source, {}), found)
+        out.append(episode)
+    if ignored:
+        message = unknown_keys_message(sorted(ignored))
+        if len(episodes) > 1:
+            most = max(ignored.values())
+            message += f" (in {most} of {len(episodes)} records)"
+        report.warnings.append((source, message))
+    return out
 
 
 def _counters(report: IngestReport) -> dict[str, Any]:

@@ -97,3 +97,4 @@ class EpisodeInput:
     format: str  # "markdown", "text" or "json"
     facts: list[ExtractedFact] | None = None  # given facts bypass extraction
     line: int | None = None  # line number within a JSONL file
+    ignored_keys: tuple[str, ...] = ()  # front-matter / JSON keys memcli does not use

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from datetime import UTC, date, datetime
+from difflib import get_close_matches
 from typing import Any
 
 import frontmatter
@@ -27,7 +29,23 @@ from memcli.models import (
 )
 
 TIME_KEYS = ("occurred_at", "datetime", "date", "time", "timestamp")
+# Keys memcli reads (title and tags are accepted and not used). Any other key is ignored
+# with a warning, so a typo such as "auther:" does not silently lose the author.
 KNOWN_KEYS = {"author", "graph", "source", "title", "tags", *TIME_KEYS}
+JSON_KEYS = KNOWN_KEYS | {"content", "facts"}
+
+
+def _unknown(meta: dict[Any, Any], known: set[str]) -> tuple[str, ...]:
+    return tuple(sorted(str(k) for k in meta if str(k) not in known))
+
+
+def unknown_keys_message(keys: Iterable[str]) -> str:
+    """The warning for ignored keys, naming the known key each one probably meant."""
+    parts = []
+    for key in keys:
+        close = get_close_matches(key, sorted(JSON_KEYS), n=1)
+        parts.append(f"{key!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    return f"unknown key(s) ignored: {', '.join(parts)}"
 
 
 def to_utc(value: Any, *, source: str, field: str = "date") -> str:
@@ -37,7 +55,10 @@ def to_utc(value: Any, *, source: str, field: str = "date") -> str:
     elif isinstance(value, date):
         dt = datetime(value.year, value.month, value.day)
     elif isinstance(value, int | float) and not isinstance(value, bool):
-        dt = datetime.fromtimestamp(value, UTC)
+        try:
+            dt = datetime.fromtimestamp(value, UTC)
+        except (ValueError, OverflowError, OSError):
+            raise InputError(source, f"{field} {value!r} is not a valid Unix timestamp") from None
     elif isinstance(value, str) and value.strip():
         text = value.strip().replace("Z", "+00:00").replace("z", "+00:00")
         try:
@@ -50,7 +71,13 @@ def to_utc(value: Any, *, source: str, field: str = "date") -> str:
         raise InputError(source, f"{field} {value!r} is not a date")
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    try:
+        dt = dt.astimezone(UTC)
+    except OverflowError:
+        raise InputError(source, f"{field} {value!r} is out of range") from None
+    # Zero-padded by hand: strftime("%Y") gives "999", not "0999", on some platforms, and
+    # stored times must sort as text.
+    return f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt:%H:%M:%S}Z"
 
 
 def content_hash(content: str, author: str | None, occurred_at: str) -> str:
@@ -80,15 +107,35 @@ def _optional_str(meta: dict[str, Any], key: str, source: str) -> str | None:
     raise InputError(source, f"'{key}' must be a string, not {type(value).__name__}")
 
 
-def parse_markdown(text: str, source: str, default_time: str | None, fmt: str) -> EpisodeInput:
-    """A Markdown or text update, with optional YAML front matter."""
+def _front_matter(text: str, source: str) -> tuple[dict[Any, Any], str]:
+    """(metadata, body). Front matter that is not a mapping is an error, not ignored:
+    python-frontmatter would drop a YAML list silently, and the author with it."""
+    text = text.strip()
+    handler = frontmatter.detect_format(text, frontmatter.handlers)
+    if handler is None:
+        return {}, text
     try:
-        post = frontmatter.loads(text)
-    except (yaml.YAMLError, ValueError) as exc:
+        head, body = handler.split(text)
+    except ValueError:
+        return {}, text
+    try:
+        data = handler.load(head)
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InputError(source, f"malformed front matter: {reason}") from None
-    meta = dict(post.metadata)
-    content = post.content.strip()
+    if data is None:
+        return {}, body.strip()
+    if not isinstance(data, dict):
+        raise InputError(
+            source,
+            f"malformed front matter: expected 'key: value' lines, got a {type(data).__name__}",
+        )
+    return data, body.strip()
+
+
+def parse_markdown(text: str, source: str, default_time: str | None, fmt: str) -> EpisodeInput:
+    """A Markdown or text update, with optional YAML front matter."""
+    meta, content = _front_matter(text, source)
     if not content:
         raise InputError(source, "empty update: no text after the front matter")
     return EpisodeInput(
@@ -98,6 +145,7 @@ def parse_markdown(text: str, source: str, default_time: str | None, fmt: str) -
         graph=_optional_str(meta, "graph", source),
         source=_optional_str(meta, "source", source) or source,
         format=fmt,
+        ignored_keys=_unknown(meta, KNOWN_KEYS),
     )
 
 
@@ -160,6 +208,7 @@ def episode_from_json(obj: Any, source: str, default_time: str | None) -> Episod
         source=_optional_str(obj, "source", source) or source,
         format="json",
         facts=facts,
+        ignored_keys=_unknown(obj, JSON_KEYS),
     )
 
 
@@ -169,6 +218,8 @@ def parse_json(text: str, source: str, default_time: str | None) -> list[Episode
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(source, f"invalid JSON at line {exc.lineno}: {exc.msg}") from None
+    except RecursionError:
+        raise InputError(source, "invalid JSON: nested too deeply") from None
     items = data if isinstance(data, list) else [data]
     return [
         episode_from_json(
@@ -181,10 +232,14 @@ def parse_json(text: str, source: str, default_time: str | None) -> list[Episode
 def parse_jsonl(
     text: str, source: str, default_time: str | None
 ) -> tuple[list[EpisodeInput], list[InputError]]:
-    """JSON Lines: a bad line is reported with its number; the other lines still count."""
+    """JSON Lines: a bad line is reported with its number; the other lines still count.
+
+    Lines end at "\n" only: str.splitlines() would also split at U+2028 and other
+    separators that JSON allows raw inside a string, cutting a valid record in two.
+    """
     episodes: list[EpisodeInput] = []
     errors: list[InputError] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         where = f"{source}:{number}"
@@ -192,6 +247,9 @@ def parse_jsonl(
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             errors.append(InputError(where, f"invalid JSON: {exc.msg}"))
+            continue
+        except RecursionError:
+            errors.append(InputError(where, "invalid JSON: nested too deeply"))
             continue
         try:
             episode = episode_from_json(obj, where, default_time)

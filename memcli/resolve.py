@@ -42,7 +42,11 @@ def normalize(name: str) -> str:
 
 def display_name(name: str, type_: EntityType) -> str:
     """A tidy name to show: articles and stray punctuation gone, people capitalised."""
-    text = unicodedata.normalize("NFKC", name).strip().strip(".,;:!?\"'()[]")
+    text = unicodedata.normalize("NFKC", name)
+    previous = None
+    while previous != text:  # "'); x" -> "x", not " x": strip spaces and punctuation alike
+        previous = text
+        text = text.strip().strip(".,;:!?\"'()[]")
     text = _SPACE.sub(" ", text)
     previous = None
     while previous != text:

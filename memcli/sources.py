@@ -22,7 +22,7 @@ DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 def max_bytes() -> int:
     """Largest input accepted (``MEMCLI_MAX_FILE_BYTES``); a status update is small."""
     try:
-        return int(os.environ.get("MEMCLI_MAX_FILE_BYTES", DEFAULT_MAX_BYTES))
+        return max(0, int(os.environ.get("MEMCLI_MAX_FILE_BYTES", DEFAULT_MAX_BYTES)))
     except ValueError:
         return DEFAULT_MAX_BYTES
 
@@ -35,6 +35,8 @@ class SourceText:
 
 
 def decode(data: bytes, source: str) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError(source, "UTF-16 text (byte order mark); re-save the file as UTF-8")
     if b"\x00" in data[:8192]:
         raise InputError(source, "binary file (contains NUL bytes), not a status update")
     try:
@@ -52,34 +54,52 @@ def _mtime(path: Path) -> str:
     return datetime.fromtimestamp(path.stat().st_mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def read_path(path: Path, source: str) -> SourceText:
-    limit = max_bytes()
+def _too_big(source: str, size: str, limit: int) -> InputError:
+    return InputError(
+        source,
+        f"file is {size} bytes, over the {limit:,} byte limit"
+        " (raise it with --max-bytes or MEMCLI_MAX_FILE_BYTES)",
+    )
+
+
+def read_path(path: Path, source: str, limit: int | None = None) -> SourceText:
+    """One input file. Reads at most ``limit`` + 1 bytes, so a pipe, a device or a file
+    that grows while it is read cannot exhaust memory."""
+    limit = max_bytes() if limit is None else limit
     try:
-        size = path.stat().st_size
-        if size > limit:
-            raise InputError(
-                source,
-                f"file is {size:,} bytes, over the {limit:,} byte limit (MEMCLI_MAX_FILE_BYTES)",
-            )
-        data = path.read_bytes()
+        if path.is_file():
+            size = path.stat().st_size
+            if size > limit:
+                raise _too_big(source, f"{size:,}", limit)
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1)
+        mtime = _mtime(path)
     except PermissionError:
         raise InputError(source, "permission denied") from None
     except OSError as exc:
         raise InputError(source, exc.strerror or str(exc)) from None
-    return SourceText(source, decode(data, source), _mtime(path))
+    if len(data) > limit:
+        raise _too_big(source, "more than " + f"{limit:,}", limit)
+    return SourceText(source, decode(data, source), mtime)
 
 
-def expand(paths: list[str]) -> Iterator[SourceText | InputError]:
-    """Files, directories (walked for update files, sorted) and '-' for stdin."""
+def expand(paths: list[str], *, limit: int | None = None) -> Iterator[SourceText | InputError]:
+    """Files, directories (walked for update files, sorted) and '-' for stdin.
+
+    ``limit`` is the largest input accepted in bytes (default: ``max_bytes()``).
+    """
+    limit = max_bytes() if limit is None else limit
     for raw in paths:
         if raw == "-":
             data = (
-                sys.stdin.buffer.read()
+                sys.stdin.buffer.read(limit + 1)
                 if hasattr(sys.stdin, "buffer")
-                else sys.stdin.read().encode()
+                else sys.stdin.read(limit + 1).encode()
             )
             now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
             try:
+                if len(data) > limit:
+                    raise _too_big("<stdin>", "more than " + f"{limit:,}", limit)
                 yield SourceText("-", decode(data, "<stdin>"), now)
             except InputError as exc:
                 yield exc
@@ -97,11 +117,11 @@ def expand(paths: list[str]) -> Iterator[SourceText | InputError]:
                 yield InputError(raw, f"directory has no update files ({', '.join(SUFFIXES)})")
             for p in found:
                 try:
-                    yield read_path(p, str(p))
+                    yield read_path(p, str(p), limit)
                 except InputError as exc:
                     yield exc
             continue
         try:
-            yield read_path(path, raw)
+            yield read_path(path, raw, limit)
         except InputError as exc:
             yield exc

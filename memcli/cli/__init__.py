@@ -17,6 +17,8 @@ COMMAND_MODULES = (
     "report_cmd",
     "visualize_cmd",
     "mcp_cmd",
+    "doctor_cmd",
+    "transfer_cmd",
     "demo_cmd",
 )
 

@@ -89,14 +89,14 @@ def command(*args: Any, on: typer.Typer | None = None, **kwargs: Any) -> Callabl
                 if os.environ.get("MEMCLI_DEBUG"):
                     raise
                 raise fail(exc) from None
-            except sqlite3.OperationalError as exc:
+            except sqlite3.DatabaseError as exc:
                 if os.environ.get("MEMCLI_DEBUG"):
                     raise
                 hint = (
                     "another memcli process held the database too long; retry, or raise "
                     "MEMCLI_BUSY_TIMEOUT (seconds)"
                     if "locked" in str(exc)
-                    else None
+                    else "run 'memcli doctor' to check the database and see how to repair it"
                 )
                 raise fail(StoreError(f"database error: {exc}", hint=hint)) from None
 

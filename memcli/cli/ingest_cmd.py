@@ -43,6 +43,21 @@ def ingest(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar, no summary.")
     ] = False,
+    max_bytes: Annotated[
+        int | None,
+        typer.Option(
+            "--max-bytes",
+            min=1,
+            help="Largest input file accepted, in bytes (default: $MEMCLI_MAX_FILE_BYTES or 10 MiB).",
+        ),
+    ] = None,
+    no_redact: Annotated[
+        bool,
+        typer.Option(
+            "--no-redact",
+            help="Store updates exactly as written, without redacting secrets (tokens, keys, passwords).",
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Ingest status updates as episodes, extracting entities and facts.
@@ -50,9 +65,12 @@ def ingest(
     Re-ingesting the same update into the same graph adds nothing. A file that fails is
     reported with its path and reason, the others are still ingested, and the exit code
     is 1.
+
+    Secrets (API tokens, private keys, passwords in assignments, credentials in URLs)
+    are replaced by [REDACTED:kind] before anything is stored; --no-redact opts out.
     """
     console = err_console()
-    items = list(expand(paths))
+    items = list(expand(paths, limit=max_bytes))
     with open_store() as store:
         show_bar = not quiet and not as_json and sys.stderr.isatty() and len(items) > 1
         if show_bar:
@@ -66,10 +84,22 @@ def ingest(
             ) as bar:
                 task = bar.add_task("ingest", total=len(items))
                 report = api.ingest(
-                    store, items, graph=graph, progress=lambda _s: bar.advance(task)
+                    store,
+                    items,
+                    graph=graph,
+                    progress=lambda _s: bar.advance(task),
+                    redact=not no_redact,
                 )
         else:
-            report = api.ingest(store, items, graph=graph)
+            report = api.ingest(store, items, graph=graph, redact=not no_redact)
+    print_ingest_report(report, as_json=as_json, quiet=quiet, explain=explain)
+
+
+def print_ingest_report(
+    report: api.IngestReport, *, as_json: bool, quiet: bool, explain: bool = False
+) -> None:
+    """The ingest summary (also used by 'memcli import'); exit 1 if any input failed."""
+    console = err_console()
     if as_json:
         data = report.as_dict()
         if not explain:
@@ -77,7 +107,14 @@ def ingest(
         print_json(data)
     for source, reason in report.errors:
         console.print(f"Error: {source}: {reason}", markup=False)
+    for source, message in report.warnings:
+        console.print(f"Warning: {source}: {message}", markup=False)
     if not quiet and not as_json:
+        for source, kinds in report.redactions.items():
+            console.print(
+                f"Redacted: {source}: {sum(kinds.values())} secret(s) ({', '.join(sorted(kinds))})",
+                markup=False,
+            )
         console.print(
             f"{report.files} file(s): {report.episodes_new} new episode(s), "
             f"{report.episodes_duplicate} duplicate, "
@@ -85,7 +122,8 @@ def ingest(
             f"{report.entities_new} new entities, {report.facts_new} facts"
             + (f" ({report.facts_ended} ended by later updates)" if report.facts_ended else "")
             + f"; {report.unparsed} sentence(s) not understood"
-            + ("" if explain or not report.unparsed else " (see --explain)"),
+            + ("" if explain or not report.unparsed else " (see --explain)")
+            + (f"; {report.secrets_redacted} secret(s) redacted" if report.redactions else ""),
             markup=False,
         )
         if explain:
@@ -224,4 +262,4 @@ def analyze(
 GraphOptional = Annotated[
     str | None, typer.Option("--graph", "-g", help="Only this graph (default: all).")
 ]
-__all__ = ["analyze", "ingest", "GraphOpt", "GraphOptional"]
+__all__ = ["analyze", "ingest", "print_ingest_report", "GraphOpt", "GraphOptional"]

@@ -1,0 +1,322 @@
+"""Secrets: every pattern is caught, ordinary text is untouched, nothing secret is stored
+or handed to an extractor (which may be a language model)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memcli import api
+from memcli.models import Extraction
+from memcli.redact import PATTERNS, redact
+from memcli.sources import expand
+from memcli.store import Store
+from tests.conftest import Cli, update
+
+GH = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"  # 36 characters after the prefix
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkFsaWNlIn0"
+    ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
+PEM = (
+    "-----BEGIN RSA PRIVATE KEY-----\n"
+    "MIIEpAIBAAKCAQEA7bq98R3gT2Vqk1f3yM4n9c2xZ0r8J5uX6hQ1pW3eL0sK9dF2\n"
+    "aB3cD4eF5gH6iJ7kL8mN9oP0qR1sT2uV3wX4yZ5==\n"
+    "-----END RSA PRIVATE KEY-----"
+)
+
+# (text containing a secret, the secret itself, the kind reported)
+SECRETS: list[tuple[str, str, str]] = [
+    ("Rotated AKIAIOSFODNN7EXAMPLE after the leak.", "AKIAIOSFODNN7EXAMPLE", "aws_access_key"),
+    ("Temp creds ASIAY34FZKBOKMUTVV7A expire soon.", "ASIAY34FZKBOKMUTVV7A", "aws_access_key"),
+    (f"aws_secret_access_key = {AWS_SECRET}", AWS_SECRET, "aws_secret_key"),
+    (f'export AWS_SECRET_ACCESS_KEY="{AWS_SECRET}"', AWS_SECRET, "aws_secret_key"),
+    (f"CI uses {GH} to push.", GH, "github_token"),
+    ("gho_" + "Z9y8X7w6V5" * 3 + "u4T3s2", "gho_" + "Z9y8X7w6V5" * 3 + "u4T3s2", "github_token"),
+    (
+        "PAT github_pat_11AAAAAAA0aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb ok",
+        "github_pat_11AAAAAAA0aaaaaaaaaaaa_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+        "github_token",
+    ),
+    (
+        "GitLab glpat-xY7zQ2wE9rT4uI1oP3aS in the runner.",
+        "glpat-xY7zQ2wE9rT4uI1oP3aS",
+        "gitlab_token",
+    ),
+    (
+        "Bot token xoxb-1234567890-0987654321-AbCdEfGhIj",
+        "xoxb-1234567890-0987654321-AbCdEfGhIj",
+        "slack_token",
+    ),
+    ("User token xoxp-99887766-55443322-aabbcc", "xoxp-99887766-55443322-aabbcc", "slack_token"),
+    (
+        "Alerts go to https://hooks.slack.com/services/T0AAA1BBB/B0CCC2DDD/xYz123AbC456dEf789 now.",
+        "https://hooks.slack.com/services/T0AAA1BBB/B0CCC2DDD/xYz123AbC456dEf789",
+        "slack_webhook",
+    ),
+    (
+        "Key sk-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ leaked.",
+        "sk-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ",
+        "openai_key",
+    ),
+    (
+        "New key sk-proj-Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef is in the vault.",
+        "sk-proj-Ab3De6Gh9Jk2Mn5Pq8St1Vw4Yz7Bc0Ef",
+        "openai_key",
+    ),
+    (f"The key:\n{PEM}\nThe deploy is blocked.", PEM, "private_key"),
+    (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB\n"
+        "The paste was cut off.",
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAAB",
+        "private_key",
+    ),
+    (
+        "curl -H 'Authorization: Bearer abc123.def456_ghi' https://api.internal",
+        "abc123.def456_ghi",
+        "bearer_token",
+    ),
+    (
+        "Used bearer Zm9vYmFyYmF6cXV4MTIzNDU2 in the test.",
+        "Zm9vYmFyYmF6cXV4MTIzNDU2",
+        "bearer_token",
+    ),
+    ("Header Authorization: Basic dXNlcjpodW50ZXIy", "dXNlcjpodW50ZXIy", "basic_auth"),
+    (f"Authorization: Bearer {JWT}", JWT, "jwt"),
+    (f"Session cookie {JWT} expired.", JWT, "jwt"),
+    ("Set password=hunter2 on staging.", "hunter2", "password"),
+    ("DB_PASSWORD=correct-horse-battery", "correct-horse-battery", "password"),
+    ("Use passwd=Tr0ub4dor3 here.", "Tr0ub4dor3", "password"),
+    ("mysql -u root pwd=s3cr3t!", "s3cr3t", "password"),
+    ("The webhook secret=whsec_9f8e7d6c5b4a lives in CI.", "whsec_9f8e7d6c5b4a", "secret"),
+    ("Call ?token=abc123def456&page=2 to test.", "abc123def456", "token"),
+    (
+        "Set api_key=AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY in the app.",
+        "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
+        "api_key",
+    ),
+    ('Config {"password": "p@ss w0rd", "user": "svc"}', "p@ss w0rd", "password"),
+    ("client_secret: 'Xy9-Zq8-Wv7'", "Xy9-Zq8-Wv7", "secret"),
+    ("password: hunter22 for the demo account", "hunter22", "password"),
+    ("Connect to postgres://admin:S3cretPass@db.internal:5432/app", "S3cretPass", "url_password"),
+    ("Cache at redis://:r3dis-pass@cache:6379/0", "r3dis-pass", "url_password"),
+    ("amqp://guest:guest@rabbit//", ":guest@", "url_password"),
+]
+
+# Ordinary status updates that talk about tokens, keys and passwords: byte-identical.
+ORDINARY = [
+    "The token bucket rate limiter is blocked on the gateway upgrade.",
+    "The password reset flow shipped on Tuesday.",
+    "We moved the classifier from sk-learn to a plain logistic regression.",
+    "The key decision: Alice owns the API migration.",
+    "See https://example.com/docs?page=2&sort=asc for the plan.",
+    "Secret: nobody knows why CI is slow this week.",
+    "Token: the auth team is on it.",
+    "Bearer of bad news: the release slipped.",
+    "The bearer token rotation work is blocked on the vault upgrade.",
+    "AKIA is the prefix our scanner alerts on.",
+    "Password policy review is waiting on legal.",
+    "git clone https://github.com/acme/payments.git and ssh git@github.com:acme/infra.git",
+    "Email bob@example.com or ping @bob on Slack.",
+    "The secret sauce is caching; the api keys are rotated monthly.",
+    "-----BEGIN PUBLIC KEY----- blocks are fine to share.",
+    "Ratio 3:2 and the meeting at 10:30 moved to https://meet.example.com/abc-defg-hij.",
+    "Password: TBD. Token: see the vault. Secret: ask Dana.",
+    "The auth token refresh is owned by the identity team.",
+    "We use ${GITHUB_TOKEN} and password=<your password> and secret=*** in the docs.",
+    "Deploy to https://user@host.example.com/path is done.",
+    "sk-this-is-not-a-key and sk-12 are fine.",
+    "The keyboard shortcut ctrl+k=search shipped.",
+    "ghp_ prefixes identify GitHub tokens; glpat- identifies GitLab ones.",
+    "xoxb- tokens belong to bots.",
+    "JWT parsing (eyJ...) is handled by the gateway.",
+    "Tokenization of names is blocked by the unicode fix.",
+    "The pwd command prints the working directory.",
+    "Naïve café owners in São Paulo: 東京 team shipped the 🚀 release.",
+]
+
+
+@pytest.mark.parametrize(("text", "secret", "kind"), SECRETS, ids=[s[2] for s in SECRETS])
+def test_each_secret_is_caught(text: str, secret: str, kind: str) -> None:
+    cleaned, counts = redact(text)
+    assert secret not in cleaned
+    assert f"[REDACTED:{kind}]" in cleaned
+    assert counts == {kind: 1}
+    assert redact(cleaned) == (cleaned, {}), "redaction must be idempotent"
+
+
+def test_every_pattern_is_tested() -> None:
+    assert {p.kind for p in PATTERNS} - {"assignment"} <= {k for _, _, k in SECRETS}
+    assert {"password", "secret", "token", "api_key"} <= {k for _, _, k in SECRETS}
+
+
+def test_only_the_secret_goes() -> None:
+    text = "Deploy blocked: DB_PASSWORD=hunter2 and postgres://svc:pw123@db/app, see the runbook."
+    assert redact(text)[0] == (
+        "Deploy blocked: DB_PASSWORD=[REDACTED:password] and "
+        "postgres://svc:[REDACTED:url_password]@db/app, see the runbook."
+    )
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_text_is_byte_identical(text: str) -> None:
+    assert redact(text) == (text, {})
+
+
+def test_sample_data_is_untouched() -> None:
+    root = Path(__file__).resolve().parents[2] / "sample_data"
+    files = sorted(root.rglob("*.md"))
+    assert files
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert redact(text) == (text, {}), path
+
+
+@settings(deadline=None)
+@given(st.text(max_size=300))
+def test_redaction_is_idempotent_and_total(text: str) -> None:
+    once, _ = redact(text)
+    assert redact(once) == (once, {})
+
+
+@settings(deadline=None)
+@given(
+    st.lists(st.sampled_from([s for s, _, _ in SECRETS] + ORDINARY), min_size=1, max_size=6),
+    st.sampled_from([" ", "\n", "\n\n", "; "]),
+)
+def test_secrets_mixed_with_prose_never_survive(parts: list[str], sep: str) -> None:
+    cleaned, counts = redact(sep.join(parts))
+    for text, secret, _ in SECRETS:
+        if text in parts:
+            assert secret not in cleaned
+    assert sum(counts.values()) == sum(1 for p in parts if p not in ORDINARY)
+
+
+class SpyExtractor:
+    """An extractor that records what it is given, as a language model would see it."""
+
+    name = "spy"
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def __call__(self, text: str, author: str | None) -> Extraction:
+        self.seen.append(text)
+        return Extraction()
+
+
+def raw_bytes(db: Path) -> bytes:
+    data = b""
+    for suffix in ("", "-wal", "-shm"):
+        path = Path(f"{db}{suffix}")
+        if path.exists():
+            data += path.read_bytes()
+    return data
+
+
+def test_nothing_secret_is_stored_or_sent_to_the_extractor(
+    tmp_path: Path, write: Callable[..., Path]
+) -> None:
+    body = "\n".join(text for text, _, _ in SECRETS)
+    md = write("leaky.md", update("Alice", "2026-11-02", body))
+    given_facts = write(
+        "facts.json",
+        json.dumps(
+            {
+                "content": f"Deploy token {GH} rotated.",
+                "author": "Bob",
+                "occurred_at": "2026-11-03",
+                "graph": "project-atlas",
+                "source": "https://ci:hunter2pass@ci.example.com/job/1",
+                "facts": [
+                    {
+                        "source": "key rotation",
+                        "relation": "blocked_by",
+                        "target": "vault upgrade",
+                        "sentence": f"Rotation waits on the vault, key {GH}",
+                    }
+                ],
+            }
+        ),
+    )
+    db = tmp_path / "spy.db"
+    spy = SpyExtractor()
+    with Store(db) as store:
+        report = api.ingest(store, expand([str(md), str(given_facts)]), extractor=spy)
+        assert report.ok and report.episodes_new == 2
+    assert spy.seen and all(secret not in t for t in spy.seen for _, secret, _ in SECRETS)
+    stored = raw_bytes(db)
+    for _, secret, _ in SECRETS:
+        assert secret.encode() not in stored, secret
+    assert GH.encode() not in stored and b"hunter2pass" not in stored
+    assert report.redactions[str(md)] and sum(report.redactions[str(md)].values()) == len(SECRETS)
+    assert report.redactions[str(given_facts)] == {"github_token": 2, "url_password": 1}
+
+
+def test_ingest_reports_redactions_per_file(
+    cli: Cli, write: Callable[..., Path], db_path: Path
+) -> None:
+    leaky = write("leaky.md", update("Alice", "2026-11-02", f"CI token {GH}; password=hunter2."))
+    clean = write("clean.md", update("Bob", "2026-11-03", "The password reset flow shipped."))
+    result = cli("ingest", str(leaky), str(clean))
+    assert f"Redacted: {leaky}: 2 secret(s) (github_token, password)" in result.stderr
+    assert "2 secret(s) redacted" in result.stderr
+    assert str(clean) not in result.stderr
+    # re-ingest: the content hash is taken after redaction, so it is a duplicate
+    report = cli.json("ingest", str(leaky), str(clean))
+    assert report["episodes"]["duplicate"] == 2
+    assert report["secrets_redacted"] == 2
+    assert report["redactions"] == [
+        {"source": str(leaky), "count": 2, "kinds": {"github_token": 1, "password": 1}}
+    ]
+    conn = sqlite3.connect(db_path)
+    [content] = conn.execute("SELECT content FROM episodes WHERE author = 'Alice'").fetchone()
+    conn.close()
+    assert content == "CI token [REDACTED:github_token]; password=[REDACTED:password]."
+
+
+def test_no_redact_opts_out(cli: Cli, write: Callable[..., Path], db_path: Path) -> None:
+    leaky = write("leaky.md", update("Alice", "2026-11-02", f"CI token {GH}."))
+    report = cli.json("ingest", "--no-redact", str(leaky))
+    assert report["secrets_redacted"] == 0 and report["redactions"] == []
+    conn = sqlite3.connect(db_path)
+    [content] = conn.execute("SELECT content FROM episodes").fetchone()
+    conn.close()
+    assert GH in content
+
+
+# Repeated fragments of the patterns themselves: the inputs that make a careless regex
+# backtrack quadratically (a 10 MiB update would then take hours, not seconds).
+ADVERSARIAL = [
+    "a.",
+    "a-",
+    "password:",
+    "password=",
+    "token:",
+    '"token":',
+    "api_key:",
+    "bearer ",
+    "authorization: bearer ",
+    "sk-1",
+    "eyJaaaaaaaaaa.",
+    "x://a:",
+    "-----BEGIN A PRIVATE KEY-----a",
+    "secret: 'a",
+]
+
+
+def test_redaction_stays_linear_on_adversarial_input() -> None:
+    """Each input is 200 KB; linear patterns take well under a second for all of them,
+    a quadratic one takes minutes. The bound is generous so a busy machine passes."""
+    started = time.perf_counter()
+    for fragment in ADVERSARIAL:
+        redact(fragment * (200_000 // len(fragment)))
+    assert time.perf_counter() - started < 20
