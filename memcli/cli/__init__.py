@@ -5,7 +5,7 @@ Each command group lives in its own module and registers itself on the shared ``
 
 from __future__ import annotations
 
-from memcli.cli import demo_cmd, ingest_cmd, read_cmd  # noqa: F401  (registration)
+from memcli.cli import config_cmd, demo_cmd, ingest_cmd, read_cmd  # noqa: F401  (registration)
 from memcli.cli._app import app
 
 

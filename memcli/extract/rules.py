@@ -378,9 +378,7 @@ _OWNER_TAILS: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
     )
 )
 
-_FOR_TAIL = re.compile(
-    r"(?P<head>.+?)\s+for\s+(?P<z>(?:the|our|my|his|her|their)\s+.+)", _FLAGS
-)
+_FOR_TAIL = re.compile(r"(?P<head>.+?)\s+for\s+(?P<z>(?:the|our|my|his|her|their)\s+.+)", _FLAGS)
 
 _DONE_WORDS = (
     r"land|ship|finish|merge|complete|go out|go live|get done|be done|be merged|be finished"
@@ -1105,14 +1103,18 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     ),
     _rule(r"blocked\s*:\s*(?P<s>.+?)\s+(?:on|by|behind|pending|until)\s+" + _T, _blocked),
     _rule(r"blocked\s*:\s*(?P<s>.+)", _stalled),
-    _rule(r"(?:blockers?|waiting on|waiting for|depends on|dependencies|deps)\s*:\s*" + _T, _blocked),
+    _rule(
+        r"(?:blockers?|waiting on|waiting for|depends on|dependencies|deps)\s*:\s*" + _T, _blocked
+    ),
     _rule(
         r"(?:done|shipped|completed|complete|finished|landed|merged|released|deployed|launched"
         r"|cancelled|canceled)\s*:\s*(?P<w>.+)",
         _completed,
     ),
     _rule(r"(?:owners?|owned by|dri|assignee|assigned to|lead)\s*:\s*(?P<o>.+)", _owns),
-    _rule(r"(?:working on|wip|in progress|current work|current focus|focus)\s*:\s*(?P<w>.+)", _owns),
+    _rule(
+        r"(?:working on|wip|in progress|current work|current focus|focus)\s*:\s*(?P<w>.+)", _owns
+    ),
     _rule(r"unblocked\s*:\s*(?P<s>.+)", _unblocked),
     # Unblocked.
     _rule(_S + _SEP + _OPT_BE + r"no longer\s+" + _NO_LONGER + r"\s+" + _T, _unblocked),
@@ -1190,8 +1192,7 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
         _completed,
     ),
     _rule(
-        r"(?P<w>.+?)" + _SEP + _DONE_AUX + rf"(?:{_DONE_IV})" + _WHERE
-        + r"(?:\s+by\s+(?P<d>.+))?",
+        r"(?P<w>.+?)" + _SEP + _DONE_AUX + rf"(?:{_DONE_IV})" + _WHERE + r"(?:\s+by\s+(?P<d>.+))?",
         _completed,
     ),
     _rule(rf"(?:{_DONE_TV})\s+(?P<w>.+)", _completed),
