@@ -58,6 +58,7 @@ MODES: dict[str, str] = {
     ),
     "md_json": "no response_format: a ```json block (servers with no structured output)",
 }
+SYSTEM_ROLES = ("system", "user")
 EXTRACTORS = ("rules", "llm", "auto")
 WRITERS = ("template", "llm")
 
@@ -106,6 +107,7 @@ class LLMSettings:
     reask: int
     concurrency: int
     backoff: float
+    system_role: str
     extractor: str
     writer: str
     sources: dict[str, str]
@@ -155,6 +157,7 @@ class LLMSettings:
             "reask": self.reask,
             "concurrency": self.concurrency,
             "backoff": self.backoff,
+            "system_role": self.system_role,
             "extractor": self.extractor,
             "writer": self.writer,
         }
@@ -218,6 +221,9 @@ _FIELDS: dict[str, tuple[tuple[str, ...], _Parser, Any]] = {
     "reask": (("MEMCLI_LLM_REASK",), _number(int, 0), 2),
     "concurrency": (("MEMCLI_LLM_CONCURRENCY",), _number(int, 1), 4),
     "backoff": (("MEMCLI_LLM_BACKOFF",), _number(float, 0), 2.0),
+    # "user" folds the instructions into the first user message, for chat templates that
+    # drop the system role (llama-cpp-python's gemma format, some Mistral templates).
+    "system_role": (("MEMCLI_LLM_SYSTEM_ROLE",), _choice(SYSTEM_ROLES), "system"),
     "extractor": (("MEMCLI_EXTRACTOR",), _choice(EXTRACTORS), "rules"),
     "writer": (("MEMCLI_WRITER",), _choice(WRITERS), "template"),
 }
@@ -509,7 +515,7 @@ class LLM:
             try:
                 value = client.chat.completions.create(
                     model=self.model,
-                    messages=ask.messages,
+                    messages=_place_system(ask.messages, self.settings.system_role),
                     response_model=ask.response_model,
                     max_retries=self.settings.reask,
                     context=context,
@@ -535,7 +541,7 @@ class LLM:
                     self.usage.error(error)
                     self.usage.add(failures=1)
                     return Answer(error=error, transient=True)
-                error = f"invalid answer after {exc.n_attempts} attempt(s): {_first_line(exc)}"
+                error = f"invalid answer after {exc.n_attempts} attempt(s): {_why(exc)}"
                 self.usage.error(error)
                 self.usage.add(failures=1)
                 return Answer(error=error)
@@ -548,6 +554,22 @@ class LLM:
             context["_tokens"] = tuple(tokens)
             return Answer(value=value, context=context)
         raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _place_system(messages: list[dict[str, str]], role: str) -> list[dict[str, str]]:
+    """The messages as sent: instructions as a system message, or folded into the first
+    user message (the way Gemma's own template does it)."""
+    if role == "system":
+        return [dict(m) for m in messages]
+    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+    rest = [dict(m) for m in messages if m["role"] != "system"]
+    for m in rest:
+        if m["role"] == "user":
+            m["content"] = f"{system}\n\n{m['content']}" if system else m["content"]
+            break
+    else:
+        rest.insert(0, {"role": "user", "content": system})
+    return rest
 
 
 def _instructor_mode(mode: str) -> Any:
@@ -574,12 +596,22 @@ def _describe(exc: Exception) -> str:
     return f"{name} {status}: {text}" if status else f"{name}: {text}"
 
 
+def _why(exc: Any) -> str:
+    """The last validation problem of a failed structured call, in one line."""
+    attempts = getattr(exc, "failed_attempts", None) or []
+    last = attempts[-1].exception if attempts else exc
+    errors = getattr(last, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            msg = " ".join(str(first.get("msg", "")).split())
+            return f"{where}: {msg}"[:300] if where else msg[:300]
+        except (IndexError, TypeError, AttributeError):
+            pass
+    return _first_line(last)
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0][:200] if text else type(exc).__name__
-
-
-def prompt_hash(*parts: Any) -> str:
-    """A short stable hash of prompt inputs (for tests and --explain output)."""
-    payload = json.dumps(parts, ensure_ascii=False, sort_keys=True, default=str)
-    return hashlib.blake2b(payload.encode(), digest_size=8).hexdigest()

@@ -89,7 +89,7 @@ another owner.
 
 
 class EntityOut(BaseModel):
-    name: str = Field(min_length=1, max_length=120, description="as written in the update")
+    name: str = Field(description="as written in the update")
     type: EntityType
 
 
@@ -167,6 +167,9 @@ def fact_problems(
         ("target", fact.target, allowed_targets),
     ):
         entity = by_key.get(normalize(name))
+        if not normalize(name) or len(name) > 120:
+            errors.append(f"{end} name {name!r} is empty or too long")
+            continue
         if entity is None:
             errors.append(f"{end} {name!r} is not in entities")
             continue

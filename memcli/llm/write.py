@@ -67,6 +67,17 @@ _ALLOWED_WORDS = frozenset(
     december monday tuesday wednesday thursday friday saturday sunday api apis ci cd eta
     pr prs qa ui ux sla mvp q1 q2 q3 q4 ok""".split()
 )
+# A capitalised word at the start of a sentence may be any word; it is taken for a name
+# when it is possessive ("Dave's") or does what people do ("Dave says", "Dave owns").
+_PERSON_VERBS = re.compile(
+    r"\s+(?:owns|owned|says|said|reports|reported|decides|decided|thinks|wants|asked|told|"
+    r"promised|confirmed|agreed|leads|manages|approved|refused|insists|claims)\b"
+)
+_STARTERS = frozenset(
+    "the a an this that these those it its their there here everyone everybody nobody "
+    "someone one two three four five six seven eight nine ten each all both nothing "
+    "everything".split()
+)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n(\"\u201c]\s*|\s[-\u2013\u2014]\s+)$")
 _CAPITALISED = re.compile(r"\b[A-Z][\w]*(?:['\u2019]s)?\b")
 _CLAUSE_BREAK = re.compile(
@@ -87,26 +98,46 @@ _WAITS_ON = re.compile(
 )
 
 
+# Lengths are checked by the validator, not declared in the JSON schema: llama.cpp turns
+# maxLength into a grammar that grows with the limit, and a 1200-character limit is more
+# than its grammar parser accepts (llama-cpp-python's server died on it).
 class Finding(BaseModel):
-    text: str = Field(min_length=1, max_length=400)
-    fact_ids: list[int] = Field(min_length=1, description="ids from the facts list")
+    text: str = Field(description="one sentence")
+    fact_ids: list[int] = Field(description="ids from the facts list that support it")
 
 
 class ObservationProse(BaseModel):
     """An observation's name, summary and cited findings."""
 
-    name: str = Field(min_length=3, max_length=90)
-    summary: str = Field(min_length=10, max_length=1200)
-    findings: list[Finding] = Field(min_length=1, max_length=6)
+    name: str = Field(description="a noun phrase naming the pattern, at most 80 characters")
+    summary: str = Field(description="two to four plain sentences")
+    findings: list[Finding] = Field(description="one to five findings, each citing fact ids")
 
     @model_validator(mode="after")
     def _grounded(self, info: ValidationInfo) -> ObservationProse:
+        problems = shape_problems(self)
         ctx: dict[str, Any] | None = info.context
         if ctx and isinstance(ctx.get("evidence"), Evidence):
-            problems = prose_problems(self, ctx["evidence"])
-            if problems:
-                raise ValueError("not supported by the evidence:\n" + "\n".join(problems))
+            problems += prose_problems(self, ctx["evidence"])
+        if problems:
+            raise ValueError("not acceptable:\n" + "\n".join(problems))
         return self
+
+
+def shape_problems(prose: ObservationProse) -> list[str]:
+    problems = []
+    if not 3 <= len(prose.name.strip()) <= 90:
+        problems.append("name must be 3 to 90 characters")
+    if not 10 <= len(prose.summary.strip()) <= 1200:
+        problems.append("summary must be 10 to 1200 characters")
+    if not 1 <= len(prose.findings) <= 6:
+        problems.append("give one to five findings")
+    for i, f in enumerate(prose.findings):
+        if not 1 <= len(f.text.strip()) <= 400:
+            problems.append(f"findings[{i}].text must be 1 to 400 characters")
+        if not f.fact_ids:
+            problems.append(f"findings[{i}] cites no fact id")
+    return problems
 
 
 @dataclass(frozen=True)
@@ -153,8 +184,12 @@ def _claim_problems(field_name: str, text: str, ev: Evidence) -> list[str]:
             subject = head[breaks[-1].end() :] if breaks else head
             subject = _APPOSITIVE.sub(" ", subject + " ")
             names = _occurrences(subject, known)
+            who = ""
             if names and names[-1][2] not in ev.blockers:
                 who = ev.display.get(names[-1][2], names[-1][2])
+            elif not names:
+                who = _unknown_name(text, subject)
+            if who:
                 problems.append(
                     f"{field_name} says {who} blocks other work, but no blocked_by fact in "
                     f"the evidence has {who} as its target"
@@ -173,6 +208,16 @@ def _claim_problems(field_name: str, text: str, ev: Evidence) -> list[str]:
     return problems
 
 
+def _unknown_name(text: str, phrase: str) -> str:
+    """The last word of ``phrase`` (lowercased) when the original text has it capitalised:
+    someone the evidence does not know, claimed to block work ("Dave is the bottleneck")."""
+    words = re.findall(r"[a-z][\w]*", phrase)
+    if not words or words[-1] in _STARTERS:
+        return ""
+    m = re.search(r"\b" + re.escape(words[-1]) + r"\b", text, re.IGNORECASE)
+    return m.group(0) if m and m.group(0)[:1].isupper() else ""
+
+
 def _name_problems(field_name: str, text: str, ev: Evidence) -> list[str]:
     problems: list[str] = []
     low = text.lower().replace("\u2019", "'")
@@ -187,11 +232,14 @@ def _name_problems(field_name: str, text: str, ev: Evidence) -> list[str]:
         problems.append(f"{field_name} names {text[s:e]!r}, which is not in this evidence")
     words = ev.words
     for m in _CAPITALISED.finditer(text):
-        if _SENTENCE_START.search(text[: m.start()]):
-            continue
         word = re.sub(r"['\u2019]s$", "", m.group(0)).lower()
         if word in words or word in _ALLOWED_WORDS:
             continue
+        if _SENTENCE_START.search(text[: m.start()]):
+            possessive = m.group(0).lower() != word
+            acts = _PERSON_VERBS.match(text, m.end()) is not None
+            if not (possessive or acts) or word in _STARTERS:
+                continue
         problems.append(
             f"{field_name} names {m.group(0)!r}, which is no entity or author of this evidence"
         )
