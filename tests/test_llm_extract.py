@@ -397,3 +397,20 @@ def test_endpoint_that_rejects_the_request_is_not_called_again(
     assert "3 episode(s) stored with the rules' facts only" in result.stderr
     assert "response_format not supported" in result.stderr
     assert len(llm_server.requests) == 1
+
+
+def test_an_answer_cut_off_at_max_tokens_is_a_failure_not_half_a_fact(
+    cli: Cli, llm_server: StubLLM, write: Callable[..., Path], db_path: Path
+) -> None:
+    def cut(body: dict) -> Reply:
+        reply = completion(body, DANA_ANSWER)
+        reply.body["choices"][0]["finish_reason"] = "length"
+        return reply
+
+    llm_server.script.append(cut)
+    path = write("dana.md", update("Dana", "2026-11-09", DANA, graph="search"))
+    report = cli.json("ingest", str(path), "--extractor", "llm", "--llm-mode", "json")
+    assert report["facts_new"] == 0 and report["extraction_pending"] == 1
+    assert report["llm"]["failures"] == 1
+    assert "cut off" in report["llm"]["errors"][0]
+    assert episode_rows(db_path)[-1][2] == "pending"

@@ -78,6 +78,7 @@ def test_mode_request_shape_and_parsing(
     assert extract["path"] == "/v1/chat/completions"
     assert extract["headers"]["authorization"] == "Bearer not-needed"
     CHECKS[mode](extract["body"], "ExtractionOut")
+    assert extract["body"]["max_tokens"] == 2048 and extract["body"]["temperature"] == 0
     # The closed relation set is in the schema the model is given.
     schema_text = json.dumps(extract["body"])
     for relation in ("blocked_by", "owns", "completed", "unblocked_from"):

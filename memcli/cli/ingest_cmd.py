@@ -211,18 +211,18 @@ def analyze(
         return
     console = err_console()
     for i, r in enumerate(reports):
-        if llm is not None:
-            print_usage(usages[i], llm.model)
         if r.skipped:
             console.print(f"{r.graph}: {r.reason}; nothing to do", markup=False)
-            continue
-        console.print(
-            f"{r.graph}: {r.episodes} episodes in {r.clusters} clusters "
-            f"({r.multi_episode_clusters} with 2+ episodes); observations: "
-            f"{len(r.created)} new, {len(r.updated)} updated, {len(r.retired)} retired, "
-            f"{len(r.unchanged)} unchanged ({r.seconds * 1000:.0f} ms)",
-            markup=False,
-        )
+        else:
+            console.print(
+                f"{r.graph}: {r.episodes} episodes in {r.clusters} clusters "
+                f"({r.multi_episode_clusters} with 2+ episodes); observations: "
+                f"{len(r.created)} new, {len(r.updated)} updated, {len(r.retired)} retired, "
+                f"{len(r.unchanged)} unchanged ({r.seconds * 1000:.0f} ms)",
+                markup=False,
+            )
+        if llm is not None and not r.skipped:
+            print_usage(usages[i], llm.model)
 
 
 @command("extract")

@@ -107,6 +107,7 @@ class LLMSettings:
     reask: int
     concurrency: int
     backoff: float
+    max_tokens: int
     system_role: str
     extractor: str
     writer: str
@@ -157,6 +158,7 @@ class LLMSettings:
             "reask": self.reask,
             "concurrency": self.concurrency,
             "backoff": self.backoff,
+            "max_tokens": self.max_tokens,
             "system_role": self.system_role,
             "extractor": self.extractor,
             "writer": self.writer,
@@ -221,6 +223,9 @@ _FIELDS: dict[str, tuple[tuple[str, ...], _Parser, Any]] = {
     "reask": (("MEMCLI_LLM_REASK",), _number(int, 0), 2),
     "concurrency": (("MEMCLI_LLM_CONCURRENCY",), _number(int, 1), 4),
     "backoff": (("MEMCLI_LLM_BACKOFF",), _number(float, 0), 2.0),
+    # Bounds one answer: a small local model without a grammar can ramble until its context
+    # is full. An answer cut off here counts as invalid (a failure, never half-stored).
+    "max_tokens": (("MEMCLI_LLM_MAX_TOKENS",), _number(int, 16), 2048),
     # "user" folds the instructions into the first user message, for chat templates that
     # drop the system role (llama-cpp-python's gemma format, some Mistral templates).
     "system_role": (("MEMCLI_LLM_SYSTEM_ROLE",), _choice(SYSTEM_ROLES), "system"),
@@ -520,6 +525,7 @@ class LLM:
                     max_retries=self.settings.reask,
                     context=context,
                     temperature=0,
+                    max_tokens=self.settings.max_tokens,
                     **extra,
                 )
             except InstructorRetryException as exc:
