@@ -63,6 +63,7 @@ class IngestReport:
     facts_new: int = 0
     facts_ended: int = 0
     unparsed: int = 0
+    episodes_pending: int = 0  # stored with rules facts only: the model could not be used
     errors: list[tuple[str, str]] = field(default_factory=list)
     explain: list[tuple[str, str]] = field(default_factory=list)  # (source, sentence)
     graphs: set[str] = field(default_factory=set)
@@ -90,6 +91,7 @@ class IngestReport:
             "facts_new": self.facts_new,
             "facts_ended": self.facts_ended,
             "sentences_not_understood": self.unparsed,
+            "extraction_pending": self.episodes_pending,
             "graphs": sorted(self.graphs),
             "errors": [{"source": s, "reason": r} for s, r in self.errors],
             "warnings": [{"source": s, "message": m} for s, m in self.warnings],
@@ -152,10 +154,33 @@ def store_episode(
             "source": episode.source,
             "format": episode.format,
             "extractor": extractor_name,
-            "extraction_status": "done",
+            "extraction_status": extraction.status,
             "unparsed": json.dumps(extraction.unparsed, ensure_ascii=False),
         }
     )
+    _store_facts(store, graph, episode_id, episode.occurred_at, extraction, report)
+    report.episodes_new += 1
+    if extraction.status == "pending":
+        report.episodes_pending += 1
+    report.unparsed += len(extraction.unparsed)
+    report.explain.extend((episode.source, s) for s in extraction.unparsed)
+    report.graphs.add(graph)
+    return episode_id
+
+
+def _store_facts(
+    store: Store,
+    graph: str,
+    episode_id: int,
+    occurred_at: str,
+    extraction: Extraction,
+    report: IngestReport,
+) -> None:
+    """Resolve, store and sign an episode's facts, then apply the contradiction rules.
+
+    A fact the episode already has is skipped, so this can run again for an episode whose
+    extraction is retried (``extract_pending``).
+    """
     created: list[int] = []
     stated: set[str] = set()
     for fact in extraction.facts:
@@ -170,7 +195,8 @@ def store_episode(
             fact.relation.value,
             target_id,
             fact.sentence,
-            episode.occurred_at,
+            fact.valid_at or occurred_at,
+            fact.invalid_at,
         )
         if fact_id is None:
             continue
@@ -181,11 +207,25 @@ def store_episode(
         store.add_signatures(graph, fact_id, fact_signatures(src, fact.relation, tgt))
     report.facts_ended += store.apply_contradictions(episode_id, stated)
     report.entities_new += len(created)
-    report.episodes_new += 1
-    report.unparsed += len(extraction.unparsed)
-    report.explain.extend((episode.source, s) for s in extraction.unparsed)
-    report.graphs.add(graph)
-    return episode_id
+
+
+def _to_extract(
+    store: Store, inputs: list[SourceText | InputError], graph: str | None
+) -> list[tuple[str, str | None]]:
+    """(text, author) of every new episode in ``inputs`` that needs an extractor."""
+    out: list[tuple[str, str | None]] = []
+    for item in inputs:
+        if isinstance(item, InputError):
+            continue
+        try:
+            episodes, _ = parse_document(item.text, item.source, default_time=item.default_time)
+        except InputError:
+            continue
+        for ep in episodes:
+            digest = content_hash(ep.content, ep.author, ep.occurred_at)
+            if ep.facts is None and store.episode_id_by_hash(_graph_for(ep, graph), digest) is None:
+                out.append((ep.content, ep.author))
+    return out
 
 
 def ingest(
@@ -206,6 +246,12 @@ def ingest(
     """
     extractor = extractor or RulesExtractor()
     report = IngestReport()
+    prepare = getattr(extractor, "prepare", None)
+    if prepare is not None:
+        # A model-backed extractor does its network calls here, concurrently and before
+        # any write transaction, so the database is never locked while a model thinks.
+        inputs = list(inputs)
+        prepare(_to_extract(store, inputs, graph))
     for item in inputs:
         report.files += 1
         if isinstance(item, InputError):
@@ -291,6 +337,62 @@ def _restore(report: IngestReport, snapshot: dict[str, Any]) -> None:
         setattr(report, k, v)
 
 
+@dataclass
+class ExtractReport:
+    episodes: int = 0
+    done: int = 0
+    still_pending: int = 0
+    facts_new: int = 0
+    facts_ended: int = 0
+    entities_new: int = 0
+    graphs: set[str] = field(default_factory=set)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "episodes": self.episodes,
+            "done": self.done,
+            "still_pending": self.still_pending,
+            "facts_new": self.facts_new,
+            "facts_ended": self.facts_ended,
+            "entities_new": self.entities_new,
+            "graphs": sorted(self.graphs),
+        }
+
+
+def extract_pending(store: Store, extractor: Extractor, graph: str | None = None) -> ExtractReport:
+    """Retry the model extraction of episodes stored while the model was unreachable.
+
+    Their rules facts stay; the model's facts are added (a fact already stored is
+    skipped), the contradiction rules run again, and the graph is marked changed so the
+    next analyze sees the new facts. An episode the model still cannot read stays pending.
+    """
+    if graph is not None:
+        require_graph(store, graph)
+    rows = store.pending_episodes(graph)
+    report = ExtractReport(episodes=len(rows))
+    prepare = getattr(extractor, "prepare", None)
+    if prepare is not None:
+        prepare([(r["content"], r["author"]) for r in rows])
+    for r in rows:
+        extraction = extractor(r["content"], r["author"])
+        if extraction.status == "pending":
+            report.still_pending += 1
+            continue
+        counts = IngestReport()
+        with store.transaction():
+            _store_facts(store, r["graph_id"], r["id"], r["occurred_at"], extraction, counts)
+            store.set_extraction(
+                r["id"], status="done", extractor=extractor.name, unparsed=extraction.unparsed
+            )
+            store.bump_ingest(r["graph_id"])
+        report.done += 1
+        report.facts_new += counts.facts_new
+        report.facts_ended += counts.facts_ended
+        report.entities_new += counts.entities_new
+        report.graphs.add(r["graph_id"])
+    return report
+
+
 # --- analysis ---
 
 
@@ -328,7 +430,9 @@ class AnalyzeReport:
         }
 
 
-Writer = Callable[[analysis.Draft], tuple[str, str]]
+# (name, summary), or (name, summary, writer) when the prose came from another writer
+# than the configured one (a language model writer that fell back to the template).
+Writer = Callable[[analysis.Draft], tuple[str, str] | tuple[str, str, str]]
 
 
 def analyze(
@@ -390,11 +494,18 @@ def analyze(
         max_episode = int(
             store.scalar("SELECT coalesce(max(id), 0) FROM episodes WHERE graph_id = ?", (graph,))
         )
+        max_fact = int(
+            store.scalar("SELECT coalesce(max(id), 0) FROM facts WHERE graph_id = ?", (graph,))
+        )
         last = store.last_run(graph)
         scope: set[int] | None = None
         if incremental and not force and last is not None and last["config"] == config:
             affected = store.affected_episodes(
-                graph, last["started_at"], int(last["max_episode_id"]), signatures.kinds()
+                graph,
+                last["started_at"],
+                int(last["max_episode_id"]),
+                signatures.kinds(),
+                max_fact_id=int(last["max_fact_id"]),
             )
             total = int(store.scalar("SELECT count(*) FROM episodes WHERE graph_id = ?", (graph,)))
             if len(affected) * 2 < total:
@@ -420,6 +531,7 @@ def analyze(
                 "retired": len(report.retired),
                 "unchanged": len(report.unchanged),
                 "max_episode_id": max_episode,
+                "max_fact_id": max_fact,
                 "seconds": report.seconds,
             }
         )
@@ -530,8 +642,14 @@ def _analyze_scope(
     ]
     p = lifecycle.plan(drafts, existing)
 
+    prepare = getattr(write, "prepare", None)
+    if prepare is not None:
+        # Model-backed writers fetch all prose first (concurrently, cached).
+        prepare([d for _, d in p.update] + [d for d, _ in p.create])
+
     def row(d: analysis.Draft) -> dict[str, Any]:
-        name, summary = write(d)
+        written = write(d)
+        name, summary = written[0], written[1]
         valid_from = d.start_at
         if d.kind == analysis.DEPENDENCY:
             since = store.root_since(graph, d.roots[0].id)
@@ -551,7 +669,7 @@ def _analyze_scope(
             "start_at": d.start_at,
             "latest_evidence_at": d.latest_evidence_at,
             "now": now,
-            "writer": writer_name,
+            "writer": written[2] if len(written) > 2 else writer_name,
         }
 
     for obs_id, d in p.keep:

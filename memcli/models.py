@@ -75,6 +75,9 @@ class ExtractedFact:
     relation: Relation
     target: EntityRef
     sentence: str = ""
+    # World time the text itself gives for the fact (ISO 8601 UTC); None: the episode's time.
+    valid_at: str | None = None
+    invalid_at: str | None = None
 
 
 @dataclass(slots=True)
@@ -83,6 +86,9 @@ class Extraction:
 
     facts: list[ExtractedFact] = field(default_factory=list)
     unparsed: list[str] = field(default_factory=list)
+    # "done", or "pending" when a language model could not be used and these are only the
+    # rules' facts: ``memcli extract --pending`` retries it later.
+    status: str = "done"
 
 
 @dataclass(slots=True)

@@ -178,6 +178,7 @@ def m001_initial(db: Database) -> None:
             retired INTEGER NOT NULL DEFAULT 0,
             unchanged INTEGER NOT NULL DEFAULT 0,
             max_episode_id INTEGER NOT NULL DEFAULT 0, -- newest episode this run saw
+            max_fact_id INTEGER NOT NULL DEFAULT 0,    -- newest fact this run saw
             seconds REAL
         );
         CREATE INDEX analysis_runs_graph ON analysis_runs(graph_id, id);
@@ -191,6 +192,33 @@ def m001_initial(db: Database) -> None:
         );
         CREATE INDEX episode_clusters_component ON episode_clusters(graph_id, component_id);
         CREATE INDEX facts_expired ON facts(graph_id, expired_at);
+        """
+    )
+
+
+@migrations()
+def m002_llm_cache(db: Database) -> None:
+    """Every validated language-model answer, so re-ingest and re-analyze cost nothing.
+
+    The key is what the answer depends on: a hash of the exact prompt content, the model
+    and the prompt version. Only answers that passed validation are stored.
+    """
+    db.executescript(
+        """
+        CREATE TABLE IF NOT EXISTS llm_cache (
+            content_hash TEXT NOT NULL,
+            model TEXT NOT NULL,
+            prompt_version TEXT NOT NULL,   -- e.g. 'extract/1', 'write/1'
+            response TEXT NOT NULL,         -- the validated answer, JSON
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            hits INTEGER NOT NULL DEFAULT 0,
+            last_hit_at TEXT,
+            PRIMARY KEY (content_hash, model, prompt_version)
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS episodes_pending ON episodes(graph_id, extraction_status)
+            WHERE extraction_status != 'done';
         """
     )
 
@@ -824,15 +852,31 @@ class Store:
         target_id: int,
         sentence: str,
         valid_at: str,
+        invalid_at: str | None = None,
     ) -> int | None:
-        """Insert one fact; None if the episode already states it."""
+        """Insert one fact; None if the episode already states it.
+
+        ``invalid_at`` is set when the update itself says when the fact stopped holding.
+        """
+        now = utcnow()
         cur = self.conn.execute(
             """
             INSERT OR IGNORE INTO facts (graph_id, episode_id, source_id, relation, target_id,
-              sentence, valid_at, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+              sentence, valid_at, invalid_at, created_at, expired_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            (graph_id, episode_id, source_id, relation, target_id, sentence, valid_at, utcnow()),
+            (
+                graph_id,
+                episode_id,
+                source_id,
+                relation,
+                target_id,
+                sentence,
+                valid_at,
+                invalid_at,
+                now,
+                now if invalid_at else None,
+            ),
         )
         return cur.lastrowid if cur.rowcount else None
 
@@ -967,7 +1011,12 @@ class Store:
         return rows[0] if rows else None
 
     def affected_episodes(
-        self, graph_id: str, since: str, max_episode_id: int, kinds: Sequence[str]
+        self,
+        graph_id: str,
+        since: str,
+        max_episode_id: int,
+        kinds: Sequence[str],
+        max_fact_id: int = 0,
     ) -> set[int]:
         """Episodes whose cluster new evidence can change since the last run.
 
@@ -978,7 +1027,8 @@ class Store:
         marks = ", ".join("?" * len(kinds))
         changed = """
             SELECT id, episode_id FROM facts
-            WHERE graph_id = :graph AND (episode_id > :max_ep OR expired_at >= :since)
+            WHERE graph_id = :graph
+              AND (episode_id > :max_ep OR expired_at >= :since OR id > :max_fact)
         """
         seeds = {
             r[0]
@@ -990,12 +1040,19 @@ class Store:
         seeds |= {
             r[1]
             for r in self.conn.execute(
-                changed, {"graph": graph_id, "max_ep": max_episode_id, "since": since}
+                changed,
+                {
+                    "graph": graph_id,
+                    "max_ep": max_episode_id,
+                    "since": since,
+                    "max_fact": max_fact_id,
+                },
             )
         }
         sql = f"""
             WITH changed(id) AS (
-                SELECT id FROM facts WHERE graph_id = ? AND (episode_id > ? OR expired_at >= ?)
+                SELECT id FROM facts WHERE graph_id = ?
+                  AND (episode_id > ? OR expired_at >= ? OR id > ?)
             ),
             sigs(signature_id) AS (
                 SELECT DISTINCT fs.signature_id FROM fact_signatures fs
@@ -1006,7 +1063,10 @@ class Store:
             JOIN fact_signatures fs ON fs.signature_id = sigs.signature_id
             JOIN facts f ON f.id = fs.fact_id AND f.invalid_at IS NULL
         """
-        seeds |= {r[0] for r in self.conn.execute(sql, [graph_id, max_episode_id, since, *kinds])}
+        seeds |= {
+            r[0]
+            for r in self.conn.execute(sql, [graph_id, max_episode_id, since, max_fact_id, *kinds])
+        }
         if not seeds:
             return set()
         self.conn.execute("CREATE TEMP TABLE IF NOT EXISTS seeds (episode_id INTEGER PRIMARY KEY)")
@@ -1284,9 +1344,11 @@ class Store:
         cur = self.conn.execute(
             """
             INSERT INTO analysis_runs (graph_id, started_at, finished_at, mode, config,
-              episodes, clusters, created, updated, retired, unchanged, max_episode_id, seconds)
+              episodes, clusters, created, updated, retired, unchanged, max_episode_id,
+              max_fact_id, seconds)
             VALUES (:graph_id, :started_at, :finished_at, :mode, :config, :episodes,
-              :clusters, :created, :updated, :retired, :unchanged, :max_episode_id, :seconds)
+              :clusters, :created, :updated, :retired, :unchanged, :max_episode_id,
+              :max_fact_id, :seconds)
             """,
             row,
         )
@@ -1644,3 +1706,112 @@ class Store:
                 " observations = excluded.observations",
                 (graph_id, at, json.dumps({str(k): list(v) for k, v in sorted(seen.items())})),
             )
+
+    # --- language model: answer cache and pending extractions ---
+
+    def llm_cache_get(self, content_hash: str, model: str, prompt_version: str) -> str | None:
+        """A stored validated answer, counting the hit; None when there is none."""
+        row = self.conn.execute(
+            "SELECT response FROM llm_cache"
+            " WHERE content_hash = ? AND model = ? AND prompt_version = ?",
+            (content_hash, model, prompt_version),
+        ).fetchone()
+        if row is None:
+            return None
+        with self.transaction():
+            self.conn.execute(
+                "UPDATE llm_cache SET hits = hits + 1, last_hit_at = ?"
+                " WHERE content_hash = ? AND model = ? AND prompt_version = ?",
+                (utcnow(), content_hash, model, prompt_version),
+            )
+        return str(row[0])
+
+    def llm_cache_put(
+        self,
+        content_hash: str,
+        model: str,
+        prompt_version: str,
+        response: str,
+        prompt_tokens: int,
+        completion_tokens: int,
+    ) -> None:
+        with self.transaction():
+            self.conn.execute(
+                """
+                INSERT INTO llm_cache (content_hash, model, prompt_version, response,
+                  prompt_tokens, completion_tokens, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (content_hash, model, prompt_version) DO UPDATE SET
+                  response = excluded.response, created_at = excluded.created_at
+                """,
+                (
+                    content_hash,
+                    model,
+                    prompt_version,
+                    response,
+                    prompt_tokens,
+                    completion_tokens,
+                    utcnow(),
+                ),
+            )
+
+    def pending_episodes(self, graph_id: str | None = None) -> list[dict[str, Any]]:
+        """Episodes whose model extraction has not happened yet, oldest first."""
+        where = "extraction_status = 'pending'"
+        params: list[Any] = []
+        if graph_id is not None:
+            where += " AND graph_id = ?"
+            params.append(graph_id)
+        return self.rows(
+            "SELECT id, graph_id, content, author, occurred_at, source, extractor, unparsed"
+            f" FROM episodes WHERE {where} ORDER BY id",
+            params,
+        )
+
+    def set_extraction(
+        self, episode_id: int, *, status: str, extractor: str, unparsed: list[str]
+    ) -> None:
+        self.conn.execute(
+            "UPDATE episodes SET extraction_status = ?, extractor = ?, unparsed = ? WHERE id = ?",
+            (status, extractor, json.dumps(unparsed, ensure_ascii=False), episode_id),
+        )
+
+    def episode_texts(self, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+        """id -> author, occurred_at, content: what an observation writer may quote."""
+        out: dict[int, dict[str, Any]] = {}
+        id_list = sorted(set(ids))
+        for i in range(0, len(id_list), 500):
+            chunk = id_list[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self.rows(
+                f"SELECT id, author, occurred_at, content FROM episodes WHERE id IN ({marks})",
+                chunk,
+            ):
+                out[row["id"]] = row
+        return out
+
+    def fact_sentences(self, ids: Iterable[int]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        id_list = sorted(set(ids))
+        for i in range(0, len(id_list), 500):
+            chunk = id_list[i : i + 500]
+            marks = ",".join("?" * len(chunk))
+            for fid, sentence in self.conn.execute(
+                f"SELECT id, sentence FROM facts WHERE id IN ({marks})", chunk
+            ):
+                out[int(fid)] = str(sentence)
+        return out
+
+    def entity_names(self, graph_id: str) -> list[tuple[int, str, str]]:
+        """(entity id, surface name, type) for every name and alias in the graph."""
+        return [
+            (int(i), str(n), str(t))
+            for i, n, t in self.conn.execute(
+                """
+                SELECT n.id, a.alias, n.type FROM entities n
+                JOIN entity_aliases a ON a.entity_id = n.id WHERE n.graph_id = ?
+                UNION SELECT id, name, type FROM entities WHERE graph_id = ?
+                """,
+                (graph_id, graph_id),
+            )
+        ]

@@ -13,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from memcli.cli import app
+from tests.llm_stub import llm_server  # noqa: F401  (fixture: a local stub model server)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_data"

@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "report_cmd",
     "visualize_cmd",
     "mcp_cmd",
+    "config_cmd",
     "doctor_cmd",
     "transfer_cmd",
     "demo_cmd",

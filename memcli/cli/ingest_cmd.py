@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -16,6 +16,15 @@ from memcli.cli._app import (
     err_console,
     open_store,
     print_json,
+)
+from memcli.cli.config_cmd import (
+    ExtractorOpt,
+    LLMBaseUrlOpt,
+    LLMModelOpt,
+    LLMModeOpt,
+    WriterOpt,
+    print_usage,
+    settings,
 )
 from memcli.cluster import Controls
 from memcli.errors import UsageError
@@ -58,6 +67,10 @@ def ingest(
             help="Store updates exactly as written, without redacting secrets (tokens, keys, passwords).",
         ),
     ] = False,
+    extractor: ExtractorOpt = None,
+    llm_model: LLMModelOpt = None,
+    llm_base_url: LLMBaseUrlOpt = None,
+    llm_mode: LLMModeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Ingest status updates as episodes, extracting entities and facts.
@@ -67,11 +80,32 @@ def ingest(
     is 1.
 
     Secrets (API tokens, private keys, passwords in assignments, credentials in URLs)
-    are replaced by [REDACTED:kind] before anything is stored; --no-redact opts out.
+    are replaced by [REDACTED:kind] before anything is stored (and before any model sees
+    them); --no-redact opts out.
+
+    With --extractor llm or auto, an update the model cannot read right now (server down)
+    is still stored with the rules' facts and marked pending: 'memcli extract --pending'
+    retries it.
     """
     console = err_console()
+    s = settings(llm_model, llm_base_url, llm_mode, extractor=extractor)
+    use_llm = s.extractor == "llm" or (s.extractor == "auto" and s.configured)
+    if use_llm:
+        s.require()
+    elif s.extractor == "auto" and not quiet and not as_json:
+        console.print(
+            "extractor auto: no language model configured, using the rules extractor",
+            markup=False,
+        )
     items = list(expand(paths, limit=max_bytes))
     with open_store() as store:
+        llm = model_extractor = None
+        if use_llm:
+            from memcli.llm import LLM
+            from memcli.llm.extract import LLMExtractor
+
+            llm = LLM(s, store)
+            model_extractor = LLMExtractor(llm, floor=s.extractor == "auto")
         show_bar = not quiet and not as_json and sys.stderr.isatty() and len(items) > 1
         if show_bar:
             with Progress(
@@ -87,23 +121,42 @@ def ingest(
                     store,
                     items,
                     graph=graph,
+                    extractor=model_extractor,
                     progress=lambda _s: bar.advance(task),
                     redact=not no_redact,
                 )
         else:
-            report = api.ingest(store, items, graph=graph, redact=not no_redact)
-    print_ingest_report(report, as_json=as_json, quiet=quiet, explain=explain)
+            report = api.ingest(
+                store, items, graph=graph, extractor=model_extractor, redact=not no_redact
+            )
+    print_ingest_report(
+        report,
+        as_json=as_json,
+        quiet=quiet,
+        explain=explain,
+        llm=None if llm is None else (llm.model, llm.usage),
+    )
 
 
 def print_ingest_report(
-    report: api.IngestReport, *, as_json: bool, quiet: bool, explain: bool = False
+    report: api.IngestReport,
+    *,
+    as_json: bool,
+    quiet: bool,
+    explain: bool = False,
+    llm: tuple[str, Any] | None = None,
 ) -> None:
-    """The ingest summary (also used by 'memcli import'); exit 1 if any input failed."""
+    """The ingest summary (also used by 'memcli import'); exit 1 if any input failed.
+
+    ``llm`` is (model, usage) when a language model extracted.
+    """
     console = err_console()
     if as_json:
         data = report.as_dict()
         if not explain:
             data.pop("not_understood")
+        if llm is not None:
+            data["llm"] = {"model": llm[0], **llm[1].as_dict()}
         print_json(data)
     for source, reason in report.errors:
         console.print(f"Error: {source}: {reason}", markup=False)
@@ -129,6 +182,14 @@ def print_ingest_report(
         if explain:
             for source, sentence in report.explain:
                 console.print(f"  not understood: {source}: {sentence}", markup=False)
+        if llm is not None:
+            print_usage(llm[1], llm[0])
+        if report.episodes_pending:
+            console.print(
+                f"{report.episodes_pending} episode(s) stored with the rules' facts only: the "
+                "model could not be used. Retry with: memcli extract --pending",
+                markup=False,
+            )
     if not report.ok:
         raise typer.Exit(code=1)
 
@@ -206,13 +267,24 @@ def analyze(
     explain: Annotated[
         bool, typer.Option("--explain", help="Say what the cluster controls cut and why.")
     ] = False,
+    writer: WriterOpt = None,
+    llm_model: LLMModelOpt = None,
+    llm_base_url: LLMBaseUrlOpt = None,
+    llm_mode: LLMModeOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Cluster episodes by shared signatures and bring observations in line with the evidence.
 
     New evidence that fits regenerates an observation (same id, version + 1); evidence that
-    contradicts it retires it; running again with nothing new changes nothing.
+    contradicts it retires it; running again with nothing new changes nothing. With
+    --writer llm a language model words new and changed observations (the structure stays
+    the algorithm's); an answer that cites facts outside the evidence or names what the
+    evidence does not support is replaced by the template's prose.
     """
+    s = settings(llm_model, llm_base_url, llm_mode, writer=writer)
+    if s.writer == "llm":
+        s.require()
+    usages: list[Any] = []
     with open_store() as store:
         graphs = [graph] if graph else store.graph_ids()
         if graph:
@@ -227,23 +299,44 @@ def analyze(
             max_signature_episodes=max_signature_episodes or None,
             max_cluster=max_cluster or None,
         )
-        reports = [
-            api.analyze(
-                store,
-                g,
-                signatures=signatures,
-                force=force,
-                incremental=not full,
-                settle_seconds=quiet_for,
-                controls=controls,
+        llm = None
+        if s.writer == "llm":
+            from memcli.llm import LLM
+
+            llm = LLM(s, store)
+        reports = []
+        for g in graphs:
+            options: dict[str, Any] = {}
+            if llm is not None:
+                from memcli.llm import Usage
+                from memcli.llm.write import LLMWriter
+
+                llm.usage = Usage()
+                model_writer = LLMWriter(llm, store, g)
+                options = {"writer_name": model_writer.name, "write": model_writer}
+            reports.append(
+                api.analyze(
+                    store,
+                    g,
+                    signatures=signatures,
+                    force=force,
+                    incremental=not full,
+                    settle_seconds=quiet_for,
+                    controls=controls,
+                    **options,
+                )
             )
-            for g in graphs
-        ]
+            if llm is not None:
+                usages.append(llm.usage)
     if as_json:
-        print_json([r.as_dict() for r in reports])
+        data = [r.as_dict() for r in reports]
+        if llm is not None:
+            for d, u in zip(data, usages, strict=True):
+                d["llm"] = {"model": llm.model, **u.as_dict()}
+        print_json(data)
         return
     console = err_console()
-    for r in reports:
+    for i, r in enumerate(reports):
         if r.skipped:
             console.print(f"{r.graph}: skipped: {r.reason}", markup=False)
             continue
@@ -257,9 +350,56 @@ def analyze(
         if explain:
             for line in r.explain:
                 console.print(f"  {line}", markup=False)
+        if llm is not None:
+            print_usage(usages[i], llm.model)
+
+
+@command("extract")
+def extract(
+    pending: Annotated[
+        bool,
+        typer.Option("--pending", help="Retry the model extraction of episodes marked pending."),
+    ] = False,
+    graph: Annotated[
+        str | None, typer.Option("--graph", "-g", help="Only this graph (default: all).")
+    ] = None,
+    llm_model: LLMModelOpt = None,
+    llm_base_url: LLMBaseUrlOpt = None,
+    llm_mode: LLMModeOpt = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run the language-model extractor again on episodes stored while it was unavailable.
+
+    Their rules facts stay; the model's facts are added, and the next analyze sees them.
+    """
+    if not pending:
+        raise UsageError("nothing to do", hint="use 'memcli extract --pending'")
+    s = settings(llm_model, llm_base_url, llm_mode)
+    s.require()
+    from memcli.llm import LLM
+    from memcli.llm.extract import LLMExtractor
+
+    with open_store() as store:
+        llm = LLM(s, store)
+        report = api.extract_pending(store, LLMExtractor(llm, floor=True), graph)
+    if as_json:
+        print_json({**report.as_dict(), "llm": {"model": llm.model, **llm.usage.as_dict()}})
+    elif not quiet:
+        console = err_console()
+        console.print(
+            f"{report.episodes} pending episode(s): {report.done} extracted, "
+            f"{report.still_pending} still pending; {report.entities_new} new entities, "
+            f"{report.facts_new} new facts"
+            + (f" ({report.facts_ended} ended by later updates)" if report.facts_ended else ""),
+            markup=False,
+        )
+        print_usage(llm.usage, llm.model)
+    if report.still_pending:
+        raise typer.Exit(code=1)
 
 
 GraphOptional = Annotated[
     str | None, typer.Option("--graph", "-g", help="Only this graph (default: all).")
 ]
-__all__ = ["analyze", "ingest", "print_ingest_report", "GraphOpt", "GraphOptional"]
+__all__ = ["analyze", "extract", "ingest", "print_ingest_report", "GraphOpt", "GraphOptional"]

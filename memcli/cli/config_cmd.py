@@ -1,0 +1,117 @@
+"""memcli config show, and the language-model options shared by ingest, analyze and extract.
+
+Nothing here imports openai or instructor: :mod:`memcli.llm` loads them only when a
+model is actually called.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from memcli.cli._app import JsonOpt, app, command, err_console, out_console, print_json
+from memcli.llm import EXTRACTORS, MODES, WRITERS, LLMSettings, Usage, load_settings
+
+config_app = typer.Typer(
+    help="Show the effective settings (language model backends) and where each came from.",
+    no_args_is_help=True,
+)
+app.add_typer(config_app, name="config")
+
+LLMModelOpt = Annotated[
+    str | None,
+    typer.Option("--llm-model", help="Model name (default: $MEMCLI_LLM_MODEL, config file)."),
+]
+LLMBaseUrlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--llm-base-url",
+        help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 "
+        "(default: $MEMCLI_LLM_BASE_URL, config file, api.openai.com).",
+    ),
+]
+LLMModeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--llm-mode",
+        help=f"Structured-output request shape: {', '.join(MODES)} "
+        "(default: $MEMCLI_LLM_MODE, config file, a default for the endpoint).",
+    ),
+]
+ExtractorOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--extractor",
+        help=f"{' | '.join(EXTRACTORS)}: rules (offline), llm (a language model), auto (llm "
+        "when one is configured, plus the rules' facts). Default: $MEMCLI_EXTRACTOR, config "
+        "file, rules.",
+    ),
+]
+WriterOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--writer",
+        help=f"{' | '.join(WRITERS)}: who writes observation prose. Default: $MEMCLI_WRITER, "
+        "config file, template.",
+    ),
+]
+
+
+def settings(
+    model: str | None = None,
+    base_url: str | None = None,
+    mode: str | None = None,
+    **more: Any,
+) -> LLMSettings:
+    return load_settings({"model": model, "base_url": base_url, "mode": mode, **more})
+
+
+def print_usage(usage: Usage, model: str) -> None:
+    """The cost summary line, on stderr."""
+    console = err_console()
+    console.print(usage.line(model), markup=False)
+    for error in usage.errors:
+        console.print(f"  llm error: {error}", markup=False)
+
+
+@command("show", on=config_app)
+def show(
+    model: LLMModelOpt = None,
+    base_url: LLMBaseUrlOpt = None,
+    mode: LLMModeOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print the effective language-model settings, the key masked, with each one's source.
+
+    Precedence: command option, environment (MEMCLI_LLM_BASE_URL, MEMCLI_LLM_MODEL,
+    OPENAI_API_KEY, MEMCLI_LLM_MODE, ...), [llm] in the config file, default.
+    """
+    s = settings(model, base_url, mode)
+    data = s.as_dict()
+    if as_json:
+        print_json(data)
+        return
+    table = Table("setting", "value", "source", title=f"config file: {data['config_file']}")
+    for key, item in data["settings"].items():
+        value = item["value"]
+        table.add_row(key, "-" if value is None else str(value), item["source"])
+    out_console().print(table)
+    if not s.configured:
+        err_console().print(
+            "No language model configured: the rules extractor and template writer are used. "
+            "Set MEMCLI_LLM_MODEL (and MEMCLI_LLM_BASE_URL for a local server) to add one.",
+            markup=False,
+        )
+
+
+__all__ = [
+    "ExtractorOpt",
+    "LLMBaseUrlOpt",
+    "LLMModeOpt",
+    "LLMModelOpt",
+    "WriterOpt",
+    "print_usage",
+    "settings",
+]
