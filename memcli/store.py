@@ -381,13 +381,16 @@ def validity(as_of: str | None) -> tuple[str, dict[str, Any]]:
 
 # The contradiction rules as SQL, each with the relations that must be in the new
 # episode for it to apply (see Store.apply_contradictions). Parameters: :ep, :now.
+# Where a rule picks the earliest contradicting fact with min(valid_at), the bare
+# episode_id column comes from that same row (SQLite's min/max bare-column rule), so
+# invalidated_by names the episode that ended the fact first.
 _CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
     # completion ends earlier waits
     (
         """
         UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
             invalidated_by = c.episode_id
-        FROM (SELECT target_id, min(valid_at) AS valid_at, min(episode_id) AS episode_id
+        FROM (SELECT target_id, min(valid_at) AS valid_at, episode_id
               FROM facts WHERE episode_id = :ep AND relation = 'completed'
               GROUP BY target_id) AS c
         WHERE facts.relation = 'blocked_by' AND facts.target_id = c.target_id
@@ -430,7 +433,7 @@ _CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
         """
         UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
             invalidated_by = c.episode_id
-        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, min(x.episode_id) AS episode_id
+        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, x.episode_id AS episode_id
               FROM facts f JOIN facts x ON x.target_id = f.target_id
                 AND x.relation = 'completed' AND x.valid_at >= f.valid_at
                 AND x.episode_id != f.episode_id
@@ -445,7 +448,7 @@ _CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
         """
         UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
             invalidated_by = c.episode_id
-        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, min(x.episode_id) AS episode_id
+        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, x.episode_id AS episode_id
               FROM facts f JOIN facts x ON x.target_id = f.target_id
                 AND x.source_id = f.source_id
                 AND x.relation = 'unblocked_from' AND x.valid_at >= f.valid_at
@@ -461,7 +464,7 @@ _CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
         """
         UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
             invalidated_by = c.episode_id
-        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, min(x.episode_id) AS episode_id
+        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, x.episode_id AS episode_id
               FROM facts f
               JOIN entities fs ON fs.id = f.source_id
               JOIN facts x ON x.target_id = f.target_id AND x.relation = 'owns'
