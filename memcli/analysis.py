@@ -143,16 +143,30 @@ def build_drafts(
         nodes_of_root[node] = min(depth, nodes_of_root.get(node, depth))
         root_clusters[key].add(cluster)
 
+    # Each cluster's facts indexed once (waits by who waits, ownership by what is owned),
+    # so a root's draft costs the size of its cone, not of its cluster.
+    waits_by_source: dict[int, dict[int, list[Fact]]] = defaultdict(lambda: defaultdict(list))
+    owns_by_target: dict[int, dict[int, list[Fact]]] = defaultdict(lambda: defaultdict(list))
+    for cluster, cluster_facts in by_cluster_facts.items():
+        for f in cluster_facts:
+            if f.relation is Relation.BLOCKED_BY:
+                waits_by_source[cluster][f.source_id].append(f)
+            elif f.relation is Relation.OWNS:
+                owns_by_target[cluster][f.target_id].append(f)
+
     drafts: list[Draft] = []
     clusters_with_roots: set[int] = set()
     roots_seen = Counter(root for _, root in cone_nodes)
     for (component, root), nodes in sorted(cone_nodes.items()):
-        clusters = root_clusters[(component, root)]
+        clusters = sorted(root_clusters[(component, root)])
         if sum(cluster_sizes[c] for c in clusters) < 2 or len(nodes) < 2:
             continue
-        clusters_with_roots |= clusters
-        scoped = [f for c in sorted(clusters) for f in by_cluster_facts[c]]
-        draft = _dependency_draft(min(clusters), root, nodes, scoped, entities, episodes)
+        waits = [f for c in clusters for n in nodes for f in waits_by_source[c].get(n, ())]
+        owns = [f for c in clusters for n in nodes for f in owns_by_target[c].get(n, ())]
+        draft = _dependency_draft(clusters[0], root, nodes, waits, owns, entities, episodes)
+        if not _is_pattern(draft):
+            continue
+        clusters_with_roots.update(clusters)
         if roots_seen[root] > 1:
             draft.pattern_key = f"root:{root}:c{component}"
         drafts.append(draft)
@@ -170,23 +184,31 @@ def build_drafts(
     return drafts
 
 
+def _authors(episodes: list[Episode]) -> int:
+    """Distinct reporters; an episode with no author counts as its own reporter."""
+    return len({e.author if e.author else f"#{e.id}" for e in episodes})
+
+
+def _is_pattern(draft: Draft) -> bool:
+    """Worth an observation: one root blocking two or more things, or a chain that
+    several people's updates put together. A lone "X is blocked on Y", reported by one
+    person (however often), is a fact, not a pattern."""
+    return len(draft.blocked) >= 2 or _authors(draft.episodes) >= 2
+
+
 def _dependency_draft(
     cluster: int,
     root_id: int,
     nodes: dict[int, int],
-    cluster_facts: list[Fact],
+    waits: list[Fact],
+    owns: list[Fact],
     entities: dict[int, Entity],
     episodes: dict[int, Episode],
 ) -> Draft:
-    edge_facts = [
-        f
-        for f in cluster_facts
-        if f.relation is Relation.BLOCKED_BY
-        and f.source_id in nodes
-        and f.target_id in nodes
-        and nodes[f.source_id] >= 1
-    ]
-    owner_facts = [f for f in cluster_facts if f.relation is Relation.OWNS and f.target_id in nodes]
+    """``waits``: blocked_by facts whose source is in the cone; ``owns``: owns facts whose
+    target is in the cone."""
+    edge_facts = [f for f in waits if f.target_id in nodes and nodes[f.source_id] >= 1]
+    owner_facts = owns
     owners_of: dict[int, set[int]] = defaultdict(set)
     for f in owner_facts:
         owners_of[f.target_id].add(f.source_id)
@@ -279,8 +301,8 @@ def _context_draft(
         return None
     used = [f for k in shared_keys for f in first[k]]
     episode_ids = {f.episode_id for f in used}
-    if len(episode_ids) < 2:
-        return None
+    if len(episode_ids) < 2 or _authors([episodes[i] for i in episode_ids]) < 2:
+        return None  # one person restating their own facts is not a shared context
     roles: dict[int, str] = {}
     for f in used:
         roles.setdefault(f.source_id, "member")

@@ -396,7 +396,6 @@ _CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
         WHERE facts.relation = 'blocked_by' AND facts.target_id = c.target_id
           AND facts.valid_at <= c.valid_at
           AND (facts.invalid_at IS NULL OR facts.invalid_at > c.valid_at)
-          AND facts.graph_id = (SELECT graph_id FROM episodes WHERE id = :ep)
         """,
         frozenset({"completed"}),
     ),

@@ -142,3 +142,34 @@ def test_analyze_explain_says_what_was_cut(cli: Cli, write: Callable[..., Path])
         "analyze", "--explain", "--window", "12h", "--max-signature-episodes", "0"
     ).stderr
     assert "3 link(s)" in windowed and "0.5 days apart" in windowed
+
+
+def test_a_lone_blocker_is_a_fact_not_a_pattern(cli: Cli, write: Callable[..., Path]) -> None:
+    """One person waiting on one thing, however often they say so, makes no observation;
+    nor does one person restating their own facts. A second reporter makes it a pattern."""
+    ingest_all(
+        cli,
+        write,
+        [
+            ("Hal", "2026-11-02", "The style guide is blocked on the brand refresh."),
+            ("Hal", "2026-11-03", "The style guide is still blocked on the brand refresh."),
+            ("Hal", "2026-11-04", "Hal is working on the style guide."),
+        ],
+    )
+    cli("analyze")
+    assert cli.json("observations", "--graph", "project-atlas") == []
+    ingest_all(
+        cli,
+        write,
+        [
+            (
+                "Ivy",
+                "2026-11-05",
+                "The brand kit is waiting on the brand refresh.",
+            )
+        ],
+    )
+    cli("analyze")
+    [obs] = cli.json("observations", "--graph", "project-atlas")
+    assert obs["root_entities"] == ["brand refresh"]
+    assert {e["author"] for e in obs["episodes"]} == {"Hal", "Ivy"}
