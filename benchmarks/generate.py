@@ -34,7 +34,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-GENERATOR_VERSION = 3  # bump when output for a given config changes (invalidates caches)
+GENERATOR_VERSION = 4  # bump when output for a given config changes (invalidates caches)
 
 # --- vocabulary: every word was checked against the rules extractor (lowercase nouns,
 # no verbs it reads as state changes, no prepositions, no time words) ---
@@ -57,6 +57,8 @@ rewrite rollout migration upgrade cleanup refactor redesign revamp overhaul spli
 consolidation deprecation integration backfill cutover hardening pilot prototype port sync
 rebuild replatform sharding partitioning localization instrumentation retirement
 """.split()
+
+QUALIFIERS = "legacy internal external shared regional nightly realtime batch".split()
 
 TEAMS = """
 payments identity data search mobile infra security growth billing storage networking
@@ -168,6 +170,9 @@ class _Gen:
         self.hub_team = f"{HUB_TEAM} team"
         names = [f"{a} {c} {x}" for a in AREAS for c in COMPONENTS for x in ACTIONS if a != c]
         self.rng.shuffle(names)
+        # Qualified names ("legacy billing engine rewrite") only once the plain ones run out.
+        shuffled = random.Random(cfg.seed + 1).sample(names, len(names))
+        self.qualified = iter(f"{q} {n}" for q in QUALIFIERS for n in shuffled)
         self.pool = names
         self.used: set[str] = set()
         self.episodes: list[Episode] = []
@@ -182,13 +187,14 @@ class _Gen:
     def item(self) -> str:
         while self.pool:
             name = self.pool.pop()
-            if name not in self.used and self._free(name):
+            if name not in self.used:
+                self.used.add(name)
+                return name
+        for name in self.qualified:
+            if name not in self.used:
                 self.used.add(name)
                 return name
         raise ValueError("work item names exhausted: fewer episodes or more vocabulary")
-
-    def _free(self, name: str) -> bool:
-        return name not in self.used
 
     def namesake_of(self, name: str) -> str | None:
         """Same area and component, another action: 'billing engine rewrite' -> '... rollout'."""
@@ -311,11 +317,11 @@ class _Gen:
         port = self.portfolio.setdefault(author, [self.item() for _ in range(2)])
         for _ in range(k):
             roll = self.rng.random()
-            if roll < 0.45:
+            if roll < 0.5:
                 parts.append(self.own_work(author, self.rng.choice(port)))
-            elif roll < 0.7:
+            elif roll < 0.8:
                 parts.append(self.team_owns(self.rng.choice(self.team_items), self.team()))
-            elif roll < 0.85:
+            elif roll < 0.9:
                 done = port.pop(self.rng.randrange(len(port)))
                 port.append(self.item())
                 parts.append(self.finished(author, done))
@@ -324,7 +330,7 @@ class _Gen:
                 if other == author:
                     parts.append(self.own_work(author, self.rng.choice(port)))
                 else:
-                    parts.append(self.other_leads(other, self.item()))
+                    parts.append(self.other_leads(other, self.rng.choice(self.team_items)))
         return parts
 
     def build(self) -> None:

@@ -205,30 +205,38 @@ def what_if(db: Path, graph: str, truth: dict[str, Any], min_blocked: int = 1) -
 
 
 def run(
-    scenario: str, seeds: list[int], inputs: list[str], modes: list[str], whatif: bool
+    scenario: str,
+    seeds: list[int],
+    inputs: list[str],
+    modes: list[str],
+    whatif: bool,
+    *,
+    base: Config | None = None,
+    out: Path = OUT,
 ) -> list[dict[str, Any]]:
+    """Score every owner-naming rate; ``base`` overrides the corpus size (tests)."""
     rows: list[dict[str, Any]] = []
     for rate in OWNER_NAMING:
         agg: dict[tuple[str, str], dict[str, Any]] = {}
         for seed in seeds:
-            cfg = replace(Config(seed=seed, owner_naming=rate), **SCENARIOS[scenario])
+            cfg = replace(base or Config(), seed=seed, owner_naming=rate, **SCENARIOS[scenario])
             corpus = cached(
-                cfg, OUT / "recall" / f"{scenario}-on{rate:.1f}-s{seed}", ("md", "facts")
+                cfg, out / "recall" / f"{scenario}-on{rate:.1f}-s{seed}", ("md", "facts")
             )
             import json
 
             truth = json.loads((corpus / "truth.json").read_text(encoding="utf-8"))
             with tempfile.TemporaryDirectory() as tmp:
                 for inp in inputs:
-                    base = Path(tmp) / f"{inp}.db"
-                    ingest(base, corpus / ("facts" if inp == "facts" else "md"))
+                    ingested = Path(tmp) / f"{inp}.db"
+                    ingest(ingested, corpus / ("facts" if inp == "facts" else "md"))
                     agreement = (
-                        extraction_agreement(base, corpus, cfg.graph) if inp == "md" else None
+                        extraction_agreement(ingested, corpus, cfg.graph) if inp == "md" else None
                     )
                     variants = list(modes) + (["node", "node+min2"] if whatif else [])
                     for mode in variants:
                         db = Path(tmp) / f"{inp}-{mode}.db"
-                        shutil.copy(base, db)
+                        shutil.copy(ingested, db)
                         if mode.startswith("node"):
                             s = what_if(db, cfg.graph, truth, 2 if mode.endswith("min2") else 1)
                         else:
