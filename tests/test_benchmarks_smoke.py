@@ -1,0 +1,98 @@
+"""The benchmark scripts run on tiny sizes, and the corpus generator says what it plants.
+
+Figures come from ``benchmarks/``; these tests only guard that the scripts keep working
+as memcli changes (a renamed store method or a changed JSON field breaks them here
+first), and that the generator's English is what the rules extractor reads.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+sys.path.insert(0, str(BENCH))
+
+import generate  # noqa: E402
+import perf  # noqa: E402
+import recall  # noqa: E402
+
+from memcli import api  # noqa: E402
+from memcli.extract.rules import extract  # noqa: E402
+from memcli.resolve import normalize  # noqa: E402
+from memcli.sources import expand  # noqa: E402
+from memcli.store import Store  # noqa: E402
+
+TINY = generate.Config(chains=4, noise=12, people=20, weeks=2, increment=3)
+
+
+def test_generator_is_deterministic_and_writes_every_format(tmp_path: Path) -> None:
+    hubs = generate.Config(
+        chains=6, noise=20, hub_person=True, hub_team=0.5, two_foundation=1.0, people=20
+    )
+    first = generate.write(generate.generate(hubs), tmp_path / "a")
+    second = generate.write(generate.generate(hubs), tmp_path / "b")
+    for name in ("truth.json", "facts/part-0000.jsonl", "text/part-0000.jsonl"):
+        assert (first / name).read_bytes() == (second / name).read_bytes()
+    truth = json.loads((first / "truth.json").read_text())
+    md = {p.stem for p in (first / "md").glob("*.md")}
+    assert len(md) == truth["episodes"]
+    assert len(truth["chains"]) == 6 and truth["hub"]
+    for chain in truth["chains"]:
+        assert set(chain["episodes"]) <= md
+        assert 2 <= sum(m["role"] == "direct" for m in chain["members"]) <= 4
+    assert any(m["role"] == "two_foundation" for c in truth["chains"] for m in c["members"])
+    assert (first / "increment" / "md").is_dir()
+
+
+def test_generated_text_reads_back_as_the_planted_facts() -> None:
+    """If the extractor stops reading a phrasing, recall through Markdown would measure
+    extraction, not linking: fail here instead."""
+    corpus = generate.generate(
+        generate.Config(chains=10, noise=40, hub_person=True, two_foundation=0.5, people=25)
+    )
+    for ep in corpus.episodes:
+        got = {
+            (normalize(f.source.name), f.relation.value, normalize(f.target.name))
+            for f in extract(ep.content, ep.author).facts
+        }
+        want = {(normalize(f["source"]), f["relation"], normalize(f["target"])) for f in ep.facts}
+        assert got == want, ep.content
+
+
+def test_recall_scores_a_tiny_corpus(tmp_path: Path) -> None:
+    rows = recall.run("clean", [3], ["facts", "md"], ["extended"], True, base=TINY, out=tmp_path)
+    assert {(r["input"], r["mode"]) for r in rows} >= {("md", "extended"), ("facts", "node")}
+    full = [r for r in rows if r["owner_naming"] == 1.0]
+    assert all(r["whole"] == r["chains"] == 4 for r in full)
+    assert "| clean | 100% | extended |" in recall.table(rows, TINY.noise)
+
+
+def test_perf_pieces_agree_with_the_oracles(tmp_path: Path) -> None:
+    small = replace(perf.scale_config(300), chains=5, noise=60, weeks=1)
+    corpus = generate.write(generate.generate(small), tmp_path / "c")
+    db = tmp_path / "perf.db"
+    with Store(db) as store:
+        assert api.ingest(store, expand([str(corpus / "text")])).ok
+    res = perf.Results()
+    perf.cluster_figures(res, db, 300)
+    assert not [n for n in res.notes if "disagree" in n]
+    assert res.rows[0]["figure"].startswith("clustering step")
+
+
+def test_measured_process_reports_time_and_memory(tmp_path: Path) -> None:
+    run = perf.memcli_run(tmp_path / "x.db", "--version")
+    assert run.code == 0 and run.stdout.startswith("memcli ")
+    assert run.seconds > 0 and run.rss_mb > 1
+
+
+@pytest.mark.parametrize("argv", [["--help"]])
+def test_generator_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        generate.main(argv)
+    assert exc.value.code == 0
+    assert "--owner-naming" in capsys.readouterr().out
