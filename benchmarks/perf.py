@@ -286,7 +286,9 @@ def stages(db: Path) -> None:
 
     with Store(db) as store:
         t = time.perf_counter()
-        incidences = store.signature_incidences(GRAPH, SignatureMode.EXTENDED.kinds())
+        incidences = [
+            (e, s) for e, s, _ in store.signature_incidences(GRAPH, SignatureMode.EXTENDED.kinds())
+        ]
         nodes = store.episode_ids(GRAPH)
         say("store.signature_incidences + episode_ids", t, f"{len(incidences)} incidences")
         t = time.perf_counter()
@@ -417,7 +419,9 @@ def cluster_figures(res: Results, db: Path, n: int) -> None:
     from memcli.store import Store
 
     with Store(db) as store:
-        incidences = store.signature_incidences(GRAPH, SignatureMode.EXTENDED.kinds())
+        incidences = [
+            (e, s) for e, s, _ in store.signature_incidences(GRAPH, SignatureMode.EXTENDED.kinds())
+        ]
         nodes = store.episode_ids(GRAPH)
 
     def best(fn: Any, repeat: int = 3) -> tuple[float, Any]:

@@ -163,7 +163,7 @@ def what_if(db: Path, graph: str, truth: dict[str, Any], min_blocked: int = 1) -
         facts = store.analysis_facts(graph)
         store.set_scope(None)
         kinds = SignatureMode.EXTENDED.kinds()
-        incidences = list(store.signature_incidences(graph, kinds))
+        incidences = [(e, s) for e, s, _ in store.signature_incidences(graph, kinds)]
         node_keys: dict[int, int] = {}
         base = 10**12
         for f in facts:

@@ -375,6 +375,36 @@ CORPUS: list[tuple[str, str | None, str, set[Fact]]] = [
         {b("Jonas", "CI migration", P)},
     ),
     # ---- owns -------------------------------------------------------------------------------
+    (
+        "until-paren-owner-done",
+        "Aditi",
+        "The media portal split can't start until the partner dashboard redesign (owned by Amir) is done.",
+        {
+            o("Aditi", "media portal split"),
+            b("media portal split", "partner dashboard redesign"),
+            o("Amir", "partner dashboard redesign"),
+        },
+    ),
+    (
+        "until-comma-owner-done",
+        "Lena",
+        "The audit export can't start until the partner portal, owned by Marco, is done.",
+        {
+            o("Lena", "audit export"),
+            b("audit export", "partner portal"),
+            o("Marco", "partner portal"),
+        },
+    ),
+    (
+        "because-which-owns-late",
+        "Aditi",
+        "The payments work is blocked because the ledger rewrite, which the data team owns, is late.",
+        {
+            o("Aditi", "payments work"),
+            b("payments work", "ledger rewrite"),
+            o("data team", "ledger rewrite", T),
+        },
+    ),
     ("owns", "Alice", "Bob owns the payments integration.", {o("Bob", "payments integration")}),
     (
         "owned-by",

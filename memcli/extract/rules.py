@@ -1401,6 +1401,38 @@ _CLAUSE_SPLIT = re.compile(
 )
 
 
+# "X can't start until Y, owned by Amir, is done": an ownership aside in the middle of a
+# sentence (often written as a parenthesis, which _normalise turns into commas). Read the
+# sentence without it, then the aside as its own clause about the noun phrase before it,
+# rather than splitting at the commas, which would make "is done" a completion of X.
+_EMBEDDED_OWNER = re.compile(
+    r"(?P<head>.+?),\s*(?P<own>owned by [^,]+|which [^,]+? owns?|handled by [^,]+"
+    r"|from the [^,]+? team),\s*(?P<tail>.+)",
+    re.IGNORECASE,
+)
+_NP_START = re.compile(
+    r".*\b(?:until|till|because|since|before|after|on|by|for|behind|with|of|and|but|so)\s+",
+    re.IGNORECASE,
+)
+
+
+def _split_embedded_owner(text: str) -> tuple[str, str] | None:
+    """(sentence without the aside, the aside as a clause), or None."""
+    m = _EMBEDDED_OWNER.fullmatch(text)
+    if m is None:
+        return None
+    head, own = m["head"], m["own"].strip()
+    phrase = _NP_START.sub("", head).strip()
+    if not phrase:
+        return None
+    if own.lower().startswith("which"):
+        owner = re.sub(r"^which\s+|\s+owns?$", "", own, flags=re.IGNORECASE)
+        clause = f"{owner} owns {phrase}"
+    else:
+        clause = f"{phrase} is {own}"
+    return f"{head} {m['tail']}", clause
+
+
 def _read_sentence(reader: _Reader, sentence: str) -> list[_Outcome]:
     """Read one sentence: whole first, then relative or compound clauses as a fallback."""
     if sentence.rstrip().endswith("?"):
@@ -1423,6 +1455,16 @@ def _read_sentence(reader: _Reader, sentence: str) -> list[_Outcome]:
     if whole is not None:
         reader.commit(whole, text)
         return [whole]
+    embedded = _split_embedded_owner(text)
+    if embedded is not None:
+        main = reader.read_clause(embedded[0])
+        if main is not None:
+            reader.commit(main, embedded[0])
+            aside = reader.read_clause(embedded[1])
+            if aside is None:
+                return [main]
+            reader.commit(aside, embedded[1])
+            return [main, aside]
     outcomes: list[_Outcome] = []
     parts = [p for p in _CLAUSE_SPLIT.split(text) if p and p.strip()]
     if len(parts) < 2 or _SUBORDINATE.match(text):
