@@ -210,18 +210,31 @@ def _store_facts(
 
 
 def _to_extract(
-    store: Store, inputs: list[SourceText | InputError], graph: str | None
+    store: Store,
+    inputs: list[SourceText | InputError],
+    graph: str | None,
+    *,
+    redact: bool,
+    fmt: str | None,
 ) -> list[tuple[str, str | None]]:
-    """(text, author) of every new episode in ``inputs`` that needs an extractor."""
+    """(text, author) of every new episode in ``inputs`` that needs an extractor.
+
+    The text is exactly what ``store_episode`` will later hand the extractor: read with
+    the same format and redacted the same way, so no secret reaches a model here.
+    """
     out: list[tuple[str, str | None]] = []
     for item in inputs:
         if isinstance(item, InputError):
             continue
         try:
-            episodes, _ = parse_document(item.text, item.source, default_time=item.default_time)
+            episodes, _ = parse_document(
+                item.text, item.source, default_time=item.default_time, fmt=fmt
+            )
         except InputError:
             continue
         for ep in episodes:
+            if redact:
+                ep, _found = redact_episode(ep)
             digest = content_hash(ep.content, ep.author, ep.occurred_at)
             if ep.facts is None and store.episode_id_by_hash(_graph_for(ep, graph), digest) is None:
                 out.append((ep.content, ep.author))
@@ -251,7 +264,7 @@ def ingest(
         # A model-backed extractor does its network calls here, concurrently and before
         # any write transaction, so the database is never locked while a model thinks.
         inputs = list(inputs)
-        prepare(_to_extract(store, inputs, graph))
+        prepare(_to_extract(store, inputs, graph, redact=redact, fmt=fmt))
     for item in inputs:
         report.files += 1
         if isinstance(item, InputError):

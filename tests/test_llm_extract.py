@@ -414,3 +414,18 @@ def test_an_answer_cut_off_at_max_tokens_is_a_failure_not_half_a_fact(
     assert report["llm"]["failures"] == 1
     assert "cut off" in report["llm"]["errors"][0]
     assert episode_rows(db_path)[-1][2] == "pending"
+
+
+def test_no_secret_reaches_the_model(
+    cli: Cli, llm_server: StubLLM, write: Callable[..., Path]
+) -> None:
+    """Redaction happens before the model's calls are made, not only before storage."""
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    text = f"{DANA} Use token {token} for the mirror."
+    path = write("dana-secret.md", update("Dana", "2026-11-09", text, graph="search"))
+    report = cli.json("ingest", str(path), "--extractor", "llm")
+    assert report["secrets_redacted"] == 1
+    assert llm_server.requests, "the model was called"
+    for body in llm_server.requests:
+        assert token not in json.dumps(body)
+    assert report["llm"]["calls"] == 1  # the prepared call is the one used: no second call
