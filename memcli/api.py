@@ -519,6 +519,8 @@ def analyze(
                 int(last["max_episode_id"]),
                 signatures.kinds(),
                 max_fact_id=int(last["max_fact_id"]),
+                window_seconds=controls.window_seconds,
+                hub_threshold=controls.max_signature_episodes,
             )
             total = int(store.scalar("SELECT count(*) FROM episodes WHERE graph_id = ?", (graph,)))
             if len(affected) * 2 < total:
@@ -581,7 +583,9 @@ def _explain_controls(
             f"sharing a signature were not made, being more than {days:g} days apart (--window)"
         )
     for comp, size, removed in clustering.splits:
-        names = ", ".join(describe(keys[s][1]) for s in removed)
+        names = ", ".join(describe(keys[s][1]) for s in removed[:10])
+        if len(removed) > 10:
+            names += f" and {len(removed) - 10} more"
         report.explain.append(
             f"size cap: cluster {comp} had {size} episodes (over --max-cluster "
             f"{controls.max_cluster}); split by removing {len(removed)} signature(s): {names}"

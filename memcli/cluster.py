@@ -179,41 +179,46 @@ def _split(
     cap: int,
     membership: dict[int, int],
 ) -> list[int]:
-    """Split one oversized component in place, most common signatures first."""
+    """Split one oversized component in place: remove its k most common signatures
+    (literal before blocker, then by carriers inside the component, then id) for the
+    smallest k that leaves every part within the cap.
+
+    Removing signatures never joins parts, so the largest part shrinks as k grows and k
+    is found by binary search: O(incidences x log signatures), not one pass per removal.
+    """
     inside = set(members)
-    sigs = {s: [e for e in eps if e in inside] for s, eps in active.items()}
-    sigs = {s: eps for s, eps in sigs.items() if len(eps) > 1}
-    removed: list[int] = []
-    pending = [members]
-    while pending:
-        part = pending.pop()
-        if len(part) <= cap:
-            continue
-        part_set = set(part)
-        counts = {s: sum(1 for e in eps if e in part_set) for s, eps in sigs.items()}
-        candidates = [s for s, c in counts.items() if c > 1]
-        if not candidates:
-            continue
-        worst = min(
-            candidates,
-            key=lambda s: (kinds.get(s, "literal") != "literal", -counts[s], s),
-        )
-        removed.append(worst)
-        del sigs[worst]
+    local = {s: [e for e in eps if e in inside] for s, eps in active.items()}
+    local = {s: eps for s, eps in local.items() if len(eps) > 1}
+    order = sorted(local, key=lambda s: (kinds.get(s, "literal") != "literal", -len(local[s]), s))
+
+    def parts(k: int) -> dict[int, int]:
         uf = UnionFind()
-        for e in part:
+        for e in members:
             uf.add(e)
-        for eps in sigs.values():
-            local = [e for e in eps if e in part_set]
+        for sig in order[k:]:
+            eps = local[sig]
             if window is not None and times is not None:
-                local.sort(key=lambda e: (times.get(e, 0.0), e))
-                for a, b in zip(local, local[1:], strict=False):
+                ordered = sorted(eps, key=lambda e: (times.get(e, 0.0), e))
+                for a, b in zip(ordered, ordered[1:], strict=False):
                     if times.get(b, 0.0) - times.get(a, 0.0) <= window:
                         uf.union(a, b)
             else:
-                for other in local[1:]:
-                    uf.union(local[0], other)
-        for e in part:
-            membership[e] = uf.find(e)
-        pending.extend(group({e: membership[e] for e in part}).values())
-    return removed
+                for other in eps[1:]:
+                    uf.union(eps[0], other)
+        return {e: uf.find(e) for e in members}
+
+    def fits(assignment: dict[int, int]) -> bool:
+        sizes: dict[int, int] = defaultdict(int)
+        for root in assignment.values():
+            sizes[root] += 1
+        return max(sizes.values()) <= cap
+
+    lo, hi = 0, len(order)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if fits(parts(mid)):
+            hi = mid
+        else:
+            lo = mid + 1
+    membership.update(parts(lo))
+    return order[:lo]

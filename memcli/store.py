@@ -14,6 +14,7 @@ import json
 import os
 import re
 import sqlite3
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -1019,19 +1020,32 @@ class Store:
         max_episode_id: int,
         kinds: Sequence[str],
         max_fact_id: int = 0,
+        *,
+        window_seconds: float | None = None,
+        hub_threshold: int | None = None,
     ) -> set[int]:
         """Episodes whose cluster new evidence can change since the last run.
 
-        New episodes, episodes with facts ended since then, every episode that shares a
-        signature with one of those facts, and every member of their previous clusters.
-        Facts are only ever added or ended, so nothing outside this set can change.
+        Changed facts are those added since the last run (fact id watermark) or ended
+        since it. Their episodes, the other carriers of their signatures, and every member
+        of those episodes' previous components are affected. Two carriers need no redo:
+        those farther than the linking window from every changed episode (their links
+        among themselves cannot change), and all carriers of a literal signature that was
+        a hub before and still is one (it links nothing either way). Facts are only ever
+        added or ended, so nothing outside this set can change.
         """
-        marks = ", ".join("?" * len(kinds))
-        changed = """
-            SELECT id, episode_id FROM facts
-            WHERE graph_id = :graph
-              AND (episode_id > :max_ep OR expired_at >= :since OR id > :max_fact)
-        """
+        changed = self.rows(
+            """
+            SELECT f.id, f.episode_id, CAST(strftime('%s', e.occurred_at) AS INTEGER) AS t
+            FROM facts f JOIN episodes e ON e.id = f.episode_id
+            WHERE f.id > :max_fact AND f.graph_id = :graph
+            UNION
+            SELECT f.id, f.episode_id, CAST(strftime('%s', e.occurred_at) AS INTEGER) AS t
+            FROM facts f JOIN episodes e ON e.id = f.episode_id
+            WHERE f.graph_id = :graph AND f.expired_at >= :since
+            """,
+            {"graph": graph_id, "since": since, "max_fact": max_fact_id},
+        )
         seeds = {
             r[0]
             for r in self.conn.execute(
@@ -1039,36 +1053,46 @@ class Store:
                 {"graph": graph_id, "max_ep": max_episode_id},
             )
         }
-        seeds |= {
-            r[1]
-            for r in self.conn.execute(
-                changed,
-                {
-                    "graph": graph_id,
-                    "max_ep": max_episode_id,
-                    "since": since,
-                    "max_fact": max_fact_id,
-                },
-            )
-        }
-        sql = f"""
-            WITH changed(id) AS (
-                SELECT id FROM facts WHERE graph_id = ?
-                  AND (episode_id > ? OR expired_at >= ? OR id > ?)
-            ),
-            sigs(signature_id) AS (
-                SELECT DISTINCT fs.signature_id FROM fact_signatures fs
-                JOIN changed c ON c.id = fs.fact_id
-                JOIN signatures s ON s.id = fs.signature_id AND s.kind IN ({marks})
-            )
-            SELECT DISTINCT f.episode_id FROM sigs
-            JOIN fact_signatures fs ON fs.signature_id = sigs.signature_id
-            JOIN facts f ON f.id = fs.fact_id AND f.invalid_at IS NULL
-        """
-        seeds |= {
-            r[0]
-            for r in self.conn.execute(sql, [graph_id, max_episode_id, since, max_fact_id, *kinds])
-        }
+        seeds |= {r["episode_id"] for r in changed}
+        time_of = {r["episode_id"]: float(r["t"] or 0) for r in changed}
+        by_sig: dict[int, set[int]] = defaultdict(set)
+        kind_of: dict[int, str] = {}
+        fact_ids = [r["id"] for r in changed]
+        episode_of = {r["id"]: r["episode_id"] for r in changed}
+        for i in range(0, len(fact_ids), 500):
+            chunk = fact_ids[i : i + 500]
+            for fact_id, sig, kind in self.conn.execute(
+                "SELECT fs.fact_id, fs.signature_id, s.kind FROM fact_signatures fs"
+                " JOIN signatures s ON s.id = fs.signature_id"
+                f" WHERE fs.fact_id IN ({','.join('?' * len(chunk))})",
+                chunk,
+            ):
+                if kind in kinds:
+                    by_sig[sig].add(episode_of[fact_id])
+                    kind_of[sig] = kind
+        for sig, touched in sorted(by_sig.items()):
+            carriers = self.conn.execute(
+                """
+                SELECT DISTINCT f.episode_id, CAST(strftime('%s', e.occurred_at) AS INTEGER)
+                FROM fact_signatures fs
+                JOIN facts f ON f.id = fs.fact_id AND f.invalid_at IS NULL
+                JOIN episodes e ON e.id = f.episode_id
+                WHERE fs.signature_id = ?
+                """,
+                (sig,),
+            ).fetchall()
+            if (
+                hub_threshold is not None
+                and kind_of[sig] == "literal"
+                and len(carriers) - len(touched) > hub_threshold
+            ):
+                continue  # a hub before and after: it links nothing either way
+            if window_seconds is None:
+                seeds.update(int(e) for e, _ in carriers)
+                continue
+            times = [time_of[e] for e in touched]
+            lo, hi = min(times) - window_seconds, max(times) + window_seconds
+            seeds.update(int(e) for e, t in carriers if lo <= float(t or 0) <= hi)
         if not seeds:
             return set()
         self.conn.execute("CREATE TEMP TABLE IF NOT EXISTS seeds (episode_id INTEGER PRIMARY KEY)")
