@@ -624,8 +624,9 @@ def _analyze_scope(
     report.multi_episode_clusters = sum(1 for m in groups.values() if len(m) > 1)
     cones = store.dependency_cones(graph, membership)
     fact_rows = store.analysis_facts(graph)
+    relation_of = {r.value: r for r in Relation}
     facts = [
-        analysis.Fact(f.id, f.episode_id, f.source_id, Relation(f.relation), f.target_id)
+        analysis.Fact(f.id, f.episode_id, f.source_id, relation_of[f.relation], f.target_id)
         for f in fact_rows
     ]
     entity_rows = store.entities_by_id({f.source_id for f in facts} | {f.target_id for f in facts})
@@ -770,8 +771,10 @@ def observations(
     status: str = "active",
     ids: list[int] | None = None,
     as_of: str | None = None,
+    limit: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Observations as the documented JSON contract, most leverage first.
+    """Observations as the documented JSON contract, most leverage first (the first
+    ``limit`` of them when given).
 
     ``as_of`` (world time) selects the observations that held then, whatever their
     status now: those whose pattern had formed (``valid_from``) and not yet ended.
@@ -795,7 +798,7 @@ def observations(
         params.extend(ids)
     rows = store.rows(
         f"SELECT * FROM observations WHERE {' AND '.join(where)}"
-        " ORDER BY status = 'retired', rank DESC, id",
+        " ORDER BY status = 'retired', rank DESC, id" + (f" LIMIT {int(limit)}" if limit else ""),
         params,
     )
     if not rows:

@@ -189,6 +189,10 @@ def _split(
     inside = set(members)
     local = {s: [e for e in eps if e in inside] for s, eps in active.items()}
     local = {s: eps for s, eps in local.items() if len(eps) > 1}
+    if window is not None and times is not None:
+        # sorted once by time, not once per binary-search step
+        for eps in local.values():
+            eps.sort(key=lambda e: (times.get(e, 0.0), e))
     order = sorted(local, key=lambda s: (kinds.get(s, "literal") != "literal", -len(local[s]), s))
 
     def parts(k: int) -> dict[int, int]:
@@ -198,8 +202,7 @@ def _split(
         for sig in order[k:]:
             eps = local[sig]
             if window is not None and times is not None:
-                ordered = sorted(eps, key=lambda e: (times.get(e, 0.0), e))
-                for a, b in zip(ordered, ordered[1:], strict=False):
+                for a, b in zip(eps, eps[1:], strict=False):
                     if times.get(b, 0.0) - times.get(a, 0.0) <= window:
                         uf.union(a, b)
             else:

@@ -16,6 +16,7 @@ from memcli.cli._app import (
     JsonOpt,
     app,
     command,
+    err_console,
     open_store,
     out_console,
     parse_when,
@@ -100,12 +101,23 @@ def observations(
         str | None,
         typer.Option("--as-of", help="The observations that held at this date (world time)."),
     ] = None,
+    limit: Annotated[
+        int,
+        typer.Option("--limit", "-n", min=0, help="Show the N with most leverage (0: all)."),
+    ] = 50,
     as_json: JsonOpt = False,
 ) -> None:
     """List observations, most leverage first, each with its evidence."""
     when = parse_when(as_of, "--as-of")
     with open_store() as store:
-        rows = api.observations(store, graph, status, as_of=when)
+        rows = api.observations(
+            store, graph, status, as_of=when, limit=limit + 1 if limit else None
+        )
+    if limit and len(rows) > limit:
+        rows = rows[:limit]
+        err_console().print(
+            f"showing the first {limit} by leverage; --limit 0 shows all", markup=False
+        )
     if as_json:
         print_json(rows)
         return
