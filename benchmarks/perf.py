@@ -1,8 +1,10 @@
 """Performance figures for memcli at 10k and 100k episodes, checked against targets.
 
-Each figure comes from a real ``python -m memcli`` process (wall time measured around
-the process; peak RSS from ``os.wait4``, so each run's peak is its own, not the maximum
-over every child so far as ``getrusage(RUSAGE_CHILDREN)`` would give):
+Each figure comes from a real ``python -m memcli`` process, started by a small wrapper
+process that reports the command's own wall time, CPU time and peak RSS (``os.wait4``;
+see ``_WRAPPER`` for why not straight from here). An analyze that runs past
+``--timeout`` is stopped and reported as such; ``--stages`` times each analysis stage
+in-process, so a stopped analyze still shows where the time goes:
 
 * ingest rate with the rules extractor (JSONL without facts) at each size, Markdown files
   at the smallest size, and JSONL with true facts (extraction bypassed: store cost alone);
@@ -423,6 +425,7 @@ def incremental_figures(
         "memcli ingest increment/text && memcli analyze --json",
         run.rss_mb,
     )
+    res.peak.append((f"analyze after 30 new updates {_label(n)}", run.rss_mb))
     inc_db.unlink()
     for suffix in ("-wal", "-shm"):
         Path(str(inc_db) + suffix).unlink(missing_ok=True)
@@ -720,10 +723,11 @@ def evaluate(
         res.target("observations", f"{ms:.0f} ms at {_label(n)}", ok)
     else:
         res.target("observations", f"no analyzed store at {big}", None)
-    peaks = [(k, v) for k, v in res.peak if big in k]
+    peaks = [(k, v) for k, v in res.peak if big in k.split()]
     if peaks:
         worst = max(peaks, key=lambda kv: kv[1])
-        res.target("rss", f"{worst[1]:.0f} MB ({worst[0]})", worst[1] < 500)
+        ok = worst[1] < 500 if biggest >= 100000 else (False if worst[1] >= 500 else None)
+        res.target("rss", f"{worst[1]:.0f} MB ({worst[0]})", ok)
 
 
 def render(res: Results) -> str:
