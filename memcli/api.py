@@ -288,8 +288,7 @@ def ingest(
             report.errors.append((err.source, err.reason))
         episodes = _screen(episodes, item.source, report, redact=redact)
         if episodes:
-            before = (report.episodes_new, report.facts_new, report.entities_new)
-            snapshot = _counters(report)
+            snapshot = _counters(report)  # restored if the file's transaction rolls back
             try:
                 with store.transaction():
                     touched: set[str] = set()
@@ -303,7 +302,6 @@ def ingest(
                 _restore(report, snapshot)
                 report.files_failed += 1
                 report.errors.append((item.source, f"could not store: {exc}"))
-            del before
         if record_errors and not episodes:
             report.files_failed += 1
         if progress:
