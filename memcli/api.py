@@ -614,6 +614,7 @@ def _analyze_scope(
         times=store.episode_times(graph) if controls.window_seconds is not None else None,
         controls=controls,
     )
+    del triples  # the largest list of the run: let it go before facts are loaded
     membership = clustering.membership
     groups = cluster.group(membership)
     _explain_controls(store, report, clustering, controls)
@@ -627,6 +628,7 @@ def _analyze_scope(
         analysis.Fact(f.id, f.episode_id, f.source_id, relation_of[f.relation], f.target_id)
         for f in fact_rows
     ]
+    del fact_rows
     entity_rows = store.entities_by_id({f.source_id for f in facts} | {f.target_id for f in facts})
     entities = {
         i: analysis.Entity(i, r["name"], EntityType(r["type"])) for i, r in entity_rows.items()

@@ -947,10 +947,15 @@ class Store:
                 ((i,) for i in sorted(episode_ids)),
             )
 
-    def _scope_join(self, alias: str = "f") -> str:
+    def _facts_from(self) -> str:
+        """``facts f``, driven from the scope table in a scoped run.
+
+        CROSS JOIN fixes the loop order: walk the (small) scope and look facts up by
+        episode, instead of scanning the graph's facts and probing the scope.
+        """
         if not self._scoped:
-            return ""
-        return f" JOIN temp.scope sc ON sc.episode_id = {alias}.episode_id"
+            return "facts f"
+        return "temp.scope sc CROSS JOIN facts f ON f.episode_id = sc.episode_id"
 
     def analysis_facts(self, graph_id: str, as_of: str | None = None) -> list[FactRow]:
         """Every fact of the graph (or scope) that is valid now (or at ``as_of``)."""
@@ -959,7 +964,7 @@ class Store:
             f"""
             SELECT f.id, f.episode_id, f.source_id, f.relation, f.target_id, f.valid_at,
                    f.invalid_at
-            FROM facts f{self._scope_join()} WHERE f.graph_id = :graph AND {where}
+            FROM {self._facts_from()} WHERE f.graph_id = :graph AND {where}
             ORDER BY f.id
             """,
             {"graph": graph_id, **params},
@@ -979,14 +984,17 @@ class Store:
         cur = self.conn.execute(
             f"""
             SELECT f.id, CAST(strftime('%s', f.occurred_at) AS INTEGER)
-            FROM episodes f{self._scope_join_episode()} WHERE f.graph_id = ?
+            FROM {self._episodes_from()} WHERE f.graph_id = ?
             """,
             (graph_id,),
         )
         return {int(a): float(b or 0) for a, b in cur}
 
-    def _scope_join_episode(self) -> str:
-        return " JOIN temp.scope sc ON sc.episode_id = f.id" if self._scoped else ""
+    def _episodes_from(self) -> str:
+        """``episodes f``, driven from the scope table in a scoped run."""
+        if not self._scoped:
+            return "episodes f"
+        return "temp.scope sc CROSS JOIN episodes f ON f.id = sc.episode_id"
 
     def signature_incidences(
         self, graph_id: str, kinds: Sequence[str], as_of: str | None = None
@@ -997,7 +1005,7 @@ class Store:
         cur = self.conn.execute(
             f"""
             SELECT DISTINCT f.episode_id, fs.signature_id, s.kind
-            FROM facts f{self._scope_join()}
+            FROM {self._facts_from()}
             JOIN fact_signatures fs ON fs.fact_id = f.id
             JOIN signatures s ON s.id = fs.signature_id
             WHERE f.graph_id = :graph AND s.kind IN ({marks}) AND {where}
