@@ -726,15 +726,11 @@ def _retire_reason(
             int(ep["id"]),
         )
     fact_ids = [i for t, i, _ in obs["evidence"] if t == "fact"]
-    ended: list[dict[str, Any]] = []
-    for i in range(0, len(fact_ids), 500):
-        chunk = fact_ids[i : i + 500]
-        marks = ",".join("?" * len(chunk))
-        ended += store.rows(
-            f"SELECT id, invalid_at, invalidated_by FROM facts WHERE id IN ({marks})"
-            " AND invalid_at IS NOT NULL",
-            chunk,
-        )
+    ended = store.rows_in(
+        "SELECT id, invalid_at, invalidated_by FROM facts WHERE id IN ({marks})"
+        " AND invalid_at IS NOT NULL",
+        fact_ids,
+    )
     if ended:
         last = max(ended, key=lambda r: (r["invalid_at"], r["invalidated_by"] or 0))
         by = last["invalidated_by"]
@@ -758,11 +754,6 @@ def require_graph(store: Store, graph: str) -> None:
     if not store.graph_exists(graph):
         known = ", ".join(store.graph_ids()) or "none yet"
         raise NotFound(f"no graph named {graph!r} (graphs: {known})")
-
-
-def _chunks(ids: list[int], size: int = 500) -> Iterable[list[int]]:
-    for i in range(0, len(ids), size):
-        yield ids[i : i + size]
 
 
 def observations(
@@ -805,46 +796,41 @@ def observations(
         return []
     obs_ids = [r["id"] for r in rows]
     evidence: dict[int, list[tuple[str, int, str]]] = {i: [] for i in obs_ids}
-    for chunk in _chunks(obs_ids):
-        for oid, t, item, role in store.conn.execute(
-            "SELECT observation_id, item_type, item_id, role FROM observation_evidence"
-            f" WHERE observation_id IN ({','.join('?' * len(chunk))})",
-            chunk,
-        ):
-            evidence[oid].append((t, item, role))
+    for e in store.rows_in(
+        "SELECT observation_id, item_type, item_id, role FROM observation_evidence"
+        " WHERE observation_id IN ({marks})",
+        obs_ids,
+    ):
+        evidence[e["observation_id"]].append((e["item_type"], e["item_id"], e["role"]))
     all_eps = sorted({i for ev in evidence.values() for t, i, _ in ev if t == "episode"})
     all_facts = sorted({i for ev in evidence.values() for t, i, _ in ev if t == "fact"})
     all_ents = sorted({i for ev in evidence.values() for t, i, _ in ev if t == "entity"})
-    episodes: dict[int, dict[str, Any]] = {}
-    for chunk in _chunks(all_eps):
-        for r in store.rows(
-            "SELECT id, source, author, occurred_at FROM episodes"
-            f" WHERE id IN ({','.join('?' * len(chunk))})",
-            chunk,
-        ):
-            episodes[r["id"]] = r
-    facts: dict[int, dict[str, Any]] = {}
-    for chunk in _chunks(all_facts):
-        for r in store.rows(
+    episodes = {
+        r["id"]: r
+        for r in store.rows_in(
+            "SELECT id, source, author, occurred_at FROM episodes WHERE id IN ({marks})", all_eps
+        )
+    }
+    facts = {
+        r["id"]: r
+        for r in store.rows_in(
             "SELECT f.id, s.name AS source, f.relation, t.name AS target, f.episode_id,"
             " f.valid_at, f.invalid_at, f.sentence FROM facts f"
             " JOIN entities s ON s.id = f.source_id JOIN entities t ON t.id = f.target_id"
-            f" WHERE f.id IN ({','.join('?' * len(chunk))})",
-            chunk,
-        ):
-            facts[r["id"]] = r
-    entities: dict[int, dict[str, Any]] = {}
-    for chunk in _chunks(all_ents):
-        for r in store.rows(
-            f"SELECT id, name, type FROM entities WHERE id IN ({','.join('?' * len(chunk))})",
-            chunk,
-        ):
-            entities[r["id"]] = r
+            " WHERE f.id IN ({marks})",
+            all_facts,
+        )
+    }
+    entities = {
+        r["id"]: r
+        for r in store.rows_in(
+            "SELECT id, name, type FROM entities WHERE id IN ({marks})", all_ents
+        )
+    }
     links: dict[int, dict[str, list[int]]] = {
         i: {"supersedes": [], "superseded_by": []} for i in obs_ids
     }
-    for chunk in _chunks(obs_ids):
-        marks = ",".join("?" * len(chunk))
+    for chunk, marks in store._chunks(obs_ids):
         for a, b in store.conn.execute(
             f"SELECT from_id, to_id FROM observation_links WHERE from_id IN ({marks})"
             f" OR to_id IN ({marks})",

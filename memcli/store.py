@@ -575,6 +575,22 @@ class Store:
         row = self.conn.execute(sql, params).fetchone()
         return row[0] if row else None
 
+    @staticmethod
+    def _chunks(ids: Iterable[int], size: int = 500) -> Iterator[tuple[list[int], str]]:
+        """Distinct ids in chunks SQLite can bind, each with its ``?,?,...`` marks."""
+        id_list = sorted(set(ids))
+        for i in range(0, len(id_list), size):
+            chunk = id_list[i : i + size]
+            yield chunk, ",".join("?" * len(chunk))
+
+    def rows_in(self, sql: str, ids: Iterable[int], *before: Any) -> list[dict[str, Any]]:
+        """Rows of ``sql`` for every id, its ``{marks}`` filled one chunk of ids at a time
+        (SQLite caps bound parameters). ``before`` binds ahead of the ids."""
+        out: list[dict[str, Any]] = []
+        for chunk, marks in self._chunks(ids):
+            out += self.rows(sql.format(marks=marks), [*before, *chunk])
+        return out
+
     def schema_version(self) -> int:
         return len(migrations.applied(self.db))
 
@@ -1135,16 +1151,10 @@ class Store:
         )
 
     def signature_keys(self, ids: Iterable[int]) -> dict[int, tuple[str, str]]:
-        out: dict[int, tuple[str, str]] = {}
-        id_list = list(ids)
-        for i in range(0, len(id_list), 500):
-            chunk = id_list[i : i + 500]
-            marks = ",".join("?" * len(chunk))
-            for sid, kind, key in self.conn.execute(
-                f"SELECT id, kind, key FROM signatures WHERE id IN ({marks})", chunk
-            ):
-                out[sid] = (kind, key)
-        return out
+        return {
+            r["id"]: (r["kind"], r["key"])
+            for r in self.rows_in("SELECT id, kind, key FROM signatures WHERE id IN ({marks})", ids)
+        }
 
     def dependency_cones(
         self, graph_id: str, membership: dict[int, int], as_of: str | None = None
@@ -1198,29 +1208,12 @@ class Store:
         return rows
 
     def entities_by_id(self, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-        out: dict[int, dict[str, Any]] = {}
-        id_list = sorted(set(ids))
-        for i in range(0, len(id_list), 500):
-            chunk = id_list[i : i + 500]
-            marks = ",".join("?" * len(chunk))
-            for row in self.rows(
-                f"SELECT id, name, type, norm FROM entities WHERE id IN ({marks})", chunk
-            ):
-                out[row["id"]] = row
-        return out
+        sql = "SELECT id, name, type, norm FROM entities WHERE id IN ({marks})"
+        return {r["id"]: r for r in self.rows_in(sql, ids)}
 
     def episodes_by_id(self, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-        out: dict[int, dict[str, Any]] = {}
-        id_list = sorted(set(ids))
-        for i in range(0, len(id_list), 500):
-            chunk = id_list[i : i + 500]
-            marks = ",".join("?" * len(chunk))
-            for row in self.rows(
-                f"SELECT id, author, occurred_at, source FROM episodes WHERE id IN ({marks})",
-                chunk,
-            ):
-                out[row["id"]] = row
-        return out
+        sql = "SELECT id, author, occurred_at, source FROM episodes WHERE id IN ({marks})"
+        return {r["id"]: r for r in self.rows_in(sql, ids)}
 
     def root_since(self, graph_id: str, entity_id: int) -> str | None:
         """When this work stopped waiting on anything: its latest ended blocked_by fact."""
@@ -1233,21 +1226,13 @@ class Store:
 
     def completions(self, graph_id: str, entity_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
         """For each work item, its latest completed fact (who, when, which episode)."""
-        out: dict[int, dict[str, Any]] = {}
-        id_list = sorted(set(entity_ids))
-        for i in range(0, len(id_list), 500):
-            chunk = id_list[i : i + 500]
-            marks = ",".join("?" * len(chunk))
-            for row in self.rows(
-                f"""
-                SELECT target_id, episode_id, valid_at FROM facts
-                WHERE graph_id = ? AND relation = 'completed' AND target_id IN ({marks})
-                ORDER BY valid_at
-                """,
-                [graph_id, *chunk],
-            ):
-                out[row["target_id"]] = row
-        return out
+        sql = """
+            SELECT target_id, episode_id, valid_at FROM facts
+            WHERE graph_id = ? AND relation = 'completed' AND target_id IN ({marks})
+            ORDER BY valid_at
+        """
+        # ordered by time, so the latest completion of each item is the one kept
+        return {r["target_id"]: r for r in self.rows_in(sql, entity_ids, graph_id)}
 
     # --- observations ---
 
@@ -1516,10 +1501,7 @@ class Store:
     def _id_pairs(self, sql: str, ids: Sequence[int], *extra: Any) -> dict[int, list[Any]]:
         """Run ``sql`` (two columns: key, value; ``{marks}`` for the id list) in chunks."""
         out: dict[int, list[Any]] = {i: [] for i in ids}
-        id_list = sorted(set(ids))
-        for i in range(0, len(id_list), 500):
-            chunk = id_list[i : i + 500]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in self._chunks(ids):
             for key, value in self.conn.execute(sql.format(marks=marks), [*extra, *chunk]):
                 if value is not None and value not in out[key]:
                     out[key].append(value)
@@ -1706,19 +1688,14 @@ class Store:
 
     def entity_roles(self, obs_ids: Sequence[int]) -> list[tuple[int, int, str]]:
         """(observation id, entity id, role) for these observations."""
-        out: list[tuple[int, int, str]] = []
-        id_list = sorted(set(obs_ids))
-        for i in range(0, len(id_list), 500):
-            chunk = id_list[i : i + 500]
-            out += [
-                (int(a), int(b), str(c))
-                for a, b, c in self.conn.execute(
-                    "SELECT observation_id, item_id, role FROM observation_evidence"
-                    f" WHERE item_type = 'entity' AND observation_id IN ({','.join('?' * len(chunk))})",
-                    chunk,
-                )
-            ]
-        return out
+        sql = (
+            "SELECT observation_id, item_id, role FROM observation_evidence"
+            " WHERE item_type = 'entity' AND observation_id IN ({marks})"
+        )
+        return [
+            (int(r["observation_id"]), int(r["item_id"]), str(r["role"]))
+            for r in self.rows_in(sql, obs_ids)
+        ]
 
     def last_report(self, graph_id: str) -> tuple[str, dict[int, tuple[int, str]]] | None:
         """When the last report of a graph ran, and each observation's (version, status)
@@ -1812,29 +1789,12 @@ class Store:
 
     def episode_texts(self, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
         """id -> author, occurred_at, content: what an observation writer may quote."""
-        out: dict[int, dict[str, Any]] = {}
-        id_list = sorted(set(ids))
-        for i in range(0, len(id_list), 500):
-            chunk = id_list[i : i + 500]
-            marks = ",".join("?" * len(chunk))
-            for row in self.rows(
-                f"SELECT id, author, occurred_at, content FROM episodes WHERE id IN ({marks})",
-                chunk,
-            ):
-                out[row["id"]] = row
-        return out
+        sql = "SELECT id, author, occurred_at, content FROM episodes WHERE id IN ({marks})"
+        return {r["id"]: r for r in self.rows_in(sql, ids)}
 
     def fact_sentences(self, ids: Iterable[int]) -> dict[int, str]:
-        out: dict[int, str] = {}
-        id_list = sorted(set(ids))
-        for i in range(0, len(id_list), 500):
-            chunk = id_list[i : i + 500]
-            marks = ",".join("?" * len(chunk))
-            for fid, sentence in self.conn.execute(
-                f"SELECT id, sentence FROM facts WHERE id IN ({marks})", chunk
-            ):
-                out[int(fid)] = str(sentence)
-        return out
+        sql = "SELECT id, sentence FROM facts WHERE id IN ({marks})"
+        return {int(r["id"]): str(r["sentence"]) for r in self.rows_in(sql, ids)}
 
     def entity_names(self, graph_id: str) -> list[tuple[int, str, str]]:
         """(entity id, surface name, type) for every name and alias in the graph."""
