@@ -12,11 +12,12 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from memcli import analysis, cluster, lifecycle, writer
 from memcli.config import DEFAULT_GRAPH
 from memcli.errors import InputError, NotFound, UsageError
+from memcli.extract import Extractor
 from memcli.models import EntityRef, EntityType, EpisodeInput, Extraction, Relation
 from memcli.readers import content_hash, parse_document, unknown_keys_message
 from memcli.redact import merge, redact_episode
@@ -33,12 +34,6 @@ from memcli.search import (
 from memcli.signatures import SignatureMode, describe, fact_signatures
 from memcli.sources import SourceText
 from memcli.store import Store, utcnow
-
-
-class Extractor(Protocol):
-    name: str
-
-    def __call__(self, text: str, author: str | None) -> Extraction: ...
 
 
 class RulesExtractor:

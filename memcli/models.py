@@ -80,12 +80,32 @@ class ExtractedFact:
     invalid_at: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class SentenceTrace:
+    """How one sentence was read: the explainable half of an extraction.
+
+    ``frame`` names the predicate frame that read it (None when nothing did) and
+    ``reason`` says why nothing did ("no predicate", "hedged", "question", ...).
+    ``cue`` is True when the sentence uses a dependency, ownership or completion word:
+    a cue sentence that yields no fact is the one worth a language model's time
+    (``--extractor auto`` sends only those).
+    """
+
+    sentence: str
+    facts: int = 0
+    frame: str | None = None
+    reason: str | None = None
+    cue: bool = False
+
+
 @dataclass(slots=True)
 class Extraction:
     """What an extractor read from one episode, and what it could not read."""
 
     facts: list[ExtractedFact] = field(default_factory=list)
     unparsed: list[str] = field(default_factory=list)
+    # One entry per sentence, in order (empty when the extractor keeps no trace).
+    trace: list[SentenceTrace] = field(default_factory=list)
     # "done", or "pending" when a language model could not be used and these are only the
     # rules' facts: ``memcli extract --pending`` retries it later.
     status: str = "done"
