@@ -109,7 +109,7 @@ def observations(
 ) -> None:
     """List observations, most leverage first, each with its evidence."""
     when = parse_when(as_of, "--as-of")
-    with open_store() as store:
+    with open_store(create=False) as store:
         rows = api.observations(
             store, graph, status, as_of=when, limit=limit + 1 if limit else None
         )
@@ -181,7 +181,7 @@ def history(
 @command("graphs")
 def graphs(as_json: JsonOpt = False) -> None:
     """List graphs with their counts."""
-    with open_store() as store:
+    with open_store(create=False) as store:
         rows = store.graphs_with_counts()
     if as_json:
         print_json(rows)
@@ -214,7 +214,7 @@ def facts(
 ) -> None:
     """List the facts of a graph (currently valid ones unless told otherwise)."""
     when = parse_when(as_of, "--as-of")
-    with open_store() as store:
+    with open_store(create=False) as store:
         rows = api.facts(store, graph, include_ended=include_ended, as_of=when)
     if as_json:
         print_json(rows)
@@ -236,7 +236,7 @@ def facts(
 @command("entities")
 def entities(graph: GraphOpt, as_json: JsonOpt = False) -> None:
     """List the entities of a graph with their types and aliases."""
-    with open_store() as store:
+    with open_store(create=False) as store:
         rows = api.entities(store, graph)
     if as_json:
         print_json(rows)
@@ -263,7 +263,7 @@ def entity_show(
     as_json: JsonOpt = False,
 ) -> None:
     """An entity's timeline: what it waited on, who owned it, when it shipped, valid and ended."""
-    with open_store() as store:
+    with open_store(create=False) as store:
         timeline = api.entity_timeline(store, graph, name)
     if as_json:
         print_json(timeline)
