@@ -149,5 +149,10 @@ def parse_when(value: str | None, option: str) -> str | None:
         raise typer.BadParameter(exc.reason, param_hint=option) from None
 
 
+# The largest integer SQLite stores: a larger --limit or id is a usage error, not a crash.
+SQL_INT_MAX = 2**63 - 1
+# The largest byte count a read can be asked for (one more than it must fit in a ssize_t).
+MAX_BYTES_LIMIT = 2**62
+
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for programs and agents.")]
 GraphOpt = Annotated[str, typer.Option("--graph", "-g", help="Graph (project) to use.")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from typing import Annotated, Any
 
@@ -10,6 +11,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from memcli import api
 from memcli.cli._app import (
+    MAX_BYTES_LIMIT,
+    SQL_INT_MAX,
     GraphOpt,
     JsonOpt,
     command,
@@ -57,6 +60,7 @@ def ingest(
         typer.Option(
             "--max-bytes",
             min=1,
+            max=MAX_BYTES_LIMIT,
             help="Largest input file accepted, in bytes (default: $MEMCLI_MAX_FILE_BYTES or 10 MiB).",
         ),
     ] = None,
@@ -194,18 +198,24 @@ def print_ingest_report(
         raise typer.Exit(code=1)
 
 
-def parse_duration(text: str, option: str) -> float:
-    """'90s', '5m', '1h', '2d' or plain seconds."""
+def parse_duration(text: str, option: str, *, zero: bool = True) -> float:
+    """'90s', '5m', '1h', '2d' or plain seconds: finite, not negative (and not zero
+    unless ``zero``), since a negative window would silently retire every observation."""
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
     value = text.strip().lower()
     try:
         if value and value[-1] in units:
-            return float(value[:-1]) * units[value[-1]]
-        return float(value)
+            seconds = float(value[:-1]) * units[value[-1]]
+        else:
+            seconds = float(value)
     except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds < 0 or (seconds == 0 and not zero):
         raise typer.BadParameter(
-            f"{text!r} is not a duration (use e.g. 90s, 5m, 1h, 28d)", param_hint=option
-        ) from None
+            f"{text!r} is not a {'' if zero else 'positive '}duration (use e.g. 90s, 5m, 1h, 28d)",
+            param_hint=option,
+        )
+    return seconds
 
 
 @command("analyze")
@@ -253,6 +263,7 @@ def analyze(
         typer.Option(
             "--max-signature-episodes",
             min=0,
+            max=SQL_INT_MAX,
             help="A fact restated in more episodes than this links nothing (0: no limit; blockers exempt).",
         ),
     ] = 50,
@@ -261,6 +272,7 @@ def analyze(
         typer.Option(
             "--max-cluster",
             min=0,
+            max=SQL_INT_MAX,
             help="Split clusters larger than this, most common signatures first (0: no limit).",
         ),
     ] = 1000,
@@ -295,7 +307,7 @@ def analyze(
         controls = Controls(
             window_seconds=None
             if window.strip().lower() in ("none", "0", "off")
-            else parse_duration(window, "--window"),
+            else parse_duration(window, "--window", zero=False),
             max_signature_episodes=max_signature_episodes or None,
             max_cluster=max_cluster or None,
         )

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from memcli import api
 from memcli.cli._app import (
+    SQL_INT_MAX,
     GraphOpt,
     JsonOpt,
     app,
@@ -103,7 +104,13 @@ def observations(
     ] = None,
     limit: Annotated[
         int,
-        typer.Option("--limit", "-n", min=0, help="Show the N with most leverage (0: all)."),
+        typer.Option(
+            "--limit",
+            "-n",
+            min=0,
+            max=SQL_INT_MAX - 1,
+            help="Show the N with most leverage (0: all).",
+        ),
     ] = 50,
     as_json: JsonOpt = False,
 ) -> None:
@@ -131,7 +138,9 @@ def observations(
 
 @command("show", on=observation_app)
 def show(
-    obs_id: Annotated[int, typer.Argument(metavar="ID", help="Observation id.")],
+    obs_id: Annotated[
+        int, typer.Argument(metavar="ID", min=1, max=SQL_INT_MAX, help="Observation id.")
+    ],
     as_json: JsonOpt = False,
     as_mermaid: Annotated[
         bool, typer.Option("--mermaid", help="Print just this observation's chain as Mermaid.")
@@ -155,7 +164,9 @@ def show(
 
 @command("history", on=observation_app)
 def history(
-    obs_id: Annotated[int, typer.Argument(metavar="ID", help="Observation id.")],
+    obs_id: Annotated[
+        int, typer.Argument(metavar="ID", min=1, max=SQL_INT_MAX, help="Observation id.")
+    ],
     as_json: JsonOpt = False,
 ) -> None:
     """Every version of an observation, oldest first."""
