@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import sys
 from typing import Annotated, Any
 
@@ -17,6 +18,7 @@ from memcli.cli._app import (
     JsonOpt,
     command,
     err_console,
+    graph_name,
     open_store,
     print_json,
 )
@@ -46,7 +48,10 @@ def ingest(
     graph: Annotated[
         str | None,
         typer.Option(
-            "--graph", "-g", help="Put every episode in this graph (overrides front matter)."
+            "--graph",
+            "-g",
+            help="Put every episode in this graph (overrides front matter).",
+            callback=graph_name,
         ),
     ] = None,
     explain: Annotated[
@@ -101,7 +106,9 @@ def ingest(
             "extractor auto: no language model configured, using the rules extractor",
             markup=False,
         )
-    items = list(expand(paths, limit=max_bytes))
+    # A generator: each file is read when its turn comes and dropped once stored, so
+    # memory follows the largest input, not the sum of them all.
+    items = expand(paths, limit=max_bytes)
     with open_store() as store:
         llm = model_extractor = None
         if use_llm:
@@ -110,7 +117,8 @@ def ingest(
 
             llm = LLM(s, store)
             model_extractor = LLMExtractor(llm, floor=s.extractor == "auto")
-        show_bar = not quiet and not as_json and sys.stderr.isatty() and len(items) > 1
+        many = len(paths) > 1 or any(os.path.isdir(p) for p in paths)
+        show_bar = not quiet and not as_json and sys.stderr.isatty() and many
         if show_bar:
             with Progress(
                 TextColumn("ingesting"),
@@ -120,7 +128,7 @@ def ingest(
                 console=console,
                 transient=True,
             ) as bar:
-                task = bar.add_task("ingest", total=len(items))
+                task = bar.add_task("ingest", total=None)  # files are counted as read
                 report = api.ingest(
                     store,
                     items,
@@ -221,7 +229,10 @@ def parse_duration(text: str, option: str, *, zero: bool = True) -> float:
 @command("analyze")
 def analyze(
     graph: Annotated[
-        str | None, typer.Option("--graph", "-g", help="Graph to analyze (default: all graphs).")
+        str | None,
+        typer.Option(
+            "--graph", "-g", help="Graph to analyze (default: all graphs).", callback=graph_name
+        ),
     ] = None,
     signatures: Annotated[
         SignatureMode,
@@ -373,7 +384,8 @@ def extract(
         typer.Option("--pending", help="Retry the model extraction of episodes marked pending."),
     ] = False,
     graph: Annotated[
-        str | None, typer.Option("--graph", "-g", help="Only this graph (default: all).")
+        str | None,
+        typer.Option("--graph", "-g", help="Only this graph (default: all).", callback=graph_name),
     ] = None,
     llm_model: LLMModelOpt = None,
     llm_base_url: LLMBaseUrlOpt = None,
@@ -412,6 +424,7 @@ def extract(
 
 
 GraphOptional = Annotated[
-    str | None, typer.Option("--graph", "-g", help="Only this graph (default: all).")
+    str | None,
+    typer.Option("--graph", "-g", help="Only this graph (default: all).", callback=graph_name),
 ]
 __all__ = ["analyze", "extract", "ingest", "print_ingest_report", "GraphOpt", "GraphOptional"]

@@ -18,6 +18,7 @@ from memcli.cli._app import (
     app,
     command,
     err_console,
+    graph_name,
     open_store,
     out_console,
     parse_when,
@@ -95,7 +96,8 @@ def render_observation(console: Console, obs: dict[str, Any], *, detail: bool = 
 @command("observations")
 def observations(
     graph: Annotated[
-        str | None, typer.Option("--graph", "-g", help="Only this graph (default: all).")
+        str | None,
+        typer.Option("--graph", "-g", help="Only this graph (default: all).", callback=graph_name),
     ] = None,
     status: Annotated[str, typer.Option("--status", help="active, retired or all.")] = "active",
     as_of: Annotated[

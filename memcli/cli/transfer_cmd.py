@@ -21,6 +21,7 @@ from memcli.cli._app import (
     JsonOpt,
     command,
     err_console,
+    graph_name,
     open_store,
 )
 from memcli.cli.ingest_cmd import print_ingest_report
@@ -162,7 +163,10 @@ def import_(
     graph: Annotated[
         str | None,
         typer.Option(
-            "--graph", "-g", help="Import into this graph (default: the graph in the file)."
+            "--graph",
+            "-g",
+            help="Import into this graph (default: the graph in the file).",
+            callback=graph_name,
         ),
     ] = None,
     no_redact: Annotated[
