@@ -122,11 +122,22 @@ def store_episode(
     graph: str,
     extractor: Extractor,
     report: IngestReport,
+    *,
+    redact: bool = True,
+    origin: str | None = None,
 ) -> int | None:
     """Store one episode with its facts and signatures; None when it is a duplicate.
 
-    Call inside a transaction: the episode and its facts land together.
+    Call inside a transaction: the episode and its facts land together. Every write of
+    an update passes here (ingest, import, the Python client, MCP), so this is where
+    secrets are redacted (``memcli.redact``), before the content hash, the extractor and
+    the store see the text; ``redact=False`` opts out. What was found is counted in
+    ``report.redactions`` under ``origin`` (the input file), else the episode's source.
     """
+    if redact:
+        episode, found = redact_episode(episode)
+        if found:
+            merge(report.redactions.setdefault(origin or episode.source, {}), found)
     digest = content_hash(episode.content, episode.author, episode.occurred_at)
     if store.episode_id_by_hash(graph, digest) is not None:
         report.episodes_duplicate += 1
@@ -281,7 +292,7 @@ def ingest(
         for err in record_errors:
             report.episodes_failed += 1
             report.errors.append((err.source, err.reason))
-        episodes = _screen(episodes, item.source, report, redact=redact)
+        episodes = _screen(episodes, item.source, report)
         if episodes:
             snapshot = _counters(report)  # restored if the file's transaction rolls back
             try:
@@ -289,7 +300,15 @@ def ingest(
                     touched: set[str] = set()
                     for episode in episodes:
                         target_graph = _graph_for(episode, graph)
-                        if store_episode(store, episode, target_graph, extractor, report):
+                        if store_episode(
+                            store,
+                            episode,
+                            target_graph,
+                            extractor,
+                            report,
+                            redact=redact,
+                            origin=item.source,
+                        ):
                             touched.add(target_graph)
                     for g in sorted(touched):
                         store.bump_ingest(g)
@@ -304,10 +323,8 @@ def ingest(
     return report
 
 
-def _screen(
-    episodes: list[EpisodeInput], source: str, report: IngestReport, *, redact: bool
-) -> list[EpisodeInput]:
-    """Warn about ignored front-matter keys and redact secrets, before anything is stored.
+def _screen(episodes: list[EpisodeInput], source: str, report: IngestReport) -> list[EpisodeInput]:
+    """Warn about ignored front-matter keys, before anything is stored.
 
     One warning per file, not per record: a JSONL export from another tool with an extra
     "id" in every line says so once.
@@ -317,10 +334,6 @@ def _screen(
     for episode in episodes:
         for key in episode.ignored_keys:
             ignored[key] = ignored.get(key, 0) + 1
-        if redact:
-            episode, found = redact_episode(episode)
-            if found:
-                merge(report.redactions.setdefault(source, {}), found)
         out.append(episode)
     if ignored:
         message = unknown_keys_message(sorted(ignored))
@@ -332,10 +345,12 @@ def _screen(
 
 
 def _counters(report: IngestReport) -> dict[str, Any]:
-    return {
-        k: (list(v) if isinstance(v, list) else set(v) if isinstance(v, set) else v)
-        for k, v in vars(report).items()
-    }
+    def copy(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: copy(x) for k, x in v.items()}
+        return list(v) if isinstance(v, list) else set(v) if isinstance(v, set) else v
+
+    return {k: copy(v) for k, v in vars(report).items()}
 
 
 def _restore(report: IngestReport, snapshot: dict[str, Any]) -> None:
@@ -1247,6 +1262,7 @@ def add(
     occurred_at: Any = None,
     source: str | None = None,
     extractor: Extractor | None = None,
+    redact: bool = True,
 ) -> list[dict[str, Any]]:
     """Add one update (``type="text"``) or memcli JSON episodes (``type="json"``: an
     object or a list of objects with ``content`` and optionally ``author``,
@@ -1257,6 +1273,7 @@ def add(
     JSON objects that do not name their own. Adding the same update twice stores it
     once. Returns the episodes (see :func:`episodes`) with ``created`` False for
     duplicates. Run :func:`analyze` afterwards to bring observations up to date.
+    Secrets are redacted as in :func:`ingest` unless ``redact`` is False.
     """
     from memcli.readers import episode_from_json, to_utc
 
@@ -1303,8 +1320,12 @@ def add(
     try:
         with store.transaction():
             for item in items:
-                new_id = store_episode(store, item, graph, extractor or RulesExtractor(), report)
+                new_id = store_episode(
+                    store, item, graph, extractor or RulesExtractor(), report, redact=redact
+                )
                 if new_id is None:
+                    if redact:
+                        item, _found = redact_episode(item)  # the hash it was stored under
                     digest = content_hash(item.content, item.author, item.occurred_at)
                     old_id = store.episode_id_by_hash(graph, digest)
                     assert old_id is not None
