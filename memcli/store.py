@@ -14,6 +14,7 @@ import json
 import os
 import re
 import sqlite3
+import threading
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -484,6 +485,11 @@ class Store:
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self.path = Path(path)
+        # One connection, many threads (a Client shared by an agent's workers): a write
+        # transaction belongs to the thread that began it, so the others wait here
+        # instead of joining it as a savepoint and committing or losing each other's
+        # work. Reentrant: a thread nests its own transactions.
+        self._lock = threading.RLock()
         self._forget()
         if str(path) != ":memory:":
             if not self.path.exists():
@@ -548,31 +554,44 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[Store]:
-        """A write transaction taken up front (BEGIN IMMEDIATE), or a savepoint if nested."""
-        if self.conn.in_transaction:
-            with self.db.atomic():
-                yield self
-            return
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self
-        except BaseException:
+        """A write transaction taken up front (BEGIN IMMEDIATE), or a savepoint if nested.
+
+        Held by one thread at a time; another thread's transaction waits for it.
+        """
+        with self._lock:
             if self.conn.in_transaction:
-                self.conn.execute("ROLLBACK")
-            self._forget()
-            raise
-        else:
-            self.conn.execute("COMMIT")
+                try:
+                    with self.db.atomic():
+                        yield self
+                except BaseException:
+                    self._forget()  # ids cached inside the rolled-back savepoint
+                    raise
+                return
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self
+            except BaseException:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                self._forget()
+                raise
+            else:
+                self.conn.execute("COMMIT")
 
     # --- small helpers ---
 
     def rows(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
+        with self._lock:
+            return self._rows(sql, params)
+
+    def _rows(self, sql: str, params: Sequence[Any] | dict[str, Any]) -> list[dict[str, Any]]:
         cur = self.conn.execute(sql, params)
         keys = [d[0] for d in cur.description]
         return [dict(zip(keys, row, strict=True)) for row in cur.fetchall()]
 
     def scalar(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
-        row = self.conn.execute(sql, params).fetchone()
+        with self._lock:
+            row = self.conn.execute(sql, params).fetchone()
         return row[0] if row else None
 
     @staticmethod
@@ -731,6 +750,16 @@ class Store:
         return self.rows(
             "SELECT id, graph_id AS graph, source, extraction_status FROM episodes"
             " WHERE extraction_status != 'done' ORDER BY id"
+        )
+
+    def episodes_without_extraction_record(self) -> list[dict[str, Any]]:
+        """Rules-extracted episodes marked done with no fact and no unparsed sentence:
+        either an update that states nothing or one whose facts were lost."""
+        return self.rows(
+            "SELECT e.id, e.graph_id AS graph, e.source, e.content, e.author FROM episodes e"
+            " WHERE e.extraction_status = 'done' AND e.extractor = 'rules'"
+            " AND e.unparsed = '[]'"
+            " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.episode_id = e.id) ORDER BY e.id"
         )
 
     # --- export (memcli export) ---
