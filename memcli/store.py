@@ -382,14 +382,42 @@ def validity(as_of: str | None) -> tuple[str, dict[str, Any]]:
 
 
 # The contradiction rules as SQL, each with the relations that must be in the new
-# episode for it to apply (see Store.apply_contradictions). Parameters: :ep, :now.
-# Where a rule picks the earliest contradicting fact with min(valid_at), the bare
-# episode_id column comes from that same row (SQLite's min/max bare-column rule), so
-# invalidated_by names the episode that ended the fact first.
+# episode for it to apply (see Store.apply_contradictions). Parameters: :ep, :now and
+# :hash (the content hash of episode :ep).
+#
+# A fact ends at its earliest contradiction, whatever order the updates arrive in: a
+# rule only ever moves an end earlier (``_EARLIER``). Two contradictions at the same
+# instant are ordered by their episodes' content hashes, so invalidated_by names the same
+# episode in every order; an end the update itself stated (invalidated_by NULL) wins
+# such a tie.
+_EARLIER = """
+    (facts.invalid_at IS NULL OR facts.invalid_at > {at}
+     OR (facts.invalid_at = {at} AND facts.invalidated_by IS NOT NULL
+         AND (SELECT content_hash FROM episodes WHERE id = facts.invalidated_by) > {hash}))
+"""
+
+
+def _reverse_rule(relation: str, join: str) -> str:
+    """A fact of episode :ep ended by the earliest contradicting fact already stored."""
+    return f"""
+        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
+            invalidated_by = c.episode_id
+        FROM (SELECT f.id AS fid, x.valid_at, x.episode_id, ex.content_hash AS hash,
+                row_number() OVER (PARTITION BY f.id
+                                   ORDER BY x.valid_at, ex.content_hash) AS n
+              FROM facts f {join}
+              JOIN episodes ex ON ex.id = x.episode_id
+              WHERE f.episode_id = :ep AND f.relation = '{relation}'
+                AND x.episode_id != f.episode_id) AS c
+        WHERE facts.id = c.fid AND c.n = 1
+          AND {_EARLIER.format(at="c.valid_at", hash="c.hash")}
+        """
+
+
 _CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
     # completion ends earlier waits
     (
-        """
+        f"""
         UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
             invalidated_by = c.episode_id
         FROM (SELECT target_id, min(valid_at) AS valid_at, episode_id
@@ -397,84 +425,68 @@ _CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
               GROUP BY target_id) AS c
         WHERE facts.relation = 'blocked_by' AND facts.target_id = c.target_id
           AND facts.valid_at <= c.valid_at
-          AND (facts.invalid_at IS NULL OR facts.invalid_at > c.valid_at)
+          AND {_EARLIER.format(at="c.valid_at", hash=":hash")}
         """,
         frozenset({"completed"}),
     ),
     # unblocking ends the wait
     (
-        """
+        f"""
         UPDATE facts SET invalid_at = u.valid_at, expired_at = :now,
             invalidated_by = u.episode_id
-        FROM (SELECT source_id, target_id, valid_at, episode_id
-              FROM facts WHERE episode_id = :ep AND relation = 'unblocked_from') AS u
+        FROM (SELECT source_id, target_id, min(valid_at) AS valid_at, episode_id
+              FROM facts WHERE episode_id = :ep AND relation = 'unblocked_from'
+              GROUP BY source_id, target_id) AS u
         WHERE facts.relation = 'blocked_by' AND facts.source_id = u.source_id
           AND facts.target_id = u.target_id AND facts.valid_at <= u.valid_at
-          AND (facts.invalid_at IS NULL OR facts.invalid_at > u.valid_at)
+          AND {_EARLIER.format(at="u.valid_at", hash=":hash")}
         """,
         frozenset({"unblocked_from"}),
     ),
     # a new owner ends the previous owner
     (
-        """
+        f"""
         UPDATE facts SET invalid_at = o.valid_at, expired_at = :now,
             invalidated_by = o.episode_id
-        FROM (SELECT f.source_id, f.target_id, f.valid_at, f.episode_id, s.type
+        FROM (SELECT f.source_id, f.target_id, min(f.valid_at) AS valid_at, f.episode_id,
+                s.type
               FROM facts f JOIN entities s ON s.id = f.source_id
-              WHERE f.episode_id = :ep AND f.relation = 'owns') AS o
+              WHERE f.episode_id = :ep AND f.relation = 'owns'
+              GROUP BY f.source_id, f.target_id) AS o
         WHERE facts.relation = 'owns' AND facts.target_id = o.target_id
           AND facts.source_id != o.source_id AND facts.valid_at < o.valid_at
           AND (SELECT type FROM entities WHERE id = facts.source_id) = o.type
-          AND (facts.invalid_at IS NULL OR facts.invalid_at > o.valid_at)
+          AND {_EARLIER.format(at="o.valid_at", hash=":hash")}
         """,
         frozenset({"owns"}),
     ),
     # a later completion ends this wait
     (
-        """
-        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
-            invalidated_by = c.episode_id
-        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, x.episode_id AS episode_id
-              FROM facts f JOIN facts x ON x.target_id = f.target_id
-                AND x.relation = 'completed' AND x.valid_at >= f.valid_at
-                AND x.episode_id != f.episode_id
-              WHERE f.episode_id = :ep AND f.relation = 'blocked_by'
-              GROUP BY f.id) AS c
-        WHERE facts.id = c.fid AND facts.invalid_at IS NULL
-        """,
+        _reverse_rule(
+            "blocked_by",
+            "JOIN facts x ON x.target_id = f.target_id AND x.relation = 'completed'"
+            " AND x.valid_at >= f.valid_at",
+        ),
         frozenset({"blocked_by"}),
     ),
     # a later unblocking ends this wait
     (
-        """
-        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
-            invalidated_by = c.episode_id
-        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, x.episode_id AS episode_id
-              FROM facts f JOIN facts x ON x.target_id = f.target_id
-                AND x.source_id = f.source_id
-                AND x.relation = 'unblocked_from' AND x.valid_at >= f.valid_at
-                AND x.episode_id != f.episode_id
-              WHERE f.episode_id = :ep AND f.relation = 'blocked_by'
-              GROUP BY f.id) AS c
-        WHERE facts.id = c.fid AND facts.invalid_at IS NULL
-        """,
+        _reverse_rule(
+            "blocked_by",
+            "JOIN facts x ON x.target_id = f.target_id AND x.source_id = f.source_id"
+            " AND x.relation = 'unblocked_from' AND x.valid_at >= f.valid_at",
+        ),
         frozenset({"blocked_by"}),
     ),
     # a later owner ends this ownership
     (
-        """
-        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
-            invalidated_by = c.episode_id
-        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, x.episode_id AS episode_id
-              FROM facts f
-              JOIN entities fs ON fs.id = f.source_id
-              JOIN facts x ON x.target_id = f.target_id AND x.relation = 'owns'
-                AND x.source_id != f.source_id AND x.valid_at > f.valid_at
-              JOIN entities xs ON xs.id = x.source_id AND xs.type = fs.type
-              WHERE f.episode_id = :ep AND f.relation = 'owns'
-              GROUP BY f.id) AS c
-        WHERE facts.id = c.fid AND facts.invalid_at IS NULL
-        """,
+        _reverse_rule(
+            "owns",
+            "JOIN entities fs ON fs.id = f.source_id"
+            " JOIN facts x ON x.target_id = f.target_id AND x.relation = 'owns'"
+            " AND x.source_id != f.source_id AND x.valid_at > f.valid_at"
+            " JOIN entities xs ON xs.id = x.source_id AND xs.type = fs.type",
+        ),
         frozenset({"owns"}),
     ),
 ]
@@ -961,14 +973,17 @@ class Store:
         3. ``owns(P, X)`` at t ends ``owns(Q, X)`` for Q != P of the same entity type (a
            person replaces a person, a team a team) that became valid before t.
         Each rule also runs the other way round, so an older update ingested after a newer
-        one is stored already ended and cannot resurrect what the newer one ended.
+        one is stored already ended and cannot resurrect what the newer one ended. A fact
+        ends at its earliest contradiction (ties broken by content hash), so the fact
+        table is the same whatever order the updates arrive in.
         ``relations`` (the relations this episode stated, when known) skips the rules that
         cannot apply. Returns how many facts were ended.
         """
         rels = set(relations) if relations is not None else {r.value for r in Relation}
         now = utcnow()
         ended = 0
-        params = {"ep": episode_id, "now": now}
+        digest = self.scalar("SELECT content_hash FROM episodes WHERE id = ?", (episode_id,))
+        params = {"ep": episode_id, "now": now, "hash": digest}
         for rule, needs in _CONTRADICTION_RULES:
             if needs & rels:
                 ended += self.conn.execute(rule, params).rowcount
