@@ -19,7 +19,7 @@ from memcli.config import DEFAULT_GRAPH
 from memcli.errors import InputError, NotFound, UsageError
 from memcli.extract import Extractor
 from memcli.models import EntityRef, EntityType, EpisodeInput, Extraction, Relation
-from memcli.readers import content_hash, parse_document, unknown_keys_message
+from memcli.readers import content_hash, episode_key, parse_document, unknown_keys_message
 from memcli.redact import merge, redact_episode
 from memcli.resolve import display_name, normalize
 from memcli.search import (
@@ -127,8 +127,8 @@ def store_episode(
 
     Call inside a transaction: the episode and its facts land together.
     """
-    digest = content_hash(episode.content, episode.author, episode.occurred_at)
-    if store.episode_id_by_hash(graph, digest) is not None:
+    digest = episode_key(episode)
+    if _stored_id(store, graph, episode) is not None:
         report.episodes_duplicate += 1
         return None
     if episode.facts is not None:
@@ -204,6 +204,18 @@ def _store_facts(
     report.entities_new += len(created)
 
 
+def _stored_id(store: Store, graph: str, episode: EpisodeInput) -> int | None:
+    """The id of this update if the graph already holds it.
+
+    A dated update also matches the same words stored without a date of their own at
+    that time (an undated update exported and imported back)."""
+    found = store.episode_id_by_hash(graph, episode_key(episode))
+    if found is None and episode.dated:
+        undated = content_hash(episode.content, episode.author, None)
+        found = store.episode_id_by_hash(graph, undated, occurred_at=episode.occurred_at)
+    return found
+
+
 def _to_extract(
     store: Store,
     inputs: list[SourceText | InputError],
@@ -230,8 +242,7 @@ def _to_extract(
         for ep in episodes:
             if redact:
                 ep, _found = redact_episode(ep)
-            digest = content_hash(ep.content, ep.author, ep.occurred_at)
-            if ep.facts is None and store.episode_id_by_hash(_graph_for(ep, graph), digest) is None:
+            if ep.facts is None and _stored_id(store, _graph_for(ep, graph), ep) is None:
                 out.append((ep.content, ep.author))
     return out
 
@@ -1278,6 +1289,7 @@ def add(
                 graph=graph,
                 source=where,
                 format="text",
+                dated=bool(occurred_at),
             )
         ]
     elif type == "json":
@@ -1305,8 +1317,7 @@ def add(
             for item in items:
                 new_id = store_episode(store, item, graph, extractor or RulesExtractor(), report)
                 if new_id is None:
-                    digest = content_hash(item.content, item.author, item.occurred_at)
-                    old_id = store.episode_id_by_hash(graph, digest)
+                    old_id = _stored_id(store, graph, item)
                     assert old_id is not None
                     results.append((old_id, False))
                 else:

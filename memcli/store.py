@@ -849,11 +849,16 @@ class Store:
 
     # --- episodes, entities, facts ---
 
-    def episode_id_by_hash(self, graph_id: str, content_hash: str) -> int | None:
-        value = self.scalar(
-            "SELECT id FROM episodes WHERE graph_id = ? AND content_hash = ?",
-            (graph_id, content_hash),
-        )
+    def episode_id_by_hash(
+        self, graph_id: str, content_hash: str, *, occurred_at: str | None = None
+    ) -> int | None:
+        """The episode with this hash (and, if given, this time) in the graph."""
+        sql = "SELECT id FROM episodes WHERE graph_id = ? AND content_hash = ?"
+        params: tuple[str, ...] = (graph_id, content_hash)
+        if occurred_at is not None:
+            sql += " AND occurred_at = ?"
+            params += (occurred_at,)
+        value = self.scalar(sql, params)
         return int(value) if value is not None else None
 
     def insert_episode(self, row: dict[str, Any]) -> int:
