@@ -295,24 +295,58 @@ def ingest(
         episodes = _screen(episodes, item.source, report, redact=redact)
         if episodes:
             snapshot = _counters(report)  # restored if the file's transaction rolls back
+            lines_failed = 0
             try:
                 with store.transaction():
                     touched: set[str] = set()
                     for episode in episodes:
                         target_graph = _graph_for(episode, graph)
-                        if store_episode(store, episode, target_graph, extractor, report):
+                        if episode.line is None:  # a JSON document is all or nothing
+                            if store_episode(store, episode, target_graph, extractor, report):
+                                touched.add(target_graph)
+                            continue
+                        outcome = _store_line(
+                            store, episode, target_graph, extractor, report, item.source
+                        )
+                        if outcome == "new":
                             touched.add(target_graph)
+                        lines_failed += outcome == "failed"
                     for g in sorted(touched):
                         store.bump_ingest(g)
             except (ValueError, KeyError) as exc:
                 _restore(report, snapshot)
                 report.files_failed += 1
                 report.errors.append((item.source, f"could not store: {exc}"))
+            if lines_failed and lines_failed == len(episodes):
+                report.files_failed += 1
         if record_errors and not episodes:
             report.files_failed += 1
         if progress:
             progress(item.source)
     return report
+
+
+def _store_line(
+    store: Store,
+    episode: EpisodeInput,
+    graph: str,
+    extractor: Extractor,
+    report: IngestReport,
+    source: str,
+) -> str:
+    """Store one JSONL record in a savepoint: a line that cannot be stored is reported as
+    FILE:LINE and rolled back alone, and the file's other lines still land. Returns
+    'new', 'duplicate' or 'failed'."""
+    snapshot = _counters(report)
+    try:
+        with store.transaction():
+            stored = store_episode(store, episode, graph, extractor, report)
+    except (ValueError, KeyError) as exc:
+        _restore(report, snapshot)
+        report.episodes_failed += 1
+        report.errors.append((f"{source}:{episode.line}", f"could not store: {exc}"))
+        return "failed"
+    return "duplicate" if stored is None else "new"
 
 
 def _screen(

@@ -232,6 +232,13 @@ def episode_from_json(obj: Any, source: str, default_time: str | None) -> Episod
     """One JSON episode object."""
     if not isinstance(obj, dict):
         raise InputError(source, "a JSON episode must be an object")
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end].encode("unicode_escape").decode()
+        raise InputError(
+            source, f"text holds a lone surrogate ({bad}), which is not valid Unicode"
+        ) from None
     content = obj.get("content")
     if not isinstance(content, str) or not content.strip():
         raise InputError(source, "a JSON episode needs a non-empty 'content' string")
