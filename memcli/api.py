@@ -8,6 +8,7 @@ instead of printing.
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -64,6 +65,9 @@ class IngestReport:
     graphs: set[str] = field(default_factory=set)
     warnings: list[tuple[str, str]] = field(default_factory=list)  # (source, message)
     redactions: dict[str, dict[str, int]] = field(default_factory=dict)  # source -> kind -> n
+    files_stored: int = 0  # files whose transaction committed
+    # (files stored, files given) when a lock time-out stopped the batch part-way
+    incomplete: tuple[int, int] | None = None
 
     @property
     def secrets_redacted(self) -> int:
@@ -96,6 +100,9 @@ class IngestReport:
                 for s, kinds in self.redactions.items()
             ],
             "not_understood": [{"source": s, "sentence": t} for s, t in self.explain],
+            "incomplete": None
+            if self.incomplete is None
+            else {"files_stored": self.incomplete[0], "files": self.incomplete[1]},
         }
 
 
@@ -271,7 +278,8 @@ def ingest(
         # any write transaction, so the database is never locked while a model thinks.
         inputs = list(inputs)
         prepare(_to_extract(store, inputs, graph, redact=redact, fmt=fmt))
-    for item in inputs:
+    items = iter(inputs)
+    for item in items:
         report.files += 1
         if isinstance(item, InputError):
             report.files_failed += 1
@@ -317,6 +325,28 @@ def ingest(
                 _restore(report, snapshot)
                 report.files_failed += 1
                 report.errors.append((item.source, f"could not store: {exc}"))
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                # Another writer held the database past the busy timeout. The files
+                # before this one are committed; stop here rather than wait again for
+                # each of the rest, and say exactly what a re-run will finish.
+                _restore(report, snapshot)
+                total = report.files + sum(1 for _ in items)
+                report.files_failed += 1
+                report.incomplete = (report.files_stored, total)
+                report.errors.append(
+                    (
+                        item.source,
+                        f"database is locked: stored {report.files_stored} of {total} "
+                        "file(s); re-run to finish (re-ingest is idempotent)",
+                    )
+                )
+                if progress:
+                    progress(item.source)
+                break
+            else:
+                report.files_stored += 1
             if lines_failed and lines_failed == len(episodes):
                 report.files_failed += 1
         if record_errors and not episodes:
