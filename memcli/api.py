@@ -338,8 +338,9 @@ def ingest(
                 report.errors.append(
                     (
                         item.source,
-                        f"database is locked: stored {report.files_stored} of {total} "
-                        "file(s); re-run to finish (re-ingest is idempotent)",
+                        "database is locked (another writer held it longer than"
+                        f" MEMCLI_BUSY_TIMEOUT allows): stored {report.files_stored} of"
+                        f" {total} file(s); re-run to finish (re-ingest is idempotent)",
                     )
                 )
                 if progress:
