@@ -72,7 +72,7 @@ def diagnose(store: Store) -> Diagnosis:
         ("fts", _fts),
         ("orphans", _orphans),
         ("extraction", _extraction),
-        ("extraction_record", _extraction_record),
+        ("extracted", _extraction_record),
         ("schema", _schema),
     ):
         try:
@@ -198,9 +198,9 @@ def _extraction_record(store: Store) -> Check:
         if kept or again.unparsed:
             lost.append({"id": row["id"], "graph": row["graph"], "source": row["source"]})
     if not lost:
-        return Check("extraction_record", True, "every extracted episode kept its facts")
+        return Check("extracted", True, "every extracted episode kept its facts")
     return Check(
-        "extraction_record",
+        "extracted",
         False,
         f"{len(lost)} episode(s) with content but no extraction record (no facts, no "
         f"sentence noted as not understood), e.g. episode #{lost[0]['id']} "

@@ -49,7 +49,7 @@ def test_a_healthy_database(cli: Cli, analyzed: Path) -> None:
         "fts",
         "orphans",
         "extraction",
-        "extraction_record",
+        "extracted",
         "schema",
         "permissions",
     ]
