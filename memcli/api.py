@@ -8,6 +8,7 @@ instead of printing.
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from memcli.config import DEFAULT_GRAPH
 from memcli.errors import InputError, NotFound, UsageError
 from memcli.extract import Extractor
 from memcli.models import EntityRef, EntityType, EpisodeInput, Extraction, Relation
-from memcli.readers import content_hash, parse_document, unknown_keys_message
+from memcli.readers import content_hash, episode_key, parse_document, unknown_keys_message
 from memcli.redact import merge, redact_episode
 from memcli.resolve import display_name, normalize
 from memcli.search import (
@@ -64,6 +65,9 @@ class IngestReport:
     graphs: set[str] = field(default_factory=set)
     warnings: list[tuple[str, str]] = field(default_factory=list)  # (source, message)
     redactions: dict[str, dict[str, int]] = field(default_factory=dict)  # source -> kind -> n
+    files_stored: int = 0  # files whose transaction committed
+    # (files stored, files given) when a lock time-out stopped the batch part-way
+    incomplete: tuple[int, int] | None = None
 
     @property
     def secrets_redacted(self) -> int:
@@ -96,6 +100,9 @@ class IngestReport:
                 for s, kinds in self.redactions.items()
             ],
             "not_understood": [{"source": s, "sentence": t} for s, t in self.explain],
+            "incomplete": None
+            if self.incomplete is None
+            else {"files_stored": self.incomplete[0], "files": self.incomplete[1]},
         }
 
 
@@ -138,8 +145,8 @@ def store_episode(
         episode, found = redact_episode(episode)
         if found:
             merge(report.redactions.setdefault(origin or episode.source, {}), found)
-    digest = content_hash(episode.content, episode.author, episode.occurred_at)
-    if store.episode_id_by_hash(graph, digest) is not None:
+    digest = episode_key(episode)
+    if _stored_id(store, graph, episode) is not None:
         report.episodes_duplicate += 1
         return None
     if episode.facts is not None:
@@ -215,6 +222,18 @@ def _store_facts(
     report.entities_new += len(created)
 
 
+def _stored_id(store: Store, graph: str, episode: EpisodeInput) -> int | None:
+    """The id of this update if the graph already holds it.
+
+    A dated update also matches the same words stored without a date of their own at
+    that time (an undated update exported and imported back)."""
+    found = store.episode_id_by_hash(graph, episode_key(episode))
+    if found is None and episode.dated:
+        undated = content_hash(episode.content, episode.author, None)
+        found = store.episode_id_by_hash(graph, undated, occurred_at=episode.occurred_at)
+    return found
+
+
 def _to_extract(
     store: Store,
     inputs: list[SourceText | InputError],
@@ -241,8 +260,7 @@ def _to_extract(
         for ep in episodes:
             if redact:
                 ep, _found = redact_episode(ep)
-            digest = content_hash(ep.content, ep.author, ep.occurred_at)
-            if ep.facts is None and store.episode_id_by_hash(_graph_for(ep, graph), digest) is None:
+            if ep.facts is None and _stored_id(store, _graph_for(ep, graph), ep) is None:
                 out.append((ep.content, ep.author))
     return out
 
@@ -271,7 +289,8 @@ def ingest(
         # any write transaction, so the database is never locked while a model thinks.
         inputs = list(inputs)
         prepare(_to_extract(store, inputs, graph, redact=redact, fmt=fmt))
-    for item in inputs:
+    items = iter(inputs)
+    for item in items:
         report.files += 1
         if isinstance(item, InputError):
             report.files_failed += 1
@@ -295,32 +314,99 @@ def ingest(
         episodes = _screen(episodes, item.source, report)
         if episodes:
             snapshot = _counters(report)  # restored if the file's transaction rolls back
+            lines_failed = 0
             try:
                 with store.transaction():
                     touched: set[str] = set()
                     for episode in episodes:
                         target_graph = _graph_for(episode, graph)
-                        if store_episode(
+                        if episode.line is None:  # a JSON document is all or nothing
+                            if store_episode(
+                                store,
+                                episode,
+                                target_graph,
+                                extractor,
+                                report,
+                                redact=redact,
+                                origin=item.source,
+                            ):
+                                touched.add(target_graph)
+                            continue
+                        outcome = _store_line(
                             store,
                             episode,
                             target_graph,
                             extractor,
                             report,
+                            item.source,
                             redact=redact,
-                            origin=item.source,
-                        ):
+                        )
+                        if outcome == "new":
                             touched.add(target_graph)
+                        lines_failed += outcome == "failed"
                     for g in sorted(touched):
                         store.bump_ingest(g)
             except (ValueError, KeyError) as exc:
                 _restore(report, snapshot)
                 report.files_failed += 1
                 report.errors.append((item.source, f"could not store: {exc}"))
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                # Another writer held the database past the busy timeout. The files
+                # before this one are committed; stop here rather than wait again for
+                # each of the rest, and say exactly what a re-run will finish.
+                _restore(report, snapshot)
+                total = report.files + sum(1 for _ in items)
+                report.files_failed += 1
+                report.incomplete = (report.files_stored, total)
+                report.errors.append(
+                    (
+                        item.source,
+                        "database is locked (another writer held it longer than"
+                        f" MEMCLI_BUSY_TIMEOUT allows): stored {report.files_stored} of"
+                        f" {total} file(s); re-run to finish (re-ingest is idempotent)",
+                    )
+                )
+                if progress:
+                    progress(item.source)
+                break
+            else:
+                report.files_stored += 1
+            if lines_failed and lines_failed == len(episodes):
+                report.files_failed += 1
         if record_errors and not episodes:
             report.files_failed += 1
         if progress:
             progress(item.source)
     return report
+
+
+def _store_line(
+    store: Store,
+    episode: EpisodeInput,
+    graph: str,
+    extractor: Extractor,
+    report: IngestReport,
+    source: str,
+    *,
+    redact: bool,
+) -> str:
+    """Store one JSONL record in a savepoint: a line that cannot be stored is reported as
+    FILE:LINE and rolled back alone, and the file's other lines still land. Returns
+    'new', 'duplicate' or 'failed'."""
+    snapshot = _counters(report)
+    try:
+        with store.transaction():
+            stored = store_episode(
+                store, episode, graph, extractor, report, redact=redact, origin=source
+            )
+    except (ValueError, KeyError) as exc:
+        _restore(report, snapshot)
+        report.episodes_failed += 1
+        report.errors.append((f"{source}:{episode.line}", f"could not store: {exc}"))
+        return "failed"
+    return "duplicate" if stored is None else "new"
 
 
 def _screen(episodes: list[EpisodeInput], source: str, report: IngestReport) -> list[EpisodeInput]:
@@ -1295,6 +1381,7 @@ def add(
                 graph=graph,
                 source=where,
                 format="text",
+                dated=bool(occurred_at),
             )
         ]
     elif type == "json":
@@ -1325,9 +1412,8 @@ def add(
                 )
                 if new_id is None:
                     if redact:
-                        item, _found = redact_episode(item)  # the hash it was stored under
-                    digest = content_hash(item.content, item.author, item.occurred_at)
-                    old_id = store.episode_id_by_hash(graph, digest)
+                        item, _found = redact_episode(item)  # the key it was stored under
+                    old_id = _stored_id(store, graph, item)
                     assert old_id is not None
                     results.append((old_id, False))
                 else:
