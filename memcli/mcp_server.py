@@ -50,8 +50,11 @@ def _within_limit(**arguments: str | None) -> None:
         )
 
 
-def build_server(db_path: Path) -> MCPServer:
-    """An MCP server whose tools read and write the memcli database at ``db_path``."""
+def build_server(db_path: Path, *, redact: bool = True) -> MCPServer:
+    """An MCP server whose tools read and write the memcli database at ``db_path``.
+
+    ``redact`` is the server's setting, not a tool argument: the person who starts the
+    server decides whether secrets an agent pastes are kept, not the agent."""
     server: MCPServer = MCPServer(
         "memcli", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
     )
@@ -80,7 +83,13 @@ def build_server(db_path: Path) -> MCPServer:
 
         def work(store: Store) -> dict[str, Any]:
             [episode] = api.add(
-                store, graph, content, author=author, occurred_at=occurred_at, source=source
+                store,
+                graph,
+                content,
+                author=author,
+                occurred_at=occurred_at,
+                source=source,
+                redact=redact,
             )
             out: dict[str, Any] = {"episode": episode}
             if analyze:
@@ -149,7 +158,7 @@ def build_server(db_path: Path) -> MCPServer:
     return server
 
 
-def serve(db_path: Path) -> None:
+def serve(db_path: Path, *, redact: bool = True) -> None:
     """Open (and migrate) the database, then serve MCP on stdin/stdout until EOF."""
     Store(db_path).close()  # a bad path fails here, before the client connects
-    build_server(db_path).run("stdio")
+    build_server(db_path, redact=redact).run("stdio")

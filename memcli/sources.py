@@ -6,6 +6,7 @@ reason a person can act on; one bad file never stops the others.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Iterator
@@ -90,6 +91,38 @@ def read_path(path: Path, source: str, limit: int | None = None) -> SourceText:
     return SourceText(source, decode(data, source), mtime)
 
 
+def walk(root: Path) -> tuple[list[Path], list[InputError]]:
+    """Update files under ``root`` (sorted), and what could not be looked at: a
+    subdirectory that cannot be read, a dangling or looping symbolic link with an update
+    file's name. Each is reported rather than skipped in silence. Symbolic links to
+    directories are not followed (as before: no walking out of the tree or in circles)."""
+    found: list[Path] = []
+    problems: list[InputError] = []
+
+    def unreadable(exc: OSError) -> None:
+        where = str(exc.filename or root)
+        reason = "permission denied" if isinstance(exc, PermissionError) else exc.strerror
+        problems.append(InputError(where, f"directory not read: {reason or exc}"))
+
+    for folder, dirs, files in os.walk(root, onerror=unreadable):
+        dirs.sort()
+        for name in files:
+            p = Path(folder) / name
+            if p.suffix.lower() not in SUFFIXES:
+                continue
+            if p.is_symlink():
+                try:
+                    p.stat()
+                except OSError as exc:
+                    loop = exc.errno == errno.ELOOP
+                    reason = "symbolic link loop" if loop else "dangling symbolic link"
+                    problems.append(InputError(str(p), f"{reason} (-> {os.readlink(p)})"))
+                    continue
+            if p.is_file():
+                found.append(p)
+    return sorted(found), sorted(problems, key=lambda e: e.source)
+
+
 def expand(paths: list[str], *, limit: int | None = None) -> Iterator[SourceText | InputError]:
     """Files, directories (walked for update files, sorted) and '-' for stdin.
 
@@ -117,10 +150,9 @@ def expand(paths: list[str], *, limit: int | None = None) -> Iterator[SourceText
             yield InputError(raw, f"no such file{hint}")
             continue
         if path.is_dir():
-            found = sorted(
-                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES
-            )
-            if not found:
+            found, problems = walk(path)
+            yield from problems
+            if not found and not problems:
                 yield InputError(raw, f"directory has no update files ({', '.join(SUFFIXES)})")
             for p in found:
                 try:

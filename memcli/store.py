@@ -14,6 +14,7 @@ import json
 import os
 import re
 import sqlite3
+import threading
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -418,14 +419,42 @@ def validity(as_of: str | None) -> tuple[str, dict[str, Any]]:
 
 
 # The contradiction rules as SQL, each with the relations that must be in the new
-# episode for it to apply (see Store.apply_contradictions). Parameters: :ep, :now.
-# Where a rule picks the earliest contradicting fact with min(valid_at), the bare
-# episode_id column comes from that same row (SQLite's min/max bare-column rule), so
-# invalidated_by names the episode that ended the fact first.
+# episode for it to apply (see Store.apply_contradictions). Parameters: :ep, :now and
+# :hash (the content hash of episode :ep).
+#
+# A fact ends at its earliest contradiction, whatever order the updates arrive in: a
+# rule only ever moves an end earlier (``_EARLIER``). Two contradictions at the same
+# instant are ordered by their episodes' content hashes, so invalidated_by names the same
+# episode in every order; an end the update itself stated (invalidated_by NULL) wins
+# such a tie.
+_EARLIER = """
+    (facts.invalid_at IS NULL OR facts.invalid_at > {at}
+     OR (facts.invalid_at = {at} AND facts.invalidated_by IS NOT NULL
+         AND (SELECT content_hash FROM episodes WHERE id = facts.invalidated_by) > {hash}))
+"""
+
+
+def _reverse_rule(relation: str, join: str) -> str:
+    """A fact of episode :ep ended by the earliest contradicting fact already stored."""
+    return f"""
+        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
+            invalidated_by = c.episode_id
+        FROM (SELECT f.id AS fid, x.valid_at, x.episode_id, ex.content_hash AS hash,
+                row_number() OVER (PARTITION BY f.id
+                                   ORDER BY x.valid_at, ex.content_hash) AS n
+              FROM facts f {join}
+              JOIN episodes ex ON ex.id = x.episode_id
+              WHERE f.episode_id = :ep AND f.relation = '{relation}'
+                AND x.episode_id != f.episode_id) AS c
+        WHERE facts.id = c.fid AND c.n = 1
+          AND {_EARLIER.format(at="c.valid_at", hash="c.hash")}
+        """
+
+
 _CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
     # completion ends earlier waits
     (
-        """
+        f"""
         UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
             invalidated_by = c.episode_id
         FROM (SELECT target_id, min(valid_at) AS valid_at, episode_id
@@ -433,84 +462,68 @@ _CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
               GROUP BY target_id) AS c
         WHERE facts.relation = 'blocked_by' AND facts.target_id = c.target_id
           AND facts.valid_at <= c.valid_at
-          AND (facts.invalid_at IS NULL OR facts.invalid_at > c.valid_at)
+          AND {_EARLIER.format(at="c.valid_at", hash=":hash")}
         """,
         frozenset({"completed"}),
     ),
     # unblocking ends the wait
     (
-        """
+        f"""
         UPDATE facts SET invalid_at = u.valid_at, expired_at = :now,
             invalidated_by = u.episode_id
-        FROM (SELECT source_id, target_id, valid_at, episode_id
-              FROM facts WHERE episode_id = :ep AND relation = 'unblocked_from') AS u
+        FROM (SELECT source_id, target_id, min(valid_at) AS valid_at, episode_id
+              FROM facts WHERE episode_id = :ep AND relation = 'unblocked_from'
+              GROUP BY source_id, target_id) AS u
         WHERE facts.relation = 'blocked_by' AND facts.source_id = u.source_id
           AND facts.target_id = u.target_id AND facts.valid_at <= u.valid_at
-          AND (facts.invalid_at IS NULL OR facts.invalid_at > u.valid_at)
+          AND {_EARLIER.format(at="u.valid_at", hash=":hash")}
         """,
         frozenset({"unblocked_from"}),
     ),
     # a new owner ends the previous owner
     (
-        """
+        f"""
         UPDATE facts SET invalid_at = o.valid_at, expired_at = :now,
             invalidated_by = o.episode_id
-        FROM (SELECT f.source_id, f.target_id, f.valid_at, f.episode_id, s.type
+        FROM (SELECT f.source_id, f.target_id, min(f.valid_at) AS valid_at, f.episode_id,
+                s.type
               FROM facts f JOIN entities s ON s.id = f.source_id
-              WHERE f.episode_id = :ep AND f.relation = 'owns') AS o
+              WHERE f.episode_id = :ep AND f.relation = 'owns'
+              GROUP BY f.source_id, f.target_id) AS o
         WHERE facts.relation = 'owns' AND facts.target_id = o.target_id
           AND facts.source_id != o.source_id AND facts.valid_at < o.valid_at
           AND (SELECT type FROM entities WHERE id = facts.source_id) = o.type
-          AND (facts.invalid_at IS NULL OR facts.invalid_at > o.valid_at)
+          AND {_EARLIER.format(at="o.valid_at", hash=":hash")}
         """,
         frozenset({"owns"}),
     ),
     # a later completion ends this wait
     (
-        """
-        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
-            invalidated_by = c.episode_id
-        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, x.episode_id AS episode_id
-              FROM facts f JOIN facts x ON x.target_id = f.target_id
-                AND x.relation = 'completed' AND x.valid_at >= f.valid_at
-                AND x.episode_id != f.episode_id
-              WHERE f.episode_id = :ep AND f.relation = 'blocked_by'
-              GROUP BY f.id) AS c
-        WHERE facts.id = c.fid AND facts.invalid_at IS NULL
-        """,
+        _reverse_rule(
+            "blocked_by",
+            "JOIN facts x ON x.target_id = f.target_id AND x.relation = 'completed'"
+            " AND x.valid_at >= f.valid_at",
+        ),
         frozenset({"blocked_by"}),
     ),
     # a later unblocking ends this wait
     (
-        """
-        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
-            invalidated_by = c.episode_id
-        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, x.episode_id AS episode_id
-              FROM facts f JOIN facts x ON x.target_id = f.target_id
-                AND x.source_id = f.source_id
-                AND x.relation = 'unblocked_from' AND x.valid_at >= f.valid_at
-                AND x.episode_id != f.episode_id
-              WHERE f.episode_id = :ep AND f.relation = 'blocked_by'
-              GROUP BY f.id) AS c
-        WHERE facts.id = c.fid AND facts.invalid_at IS NULL
-        """,
+        _reverse_rule(
+            "blocked_by",
+            "JOIN facts x ON x.target_id = f.target_id AND x.source_id = f.source_id"
+            " AND x.relation = 'unblocked_from' AND x.valid_at >= f.valid_at",
+        ),
         frozenset({"blocked_by"}),
     ),
     # a later owner ends this ownership
     (
-        """
-        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
-            invalidated_by = c.episode_id
-        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, x.episode_id AS episode_id
-              FROM facts f
-              JOIN entities fs ON fs.id = f.source_id
-              JOIN facts x ON x.target_id = f.target_id AND x.relation = 'owns'
-                AND x.source_id != f.source_id AND x.valid_at > f.valid_at
-              JOIN entities xs ON xs.id = x.source_id AND xs.type = fs.type
-              WHERE f.episode_id = :ep AND f.relation = 'owns'
-              GROUP BY f.id) AS c
-        WHERE facts.id = c.fid AND facts.invalid_at IS NULL
-        """,
+        _reverse_rule(
+            "owns",
+            "JOIN entities fs ON fs.id = f.source_id"
+            " JOIN facts x ON x.target_id = f.target_id AND x.relation = 'owns'"
+            " AND x.source_id != f.source_id AND x.valid_at > f.valid_at"
+            " JOIN entities xs ON xs.id = x.source_id AND xs.type = fs.type",
+        ),
         frozenset({"owns"}),
     ),
 ]
@@ -522,6 +535,11 @@ class Store:
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self.path = Path(path)
         self.read_only: str | None = None
+        # One connection, many threads (a Client shared by an agent's workers): a write
+        # transaction belongs to the thread that began it, so the others wait here
+        # instead of joining it as a savepoint and committing or losing each other's
+        # work. Reentrant: a thread nests its own transactions.
+        self._lock = threading.RLock()
         self._forget()
         memory = str(path) == ":memory:"
         if not memory:
@@ -646,36 +664,49 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[Store]:
-        """A write transaction taken up front (BEGIN IMMEDIATE), or a savepoint if nested."""
-        if self.conn.in_transaction:
-            with self.db.atomic():
-                yield self
-            return
+        """A write transaction taken up front (BEGIN IMMEDIATE), or a savepoint if nested.
+
+        Held by one thread at a time; another thread's transaction waits for it.
+        """
         if self.read_only is not None:
             raise StoreError(
                 f"cannot write to {self.path}: {self.read_only}",
                 hint="reads work as it is; make it writable to ingest, import or analyze",
             )
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self
-        except BaseException:
+        with self._lock:
             if self.conn.in_transaction:
-                self.conn.execute("ROLLBACK")
-            self._forget()
-            raise
-        else:
-            self.conn.execute("COMMIT")
+                try:
+                    with self.db.atomic():
+                        yield self
+                except BaseException:
+                    self._forget()  # ids cached inside the rolled-back savepoint
+                    raise
+                return
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self
+            except BaseException:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                self._forget()
+                raise
+            else:
+                self.conn.execute("COMMIT")
 
     # --- small helpers ---
 
     def rows(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
+        with self._lock:
+            return self._rows(sql, params)
+
+    def _rows(self, sql: str, params: Sequence[Any] | dict[str, Any]) -> list[dict[str, Any]]:
         cur = self.conn.execute(sql, params)
         keys = [d[0] for d in cur.description]
         return [dict(zip(keys, row, strict=True)) for row in cur.fetchall()]
 
     def scalar(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
-        row = self.conn.execute(sql, params).fetchone()
+        with self._lock:
+            row = self.conn.execute(sql, params).fetchone()
         return row[0] if row else None
 
     @staticmethod
@@ -836,6 +867,16 @@ class Store:
             " WHERE extraction_status != 'done' ORDER BY id"
         )
 
+    def episodes_without_extraction_record(self) -> list[dict[str, Any]]:
+        """Rules-extracted episodes marked done with no fact and no unparsed sentence:
+        either an update that states nothing or one whose facts were lost."""
+        return self.rows(
+            "SELECT e.id, e.graph_id AS graph, e.source, e.content, e.author FROM episodes e"
+            " WHERE e.extraction_status = 'done' AND e.extractor = 'rules'"
+            " AND e.unparsed = '[]'"
+            " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.episode_id = e.id) ORDER BY e.id"
+        )
+
     # --- export (memcli export) ---
 
     def export_episodes(self, graph_id: str, batch: int = 500) -> Iterator[dict[str, Any]]:
@@ -911,11 +952,16 @@ class Store:
 
     # --- episodes, entities, facts ---
 
-    def episode_id_by_hash(self, graph_id: str, content_hash: str) -> int | None:
-        value = self.scalar(
-            "SELECT id FROM episodes WHERE graph_id = ? AND content_hash = ?",
-            (graph_id, content_hash),
-        )
+    def episode_id_by_hash(
+        self, graph_id: str, content_hash: str, *, occurred_at: str | None = None
+    ) -> int | None:
+        """The episode with this hash (and, if given, this time) in the graph."""
+        sql = "SELECT id FROM episodes WHERE graph_id = ? AND content_hash = ?"
+        params: tuple[str, ...] = (graph_id, content_hash)
+        if occurred_at is not None:
+            sql += " AND occurred_at = ?"
+            params += (occurred_at,)
+        value = self.scalar(sql, params)
         return int(value) if value is not None else None
 
     def insert_episode(self, row: dict[str, Any]) -> int:
@@ -1035,14 +1081,17 @@ class Store:
         3. ``owns(P, X)`` at t ends ``owns(Q, X)`` for Q != P of the same entity type (a
            person replaces a person, a team a team) that became valid before t.
         Each rule also runs the other way round, so an older update ingested after a newer
-        one is stored already ended and cannot resurrect what the newer one ended.
+        one is stored already ended and cannot resurrect what the newer one ended. A fact
+        ends at its earliest contradiction (ties broken by content hash), so the fact
+        table is the same whatever order the updates arrive in.
         ``relations`` (the relations this episode stated, when known) skips the rules that
         cannot apply. Returns how many facts were ended.
         """
         rels = set(relations) if relations is not None else {r.value for r in Relation}
         now = utcnow()
         ended = 0
-        params = {"ep": episode_id, "now": now}
+        digest = self.scalar("SELECT content_hash FROM episodes WHERE id = ?", (episode_id,))
+        params = {"ep": episode_id, "now": now, "hash": digest}
         for rule, needs in _CONTRADICTION_RULES:
             if needs & rels:
                 ended += self.conn.execute(rule, params).rowcount

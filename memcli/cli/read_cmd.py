@@ -23,6 +23,7 @@ from memcli.cli._app import (
     out_console,
     parse_when,
     print_json,
+    write_out,
 )
 
 observation_app = typer.Typer(
@@ -155,7 +156,7 @@ def show(
         if as_mermaid:
             from memcli.visualize import mermaid
 
-            typer.echo(mermaid(api.dependency_picture(store, observation_id=obs_id)), nl=False)
+            write_out(mermaid(api.dependency_picture(store, observation_id=obs_id)))
             return
         obs = api.observation(store, obs_id)
     if as_json:
