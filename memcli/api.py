@@ -171,7 +171,15 @@ def store_episode(
             "unparsed": json.dumps(extraction.unparsed, ensure_ascii=False),
         }
     )
-    _store_facts(store, graph, episode_id, episode.occurred_at, extraction, report)
+    _store_facts(
+        store,
+        graph,
+        episode_id,
+        episode.occurred_at,
+        extraction,
+        report,
+        source=episode.source if episode.facts is not None else None,
+    )
     report.episodes_new += 1
     if extraction.status == "pending":
         report.episodes_pending += 1
@@ -188,8 +196,14 @@ def _store_facts(
     occurred_at: str,
     extraction: Extraction,
     report: IngestReport,
+    *,
+    source: str | None = None,
 ) -> None:
     """Resolve, store and sign an episode's facts, then apply the contradiction rules.
+
+    A fact whose two ends are one entity says nothing about a dependency and is skipped;
+    when the episode came with its facts given (``source`` names it), the skip is a
+    warning, since the writer of that file meant something else.
 
     A fact the episode already has is skipped, so this can run again for an episode whose
     extraction is retried (``extract_pending``).
@@ -200,6 +214,15 @@ def _store_facts(
         source_id = _resolve(store, graph, fact.source, created)
         target_id = _resolve(store, graph, fact.target, created)
         if source_id == target_id:
+            if source is not None:
+                report.warnings.append(
+                    (
+                        source,
+                        f"fact ({fact.source.name}, {fact.relation.value}, "
+                        f"{fact.target.name}) skipped: its source and target are the "
+                        "same entity",
+                    )
+                )
             continue
         fact_id = store.insert_fact(
             graph,

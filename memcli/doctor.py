@@ -82,7 +82,21 @@ def diagnose(store: Store) -> Diagnosis:
                 Check(name, False, f"could not run: {exc}", repair=SALVAGE.format(store.path))
             )
     checks.append(_permissions(store.path))
+    if store.read_only is not None:
+        checks.insert(0, _access(store))
     return Diagnosis(str(store.path), checks)
+
+
+def _access(store: Store) -> Check:
+    """A database opened read-only: reads work, writes cannot. Named first, because it
+    is the cause of whatever a write would report."""
+    return Check(
+        "access",
+        False,
+        f"opened read-only: {store.read_only}; reads work, ingest/import/analyze cannot",
+        repair=f"make {store.path} and its directory writable, or copy the file somewhere "
+        "writable, before writing to it",
+    )
 
 
 def unopenable(path: Path, reason: str) -> Diagnosis:
@@ -131,6 +145,9 @@ def _fts(store: Store) -> Check:
     tables = store.fts_tables()
     if not tables:
         return Check("fts", True, "no full-text tables")
+    if store.read_only is not None:
+        # SQLite's FTS check is an INSERT: it cannot run on a read-only database.
+        return Check("fts", True, f"{len(tables)} full-text table(s) not checked: read-only")
     bad = []
     for table in tables:
         error = store.fts_integrity(table)

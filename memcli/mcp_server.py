@@ -24,6 +24,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from memcli import __version__, api
 from memcli.digest import render_markdown
 from memcli.errors import MemcliError
+from memcli.sources import max_bytes
 from memcli.store import Store
 
 T = TypeVar("T")
@@ -35,6 +36,18 @@ Observations are patterns bound to evidence, e.g. one root blocker holding up se
 people; list_observations ranks them by leverage. search finds observations, facts,
 episodes or entities by relevance; report is the digest of what to act on. Cite
 evidence by episode id and source."""
+
+
+def _within_limit(**arguments: str | None) -> None:
+    """The size limit of an input file (``MEMCLI_MAX_FILE_BYTES``, default 10 MiB) for
+    one update's arguments together: an agent cannot store what ingest would refuse."""
+    limit = max_bytes()
+    size = sum(len(v.encode("utf-8", "surrogatepass")) for v in arguments.values() if v)
+    if size > limit:
+        raise ToolError(
+            f"the update is {size:,} bytes, over the {limit:,} byte limit for one update "
+            "(MEMCLI_MAX_FILE_BYTES). Split it into smaller updates."
+        )
 
 
 def build_server(db_path: Path, *, redact: bool = True) -> MCPServer:
@@ -66,6 +79,7 @@ def build_server(db_path: Path, *, redact: bool = True) -> MCPServer:
         """Store one status update (plain text) in a graph, extract its facts, and by
         default re-analyze the graph so observations reflect it. occurred_at is ISO 8601
         (default: now). Adding the same update twice stores it once."""
+        _within_limit(graph=graph, content=content, author=author, source=source)
 
         def work(store: Store) -> dict[str, Any]:
             [episode] = api.add(

@@ -36,6 +36,9 @@ class SourceText:
 
 
 def decode(data: bytes, source: str) -> str:
+    # UTF-32's little-endian mark starts with UTF-16's, so it is checked first.
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        raise InputError(source, "UTF-32 text (byte order mark); re-save the file as UTF-8")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InputError(source, "UTF-16 text (byte order mark); re-save the file as UTF-8")
     if b"\x00" in data[:8192]:
@@ -68,10 +71,14 @@ def read_path(path: Path, source: str, limit: int | None = None) -> SourceText:
     that grows while it is read cannot exhaust memory."""
     limit = max_bytes() if limit is None else limit
     try:
-        if path.is_file():
-            size = path.stat().st_size
-            if size > limit:
-                raise _too_big(source, f"{size:,}", limit)
+        if not path.is_file():
+            # Opening a FIFO waits for a writer, possibly forever; stdin is the way in.
+            raise InputError(
+                source, "not a regular file (a FIFO, socket or device); pipe it to '-' instead"
+            )
+        size = path.stat().st_size
+        if size > limit:
+            raise _too_big(source, f"{size:,}", limit)
         with path.open("rb") as fh:
             data = fh.read(limit + 1)
         mtime = _mtime(path)

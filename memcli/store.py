@@ -31,6 +31,36 @@ from memcli.models import EntityType, Relation
 
 migrations = Migrations("memcli")
 
+# ``PRAGMA application_id`` of every memcli database: "MeMc" in ASCII. Fixed forever.
+APPLICATION_ID = 0x4D654D63
+
+READ_ONLY_FILE = "the database file is read-only"
+READ_ONLY_DIR = "the directory is read-only: SQLite needs to create the -wal/-shm files there"
+
+
+def read_only_reason(path: Path) -> str | None:
+    """Why an existing database can only be read here, or None when it can be written.
+
+    SQLite writes the file and creates its -wal and -shm side files next to it, so both
+    the file and its directory must be writable (as this process sees them).
+    """
+    if not os.access(path, os.W_OK):
+        return READ_ONLY_FILE
+    if not os.access(path.parent, os.W_OK):
+        return READ_ONLY_DIR
+    return None
+
+
+def _read_only_uri(path: Path) -> str:
+    """A read-only ``file:`` URI. When the directory cannot hold new side files and no
+    write-ahead log waits to be read, the file is opened as immutable: nothing can change
+    it from here, and SQLite then needs no -shm file."""
+    uri = Path(os.path.abspath(path)).as_uri() + "?mode=ro"
+    wal = Path(f"{path}-wal")
+    if not os.access(path.parent, os.W_OK) and not (wal.exists() and wal.stat().st_size):
+        uri += "&immutable=1"
+    return uri
+
 
 def utcnow() -> str:
     """Wall-clock time as stored: second precision, UTC, 'Z' suffix."""
@@ -351,6 +381,13 @@ def m003_search(db: Database) -> None:
     )
 
 
+@migrations()
+def m004_application_id(db: Database) -> None:
+    """Mark the file as memcli's (``PRAGMA application_id``), so that memcli can tell its
+    own databases from another application's and refuse to change the latter."""
+    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+
 # The newest migration's number, counted rather than written down so that branches which
 # each append a migration do not have to agree on a constant.
 SCHEMA_VERSION = len(migrations._migrations)
@@ -497,18 +534,20 @@ class Store:
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self.path = Path(path)
+        self.read_only: str | None = None
         # One connection, many threads (a Client shared by an agent's workers): a write
         # transaction belongs to the thread that began it, so the others wait here
         # instead of joining it as a savepoint and committing or losing each other's
         # work. Reentrant: a thread nests its own transactions.
         self._lock = threading.RLock()
         self._forget()
-        if str(path) != ":memory:":
+        memory = str(path) == ":memory:"
+        if not memory:
             if not self.path.exists():
                 if not create:
                     raise StoreError(
-                        f"no memcli database at {self.path}",
-                        hint="run 'memcli ingest' first, or pass --db / set MEMCLI_DB",
+                        f"no memcli database at {self.path} (run memcli ingest to create one)",
+                        hint="check the path given with --db or MEMCLI_DB",
                     )
                 self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
                 # user-only permissions: status updates are private
@@ -516,24 +555,76 @@ class Store:
                 os.close(fd)
             elif self.path.is_dir():
                 raise StoreError(f"{self.path} is a directory, not a database file")
+            self.read_only = read_only_reason(self.path)
+        timeout_ms = busy_timeout_ms()
         try:
+            target = str(self.path)
+            if self.read_only is not None:
+                target = _read_only_uri(self.path)
             conn = sqlite3.connect(
-                str(self.path), timeout=busy_timeout_ms() / 1000, check_same_thread=False
+                target,
+                timeout=timeout_ms / 1000,
+                check_same_thread=False,
+                uri=self.read_only is not None,
             )
             self.db = Database(conn, execute_plugins=False)
             self.conn = conn
-            conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
-            conn.execute("PRAGMA foreign_keys = ON")
-            if str(path) != ":memory:":
-                with self.db.ensure_autocommit_on():
-                    conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            self._migrate()
+            try:
+                conn.execute(f"PRAGMA busy_timeout = {timeout_ms}")
+                conn.execute("PRAGMA foreign_keys = ON")
+                if not memory:
+                    self._refuse_foreign()
+                if not memory and self.read_only is None:
+                    with self.db.ensure_autocommit_on():
+                        conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+                self._migrate()
+            except BaseException:
+                conn.close()
+                raise
         except sqlite3.DatabaseError as exc:
             raise StoreError(
                 f"cannot open {self.path} as a memcli database: {exc}",
                 hint="check the path given with --db or MEMCLI_DB",
             ) from None
+
+    def _refuse_foreign(self) -> None:
+        """Stop before touching a database that belongs to another application.
+
+        A memcli database carries memcli's ``application_id``; one written before that
+        mark existed is known by memcli's rows in the migrations table (the migration
+        that sets the mark runs next). An empty file is a new memcli database. Anything
+        else is refused before a single byte of it is changed.
+        """
+        app_id = int(self.scalar("PRAGMA application_id") or 0)
+        if app_id == APPLICATION_ID:
+            return
+        tables = [
+            str(r[0])
+            for r in self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name"
+            )
+        ]
+        if app_id == 0 and not tables:
+            return
+        if app_id == 0 and Migrations.migrations_table in tables:
+            mine = self.scalar(
+                f"SELECT count(*) FROM [{Migrations.migrations_table}] WHERE migration_set = ?",
+                [migrations.name],
+            )
+            if mine:
+                return
+        found = []
+        if app_id:
+            found.append(f"application_id {app_id:#x}")
+        if tables:
+            shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+            found.append(f"{len(tables)} table(s) of its own: {shown}")
+        raise StoreError(
+            f"{self.path} is not a memcli database (found {'; '.join(found)}); "
+            "refusing to change it",
+            hint="pass --db (or set MEMCLI_DB) to a memcli database or to a new file",
+        )
 
     # Ids of rows this connection has seen: ingest resolves the same few entities and
     # signatures thousands of times. Rows are never deleted, so an entry only goes stale
@@ -544,8 +635,15 @@ class Store:
         self._signatures: dict[tuple[str, str], int] = {}
 
     def _migrate(self) -> None:
-        if not migrations.pending(self.db):
+        pending = migrations.pending(self.db)
+        if not pending:
             return
+        if self.read_only is not None:
+            raise StoreError(
+                f"{self.path} needs upgrading to this memcli's schema "
+                f"({', '.join(m.name for m in pending)}), but {self.read_only}",
+                hint="run any memcli command once on a writable copy or location",
+            )
         # One migrator at a time: a second process waits on the write lock, then finds
         # nothing pending.
         with self.transaction():
@@ -570,6 +668,11 @@ class Store:
 
         Held by one thread at a time; another thread's transaction waits for it.
         """
+        if self.read_only is not None:
+            raise StoreError(
+                f"cannot write to {self.path}: {self.read_only}",
+                hint="reads work as it is; make it writable to ingest, import or analyze",
+            )
         with self._lock:
             if self.conn.in_transaction:
                 try:

@@ -198,5 +198,20 @@ def parse_when(value: str | None, option: str) -> str | None:
         raise typer.BadParameter(exc.reason, param_hint=option) from None
 
 
+# The largest integer SQLite stores: a larger --limit or id is a usage error, not a crash.
+SQL_INT_MAX = 2**63 - 1
+# The largest byte count a read can be asked for (one more than it must fit in a ssize_t).
+MAX_BYTES_LIMIT = 2**62
+
+
+def graph_name(value: str | None) -> str | None:
+    """--graph callback: a blank name is a mistake (it used to mean 'default' silently)."""
+    if value is not None and not value.strip():
+        raise typer.BadParameter("empty graph name", param_hint="--graph")
+    return value
+
+
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for programs and agents.")]
-GraphOpt = Annotated[str, typer.Option("--graph", "-g", help="Graph (project) to use.")]
+GraphOpt = Annotated[
+    str, typer.Option("--graph", "-g", help="Graph (project) to use.", callback=graph_name)
+]
