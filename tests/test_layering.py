@@ -74,9 +74,7 @@ def test_no_sql_or_private_store_state_outside_the_store() -> None:
         if STORE in path.parents:
             continue
         found += violations(path, path.read_text(encoding="utf-8"))
-    assert found == [], "SQL belongs in memcli/store/ (add a named method):\n" + "\n".join(
-        found
-    )
+    assert found == [], "SQL belongs in memcli/store/ (add a named method):\n" + "\n".join(found)
 
 
 def test_the_scan_catches_what_it_is_for(tmp_path: Path) -> None:
