@@ -146,13 +146,19 @@ def cluster_episodes(
     for node in all_nodes:
         uf.add(node)
     window = controls.window_seconds
+    position: dict[int, int] = {}
+    if window is not None and times is not None:
+        # Every episode's place in (time, id) order, once: sorting each signature's
+        # carriers by it is a C-level key lookup, not a tuple built per comparison key.
+        by_time = sorted(all_nodes, key=lambda e: (times.get(e, 0.0), e))
+        position = {e: i for i, e in enumerate(by_time)}
     for eps in active.values():
         if window is None or times is None:
             first = eps[0]
             for other in eps[1:]:
                 uf.union(first, other)
             continue
-        ordered = sorted(eps, key=lambda e: (times.get(e, 0.0), e))
+        ordered = sorted(eps, key=position.__getitem__)
         for a, b in zip(ordered, ordered[1:], strict=False):
             if times.get(b, 0.0) - times.get(a, 0.0) <= window:
                 uf.union(a, b)

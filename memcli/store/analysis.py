@@ -392,12 +392,29 @@ class AnalysisMixin(StoreBase):
     def save_membership(
         self, graph_id: str, membership: dict[int, int], component: dict[int, int], *, full: bool
     ) -> None:
+        """Store each episode's cluster and component; ``full``: these are all of the
+        graph's episodes (rows for any other episode go). Only rows that changed are
+        written: a re-run over a graph that barely moved writes next to nothing."""
+        stored: dict[int, tuple[int, int]] = {}
+        sql = "SELECT episode_id, cluster_id, component_id FROM episode_clusters"
         if full:
-            self.conn.execute("DELETE FROM episode_clusters WHERE graph_id = ?", (graph_id,))
+            for e, c, comp in self.conn.execute(f"{sql} WHERE graph_id = ?", (graph_id,)):
+                stored[e] = (c, comp)
+        else:
+            for chunk, marks in chunks(membership):
+                for e, c, comp in self.conn.execute(f"{sql} WHERE episode_id IN ({marks})", chunk):
+                    stored[e] = (c, comp)
+        if full:
+            gone = [(e,) for e in stored if e not in membership]
+            self.conn.executemany("DELETE FROM episode_clusters WHERE episode_id = ?", gone)
         self.conn.executemany(
             "INSERT OR REPLACE INTO episode_clusters (episode_id, graph_id, cluster_id,"
             " component_id) VALUES (?, ?, ?, ?)",
-            ((e, graph_id, c, component[e]) for e, c in membership.items()),
+            [
+                (e, graph_id, c, component[e])
+                for e, c in sorted(membership.items())
+                if stored.get(e) != (c, component[e])
+            ],
         )
 
     def signature_keys(self, ids: Iterable[int]) -> dict[int, tuple[str, str]]:
