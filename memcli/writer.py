@@ -31,8 +31,9 @@ T = TypeVar("T")
 MAX_LISTED = 6
 # The hard upper bound on a template summary, in characters, for any cluster size.
 MAX_SUMMARY = 600
-# How many names a list in a summary shows at most, tried in turn until it fits.
-_DETAIL = (4, 3, 2, 1)
+# How long a list may be before it is cut to one name fewer and "N more" (and k - 2
+# downstream groups are spelled out), tried in turn until the summary fits.
+_DETAIL = (5, 4, 3, 2)
 _NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 
 
@@ -226,8 +227,8 @@ def _be(n: int) -> str:
 
 
 def _dependency_summary(c: _Cone, k: int) -> str:
-    """The full wording, each list cut to ``k`` names and at most ``k - 1`` downstream
-    groups spelled out (the rest counted)."""
+    """The full wording: lists longer than ``k`` cut to ``k - 1`` names and "N more",
+    at most ``k - 2`` downstream groups spelled out (the rest counted)."""
     sentences = [_lead(c, k)]
     clauses: list[str] = []
     if c.direct_work:
@@ -239,7 +240,7 @@ def _dependency_summary(c: _Cone, k: int) -> str:
         if waiting:
             names = [the(b.entity) for b in c.blocked(waiting, k)]
             clauses.append(f"{join(names, k)} {_be(len(names))} blocked on it directly")
-    shown = c.groups[: max(k - 1, 0)]
+    shown = c.groups[: max(k - 2, 0)]
     for (via_ids, _), items in shown:
         via_entities = [c.entities[i] for i in via_ids if i in c.entities]
         via = join([entity_phrase(v, c.owners_by_item) for v in via_entities], 2) or "other work"
@@ -344,7 +345,7 @@ def _shared_context(d: Draft) -> tuple[str, str]:
 
     def statements(k: int) -> list[str]:
         said = []
-        for fact, count in d.shared[:k]:
+        for fact, count in d.shared[: len(d.shared) if len(d.shared) <= k else k - 1]:
             src = d.entities[fact.source_id]
             tgt = d.entities[fact.target_id]
             said.append(f"{the(src)} {_VERBS[fact.relation]} {the(tgt)} ({number(count)} updates)")

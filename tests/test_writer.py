@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memcli import writer
-from memcli.analysis import DEPENDENCY, Blocked, Draft, Entity, Episode
-from memcli.models import EntityType
+from memcli.analysis import DEPENDENCY, SHARED_CONTEXT, Blocked, Draft, Entity, Episode, Fact
+from memcli.models import EntityType, Relation
 
 WORK, PERSON, TEAM = EntityType.WORK_ITEM, EntityType.PERSON, EntityType.TEAM
 WORDS = {w: i for i, w in enumerate(writer._NUMBERS)}
@@ -370,3 +370,192 @@ def test_every_number_in_a_summary_matches_the_evidence(spec: Spec) -> None:
     _, summary = writer.write(draft)
     check(draft, summary)
     assert "  " not in summary and ".." not in summary
+
+
+# --- golden wordings -------------------------------------------------------------------
+
+
+def kind_of(name: str) -> EntityType:
+    """'Alice' (one capitalised word) a person, 'data team' a team, else a work item."""
+    if name[:1].isupper() and " " not in name:
+        return PERSON
+    return TEAM if name.endswith(" team") else WORK
+
+
+def cone(
+    root: str,
+    direct: list[tuple[str, list[str]]],
+    downstream: list[tuple[str, list[str], list[str]]] = (),  # type: ignore[assignment]
+    root_owners: list[str] = (),  # type: ignore[assignment]
+) -> Draft:
+    """A literal draft: (name, owners) directly blocked; (name, owners, via) downstream."""
+    ids: dict[str, Entity] = {}
+
+    def ent(name: str) -> Entity:
+        if name not in ids:
+            ids[name] = Entity(len(ids) + 1, name, kind_of(name))
+        return ids[name]
+
+    r = ent(root)
+    blocked = [Blocked(ent(n), 1, [r], [ent(o) for o in owners], []) for n, owners in direct]
+    depth = {b.entity.name: 1 for b in blocked}
+    for n, owners, via in downstream:
+        depth[n] = 1 + depth[via[0]]
+        blocked.append(
+            Blocked(ent(n), depth[n], [ent(v) for v in via], [ent(o) for o in owners], [])
+        )
+    key = lambda e: (e.name.lower(), e.id)  # noqa: E731
+    blocked.sort(key=lambda b: (b.depth, key(b.entity)))
+    people = {b.entity.id: b.entity for b in blocked if b.entity.type is not WORK}
+    people.update({o.id: o for b in blocked for o in b.owners})
+    return Draft(
+        pattern_key="root:1",
+        kind=DEPENDENCY,
+        cluster_id=1,
+        roots=[r],
+        root_owners=[ent(o) for o in root_owners],
+        blocked=blocked,
+        people=sorted(people.values(), key=key),
+        shared=[],
+        entity_roles={},
+        fact_roles={},
+        episodes=[],
+        entities={e.id: e for e in ids.values()},
+        facts={},
+        rank=0,
+        start_at="",
+        latest_evidence_at="",
+    )
+
+
+def test_the_canonical_wording_is_kept() -> None:
+    d = cone(
+        "auth service refactor",
+        [("API migration", ["Alice"]), ("payments integration", ["Bob"])],
+        [("checkout flow", ["Clara"], ["payments integration"])],
+        root_owners=["backend team"],
+    )
+    assert writer.write(d) == (
+        "Auth service refactor blocking multiple workstreams",
+        "The auth service refactor, owned by the backend team, is the root blocker for three "
+        "workstreams. Alice's API migration and Bob's payments integration wait on it "
+        "directly; Clara's checkout flow is blocked downstream of Bob's payments integration. "
+        "Unblocking the auth service refactor would clear all three: Alice, Bob and Clara.",
+    )
+
+
+def test_a_blocked_person_is_not_counted_as_a_workstream() -> None:
+    d = cone("billing schema", [("new schema", ["Dev"]), ("Dev", [])])
+    assert writer.write(d)[1] == (
+        "The billing schema is the root blocker for one workstream. Dev's new schema waits "
+        "on it directly; Dev is blocked on it directly. Unblocking the billing schema would "
+        "clear Dev."
+    )
+
+
+def test_both_and_all_three_agree_with_what_they_count() -> None:
+    d = cone(
+        "ledger cutover",
+        [("invoice export", ["Ana"]), ("refund flow", ["Ben"]), ("tax report", ["Ana"])],
+    )
+    assert writer.write(d)[1] == (
+        "The ledger cutover is the root blocker for three workstreams. Ana's invoice export, "
+        "Ben's refund flow and Ana's tax report wait on it directly. Unblocking the ledger "
+        "cutover would clear both people (Ana and Ben)."
+    )
+
+
+def test_people_and_teams_are_counted_apart() -> None:
+    d = cone(
+        "queue upgrade",
+        [("audit feed", ["Ana"]), ("usage panel", ["Ben"]), ("price sync", ["data team"])],
+    )
+    assert writer.write(d)[1] == (
+        "The queue upgrade is the root blocker for three workstreams. Ana's audit feed, the "
+        "data team's price sync and Ben's usage panel wait on it directly. Unblocking the "
+        "queue upgrade would clear both people (Ana and Ben) and the data team."
+    )
+
+
+def test_one_item_and_no_owner_reads_in_the_singular() -> None:
+    d = cone("gateway split", [("search index", [])], [("report page", [], ["search index"])])
+    assert writer.write(d)[1] == (
+        "The gateway split is the root blocker for two workstreams. The search index waits "
+        "on it directly; the report page is blocked downstream of the search index. "
+        "Unblocking the gateway split would clear both workstreams."
+    )
+
+
+def big_cone(n_direct: int = 120, fan: int = 4) -> Draft:
+    """A hub: n_direct items each owned by its own person, each with ``fan`` downstream
+    items owned by further people, and a few teams among the owners."""
+    direct = [(f"service {i:03d} port", [f"Owner{i:03d}"]) for i in range(n_direct)]
+    downstream = [
+        (f"client {i:03d}-{j} sync", [f"Helper{i:03d}{j}" if j else "data team"], [direct[i][0]])
+        for i in range(n_direct)
+        for j in range(fan)
+    ]
+    return cone("storage engine swap", direct, downstream, root_owners=["platform team"])
+
+
+def test_a_huge_cluster_gives_a_short_summary_naming_the_top_items() -> None:
+    d = big_cone()
+    name, summary = writer.write(d)
+    assert name == "Storage engine swap blocking multiple workstreams"
+    assert summary == (
+        "The storage engine swap, owned by the platform team, is the root blocker for 600 "
+        "workstreams. Owner000's service 000 port, Owner001's service 001 port and 118 more "
+        "wait on it directly; the data team's client 000-0 sync, Helper0001's client 000-1 "
+        "sync and 2 more are blocked downstream of Owner000's service 000 port; 476 more "
+        "workstreams are blocked further downstream. Unblocking the storage engine swap would "
+        "clear all 480 people (Helper0001, Helper0002 and 478 more) and the data team."
+    )
+    assert len(summary) <= writer.MAX_SUMMARY
+    # The full lists stay in the draft (the evidence and JSON).
+    assert len(d.blocked) == 600
+
+
+def test_long_names_fall_back_to_counts_within_the_bound() -> None:
+    long = " ".join(["very long name"] * 50)
+    d = cone(
+        "root " + long,
+        [(f"item {i} {long}", [f"Person{i}"]) for i in range(5)],
+        root_owners=["infra team"],
+    )
+    summary = writer.write(d)[1]
+    assert len(summary) <= writer.MAX_SUMMARY
+    assert summary.endswith(
+        "\u2026 is the root blocker for five workstreams. Five workstreams wait on it "
+        "directly. Unblocking it would clear five people."
+    )
+
+
+def test_shared_context_lists_the_top_facts_and_counts_the_rest() -> None:
+    people = [Entity(i, f"P{i}", PERSON) for i in range(1, 9)]
+    topic = Entity(100, "design doc", WORK)
+    facts = [(Fact(i, 1, p.id, Relation.OWNS, topic.id), 9 - i) for i, p in enumerate(people, 1)]
+    eps = [Episode(i, f"P{i}", f"2026-11-0{i}T09:00:00Z", f"{i}.md") for i in range(1, 9)]
+    d = Draft(
+        pattern_key="context:1",
+        kind=SHARED_CONTEXT,
+        cluster_id=1,
+        roots=[topic],
+        root_owners=[],
+        blocked=[],
+        people=[],
+        shared=facts,
+        entity_roles={},
+        fact_roles={},
+        episodes=eps,
+        entities={e.id: e for e in [*people, topic]},
+        facts={},
+        rank=0,
+        start_at="",
+        latest_evidence_at="",
+    )
+    assert writer.write(d)[1] == (
+        "Eight updates from P1, P2, P3, P4 and 4 more share the same facts: P1 owns the "
+        "design doc (eight updates), P2 owns the design doc (seven updates), P3 owns the "
+        "design doc (six updates), P4 owns the design doc (five updates) and four more facts. "
+        "Nothing in them waits on other work."
+    )
