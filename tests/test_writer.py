@@ -559,3 +559,51 @@ def test_shared_context_lists_the_top_facts_and_counts_the_rest() -> None:
         "design doc (six updates), P4 owns the design doc (five updates) and four more facts. "
         "Nothing in them waits on other work."
     )
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    n_facts=st.integers(1, 40),
+    n_authors=st.integers(2, 30),
+    extra=st.integers(0, 20),
+    long_topic=st.booleans(),
+)
+def test_shared_context_counts_read_back(
+    n_facts: int, n_authors: int, extra: int, long_topic: bool
+) -> None:
+    people = [Entity(i, f"Pp{i}", PERSON) for i in range(1, n_facts + 1)]
+    topic = Entity(999, "zz " * 300 if long_topic else "design doc", WORK)
+    n_eps = n_authors + extra
+    shared = [(Fact(i, 1, p.id, Relation.OWNS, topic.id), 2 + i % 5) for i, p in enumerate(people)]
+    eps = [Episode(i, f"Au{i % n_authors}", "2026-11-02T09:00:00Z", "x.md") for i in range(n_eps)]
+    d = Draft(
+        pattern_key="context:1",
+        kind=SHARED_CONTEXT,
+        cluster_id=1,
+        roots=[topic],
+        root_owners=[],
+        blocked=[],
+        people=[],
+        shared=shared,
+        entity_roles={},
+        fact_roles={},
+        episodes=eps,
+        entities={e.id: e for e in [*people, topic]},
+        facts={},
+        rank=0,
+        start_at="",
+        latest_evidence_at="",
+    )
+    summary = writer.write(d)[1]
+    assert len(summary) <= writer.MAX_SUMMARY
+    head = re.match(rf"({NUM}) updates from (.+?) share ", summary, re.IGNORECASE)
+    assert head and value(head.group(1)) == n_eps
+    if m := re.fullmatch(rf".* share ({NUM}) facts? about .+\.", summary):  # counts only
+        assert value(m.group(1)) == n_facts and value(head.group(1)) == n_eps
+        return
+    who = parse_list(re.sub(r"Au\d+", "<P>", head.group(2)))
+    assert who.total == n_authors
+    stated = re.findall(rf"Pp(\d+) owns the design doc \(({NUM}) updates\)", summary)
+    assert all(value(n) == 2 + (int(i) - 1) % 5 for i, n in stated)
+    more = re.search(rf"and ({NUM}) more facts?\.", summary)
+    assert len(stated) + (value(more.group(1)) if more else 0) == n_facts
