@@ -72,7 +72,7 @@ def specs(draw: st.DrawFn) -> Spec:
     direct = [(t, owners() if t is WORK else []) for t, _ in direct]
     n_down = draw(st.integers(0, 60 if big else 6))
     downstream: list[tuple[EntityType, list[int], list[int]]] = []
-    for i in range(n_down):
+    for _ in range(n_down):
         t = draw(blocked_type)
         # via: earlier work items (direct ones by index, downstream ones after them)
         candidates = [j for j, (tt, _) in enumerate(direct) if tt is WORK]
@@ -81,7 +81,6 @@ def specs(draw: st.DrawFn) -> Spec:
             break
         via = draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=2, unique=True))
         downstream.append((t, owners() if t is WORK else [], via))
-        del i
     n_names = 1 + len(pool) + len(direct) + len(downstream)
     long_names = draw(st.booleans()) and big
     names = draw(
@@ -117,10 +116,6 @@ def build(spec: Spec) -> Draft:
 
     root = entity(WORK)
     pool = [entity(t) for t in spec.pool]
-    chosen = {
-        e.id: e
-        for e in (pool[i] for i in spec.root_owners)  # root owners
-    }
     blocked: list[Blocked] = []
     by_index: list[Entity] = []
     for t, own in spec.direct:
@@ -144,7 +139,6 @@ def build(spec: Spec) -> Draft:
         for o in b.owners:
             people[o.id] = o
     entities = {e.id: e for e in [root, *pool, *by_index]}
-    del chosen
     return Draft(
         pattern_key=f"root:{root.id}",
         kind=DEPENDENCY,
