@@ -255,7 +255,9 @@ def trim_for_mermaid(p: Picture, max_edges: int = MERMAID_MAX_EDGES) -> Picture:
     out.notes.append(
         f"Trimmed for Mermaid, which draws at most {max_edges} edges (its maxEdges): kept "
         f"{len(kept)} of {len(p.blocks)} edges and {len(out.nodes)} of {len(p.nodes)} boxes, "
-        f"the highest-leverage observations first ({len(lost)} observation(s) left out). "
+        "the highest-leverage observations' first"
+        + (f" ({len(lost)} observation(s) left out)" if lost else "")
+        + ". "
         "Use --top N, --observation ID or --root NAME to choose, or --format html for all."
     )
     return out
