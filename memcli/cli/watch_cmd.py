@@ -18,9 +18,7 @@ from memcli.watch import Watcher
 
 @command("watch")
 def watch(
-    inbox: Annotated[
-        Path, typer.Argument(help="Folder that update files are dropped into.")
-    ],
+    inbox: Annotated[Path, typer.Argument(help="Folder that update files are dropped into.")],
     graph: Annotated[
         str | None,
         typer.Option(
