@@ -17,6 +17,7 @@ set (the CLI sets it on SIGINT/SIGTERM), so a file's transaction is never cut sh
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -105,6 +106,9 @@ class Watcher:
             except OSError:
                 continue  # gone since the scan
             report = api.ingest(self.store, expand([path]), graph=self.graph)
+            if report.incomplete is not None:  # another writer held the lock too long
+                self.log(f"database busy: {path} not stored yet; trying again next time")
+                return
             self.ingested[path] = (st.st_size, st.st_mtime_ns)
             for source, reason in report.errors:
                 self.failures += 1
@@ -130,7 +134,14 @@ class Watcher:
     def analyze(self) -> None:
         """Analyze every graph ingested into since the last analyze, logging each."""
         for graph in sorted(self.dirty):
-            r = api.analyze(self.store, graph)
+            try:
+                r = api.analyze(self.store, graph)
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                self.log(f"database busy: {graph} not analyzed yet; trying again next time")
+                return
+            self.dirty.discard(graph)
             if r.skipped:
                 self.log(f"analyzed {graph}: {r.reason}")
             else:
@@ -139,7 +150,6 @@ class Watcher:
                     f"{len(r.updated)} updated, {len(r.retired)} retired, "
                     f"{len(r.unchanged)} unchanged"
                 )
-        self.dirty.clear()
 
     def once(self) -> None:
         """One pass: ingest every update file not read yet, then analyze what it touched."""
