@@ -105,6 +105,9 @@ class Observation(_Model):
     supersedes: list[int] = Field(default_factory=list)
     superseded_by: list[int] = Field(default_factory=list)
     writer: str = "template"
+    stale: bool = False  # a root blocker nobody has confirmed for --stale-after
+    confirmed_at: str | None = None  # the latest update that restated the roots
+    status_now: str | None = None  # with as_of: the status today (``status`` is then's)
 
 
 class Evidence(_Model):
@@ -260,6 +263,10 @@ class Report(_Model):
     updated: list[ObservationRef]
     retired: list[Retired]
     context: list[ObservationRef]
+    clock: str = "learned"  # how ``since`` was read: "world" or "learned" (memcli time)
+    deadlocks: list[ObservationRef] = Field(default_factory=list)
+    bottlenecks: list[ObservationRef] = Field(default_factory=list)
+    critical_paths: list[ObservationRef] = Field(default_factory=list)
 
     def markdown(self) -> str:
         """The report as the Markdown ``memcli report`` prints."""
@@ -388,14 +395,18 @@ class GraphClient:
         graph_id: str,
         since: str | datetime | date | None = None,
         record: bool = False,
+        learned: bool = False,
     ) -> Report:
         """The digest: blockers by leverage, what is new, what retired and why. Changes
-        since ``since``, else since the last recorded report; ``record`` makes this the
-        last report (off by default, so an agent does not move a person's mark)."""
+        since ``since`` (world time; ``learned``: when memcli learned them), else since
+        the last recorded report; ``record`` makes this the last report (off by default,
+        so an agent does not move a person's mark)."""
         from memcli.readers import to_utc
 
         when = to_utc(since, source="since") if since else None
-        return Report.model_validate(api.report(self._store, graph_id, since=when, record=record))
+        return Report.model_validate(
+            api.report(self._store, graph_id, since=when, record=record, learned=learned)
+        )
 
     def visualize(
         self, *, graph_id: str, format: Literal["mermaid", "dot", "html"] = "mermaid"
