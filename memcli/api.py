@@ -1363,6 +1363,6 @@ def dependency_picture(
     if graph is None:
         raise UsageError("name a graph or an observation to draw")
     require_graph(store, graph)
-    active = [o for o in observations(store, graph, "active") if o["kind"] == "dependency_chain"]
+    active = [o for o in observations(store, graph, "active") if o["kind"] in analysis.ROOT_KINDS]
     title = f"{graph}: who waits on what (current facts)"
     return build(title, store.dependency_facts(graph), [pattern(o) for o in active])
