@@ -443,35 +443,34 @@ def _cycle_order(
     members: set[int], edges: Mapping[int, set[int]], entities: dict[int, Entity]
 ) -> list[int]:
     """A shortest cycle through the first member by name, in wait order (each waits on
-    the next, the last on the first); the rest of a larger tangle follows by name."""
-    ordered = sorted(members, key=lambda i: _name_key(entities[i]) if i in entities else ("", i))
-    start = ordered[0]
+    the next, the last on the first). Neighbours are tried in name order, so the answer
+    does not depend on entity ids (that is, on the order updates arrived in)."""
+
+    def key(i: int) -> tuple[str, int]:
+        return _name_key(entities[i]) if i in entities else ("", i)
+
+    start = min(members, key=key)
     previous: dict[int, int] = {}
     queue = [start]
-    found = False
-    while queue and not found:
+    while queue and start not in previous:
         nxt: list[int] = []
         for node in queue:
-            for t in sorted(edges.get(node, ())):
-                if t not in members:
+            for t in sorted(edges.get(node, ()), key=key):
+                if t not in members or t in previous:
                     continue
+                previous[t] = node
                 if t == start:
-                    previous[start] = node
-                    found = True
                     break
-                if t not in previous:
-                    previous[t] = node
-                    nxt.append(t)
-            if found:
+                nxt.append(t)
+            if start in previous:
                 break
         queue = nxt
-    cycle = [start]
+    back: list[int] = []
     node = previous.get(start, start)
-    while node != start and node not in cycle:
-        cycle.append(node)
+    while node != start:
+        back.append(node)
         node = previous[node]
-    cycle = [start, *reversed(cycle[1:])]
-    return cycle + [m for m in ordered if m not in cycle]
+    return [start, *reversed(back)]
 
 
 def _critical_path_draft(

@@ -264,21 +264,29 @@ def _behind(d: Draft, k: int, what: str) -> str:
 
 
 def _cycle(d: Draft) -> tuple[str, str]:
-    """'Deadlock: the A and the B wait on each other' and everything behind it."""
+    """'Deadlock: the A and the B wait on each other' and everything behind it.
+    ``d.path`` is one shortest cycle in wait order; ``d.roots`` every item caught in the
+    tangle (each waits, directly or not, on every other)."""
     loop = d.path
-    names = [e.name for e in loop]
-    n = len(loop)
-    name = f"Deadlock: {join(names, 3)} wait on each other"
+    n = len(d.roots)
+    name = f"Deadlock: {join([e.name for e in d.roots], 3)} wait on each other"
 
     def summary(k: int) -> str:
-        shown = loop[:k]
-        steps = [
-            f"{the(a)} waits on {the(b)}"
-            for a, b in zip(shown, [*shown[1:], loop[0]], strict=False)
-        ]
-        if n > k:
-            steps = steps[:-1] + [f"{number(n - len(shown) + 1)} more steps lead back"]
-        head = f"{capitalize(join(steps, k + 1))}: {every(n)} wait on each other, so {'neither' if n == 2 else 'none'} can finish first."
+        pairs = list(zip(loop, [*loop[1:], loop[0]], strict=True))
+        steps = [f"{the(a)} waits on {the(b)}" for a, b in pairs[:k]]
+        if len(pairs) > k:
+            steps[-1] = f"{number(len(pairs) - k + 1)} more waits lead back to {the(loop[0])}"
+        head = capitalize(join(steps, k + 1))
+        extra = n - len(loop)
+        if extra:
+            head += (
+                f"; {counted(extra, 'more work item is', 'more work items are')} caught in"
+                " the same tangle"
+            )
+        head += (
+            f": {every(n)} wait on each other, so {'neither' if n == 2 else 'none'} can finish"
+            " first."
+        )
         owners = [the(o) for o in d.root_owners]
         owned = f" The cycle's work is owned by {join(owners, k)}." if owners else ""
         return head + owned + _behind(d, k, "the cycle")
@@ -286,8 +294,10 @@ def _cycle(d: Draft) -> tuple[str, str]:
     def counts(room: int) -> str:
         behind = _tally([b.entity for b in d.blocked])
         tail = f" {capitalize(behind)} {_be(len(d.blocked))} blocked behind it." if behind else ""
-        body = f" and {number(n - 1)} more work items wait on each other.{tail}"
-        return capitalize(clip(the(loop[0]), room - len(body))) + body
+        body = (
+            f" and {counted(n - 1, 'more work item', 'more work items')} wait on each other.{tail}"
+        )
+        return capitalize(clip(the(d.roots[0]), room - len(body))) + body
 
     return name, _fit(summary, counts)
 
