@@ -315,22 +315,30 @@ def redact_episode(episode: EpisodeInput) -> tuple[EpisodeInput, dict[str, int]]
         merge(counts, found)
         return text
 
+    def clean_fact(f: ExtractedFact) -> ExtractedFact:
+        return ExtractedFact(
+            EntityRef(clean(f.source.name), f.source.type),
+            f.relation,
+            EntityRef(clean(f.target.name), f.target.type),
+            clean(f.sentence),
+        )
+
     facts = None
     if episode.facts is not None:
-        facts = [
-            ExtractedFact(
-                EntityRef(clean(f.source.name), f.source.type),
-                f.relation,
-                EntityRef(clean(f.target.name), f.target.type),
-                clean(f.sentence),
-            )
-            for f in episode.facts
-        ]
+        facts = [clean_fact(f) for f in episode.facts]
     cleaned = replace(
         episode,
         content=clean(episode.content),
         author=clean(episode.author) if episode.author is not None else None,
         source=clean(episode.source),
         facts=facts,
+        # a tracker's own facts keep their times (a resolution date, a link's end)
+        extra_facts=tuple(
+            replace(clean_fact(f), valid_at=f.valid_at, invalid_at=f.invalid_at)
+            for f in episode.extra_facts
+        ),
+        aliases=tuple(
+            (EntityRef(clean(ref.name), ref.type), clean(alias)) for ref, alias in episode.aliases
+        ),
     )
     return cleaned, counts
