@@ -164,11 +164,10 @@ def store_episode(
     else:
         extraction = extractor(episode.content, episode.author)
         extractor_name = extractor.name
-    if episode.ticket_prefix or episode.extra_facts:
-        read = extraction.facts
-        if episode.ticket_prefix:
-            read = [_prefixed(f, episode.ticket_prefix) for f in read]
-        extraction = replace(extraction, facts=[*read, *episode.extra_facts])
+    if episode.ticket_prefix:
+        extraction = replace(
+            extraction, facts=[_prefixed(f, episode.ticket_prefix) for f in extraction.facts]
+        )
     store.ensure_graph(graph)
     episode_id = store.insert_episode(
         {

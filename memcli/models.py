@@ -127,10 +127,6 @@ class EpisodeInput:
     # False when the update names no time and occurred_at is one memcli supplied (file
     # time, now): then it is not part of the episode's identity (see readers.episode_key).
     dated: bool = True
-    # Facts a source states outright (a tracker's assignee, link or resolution), stored
-    # alongside what the reader extracts from ``content`` (unlike ``facts``, which
-    # replace extraction). Not part of the episode's identity.
-    extra_facts: tuple[ExtractedFact, ...] = ()
     # Prefix for bare "#N" work items the reader finds in ``content`` ("acme/api" turns
     # "#12" into "acme/api#12"), so a reference in an issue's text names that repository's
     # issue and not every "#12" of every repository.

@@ -332,11 +332,6 @@ def redact_episode(episode: EpisodeInput) -> tuple[EpisodeInput, dict[str, int]]
         author=clean(episode.author) if episode.author is not None else None,
         source=clean(episode.source),
         facts=facts,
-        # a tracker's own facts keep their times (a resolution date, a link's end)
-        extra_facts=tuple(
-            replace(clean_fact(f), valid_at=f.valid_at, invalid_at=f.invalid_at)
-            for f in episode.extra_facts
-        ),
         aliases=tuple(
             (EntityRef(clean(ref.name), ref.type), clean(alias)) for ref, alias in episode.aliases
         ),

@@ -158,7 +158,10 @@ def _issue(raw: Any, label: str, kinds: set[str]) -> _Issue:
     if not _KEY.match(key):
         raise RecordError(f"key {key!r} is not an issue key like PROJ-12")
     fields = need(raw, "fields", dict)
-    created = time_of(need(fields, "created"), "created")
+    try:
+        created = time_of(need(fields, "created"), "created")
+    except RecordError as exc:
+        raise RecordError(f"fields: {exc}") from None
     reporter = _name(fields.get("reporter")) or _name(fields.get("creator"))
     assignee = _name(fields.get("assignee"))
     comments: list[tuple[str | None, str, str]] = []
