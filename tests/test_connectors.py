@@ -173,6 +173,85 @@ def test_github_repo_option_for_issues_without_url(cli: Cli, write: Any) -> None
     assert "acme/web#7" in {e["name"] for e in cli.json("entities", "-g", "x")}
 
 
+def test_github_pull_requests_and_paged_rest_listings(cli: Cli, write: Any) -> None:
+    prs = [
+        {
+            "number": 60,
+            "title": "Queue consumer for exports",
+            "state": "MERGED",
+            "author": {"login": "liwei"},
+            "assignees": [],
+            "createdAt": "2026-03-08T09:00:00Z",
+            "closedAt": "2026-03-09T12:00:00Z",
+            "mergedAt": "2026-03-09T12:00:00Z",
+            "mergedBy": {"login": "mara"},
+            "url": "https://github.com/acme/billing/pull/60",
+            "body": "",
+            "comments": [],
+        },
+        {
+            "number": 61,
+            "title": "Try a second exporter",
+            "state": "CLOSED",
+            "author": {"login": "sam"},
+            "assignees": [],
+            "createdAt": "2026-03-08T10:00:00Z",
+            "closedAt": "2026-03-08T18:00:00Z",
+            "mergedAt": None,
+            "url": "https://github.com/acme/billing/pull/61",
+            "body": "",
+            "comments": [],
+        },
+    ]
+    # gh api --paginate --slurp: one array per page; #71 was opened after #70 shipped,
+    # so its link to #70 was never a wait
+    pages = [
+        [
+            {
+                "number": 70,
+                "title": "Card vault upgrade",
+                "html_url": "https://github.com/acme/billing/issues/70",
+                "user": {"login": "olu"},
+                "state": "closed",
+                "state_reason": "completed",
+                "created_at": "2026-03-01T09:00:00Z",
+                "closed_at": "2026-03-02T09:00:00Z",
+                "closed_by": {"login": "olu"},
+                "comments": 0,
+            }
+        ],
+        [
+            {
+                "number": 71,
+                "title": "Saved cards",
+                "html_url": "https://github.com/acme/billing/issues/71",
+                "user": {"login": "dana"},
+                "state": "open",
+                "created_at": "2026-03-05T09:00:00Z",
+                "comments": 0,
+                "blocked_by": [
+                    {"number": 70, "html_url": "https://github.com/acme/billing/issues/70"}
+                ],
+            }
+        ],
+    ]
+    report = ingest(
+        cli,
+        "github",
+        "-g",
+        "b",
+        str(write("prs.json", json.dumps(prs))),
+        str(write("rest.json", json.dumps(pages))),
+    )
+    assert report["errors"] == []
+    facts = {(f["source"], f["relation"], f["target"]) for f in cli.json("facts", "-g", "b")}
+    assert ("Mara", "completed", "acme/billing#60") in facts  # merged by Mara
+    assert ("Sam", "completed", "acme/billing#61") in facts  # closed unmerged: cancelled
+    assert ("Olu", "completed", "acme/billing#70") in facts
+    assert not any(r == "blocked_by" for _s, r, _t in facts)
+    assert "acme/billing#71" in {e["name"] for e in cli.json("entities", "-g", "b")}
+
+
 # --- Jira ---
 
 

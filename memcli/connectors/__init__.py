@@ -114,16 +114,9 @@ def work_item(name: str) -> EntityRef:
     return EntityRef(name, EntityType.WORK_ITEM)
 
 
-def fact(
-    source: EntityRef,
-    relation: Relation,
-    target: EntityRef,
-    sentence: str,
-    *,
-    valid_at: str | None = None,
-    invalid_at: str | None = None,
-) -> ExtractedFact:
-    return ExtractedFact(source, relation, target, sentence, valid_at, invalid_at)
+def fact(source: EntityRef, relation: Relation, target: EntityRef, sentence: str) -> ExtractedFact:
+    """A fact the export states outright (it takes its episode's time)."""
+    return ExtractedFact(source, relation, target, sentence)
 
 
 def batches(

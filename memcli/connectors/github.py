@@ -282,6 +282,8 @@ def convert(data: Any, source: str, *, repo: str | None = None) -> Batch:
     listing = _LISTING.search(source)
     if isinstance(data, dict) and isinstance(data.get("items"), list):
         data = data["items"]  # the search API's envelope
+    if isinstance(data, list) and data and all(isinstance(page, list) for page in data):
+        data = [issue for page in data for issue in page]  # gh api --paginate --slurp
     records = data if isinstance(data, list) else [data]
     if not isinstance(data, list | dict):
         raise InputError(source, f"expected a JSON array of issues, not {type(data).__name__}")
