@@ -496,6 +496,30 @@ def _counters(report: IngestReport) -> dict[str, Any]:
     return {k: copy(v) for k, v in vars(report).items()}
 
 
+def _mark(report: IngestReport) -> dict[str, Any]:
+    """A cheap snapshot for one record: counters, list lengths and copies of the small
+    sets and dicts. ``_counters`` copies every list, which per record of a large export
+    would cost time quadratic in the sentences not understood."""
+    return {
+        k: len(v) if isinstance(v, list) else _counters_copy(v) for k, v in vars(report).items()
+    }
+
+
+def _rewind(report: IngestReport, mark: dict[str, Any]) -> None:
+    for k, v in mark.items():
+        current = getattr(report, k)
+        if isinstance(current, list):
+            del current[v:]
+        else:
+            setattr(report, k, v)
+
+
+def _counters_copy(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _counters_copy(x) for k, x in v.items()}
+    return set(v) if isinstance(v, set) else v
+
+
 def _restore(report: IngestReport, snapshot: dict[str, Any]) -> None:
     for k, v in snapshot.items():
         setattr(report, k, v)
@@ -550,7 +574,7 @@ def ingest_records(
             with store.transaction():
                 touched: set[str] = set()
                 for label, episodes in batch.records:
-                    record = _counters(report)
+                    record = _mark(report)
                     try:
                         with store.transaction():
                             for episode in episodes:
@@ -567,7 +591,7 @@ def ingest_records(
                                 if stored:
                                     touched.add(target)
                     except (ValueError, KeyError) as exc:
-                        _restore(report, record)
+                        _rewind(report, record)
                         report.episodes_failed += 1
                         report.errors.append(
                             (f"{batch.source}: {label}", f"could not store: {exc}")

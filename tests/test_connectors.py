@@ -365,3 +365,39 @@ def test_slack_bad_record_is_named_and_the_rest_ingested(cli: Cli, tmp_path: Pat
 def test_options_need_their_format(cli: Cli) -> None:
     result = cli("ingest", "--channel", "x", str(SLACK / "export"), ok=False)
     assert result.exit_code == 2 and "--channel needs --from slack" in result.stderr
+
+
+def test_a_record_that_cannot_be_stored_rolls_back_alone(cli: Cli, write: Any) -> None:
+    def issue(key: str, assignee: str) -> dict[str, Any]:
+        return {
+            "key": key,
+            "fields": {
+                "summary": f"Work {key}",
+                "created": "2026-04-01T09:00:00.000+0000",
+                "assignee": {"displayName": assignee},
+                "reporter": {"displayName": "Ana Silva"},
+                "description": f"Notes for {key}.",
+            },
+        }
+
+    # "..." is no name at all once punctuation is dropped: that issue cannot be stored
+    path = write(
+        "odd.json",
+        json.dumps(
+            {
+                "issues": [
+                    issue("OPS-1", "Ben Howard"),
+                    issue("OPS-2", "..."),
+                    issue("OPS-3", "Cleo Park"),
+                ]
+            }
+        ),
+    )
+    result = cli("ingest", "--from", "jira", "-g", "ops", str(path), "--json", ok=False)
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert [e["source"] for e in report["errors"]] == [f"{path}: issues[1]"]
+    assert report["episodes"] == {"new": 4, "duplicate": 0, "failed": 1}
+    contents = [e["content"] for e in episodes(cli, "ops")]
+    assert not any("OPS-2" in c for c in contents)  # neither its structure nor its notes
+    assert any("OPS-3" in c for c in contents)
