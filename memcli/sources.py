@@ -197,6 +197,13 @@ def slack_export(
         except OSError as exc:
             yield InputError(raw, exc.strerror or str(exc))
             continue
+        missing = sorted((wanted or set()) - {f.name for f in folders})
+        if missing:  # a folder per channel, public or private, named after it
+            yield InputError(
+                raw,
+                f"no channel named {', '.join(missing)} "
+                f"(channels: {', '.join(f.name for f in folders)})",
+            )
         for folder in folders:
             if wanted is not None and folder.name not in wanted:
                 continue

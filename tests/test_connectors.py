@@ -347,7 +347,9 @@ def test_slack_reimport_and_a_second_channel(cli: Cli) -> None:
 def test_slack_unknown_channel(cli: Cli) -> None:
     result = cli("ingest", "--from", "slack", "--channel", "nope", str(SLACK / "export"), ok=False)
     assert result.exit_code == 1
-    assert "no channel named nope (channels: payments, random)" in result.stderr
+    assert (
+        f"{SLACK / 'export'}: no channel named nope (channels: payments, random)" in result.stderr
+    )
 
 
 def test_slack_bad_record_is_named_and_the_rest_ingested(cli: Cli, tmp_path: Path) -> None:

@@ -231,8 +231,6 @@ def _connector_options(
                 "give at least one link type name", param_hint="--jira-dependency-links"
             )
         return {"dependency_links": names}
-    if from_ is Connector.SLACK:
-        return {"channels": channels}
     return {}
 
 

@@ -125,14 +125,14 @@ def batches(
     *,
     repo: str | None = None,
     dependency_links: Iterable[str] | None = None,
-    channels: Iterable[str] | None = None,
 ) -> Iterator[Batch | InputError]:
     """Convert read export files of format ``fmt``; a file that cannot be read at all is
-    passed on as its InputError, so the batch carries on without it."""
+    passed on as its InputError, so the batch carries on without it. (Slack channels are
+    chosen when ``memcli.sources.slack_export`` reads the folder.)"""
     if fmt == "slack":
         from memcli.connectors import slack
 
-        yield from slack.batches(items, channels=channels)
+        yield from slack.batches(items)  # channels were chosen when the folder was read
         return
     if fmt == "github":
         from memcli.connectors import github

@@ -134,12 +134,9 @@ def _message(message: Any, source: str, users: dict[str, str]) -> EpisodeInput |
     )
 
 
-def batches(
-    items: Iterable[SourceText | InputError], *, channels: Iterable[str] | None = None
-) -> Iterator[Batch | InputError]:
+def batches(items: Iterable[SourceText | InputError]) -> Iterator[Batch | InputError]:
     """Convert the files of one or more exports, in the order ``slack_export`` reads them:
     each export's ``users.json`` and ``channels.json`` before its day files."""
-    wanted = None if channels is None else {c.lstrip("#") for c in channels}
     users: dict[str, str] = {}
     for item in items:
         if isinstance(item, InputError):
@@ -151,13 +148,7 @@ def batches(
             if name == "users.json":
                 users = user_names(data, item.source)
             elif name == "channels.json":
-                known = channel_names(data, item.source)
-                missing = sorted((wanted or set()) - set(known))
-                if missing:
-                    yield InputError(
-                        item.source,
-                        f"no channel named {', '.join(missing)} (channels: {', '.join(known)})",
-                    )
+                channel_names(data, item.source)  # only checked: the folders are the channels
             else:
                 yield convert_day(data, item.source, users)
         except InputError as exc:
