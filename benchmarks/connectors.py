@@ -170,8 +170,8 @@ def memcli(db: Path, *args: str) -> float:
     return time.perf_counter() - t0
 
 
-def fresh(name: str) -> Path:
-    db = OUT / f"{name}.db"
+def fresh(out: Path, name: str) -> Path:
+    db = out / f"{name}.db"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
     return db
@@ -185,28 +185,32 @@ def main() -> None:
     parser.add_argument(
         "--issues", type=int, default=50_000, help="issues in the large export (0: skip)"
     )
+    parser.add_argument("--out", type=Path, default=OUT, help="where exports and databases go")
     args = parser.parse_args()
-    OUT.mkdir(parents=True, exist_ok=True)
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
     # Just above the largest file: read_path reads (limit + 1) bytes in one call.
     big = str(512 * 1024 * 1024)
     rows = []
-    gh = OUT / f"github-{args.records}.json"
+    gh = out / f"github-{args.records}.json"
     gh.write_text(json.dumps(github_export(args.records)))
-    jr = OUT / f"jira-{args.records}.json"
+    jr = out / f"jira-{args.records}.json"
     jr.write_text(json.dumps(jira_export(args.records)))
-    sl = OUT / f"slack-{args.records}"
+    sl = out / f"slack-{args.records}"
     slack_export(sl, args.records)
     for fmt, path in (("github", gh), ("jira", jr), ("slack", sl)):
-        seconds = memcli(fresh(fmt), "ingest", "--from", fmt, "-q", "--max-bytes", big, str(path))
+        seconds = memcli(
+            fresh(out, fmt), "ingest", "--from", fmt, "-q", "--max-bytes", big, str(path)
+        )
         rows.append((fmt, args.records, seconds))
     print("| format | records | ingest s | records/s |")
     print("|---|---:|---:|---:|")
     for fmt, n, s in rows:
         print(f"| {fmt} | {n:,} | {s:.1f} | {n / s:,.0f} |")
     if args.issues:
-        path = OUT / f"github-{args.issues}.json"
+        path = out / f"github-{args.issues}.json"
         path.write_text(json.dumps(github_export(args.issues)))
-        db = fresh("github-large")
+        db = fresh(out, "github-large")
         ingest_s = memcli(db, "ingest", "--from", "github", "-q", "--max-bytes", big, str(path))
         analyze_s = memcli(db, "analyze", "-g", "default")
         again_s = memcli(db, "ingest", "--from", "github", "-q", "--max-bytes", big, str(path))
