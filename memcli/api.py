@@ -164,10 +164,8 @@ def store_episode(
     else:
         extraction = extractor(episode.content, episode.author)
         extractor_name = extractor.name
-    if episode.ticket_prefix:
-        extraction = replace(
-            extraction, facts=[_prefixed(f, episode.ticket_prefix) for f in extraction.facts]
-        )
+    if episode.ticket_prefix or episode.subject:
+        extraction = replace(extraction, facts=[_in_context(f, episode) for f in extraction.facts])
     store.ensure_graph(graph)
     episode_id = store.insert_episode(
         {
@@ -208,19 +206,37 @@ def store_episode(
 
 
 _BARE_TICKET = re.compile(r"#\d+")
+# A tracker reference: "owner/repo#12", "#12", "PAY-118". Only a wait on one of these is
+# moved from a tracker text's author to its subject: a wait the reader found on a loose
+# phrase ("a managed queue") stays the author's, so it cannot re-root the tracker's chain.
+_TICKET = re.compile(r"(?:[\w.-]+/[\w.-]+)?#\d+|[A-Z][A-Z0-9_]*-\d+")
 
 
-def _prefixed(fact: ExtractedFact, prefix: str) -> ExtractedFact:
-    """``fact`` with bare "#N" work items renamed "<prefix>#N" (see EpisodeInput)."""
+def _in_context(fact: ExtractedFact, episode: EpisodeInput) -> ExtractedFact:
+    """A fact read from a tracker item's text, in that item's context (see EpisodeInput):
+    bare "#N" work items become "<ticket_prefix>#N", and the author's own wait on another
+    ticket becomes the subject's."""
+    prefix = episode.ticket_prefix
 
     def name(ref: EntityRef) -> EntityRef:
-        if ref.type is EntityType.WORK_ITEM:
+        if prefix and ref.type is EntityType.WORK_ITEM:
             shown = display_name(ref.name, ref.type)
             if _BARE_TICKET.fullmatch(shown):
                 return EntityRef(prefix + shown, ref.type)
         return ref
 
-    return replace(fact, source=name(fact.source), target=name(fact.target))
+    source, target = name(fact.source), name(fact.target)
+    if (
+        episode.subject is not None
+        and _TICKET.fullmatch(display_name(target.name, target.type))
+        and episode.author
+        and fact.relation in (Relation.BLOCKED_BY, Relation.UNBLOCKED_FROM)
+        and source.type is EntityType.PERSON
+        and normalize(display_name(source.name, source.type))
+        == normalize(display_name(episode.author, EntityType.PERSON))
+    ):
+        source = episode.subject
+    return replace(fact, source=source, target=target)
 
 
 def _store_facts(

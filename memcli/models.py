@@ -131,6 +131,10 @@ class EpisodeInput:
     # "#12" into "acme/api#12"), so a reference in an issue's text names that repository's
     # issue and not every "#12" of every repository.
     ticket_prefix: str | None = None
+    # The work item this text is written on (an issue's body or comment): a wait the
+    # reader finds for the author ("Blocked by #40", "I'm waiting on PAY-7") is that
+    # item's wait, so issues chain to issues.
+    subject: EntityRef | None = None
     # (entity, another name for it) pairs to record, e.g. an issue's title, so that
     # search and lookups by that name find the entity.
     aliases: tuple[tuple[EntityRef, str], ...] = ()

@@ -332,6 +332,9 @@ def redact_episode(episode: EpisodeInput) -> tuple[EpisodeInput, dict[str, int]]
         author=clean(episode.author) if episode.author is not None else None,
         source=clean(episode.source),
         facts=facts,
+        subject=None
+        if episode.subject is None
+        else EntityRef(clean(episode.subject.name), episode.subject.type),
         aliases=tuple(
             (EntityRef(clean(ref.name), ref.type), clean(alias)) for ref, alias in episode.aliases
         ),

@@ -85,6 +85,39 @@ def test_github_golden_observations(cli: Cli) -> None:
     assert not any(t == "acme/billing#30" and r == "blocked_by" for _s, r, t in pairs)
 
 
+def test_github_references_in_text_chain_issues(cli: Cli, write: Any) -> None:
+    """No dependency links at all, only what people wrote: "#5" in acme/web's issue text
+    is acme/web#5, and a wait written on an issue is that issue's wait."""
+
+    def issue(n: int, who: str, body: str, comment: str | None = None) -> dict[str, Any]:
+        return {
+            "number": n,
+            "title": f"Web task {n}",
+            "state": "OPEN",
+            "author": {"login": who},
+            "assignees": [{"login": who}],
+            "createdAt": f"2026-03-0{n - 3}T09:00:00Z",
+            "url": f"https://github.com/acme/web/issues/{n}",
+            "body": body,
+            "comments": []
+            if comment is None
+            else [{"author": {"login": who}, "body": comment, "createdAt": "2026-03-09T09:00:00Z"}],
+        }
+
+    export = [
+        issue(5, "ana", "Set up the design tokens."),
+        issue(6, "ben", "Blocked by #5."),
+        issue(7, "cleo", "Blocked by #6."),
+        issue(8, "dev", "Restyle the footer.", comment="Still waiting on #5 before I can start."),
+    ]
+    ingest(cli, "github", "-g", "web", str(write("web.json", json.dumps(export))))
+    # (the owners are stated in the issues' structure episodes, which share no
+    # signature with these texts, so analysis clusters them apart)
+    assert golden(cli, "web") == {
+        "acme/web#5": {"direct": ["acme/web#6", "acme/web#8"], "downstream": ["acme/web#7"]}
+    }
+
+
 def test_github_title_is_an_alias_search_finds(cli: Cli) -> None:
     ingest(cli, "github", "-g", "billing", str(GITHUB / "issues.json"))
     hits = cli.json("search", "-g", "billing", "--scope", "entities", "invoice digest")

@@ -246,8 +246,8 @@ def _episodes(issue: _Issue, source: str, closed_at: dict[str, str]) -> list[Epi
         )
     ]
     if issue.body:
-        episodes.append(_text(issue.body, issue.author, issue.created, issue.repo, source))
-    episodes.extend(_text(t, a, w, issue.repo, source) for a, w, t in issue.comments)
+        episodes.append(_text(issue.body, issue.author, issue.created, issue, source))
+    episodes.extend(_text(t, a, w, issue, source) for a, w, t in issue.comments)
     if issue.closed is not None:
         when, how, by = issue.closed
         episodes.append(
@@ -264,8 +264,9 @@ def _episodes(issue: _Issue, source: str, closed_at: dict[str, str]) -> list[Epi
     return episodes
 
 
-def _text(text: str, author: str | None, when: str, repo: str, source: str) -> EpisodeInput:
-    """An issue body or comment, for the reader; "#12" in it is this repository's #12."""
+def _text(text: str, author: str | None, when: str, issue: _Issue, source: str) -> EpisodeInput:
+    """An issue body or comment, for the reader: "#12" in it is this repository's #12,
+    and "Blocked by #12" is this issue's wait."""
     return EpisodeInput(
         content=text,
         author=author,
@@ -273,7 +274,8 @@ def _text(text: str, author: str | None, when: str, repo: str, source: str) -> E
         graph=None,
         source=source,
         format="github",
-        ticket_prefix=repo,
+        ticket_prefix=issue.repo,
+        subject=work_item(issue.key),
     )
 
 

@@ -243,8 +243,8 @@ def _episodes(issue: _Issue, source: str, resolved_at: dict[str, str]) -> list[E
         )
     ]
     if issue.description:
-        episodes.append(_text(issue.description, issue.reporter, issue.created, source))
-    episodes.extend(_text(t, a, w, source) for a, w, t in issue.comments)
+        episodes.append(_text(issue.description, issue.reporter, issue.created, issue.key, source))
+    episodes.extend(_text(t, a, w, issue.key, source) for a, w, t in issue.comments)
     if issue.resolved is not None:
         when, how, by = issue.resolved
         episodes.append(
@@ -261,9 +261,16 @@ def _episodes(issue: _Issue, source: str, resolved_at: dict[str, str]) -> list[E
     return episodes
 
 
-def _text(text: str, author: str | None, when: str, source: str) -> EpisodeInput:
+def _text(text: str, author: str | None, when: str, key: str, source: str) -> EpisodeInput:
+    """A description or comment, for the reader: "Waiting on OPS-7" is this issue's wait."""
     return EpisodeInput(
-        content=text, author=author, occurred_at=when, graph=None, source=source, format="jira"
+        content=text,
+        author=author,
+        occurred_at=when,
+        graph=None,
+        source=source,
+        format="jira",
+        subject=work_item(key),
     )
 
 
