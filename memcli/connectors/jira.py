@@ -71,6 +71,11 @@ def adf_text(node: Any) -> str:
 
     Text nodes are joined; a mention or emoji gives its text, a link card its URL; block
     nodes (paragraphs, list items, headings) end a line, so sentences stay apart.
+
+    >>> adf_text({"type": "doc", "version": 1, "content": [{"type": "paragraph", "content": [
+    ...     {"type": "text", "text": "Waiting on OPS-7, ask "},
+    ...     {"type": "mention", "attrs": {"id": "5b10", "text": "@Li Wei"}}]}]})
+    'Waiting on OPS-7, ask @Li Wei\n'
     """
     if node is None:
         return ""
