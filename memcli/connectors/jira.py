@@ -75,7 +75,7 @@ def adf_text(node: Any) -> str:
     >>> adf_text({"type": "doc", "version": 1, "content": [{"type": "paragraph", "content": [
     ...     {"type": "text", "text": "Waiting on OPS-7, ask "},
     ...     {"type": "mention", "attrs": {"id": "5b10", "text": "@Li Wei"}}]}]})
-    'Waiting on OPS-7, ask @Li Wei\n'
+    'Waiting on OPS-7, ask @Li Wei\\n'
     """
     if node is None:
         return ""
