@@ -436,3 +436,38 @@ def test_a_record_that_cannot_be_stored_rolls_back_alone(cli: Cli, write: Any) -
     contents = [e["content"] for e in episodes(cli, "ops")]
     assert not any("OPS-2" in c for c in contents)  # neither its structure nor its notes
     assert any("OPS-3" in c for c in contents)
+
+
+def test_slack_messages_go_to_a_language_model_extractor(
+    cli: Cli, llm_server: Any, tmp_path: Path
+) -> None:
+    text = "Since the ledger freeze got extended, the payout report cannot ship before it lifts."
+    llm_server.extractions[text] = {
+        "entities": [
+            {"name": "payout report", "type": "work_item"},
+            {"name": "ledger freeze", "type": "work_item"},
+        ],
+        "facts": [
+            {
+                "source": "payout report",
+                "relation": "blocked_by",
+                "target": "ledger freeze",
+                "sentence": text,
+            }
+        ],
+    }
+    export = tmp_path / "export"
+    (export / "ops").mkdir(parents=True)
+    (export / "users.json").write_text(
+        json.dumps([{"id": "U1", "name": "rui", "profile": {"display_name": "Rui"}}])
+    )
+    (export / "channels.json").write_text(json.dumps([{"id": "C1", "name": "ops"}]))
+    (export / "ops" / "2026-05-06.json").write_text(
+        json.dumps([{"type": "message", "user": "U1", "ts": "1778054400.000100", "text": text}])
+    )
+    report = ingest(cli, "slack", "-g", "ops", "--extractor", "llm", str(export))
+    assert report["llm"]["calls"] == 1
+    [body] = llm_server.of_kind("extract")
+    assert text in body["messages"][-1]["content"]
+    pairs = {(f["source"], f["relation"], f["target"]) for f in cli.json("facts", "-g", "ops")}
+    assert ("payout report", "blocked_by", "ledger freeze") in pairs
