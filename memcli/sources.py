@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 from memcli.errors import InputError
 
@@ -67,6 +68,21 @@ def _too_big(source: str, size: str, limit: int) -> InputError:
     )
 
 
+def read_capped(fh: BinaryIO, limit: int, chunk: int = 1 << 20) -> bytes:
+    """At most ``limit`` + 1 bytes from ``fh``, read in chunks: a huge ``--max-bytes``
+    must not make Python allocate a buffer of that size up front (a MemoryError), and
+    one byte past the limit is enough to know the input is too big."""
+    parts: list[bytes] = []
+    left = limit + 1
+    while left > 0:
+        part = fh.read(min(chunk, left))
+        if not part:
+            break
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
+
+
 def read_path(path: Path, source: str, limit: int | None = None) -> SourceText:
     """One input file. Reads at most ``limit`` + 1 bytes, so a pipe, a device or a file
     that grows while it is read cannot exhaust memory."""
@@ -81,7 +97,7 @@ def read_path(path: Path, source: str, limit: int | None = None) -> SourceText:
         if size > limit:
             raise _too_big(source, f"{size:,}", limit)
         with path.open("rb") as fh:
-            data = fh.read(limit + 1)
+            data = read_capped(fh, limit)
         mtime = _mtime(path)
     except PermissionError:
         raise InputError(source, "permission denied") from None
@@ -133,7 +149,7 @@ def expand(paths: list[str], *, limit: int | None = None) -> Iterator[SourceText
     for raw in paths:
         if raw == "-":
             data = (
-                sys.stdin.buffer.read(limit + 1)
+                read_capped(sys.stdin.buffer, limit)
                 if hasattr(sys.stdin, "buffer")
                 else sys.stdin.read(limit + 1).encode()
             )
