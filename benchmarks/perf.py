@@ -293,53 +293,80 @@ def analyze_figures(
 
 
 def stages(db: Path) -> None:
-    """Time each analysis stage in-process (printed as it finishes, for a caller that may
-    stop this process): reads, clustering, the dependency CTE, the draft builder."""
-    from memcli import analysis, cluster
-    from memcli.models import EntityType, Relation
+    """Time each step of the real analyze pipeline in-process (printed as it finishes,
+    for a caller that may stop this process): the store's load, the union-find, the
+    dependency CTE, the pure core, the template writer and the store's apply. Runs a
+    full pass inside a transaction that is rolled back, so the database is unchanged."""
+    from memcli import analysis, cluster, writer
     from memcli.signatures import SignatureMode
-    from memcli.store import Store
+    from memcli.store import Store, utcnow
+
+    cpu = [time.process_time()]
 
     def say(name: str, started: float, detail: str) -> None:
-        print(f"{name}\t{time.perf_counter() - started:.3f}\t{detail}", flush=True)
-
-    with Store(db) as store:
-        t = time.perf_counter()
-        incidences = [
-            (e, s) for e, s, _ in store.signature_incidences(GRAPH, SignatureMode.EXTENDED.kinds())
-        ]
-        nodes = store.episode_ids(GRAPH)
-        say("store.signature_incidences + episode_ids", t, f"{len(incidences)} incidences")
-        t = time.perf_counter()
-        membership = cluster.components(incidences, nodes)
-        say("cluster.components", t, f"{len(set(membership.values()))} clusters")
-        t = time.perf_counter()
-        cones = store.dependency_cones(GRAPH, membership)
-        say("store.dependency_cones (recursive CTE)", t, f"{len(cones)} cone rows")
-        t = time.perf_counter()
-        rows = store.analysis_facts(GRAPH)
-        facts = [
-            analysis.Fact(f.id, f.episode_id, f.source_id, Relation(f.relation), f.target_id)
-            for f in rows
-        ]
-        ents = store.entities_by_id({f.source_id for f in facts} | {f.target_id for f in facts})
-        eps = store.episodes_by_id({f.episode_id for f in facts})
-        say("store.analysis_facts + entities/episodes by id", t, f"{len(facts)} facts")
-        t = time.perf_counter()
-        drafts = analysis.build_drafts(
-            membership=membership,
-            cones=cones,
-            facts=facts,
-            entities={
-                i: analysis.Entity(i, r["name"], EntityType(r["type"])) for i, r in ents.items()
-            },
-            episodes={
-                i: analysis.Episode(i, r["author"], r["occurred_at"], r["source"])
-                for i, r in eps.items()
-            },
+        # wall seconds, then this process's CPU seconds for the step (steadier on a
+        # shared machine)
+        used = time.process_time() - cpu[0]
+        cpu[0] = time.process_time()
+        print(
+            f"{name}\t{time.perf_counter() - started:.3f}\t{detail}; {used:.2f} s CPU", flush=True
         )
-        say("analysis.build_drafts", t, f"{len(drafts)} drafts")
-        store.conn.rollback()
+
+    class Rollback(Exception):
+        pass
+
+    controls = cluster.Controls()
+    with Store(db) as store:
+        try:
+            with store.transaction():
+                t = time.perf_counter()
+                cpu[0] = time.process_time()
+                inp = store.load_analysis(
+                    GRAPH, scope=None, kinds=SignatureMode.EXTENDED.kinds(), with_times=True
+                )
+                say(
+                    "store.load_analysis",
+                    t,
+                    f"{len(inp.incidences)} incidences, {len(inp.facts)} facts, "
+                    f"{len(inp.active)} active observations",
+                )
+                t = time.perf_counter()
+                clustering = analysis.cluster_input(inp, controls)
+                say(
+                    "analysis.cluster_input (union-find)",
+                    t,
+                    f"{len(set(clustering.membership.values()))} clusters",
+                )
+                t = time.perf_counter()
+                cones = store.dependency_cones(GRAPH, clustering.membership)
+                keys = store.signature_keys(analysis.cut_signatures(clustering))
+                say("store.dependency_cones (recursive CTE)", t, f"{len(cones)} cone rows")
+                t = time.perf_counter()
+                now = utcnow()
+                result = analysis.run(
+                    inp,
+                    clustering,
+                    cones,
+                    controls=controls,
+                    writer="template",
+                    now=now,
+                    signature_keys=keys,
+                )
+                say("analysis.run (drafts, lifecycle plan)", t, f"{len(result.drafts)} drafts")
+                t = time.perf_counter()
+                prose = {d.pattern_key: (*writer.write(d), "template") for d in result.to_write}
+                say("writer.write (template)", t, f"{len(prose)} written")
+                t = time.perf_counter()
+                applied = store.apply(result, prose, now=now)
+                say(
+                    "store.apply",
+                    t,
+                    f"{len(applied.created)} created, {len(applied.updated)} updated, "
+                    f"{len(applied.retired)} retired, {len(applied.unchanged)} unchanged",
+                )
+                raise Rollback
+        except Rollback:
+            pass
 
 
 def stage_figures(res: Results, db: Path, n: int, timeout: float) -> None:
@@ -351,9 +378,9 @@ def stage_figures(res: Results, db: Path, n: int, timeout: float) -> None:
         name, seconds, detail = line.split("\t")
         parts.append(f"{name} {float(seconds):.2f} s ({detail})")
     if timed_out(run, timeout):
-        parts.append(f"next stage (analysis.build_drafts) still running after {timeout:.0f} s")
+        parts.append(f"next step still running after {timeout:.0f} s")
     res.add(
-        "analyze stages, in-process (no observation writes)",
+        "analyze steps, in-process (the real pipeline, rolled back)",
         _label(n),
         "; ".join(parts),
         f"python benchmarks/perf.py --stages DB (stopped after {timeout:.0f} s)",
@@ -438,11 +465,12 @@ def cluster_figures(res: Results, db: Path, n: int) -> None:
     from memcli.signatures import SignatureMode
     from memcli.store import Store
 
-    with Store(db) as store:
-        incidences = [
-            (e, s) for e, s, _ in store.signature_incidences(GRAPH, SignatureMode.EXTENDED.kinds())
-        ]
-        nodes = store.episode_ids(GRAPH)
+    with Store(db) as store, store.transaction():
+        inp = store.load_analysis(
+            GRAPH, scope=None, kinds=SignatureMode.EXTENDED.kinds(), with_times=False
+        )
+        incidences = [(e, s) for e, s, _ in inp.incidences]
+        nodes = inp.nodes
 
     def best(fn: Any, repeat: int = 3) -> tuple[float, Any]:
         times, value = [], None
@@ -505,7 +533,7 @@ def cluster_figures(res: Results, db: Path, n: int) -> None:
         "clustering step alone (best of 3)",
         f"{_label(n)} ({len(incidences)} incidences)",
         line,
-        "perf.py: store.signature_incidences -> cluster.components",
+        "perf.py: store.load_analysis -> cluster.components",
     )
 
 
@@ -561,10 +589,7 @@ def profile(db: Path, corpus: Path, n: int, analyze: bool = True) -> None:
 
     def do_analyze() -> None:
         with Store(scratch) as store:
-            store.conn.execute("DELETE FROM episode_clusters")
-            store.conn.execute("UPDATE graphs SET analyzed_seq = -1")
-            store.conn.commit()
-            api.analyze(store, GRAPH, force=True)
+            api.analyze(store, GRAPH, force=True)  # forced: a full pass
 
     def do_increment() -> None:
         with Store(scratch) as store:

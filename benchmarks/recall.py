@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import Config, cached  # noqa: E402
 
 from memcli import analysis, api, cluster  # noqa: E402
-from memcli.models import EntityType, Relation  # noqa: E402
+from memcli.models import Relation  # noqa: E402
 from memcli.resolve import normalize  # noqa: E402
 from memcli.signatures import SignatureMode  # noqa: E402
 from memcli.sources import expand  # noqa: E402
@@ -146,6 +146,10 @@ def extraction_agreement(db: Path, corpus_dir: Path, graph: str) -> tuple[float,
     return (hit / len(got) if got else 1.0, hit / len(want) if want else 1.0)
 
 
+class _Rollback(Exception):
+    """Leave a read-only what-if without a trace."""
+
+
 def what_if(db: Path, graph: str, truth: dict[str, Any], min_blocked: int = 1) -> dict[str, Any]:
     """Score a candidate signature: every work item at either end of a ``blocked_by``.
 
@@ -160,38 +164,31 @@ def what_if(db: Path, graph: str, truth: dict[str, Any], min_blocked: int = 1) -
     "pattern" of one update waiting on one thing), the candidate fix for wrong roots.
     """
     with Store(db) as store:
-        facts = store.analysis_facts(graph)
-        store.set_scope(None)
-        kinds = SignatureMode.EXTENDED.kinds()
-        incidences = [(e, s) for e, s, _ in store.signature_incidences(graph, kinds)]
-        node_keys: dict[int, int] = {}
-        base = 10**12
-        for f in facts:
-            if f.relation == Relation.BLOCKED_BY.value:
-                for end in (f.source_id, f.target_id):
-                    sig = node_keys.setdefault(end, base + end)
-                    incidences.append((f.episode_id, sig))
-        nodes = store.episode_ids(graph)
-        membership = cluster.components(incidences, nodes)
-        cones = store.dependency_cones(graph, membership)
-        ents = store.entities_by_id({f.source_id for f in facts} | {f.target_id for f in facts})
-        eps = store.episodes_by_id({f.episode_id for f in facts})
-        drafts = analysis.build_drafts(
-            membership=membership,
-            cones=cones,
-            facts=[
-                analysis.Fact(f.id, f.episode_id, f.source_id, Relation(f.relation), f.target_id)
-                for f in facts
-            ],
-            entities={
-                i: analysis.Entity(i, r["name"], EntityType(r["type"])) for i, r in ents.items()
-            },
-            episodes={
-                i: analysis.Episode(i, r["author"], r["occurred_at"], r["source"])
-                for i, r in eps.items()
-            },
-        )
-        store.conn.rollback()
+        try:
+            with store.transaction():  # rolled back: the CTE's temp table is all it writes
+                inp = store.load_analysis(
+                    graph, scope=None, kinds=SignatureMode.EXTENDED.kinds(), with_times=False
+                )
+                incidences = [(e, s) for e, s, _ in inp.incidences]
+                node_keys: dict[int, int] = {}
+                base = 10**12
+                for f in inp.facts:
+                    if f.relation is Relation.BLOCKED_BY:
+                        for end in (f.source_id, f.target_id):
+                            sig = node_keys.setdefault(end, base + end)
+                            incidences.append((f.episode_id, sig))
+                membership = cluster.components(incidences, inp.nodes)
+                cones = store.dependency_cones(graph, membership)
+                drafts = analysis.build_drafts(
+                    membership=membership,
+                    cones=cones,
+                    facts=inp.facts,
+                    entities=inp.entities,
+                    episodes=inp.episodes,
+                )
+                raise _Rollback
+        except _Rollback:
+            pass
     observations = [
         {
             "kind": d.kind,

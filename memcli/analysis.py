@@ -15,32 +15,40 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from memcli import cluster
 from memcli.models import EntityType, Relation
+from memcli.signatures import describe
+
+if TYPE_CHECKING:
+    from memcli.lifecycle import Plan
 
 DEPENDENCY = "dependency_chain"
 SHARED_CONTEXT = "shared_context"
 
 
-@dataclass(frozen=True, slots=True)
-class Entity:
+# Entities, episodes and facts are named tuples rather than frozen dataclasses: an
+# analysis of a large graph builds hundreds of thousands of them, and a tuple is built
+# in C (a frozen dataclass's __init__ sets each field through object.__setattr__).
+
+
+class Entity(NamedTuple):
     id: int
     name: str
     type: EntityType
 
 
-@dataclass(frozen=True, slots=True)
-class Episode:
+class Episode(NamedTuple):
     id: int
     author: str | None
     occurred_at: str
     source: str
 
 
-@dataclass(frozen=True, slots=True)
-class Fact:
+class Fact(NamedTuple):
     id: int
     episode_id: int
     source_id: int
@@ -81,6 +89,7 @@ class Draft:
     latest_evidence_at: str
     fingerprint: str = ""
     notes: list[str] = field(default_factory=list)
+    valid_from: str = ""  # when the pattern began to hold (set by ``run``)
 
     def evidence(self) -> list[tuple[str, int, str]]:
         rows = [("episode", e.id, "support") for e in self.episodes]
@@ -184,16 +193,22 @@ def build_drafts(
     return drafts
 
 
-def _authors(episodes: list[Episode]) -> int:
-    """Distinct reporters; an episode with no author counts as its own reporter."""
-    return len({e.author if e.author else f"#{e.id}" for e in episodes})
+def _reporters_at_least(episodes: Iterable[Episode], n: int) -> bool:
+    """At least ``n`` distinct reporters (an episode with no author counts as its own
+    reporter), stopping as soon as it is known: clusters can hold a thousand updates."""
+    seen: set[str] = set()
+    for e in episodes:
+        seen.add(e.author if e.author else f"#{e.id}")
+        if len(seen) >= n:
+            return True
+    return False
 
 
 def _is_pattern(draft: Draft) -> bool:
     """Worth an observation: one root blocking two or more things, or a chain that
     several people's updates put together. A lone "X is blocked on Y", reported by one
     person (however often), is a fact, not a pattern."""
-    return len(draft.blocked) >= 2 or _authors(draft.episodes) >= 2
+    return len(draft.blocked) >= 2 or _reporters_at_least(draft.episodes, 2)
 
 
 def _dependency_draft(
@@ -301,7 +316,7 @@ def _context_draft(
         return None
     used = [f for k in shared_keys for f in first[k]]
     episode_ids = {f.episode_id for f in used}
-    if len(episode_ids) < 2 or _authors([episodes[i] for i in episode_ids]) < 2:
+    if len(episode_ids) < 2 or not _reporters_at_least((episodes[i] for i in episode_ids), 2):
         return None  # one person restating their own facts is not a shared context
     roles: dict[int, str] = {}
     for f in used:
@@ -353,3 +368,241 @@ def as_dict(draft: Draft) -> dict[str, Any]:
         ],
         "people_blocked": [p.name for p in draft.people],
     }
+
+
+# --- one analysis run: plain data in (from the store), plain data out (to the store) ---
+
+
+@dataclass(frozen=True, slots=True)
+class ActiveObservation:
+    """An active observation as the lifecycle sees it, with its evidence."""
+
+    id: int
+    pattern_key: str
+    kind: str
+    fingerprint: str
+    evidence: tuple[tuple[str, int, str], ...]  # (item type, item id, role)
+
+    @property
+    def episode_ids(self) -> frozenset[int]:
+        return frozenset(i for t, i, _ in self.evidence if t == "episode")
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """The latest ``completed`` fact of a work item."""
+
+    entity_id: int
+    episode_id: int
+    valid_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class EndedFact:
+    id: int
+    invalid_at: str
+    invalidated_by: int | None
+
+
+@dataclass(slots=True)
+class AnalysisInput:
+    """Everything one analysis pass reads, loaded by ``Store.load_analysis``.
+
+    ``scope`` is the episodes an incremental pass redoes (None: the whole graph); every
+    other field is already restricted to it.
+    """
+
+    graph: str
+    scope: frozenset[int] | None
+    nodes: list[int]  # every episode in scope
+    incidences: list[tuple[int, int, str]]  # (episode, signature, kind), valid facts only
+    times: dict[int, float] | None  # episode -> epoch seconds (for the linking window)
+    facts: list[Fact]  # currently valid facts of the scope
+    entities: dict[int, Entity]  # ends of those facts
+    episodes: dict[int, Episode]  # episodes of those facts
+    active: list[ActiveObservation]  # active observations with evidence in the scope
+    root_since: dict[int, str]  # entity -> latest end of a wait it had (candidate roots)
+    completions: dict[int, Completion]  # root entity of an active observation -> latest
+    ended_facts: dict[int, EndedFact]  # evidence facts of active observations now ended
+    names: dict[int, str]  # entity -> name, for the roots of active observations
+    sources: dict[int, str]  # episode -> source, for completions and ending episodes
+
+
+@dataclass(frozen=True, slots=True)
+class Retirement:
+    observation_id: int
+    reason: str
+    end_at: str
+    episode_id: int | None
+
+
+@dataclass(slots=True)
+class AnalysisResult:
+    """What ``run`` decided; ``Store.apply`` writes it, after a writer adds prose."""
+
+    graph: str
+    scope: frozenset[int] | None
+    clustering: cluster.Clustering
+    drafts: list[Draft]
+    plan: Plan
+    retire: list[Retirement]
+    explain: list[str]
+    episodes: int
+    clusters: int
+    multi_episode_clusters: int
+
+    @property
+    def to_write(self) -> list[Draft]:
+        """Drafts that need prose: the updated and the new ones."""
+        return [d for _, d in self.plan.update] + [d for d, _ in self.plan.create]
+
+
+def cluster_input(inp: AnalysisInput, controls: cluster.Controls) -> cluster.Clustering:
+    """The clustering of an analysis input under the giant-component controls."""
+    return cluster.cluster_episodes(
+        ((e, s) for e, s, _ in inp.incidences),
+        nodes=inp.nodes,
+        kinds={s: k for _, s, k in inp.incidences},
+        times=inp.times if controls.window_seconds is not None else None,
+        controls=controls,
+    )
+
+
+def cut_signatures(clustering: cluster.Clustering) -> list[int]:
+    """Signatures the controls cut (hubs, size-cap removals): ``run`` names them."""
+    return [s for s, _ in clustering.hubs] + [
+        s for _, _, removed in clustering.splits for s in removed
+    ]
+
+
+def run(
+    inp: AnalysisInput,
+    clustering: cluster.Clustering,
+    cones: list[tuple[int, int, int, int]],
+    *,
+    controls: cluster.Controls,
+    writer: str,
+    now: str,
+    signature_keys: Mapping[int, tuple[str, str]] | None = None,
+) -> AnalysisResult:
+    """Drafts, the lifecycle plan and retire reasons for one pass. Pure.
+
+    ``clustering`` is ``cluster_input(inp, controls)``; ``cones`` are the store's
+    recursive walk of blocked_by chains inside those clusters; ``signature_keys`` name
+    the signatures the controls cut (for the explanation).
+    """
+    from memcli import lifecycle  # lifecycle imports this module
+
+    membership = clustering.membership
+    groups = cluster.group(membership)
+    drafts = build_drafts(
+        membership=membership,
+        cones=cones,
+        facts=inp.facts,
+        entities=inp.entities,
+        episodes=inp.episodes,
+        writer=writer,
+        components={membership[e]: c for e, c in clustering.component.items()},
+    )
+    for d in drafts:
+        d.valid_from = valid_from(d, inp.root_since)
+    existing = [
+        lifecycle.Existing(
+            id=o.id,
+            pattern_key=o.pattern_key,
+            kind=o.kind,
+            fingerprint=o.fingerprint,
+            episode_ids=o.episode_ids,
+        )
+        for o in inp.active
+    ]
+    p = lifecycle.plan(drafts, existing)
+    by_id = {o.id: o for o in inp.active}
+    return AnalysisResult(
+        graph=inp.graph,
+        scope=inp.scope,
+        clustering=clustering,
+        drafts=drafts,
+        plan=p,
+        retire=[retire_reason(by_id[i], inp, now) for i in p.retire],
+        explain=explain_controls(clustering, controls, signature_keys or {}),
+        episodes=len(inp.nodes),
+        clusters=len(groups),
+        multi_episode_clusters=sum(1 for m in groups.values() if len(m) > 1),
+    )
+
+
+def valid_from(draft: Draft, root_since: Mapping[int, str]) -> str:
+    """When the pattern began to hold: its earliest evidence, or, for a dependency, later
+    if its root only became a root when what it waited on ended; for a shared context,
+    when a second update joined the first."""
+    start = draft.start_at
+    if draft.kind == DEPENDENCY:
+        since = root_since.get(draft.roots[0].id)
+        return max(start, since) if since else start
+    if len(draft.episodes) > 1:
+        return draft.episodes[1].occurred_at
+    return start
+
+
+def retire_reason(obs: ActiveObservation, inp: AnalysisInput, now: str) -> Retirement:
+    """Why an observation no longer holds: its root completed, its evidence ended, or it
+    split or merged into other patterns."""
+    roots = [i for t, i, r in obs.evidence if t == "entity" and r == "root"]
+    done = [inp.completions[r] for r in roots if r in inp.completions]
+    if done:
+        hit = max(done, key=lambda c: (c.valid_at, c.episode_id))
+        return Retirement(
+            obs.id,
+            f"root resolved: {inp.names[hit.entity_id]} was completed in episode "
+            f"#{hit.episode_id} ({inp.sources[hit.episode_id]})",
+            hit.valid_at,
+            hit.episode_id,
+        )
+    ended = [inp.ended_facts[i] for t, i, _ in obs.evidence if t == "fact" and i in inp.ended_facts]
+    if ended:
+        last = max(ended, key=lambda f: (f.invalid_at, f.invalidated_by or 0))
+        by = last.invalidated_by
+        source = f" ({inp.sources[by]})" if by is not None and by in inp.sources else ""
+        return Retirement(
+            obs.id,
+            f"evidence ended: {len(ended)} supporting fact(s) no longer hold, "
+            f"contradicted by episode #{by}{source}",
+            last.invalid_at,
+            by,
+        )
+    return Retirement(
+        obs.id, "pattern changed: its evidence now forms other observations", now, None
+    )
+
+
+def explain_controls(
+    clustering: cluster.Clustering,
+    controls: cluster.Controls,
+    keys: Mapping[int, tuple[str, str]],
+) -> list[str]:
+    """Say what the giant-component controls cut, and why."""
+    out: list[str] = []
+    for sig, count in clustering.hubs:
+        out.append(
+            f"hub cut: {describe(keys[sig][1])} is stated in {count} episodes "
+            f"(more than --max-signature-episodes {controls.max_signature_episodes}); "
+            "it links nothing"
+        )
+    if clustering.window_breaks:
+        days = (controls.window_seconds or 0) / 86400
+        out.append(
+            f"time window: {clustering.window_breaks} link(s) between consecutive episodes "
+            f"sharing a signature were not made, being more than {days:g} days apart (--window)"
+        )
+    for comp, size, removed in clustering.splits:
+        names = ", ".join(describe(keys[s][1]) for s in removed[:10])
+        if len(removed) > 10:
+            names += f" and {len(removed) - 10} more"
+        out.append(
+            f"size cap: cluster {comp} had {size} episodes (over --max-cluster "
+            f"{controls.max_cluster}); split by removing {len(removed)} signature(s): {names}"
+        )
+    if not out:
+        out.append("nothing was cut: no hub signatures, window breaks or oversized clusters")
+    return out

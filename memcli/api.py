@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from memcli import analysis, cluster, lifecycle, writer
+from memcli import analysis, cluster, writer
 from memcli.config import DEFAULT_GRAPH
 from memcli.connectors import Batch
 from memcli.errors import InputError, NotFound, UsageError
@@ -41,7 +41,7 @@ from memcli.search import (
     observation_score,
     parse_query,
 )
-from memcli.signatures import SignatureMode, describe, fact_signatures
+from memcli.signatures import SignatureMode, fact_signatures
 from memcli.sources import SourceText
 from memcli.store import Store, utcnow
 
@@ -793,12 +793,7 @@ def analyze(
             return report
         now = utcnow()
         seq = info["ingest_seq"]
-        max_episode = int(
-            store.scalar("SELECT coalesce(max(id), 0) FROM episodes WHERE graph_id = ?", (graph,))
-        )
-        max_fact = int(
-            store.scalar("SELECT coalesce(max(id), 0) FROM facts WHERE graph_id = ?", (graph,))
-        )
+        max_episode, max_fact, total = store.analysis_watermark(graph)
         last = store.last_run(graph)
         scope: set[int] | None = None
         if incremental and not force and last is not None and last["config"] == config:
@@ -811,15 +806,10 @@ def analyze(
                 window_seconds=controls.window_seconds,
                 hub_threshold=controls.max_signature_episodes,
             )
-            total = int(store.scalar("SELECT count(*) FROM episodes WHERE graph_id = ?", (graph,)))
             if len(affected) * 2 < total:
                 scope = affected
         report.mode = "full" if scope is None else "incremental"
-        store.set_scope(scope)
-        try:
-            _analyze_scope(store, graph, report, signatures, writer_name, write, now, controls)
-        finally:
-            store.set_scope(None)
+        _analyze_scope(store, graph, scope, report, signatures, writer_name, write, now, controls)
         report.seconds = time.perf_counter() - started
         store.record_run(
             {
@@ -851,43 +841,10 @@ def _seconds_since(row: dict[str, Any], key: str) -> float | None:
     return max(0.0, (datetime.now(UTC) - then).total_seconds())
 
 
-def _explain_controls(
-    store: Store, report: AnalyzeReport, clustering: cluster.Clustering, controls: cluster.Controls
-) -> None:
-    """Say what the giant-component controls cut, and why."""
-    keys = store.signature_keys(
-        [s for s, _ in clustering.hubs]
-        + [s for _, _, removed in clustering.splits for s in removed]
-    )
-    for sig, count in clustering.hubs:
-        report.explain.append(
-            f"hub cut: {describe(keys[sig][1])} is stated in {count} episodes "
-            f"(more than --max-signature-episodes {controls.max_signature_episodes}); "
-            "it links nothing"
-        )
-    if clustering.window_breaks:
-        days = (controls.window_seconds or 0) / 86400
-        report.explain.append(
-            f"time window: {clustering.window_breaks} link(s) between consecutive episodes "
-            f"sharing a signature were not made, being more than {days:g} days apart (--window)"
-        )
-    for comp, size, removed in clustering.splits:
-        names = ", ".join(describe(keys[s][1]) for s in removed[:10])
-        if len(removed) > 10:
-            names += f" and {len(removed) - 10} more"
-        report.explain.append(
-            f"size cap: cluster {comp} had {size} episodes (over --max-cluster "
-            f"{controls.max_cluster}); split by removing {len(removed)} signature(s): {names}"
-        )
-    if not report.explain:
-        report.explain.append(
-            "nothing was cut: no hub signatures, window breaks or oversized clusters"
-        )
-
-
 def _analyze_scope(
     store: Store,
     graph: str,
+    scope: set[int] | None,
     report: AnalyzeReport,
     signatures: SignatureMode,
     writer_name: str,
@@ -895,147 +852,48 @@ def _analyze_scope(
     now: str,
     controls: cluster.Controls,
 ) -> None:
-    """One analysis pass over the current scope (the whole graph, or affected episodes)."""
-    triples = store.signature_incidences(graph, signatures.kinds())
-    nodes = store.episode_ids(graph)
-    clustering = cluster.cluster_episodes(
-        ((e, s) for e, s, _ in triples),
-        nodes=nodes,
-        kinds={s: k for _, s, k in triples},
-        times=store.episode_times(graph) if controls.window_seconds is not None else None,
+    """One analysis pass over ``scope`` (None: the whole graph): the store loads plain
+    data, the pure core decides, the writer adds prose, the store writes it all."""
+    inp = store.load_analysis(
+        graph,
+        scope=scope,
+        kinds=signatures.kinds(),
+        with_times=controls.window_seconds is not None,
+    )
+    clustering = analysis.cluster_input(inp, controls)
+    inp.incidences = []  # the largest list of the run: let it go before the cones
+    cones = store.dependency_cones(graph, clustering.membership)
+    keys = store.signature_keys(analysis.cut_signatures(clustering))
+    result = analysis.run(
+        inp,
+        clustering,
+        cones,
         controls=controls,
-    )
-    del triples  # the largest list of the run: let it go before facts are loaded
-    membership = clustering.membership
-    groups = cluster.group(membership)
-    _explain_controls(store, report, clustering, controls)
-    report.episodes = len(nodes)
-    report.clusters = len(groups)
-    report.multi_episode_clusters = sum(1 for m in groups.values() if len(m) > 1)
-    cones = store.dependency_cones(graph, membership)
-    fact_rows = store.analysis_facts(graph)
-    relation_of = {r.value: r for r in Relation}
-    facts = [
-        analysis.Fact(f.id, f.episode_id, f.source_id, relation_of[f.relation], f.target_id)
-        for f in fact_rows
-    ]
-    del fact_rows
-    entity_rows = store.entities_by_id({f.source_id for f in facts} | {f.target_id for f in facts})
-    entities = {
-        i: analysis.Entity(i, r["name"], EntityType(r["type"])) for i, r in entity_rows.items()
-    }
-    episode_rows = store.episodes_by_id({f.episode_id for f in facts})
-    episodes = {
-        i: analysis.Episode(i, r["author"], r["occurred_at"], r["source"])
-        for i, r in episode_rows.items()
-    }
-    drafts = analysis.build_drafts(
-        membership=membership,
-        cones=cones,
-        facts=facts,
-        entities=entities,
-        episodes=episodes,
         writer=writer_name,
-        components={membership[e]: c for e, c in clustering.component.items()},
+        now=now,
+        signature_keys=keys,
     )
-    active = store.active_observations(graph)
-    existing = [
-        lifecycle.Existing(
-            id=o["id"],
-            pattern_key=o["pattern_key"],
-            kind=o["kind"],
-            fingerprint=o["fingerprint"],
-            episode_ids=frozenset(i for t, i, _ in o["evidence"] if t == "episode"),
-        )
-        for o in active
-    ]
-    p = lifecycle.plan(drafts, existing)
-
     prepare = getattr(write, "prepare", None)
     if prepare is not None:
         # Model-backed writers fetch all prose first (concurrently, cached).
-        prepare([d for _, d in p.update] + [d for d, _ in p.create])
-
-    def row(d: analysis.Draft) -> dict[str, Any]:
+        prepare(result.to_write)
+    prose: dict[str, tuple[str, str, str]] = {}
+    for d in result.to_write:
         written = write(d)
-        name, summary = written[0], written[1]
-        valid_from = d.start_at
-        if d.kind == analysis.DEPENDENCY:
-            since = store.root_since(graph, d.roots[0].id)
-            valid_from = max(valid_from, since) if since else valid_from
-        elif len(d.episodes) > 1:
-            valid_from = d.episodes[1].occurred_at
-        return {
-            "valid_from": valid_from,
-            "graph_id": graph,
-            "name": name,
-            "summary": summary,
-            "kind": d.kind,
-            "pattern_key": d.pattern_key,
-            "cluster_id": d.cluster_id,
-            "fingerprint": d.fingerprint,
-            "rank": d.rank,
-            "start_at": d.start_at,
-            "latest_evidence_at": d.latest_evidence_at,
-            "now": now,
-            "writer": written[2] if len(written) > 2 else writer_name,
-        }
-
-    for obs_id, d in p.keep:
-        store.touch_observation(obs_id, d.rank, d.cluster_id)
-        report.unchanged.append(obs_id)
-    for obs_id, d in p.update:
-        store.update_observation(obs_id, row(d), d.evidence())
-        report.updated.append(obs_id)
-    by_id = {o["id"]: o for o in active}
-    for obs_id in p.retire:
-        reason, end_at, episode_id = _retire_reason(store, graph, by_id[obs_id], now)
-        store.retire_observation(obs_id, reason, end_at, episode_id, now)
-        report.retired.append(obs_id)
-    for d, supersedes in p.create:
-        obs_id = store.insert_observation(row(d), d.evidence())
-        for older in supersedes:
-            store.link_observations(obs_id, older, now)
-        report.created.append(obs_id)
-    store.save_membership(graph, membership, clustering.component, full=not store._scoped)
-
-
-def _retire_reason(
-    store: Store, graph: str, obs: dict[str, Any], now: str
-) -> tuple[str, str, int | None]:
-    """Why an observation no longer holds: its root completed, its evidence ended, or it
-    split or merged into other patterns."""
-    roots = [i for t, i, r in obs["evidence"] if t == "entity" and r == "root"]
-    done = store.completions(graph, roots)
-    if done:
-        hit = max(done.values(), key=lambda r: (r["valid_at"], r["episode_id"]))
-        ep = store.episodes_by_id([hit["episode_id"]])[hit["episode_id"]]
-        name = store.entities_by_id(roots)[hit["target_id"]]["name"]
-        return (
-            f"root resolved: {name} was completed in episode #{ep['id']} ({ep['source']})",
-            hit["valid_at"],
-            int(ep["id"]),
+        prose[d.pattern_key] = (
+            written[0],
+            written[1],
+            written[2] if len(written) > 2 else writer_name,
         )
-    fact_ids = [i for t, i, _ in obs["evidence"] if t == "fact"]
-    ended = store.rows_in(
-        "SELECT id, invalid_at, invalidated_by FROM facts WHERE id IN ({marks})"
-        " AND invalid_at IS NOT NULL",
-        fact_ids,
-    )
-    if ended:
-        last = max(ended, key=lambda r: (r["invalid_at"], r["invalidated_by"] or 0))
-        by = last["invalidated_by"]
-        source = ""
-        if by is not None:
-            by_ep = store.episodes_by_id([by]).get(by)
-            source = f" ({by_ep['source']})" if by_ep else ""
-        return (
-            f"evidence ended: {len(ended)} supporting fact(s) no longer hold, "
-            f"contradicted by episode #{by}{source}",
-            last["invalid_at"],
-            by,
-        )
-    return ("pattern changed: its evidence now forms other observations", now, None)
+    applied = store.apply(result, prose, now=now)
+    report.explain.extend(result.explain)
+    report.episodes = result.episodes
+    report.clusters = result.clusters
+    report.multi_episode_clusters = result.multi_episode_clusters
+    report.unchanged = applied.unchanged
+    report.updated = applied.updated
+    report.retired = applied.retired
+    report.created = applied.created
 
 
 # --- reads ---
@@ -1063,74 +921,20 @@ def observations(
     """
     if status not in ("active", "retired", "all"):
         raise UsageError(f"unknown status {status!r}: use active, retired or all")
-    where: list[str] = ["1 = 1"]
-    params: list[Any] = []
     if graph is not None:
         require_graph(store, graph)
-        where.append("graph_id = ?")
-        params.append(graph)
-    if as_of is not None:
-        where.append("valid_from <= ? AND (end_at IS NULL OR end_at > ?)")
-        params.extend([as_of, as_of])
-    elif status != "all":
-        where.append("status = ?")
-        params.append(status)
-    if ids is not None:
-        where.append(f"id IN ({','.join('?' * len(ids))})")
-        params.extend(ids)
-    rows = store.rows(
-        f"SELECT * FROM observations WHERE {' AND '.join(where)}"
-        " ORDER BY status = 'retired', rank DESC, id" + (f" LIMIT {int(limit)}" if limit else ""),
-        params,
-    )
+    rows = store.observation_rows(graph, status, ids=ids, as_of=as_of, limit=limit)
     if not rows:
         return []
     obs_ids = [r["id"] for r in rows]
-    evidence: dict[int, list[tuple[str, int, str]]] = {i: [] for i in obs_ids}
-    for e in store.rows_in(
-        "SELECT observation_id, item_type, item_id, role FROM observation_evidence"
-        " WHERE observation_id IN ({marks})",
-        obs_ids,
-    ):
-        evidence[e["observation_id"]].append((e["item_type"], e["item_id"], e["role"]))
+    evidence = store.observation_evidence(obs_ids)
     all_eps = sorted({i for ev in evidence.values() for t, i, _ in ev if t == "episode"})
     all_facts = sorted({i for ev in evidence.values() for t, i, _ in ev if t == "fact"})
     all_ents = sorted({i for ev in evidence.values() for t, i, _ in ev if t == "entity"})
-    episodes = {
-        r["id"]: r
-        for r in store.rows_in(
-            "SELECT id, source, author, occurred_at FROM episodes WHERE id IN ({marks})", all_eps
-        )
-    }
-    facts = {
-        r["id"]: r
-        for r in store.rows_in(
-            "SELECT f.id, s.name AS source, f.relation, t.name AS target, f.episode_id,"
-            " f.valid_at, f.invalid_at, f.sentence FROM facts f"
-            " JOIN entities s ON s.id = f.source_id JOIN entities t ON t.id = f.target_id"
-            " WHERE f.id IN ({marks})",
-            all_facts,
-        )
-    }
-    entities = {
-        r["id"]: r
-        for r in store.rows_in(
-            "SELECT id, name, type FROM entities WHERE id IN ({marks})", all_ents
-        )
-    }
-    links: dict[int, dict[str, list[int]]] = {
-        i: {"supersedes": [], "superseded_by": []} for i in obs_ids
-    }
-    for chunk, marks in store._chunks(obs_ids):
-        for a, b in store.conn.execute(
-            f"SELECT from_id, to_id FROM observation_links WHERE from_id IN ({marks})"
-            f" OR to_id IN ({marks})",
-            chunk + chunk,
-        ):
-            if a in links:
-                links[a]["supersedes"].append(b)
-            if b in links:
-                links[b]["superseded_by"].append(a)
+    episodes = store.episode_refs(all_eps)
+    facts = store.fact_refs(all_facts)
+    entities = store.entity_refs(all_ents)
+    links = store.observation_link_map(obs_ids)
     role_order = {"root": 0, "owner": 1, "direct": 2, "downstream": 3, "member": 4}
     out = []
     for r in rows:
@@ -1184,21 +988,13 @@ def observation(store: Store, obs_id: int) -> dict[str, Any]:
     if not found:
         raise NotFound(f"no observation with id {obs_id}")
     obs = found[0]
-    siblings = store.rows(
-        "SELECT id, name, status FROM observations WHERE graph_id = ? AND cluster_id = ?"
-        " AND id != ? AND status = 'active' ORDER BY rank DESC, id",
-        (obs["graph"], obs["cluster_id"], obs_id),
-    )
+    siblings = store.cluster_siblings(obs["graph"], obs["cluster_id"], obs_id)
     obs["cluster"] = {"id": obs["cluster_id"], "observations": siblings}
     return obs
 
 
 def history(store: Store, obs_id: int) -> list[dict[str, Any]]:
-    rows = store.rows(
-        "SELECT version, name, summary, kind, start_at, latest_evidence_at, evidence, created_at"
-        " FROM observation_versions WHERE observation_id = ? ORDER BY version",
-        (obs_id,),
-    )
+    rows = store.observation_versions(obs_id)
     if not rows:
         raise NotFound(f"no observation with id {obs_id}")
     for r in rows:
@@ -1212,44 +1008,12 @@ def facts(
     store: Store, graph: str, *, include_ended: bool = False, as_of: str | None = None
 ) -> list[dict[str, Any]]:
     require_graph(store, graph)
-    where = "f.graph_id = :graph"
-    params: dict[str, Any] = {"graph": graph}
-    if as_of is not None:
-        where += " AND f.valid_at <= :as_of AND (f.invalid_at IS NULL OR f.invalid_at > :as_of)"
-        params["as_of"] = as_of
-    elif not include_ended:
-        where += " AND f.invalid_at IS NULL"
-    return store.rows(
-        f"""
-        SELECT f.id, s.name AS source, s.type AS source_type, f.relation, t.name AS target,
-          t.type AS target_type, f.episode_id, e.source AS episode_source, e.author,
-          f.valid_at, f.invalid_at, f.created_at, f.expired_at, f.invalidated_by, f.sentence
-        FROM facts f JOIN entities s ON s.id = f.source_id JOIN entities t ON t.id = f.target_id
-        JOIN episodes e ON e.id = f.episode_id
-        WHERE {where} ORDER BY f.valid_at, f.id
-        """,
-        params,
-    )
+    return store.fact_list(graph, include_ended=include_ended, as_of=as_of)
 
 
 def entities(store: Store, graph: str) -> list[dict[str, Any]]:
     require_graph(store, graph)
-    rows = store.rows(
-        """
-        SELECT n.id, n.name, n.type,
-          (SELECT count(*) FROM facts f WHERE (f.source_id = n.id OR f.target_id = n.id)
-             AND f.invalid_at IS NULL) AS current_facts,
-          (SELECT count(DISTINCT f.episode_id) FROM facts f
-             WHERE f.source_id = n.id OR f.target_id = n.id) AS episodes,
-          (SELECT json_group_array(alias) FROM entity_aliases a WHERE a.entity_id = n.id)
-             AS aliases
-        FROM entities n WHERE n.graph_id = ? ORDER BY n.type, lower(n.name)
-        """,
-        (graph,),
-    )
-    for r in rows:
-        r["aliases"] = sorted(json.loads(r["aliases"]))
-    return rows
+    return store.entity_list(graph)
 
 
 # --- search, report, entity timeline, dependency pictures, adding one episode ---

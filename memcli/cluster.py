@@ -142,37 +142,73 @@ def cluster_episodes(
             continue
         active[signature] = eps
 
-    uf = UnionFind()
-    for node in all_nodes:
-        uf.add(node)
+    # The union-find inlined over a plain dict (the same smallest-id-wins rule as
+    # ``UnionFind``): a graph of 100k updates makes hundreds of thousands of unions, and
+    # method calls were most of their cost.
+    parent = {node: node for node in all_nodes}
+
+    def find(x: int) -> int:
+        root = x
+        while parent[root] != root:
+            root = parent[root]
+        while parent[x] != root:  # path compression
+            parent[x], x = root, parent[x]
+        return root
+
+    def union(a: int, b: int) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            if rb < ra:
+                ra, rb = rb, ra
+            parent[rb] = ra
+
     window = controls.window_seconds
+    position: dict[int, int] = {}
+    if window is not None and times is not None:
+        # Every episode's place in (time, id) order, once: sorting each signature's
+        # carriers by it is a C-level key lookup, not a tuple built per comparison key.
+        by_time = sorted(all_nodes, key=lambda e: (times.get(e, 0.0), e))
+        position = {e: i for i, e in enumerate(by_time)}
     for eps in active.values():
         if window is None or times is None:
             first = eps[0]
             for other in eps[1:]:
-                uf.union(first, other)
+                union(first, other)
             continue
-        ordered = sorted(eps, key=lambda e: (times.get(e, 0.0), e))
-        for a, b in zip(ordered, ordered[1:], strict=False):
-            if times.get(b, 0.0) - times.get(a, 0.0) <= window:
-                uf.union(a, b)
+        ordered = sorted(eps, key=position.__getitem__)
+        time_of = [times.get(e, 0.0) for e in ordered]
+        for i in range(len(ordered) - 1):
+            if time_of[i + 1] - time_of[i] <= window:
+                union(ordered[i], ordered[i + 1])
             else:
                 result.window_breaks += 1
-    result.component = {node: uf.find(node) for node in sorted(all_nodes)}
+    result.component = {node: find(node) for node in sorted(all_nodes)}
     result.membership = dict(result.component)
 
     cap = controls.max_cluster
     if cap is not None:
-        for comp, members in group(result.component).items():
-            if len(members) > cap:
-                removed = _split(members, active, kinds, times, window, cap, result.membership)
-                result.splits.append((comp, len(members), removed))
+        oversized = [(c, m) for c, m in group(result.component).items() if len(m) > cap]
+        # Each oversized component's carriers of each signature, in one pass over the
+        # active signatures (with the window, one signature's carriers can sit in
+        # several components).
+        inside: dict[int, dict[int, list[int]]] = {c: {} for c, _ in oversized}
+        if oversized:
+            component = result.component
+            for signature, eps in active.items():
+                for e in eps:
+                    local = inside.get(component[e])
+                    if local is not None:
+                        local.setdefault(signature, []).append(e)
+        for comp, members in oversized:
+            local = {s: eps for s, eps in inside[comp].items() if len(eps) > 1}
+            removed = _split(members, local, kinds, times, window, cap, result.membership)
+            result.splits.append((comp, len(members), removed))
     return result
 
 
 def _split(
     members: list[int],
-    active: dict[int, list[int]],
+    active: dict[int, list[int]],  # signature -> its carriers inside this component
     kinds: dict[int, str],
     times: dict[int, float] | None,
     window: float | None,
@@ -184,11 +220,10 @@ def _split(
     smallest k that leaves every part within the cap.
 
     Removing signatures never joins parts, so the largest part shrinks as k grows and k
-    is found by binary search: O(incidences x log signatures), not one pass per removal.
+    is found in one pass that adds signatures back, least common first, until a part
+    would exceed the cap: O(incidences), not one union-find per candidate k.
     """
-    inside = set(members)
-    local = {s: [e for e in eps if e in inside] for s, eps in active.items()}
-    local = {s: eps for s, eps in local.items() if len(eps) > 1}
+    local = active  # this component's carriers of each of its signatures (2 or more)
     if window is not None and times is not None:
         # sorted once by time, not once per binary-search step
         for eps in local.values():
@@ -210,18 +245,44 @@ def _split(
                     uf.union(eps[0], other)
         return {e: uf.find(e) for e in members}
 
-    def fits(assignment: dict[int, int]) -> bool:
-        sizes: dict[int, int] = defaultdict(int)
-        for root in assignment.values():
-            sizes[root] += 1
-        return max(sizes.values()) <= cap
+    # Add signatures back from the least common (k = len(order)) towards the most common
+    # (k = 0), tracking the largest part with union by size: the first k whose
+    # signature would make a part too large is the answer. One pass, not a union-find
+    # per binary-search step; the same k as the search over "fits" would find.
+    index = {e: n for n, e in enumerate(members)}
+    parent = list(range(len(members)))
+    size = [1] * len(members)
 
-    lo, hi = 0, len(order)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if fits(parts(mid)):
-            hi = mid
-        else:
-            lo = mid + 1
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def join(a: int, b: int) -> int:
+        ra, rb = find(index[a]), find(index[b])
+        if ra == rb:
+            return size[ra]
+        if size[ra] < size[rb]:
+            ra, rb = rb, ra
+        parent[rb] = ra
+        size[ra] += size[rb]
+        return size[ra]
+
+    lo = len(order)
+    if cap >= 1:
+        while lo > 0:
+            eps = local[order[lo - 1]]
+            if window is not None and times is not None:
+                pairs = [
+                    (a, b)
+                    for a, b in zip(eps, eps[1:], strict=False)
+                    if times.get(b, 0.0) - times.get(a, 0.0) <= window
+                ]
+            else:
+                pairs = [(eps[0], other) for other in eps[1:]]
+            if any(join(a, b) > cap for a, b in pairs):
+                break
+            lo -= 1
     membership.update(parts(lo))
     return order[:lo]

@@ -163,7 +163,9 @@ def _fts(store: Store) -> Check:
         bad,
         repair="rebuild the index: "
         + "; ".join(
-            f"sqlite3 {store.path} \"INSERT INTO {n}({n}) VALUES('rebuild')\"" for n in names
+            # SQL for the user to run
+            f"sqlite3 {store.path} \"INSERT INTO {n}({n}) VALUES('rebuild')\""
+            for n in names
         ),
     )
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from memcli.models import EntityRef, EpisodeInput, ExtractedFact
 
@@ -296,6 +297,17 @@ def redact(text: str) -> tuple[str, dict[str, int]]:
     return text, counts
 
 
+@lru_cache(maxsize=16384)
+def _redact_short(text: str) -> tuple[str, tuple[tuple[str, int], ...]]:
+    """``redact`` remembered: entity names, authors, sources and fact sentences repeat
+    across a batch (the same team in thousands of facts), and redaction is pure."""
+    out, counts = redact(text)
+    return out, tuple(counts.items())
+
+
+SHORT = 256  # fields up to this length go through the cache; whole updates do not
+
+
 def merge(into: dict[str, int], counts: dict[str, int]) -> None:
     """Add ``counts`` to ``into`` (per-kind totals across fields or files)."""
     for kind, n in counts.items():
@@ -311,8 +323,12 @@ def redact_episode(episode: EpisodeInput) -> tuple[EpisodeInput, dict[str, int]]
     counts: dict[str, int] = {}
 
     def clean(value: str) -> str:
-        text, found = redact(value)
-        merge(counts, found)
+        if len(value) <= SHORT:
+            text, found = _redact_short(value)
+            merge(counts, dict(found))
+            return text
+        text, counts_found = redact(value)
+        merge(counts, counts_found)
         return text
 
     def clean_fact(f: ExtractedFact) -> ExtractedFact:

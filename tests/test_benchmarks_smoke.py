@@ -98,6 +98,22 @@ def test_generator_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> N
     assert "--owner-naming" in capsys.readouterr().out
 
 
+def test_perf_stages_run_the_real_pipeline_and_leave_no_trace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    small = replace(perf.scale_config(300), chains=5, noise=60, weeks=1)
+    corpus = generate.write(generate.generate(small), tmp_path / "c")
+    db = tmp_path / "perf.db"
+    with Store(db) as store:
+        assert api.ingest(store, expand([str(corpus / "facts")])).ok
+    perf.stages(db)
+    steps = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
+    assert steps[0] == "store.load_analysis" and steps[-1] == "store.apply"
+    with Store(db) as store:  # rolled back: the graph was never analyzed
+        assert api.observations(store, perf.GRAPH) == []
+        assert api.analyze(store, perf.GRAPH).created  # and a real analyze finds patterns
+
+
 def test_connectors_benchmark_runs(tmp_path: Path) -> None:
     import subprocess
 

@@ -134,3 +134,103 @@ def test_no_controls_is_plain_components(pairs: list[tuple[int, int]]) -> None:
         pairs, controls=Controls(window_seconds=None, max_signature_episodes=None, max_cluster=None)
     )
     assert result.membership == components(pairs)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    incidences,
+    st.integers(1, 12),
+    st.dictionaries(st.integers(1, 40), st.integers(0, 20), max_size=40),
+    st.sampled_from([None, 3.0]),
+)
+def test_size_cap_removes_the_fewest_signatures_that_fit(
+    pairs: list[tuple[int, int]], cap: int, days: dict[int, int], window: float | None
+) -> None:
+    """The split removes the smallest k most common signatures that leave every part
+    within the cap, checked against trying every k with a fresh union-find."""
+    from memcli.cluster import Controls, cluster_episodes
+
+    times = {e: float(days.get(e, 0)) for e, _ in pairs}
+    kinds = {s: "blocker" if s % 3 == 0 else "literal" for _, s in pairs}
+    result = cluster_episodes(
+        pairs,
+        kinds=kinds,
+        times=times,
+        controls=Controls(window_seconds=window, max_signature_episodes=None, max_cluster=cap),
+    )
+    for comp, size, removed in result.splits:
+        members = {e for e, c in result.component.items() if c == comp}
+        assert size == len(members) > cap
+        local: dict[int, list[int]] = {}
+        for e, s in pairs:
+            if e in members:
+                local.setdefault(s, []).append(e)
+        local = {s: eps for s, eps in local.items() if len(eps) > 1}
+        order = sorted(local, key=lambda s: (kinds[s] != "literal", -len(local[s]), s))
+
+        k = next(
+            k
+            for k in range(len(order) + 1)
+            if _largest_part(members, order[k:], local, times, window) <= cap
+        )
+        assert removed == order[:k]
+    assert all(len(m) <= cap for m in group(result.membership).values())
+
+
+def _largest_part(
+    members: set[int],
+    signatures: list[int],
+    local: dict[int, list[int]],
+    times: dict[int, float],
+    window: float | None,
+) -> int:
+    uf = UnionFind()
+    for e in members:
+        uf.add(e)
+    for s in signatures:
+        eps = sorted(local[s], key=lambda e: (times[e], e))
+        for a, b in zip(eps, eps[1:], strict=False):
+            if window is None or times[b] - times[a] <= window:
+                uf.union(a, b)
+    return max(len(m) for m in group({e: uf.find(e) for e in members}).values())
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    incidences,
+    st.dictionaries(st.integers(1, 40), st.integers(0, 20), max_size=40),
+    st.integers(0, 6),
+)
+def test_window_and_hub_cut_match_a_plain_union_find(
+    pairs: list[tuple[int, int]], days: dict[int, int], hub: int
+) -> None:
+    """Components under the window and the hub cut equal a reference built with
+    ``UnionFind`` over the same links: time-consecutive carriers within the window, of
+    every signature that is not a literal hub."""
+    from memcli.cluster import Controls, cluster_episodes
+
+    times = {e: float(days.get(e, 0)) for e, _ in pairs}
+    kinds = {s: "blocker" if s % 4 == 0 else "literal" for _, s in pairs}
+    result = cluster_episodes(
+        pairs,
+        kinds=kinds,
+        times=times,
+        controls=Controls(window_seconds=2.0, max_signature_episodes=hub, max_cluster=None),
+    )
+    uf = UnionFind()
+    carriers: dict[int, list[int]] = {}
+    for e, s in pairs:
+        uf.add(e)
+        carriers.setdefault(s, []).append(e)
+    breaks = 0
+    for s, eps in carriers.items():
+        if len(eps) > hub and kinds[s] == "literal":
+            continue
+        eps = sorted(eps, key=lambda e: (times[e], e))
+        for a, b in zip(eps, eps[1:], strict=False):
+            if times[b] - times[a] <= 2.0:
+                uf.union(a, b)
+            else:
+                breaks += 1
+    assert result.component == {e: uf.find(e) for e in sorted(uf.parent)}
+    assert result.window_breaks == breaks

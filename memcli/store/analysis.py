@@ -1,0 +1,641 @@
+"""Analysis reads and writes: what one analyze needs, and writing its result."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from memcli import analysis
+from memcli.models import EntityType, Relation
+from memcli.store.connection import StoreBase, chunks
+
+# --- rows handed out by queries ---
+
+
+@dataclass(frozen=True, slots=True)
+class FactRow:
+    id: int
+    episode_id: int
+    source_id: int
+    relation: str
+    target_id: int
+    valid_at: str
+    invalid_at: str | None
+
+
+VALID_SQL = "(f.valid_at <= :as_of AND (f.invalid_at IS NULL OR f.invalid_at > :as_of))"
+CURRENT_SQL = "(f.invalid_at IS NULL)"
+
+
+def validity(as_of: str | None) -> tuple[str, dict[str, Any]]:
+    """The WHERE fragment selecting facts valid now, or valid at ``as_of`` (world time)."""
+    if as_of is None:
+        return CURRENT_SQL, {}
+    return VALID_SQL, {"as_of": as_of}
+
+
+@dataclass(slots=True)
+class AppliedRun:
+    """Observation ids by what ``Store.apply`` did to them."""
+
+    created: list[int] = field(default_factory=list)
+    updated: list[int] = field(default_factory=list)
+    retired: list[int] = field(default_factory=list)
+    unchanged: list[int] = field(default_factory=list)
+
+
+class AnalysisMixin(StoreBase):
+    """What one analyze reads and writes.
+
+    ``load_analysis`` reads everything a pass needs in a few set-based queries and
+    ``dependency_cones`` walks the blocked_by chains of its clusters; ``apply`` writes the
+    result in the caller's transaction. The scope (the episodes an incremental pass
+    redoes, or None for the whole graph) is an argument: inside a call it fills a temp
+    table the queries join on, emptied again before the call returns.
+    """
+
+    @contextmanager
+    def _scoped(self, episode_ids: Iterable[int] | None) -> Iterator[bool]:
+        if episode_ids is None:
+            yield False
+            return
+        self.conn.execute("CREATE TEMP TABLE IF NOT EXISTS scope (episode_id INTEGER PRIMARY KEY)")
+        self.conn.execute("DELETE FROM temp.scope")
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO temp.scope (episode_id) VALUES (?)",
+            ((i,) for i in sorted(episode_ids)),
+        )
+        try:
+            yield True
+        finally:
+            self.conn.execute("DELETE FROM temp.scope")
+
+    @staticmethod
+    def _from(table: str, key: str, scoped: bool) -> str:
+        """``<table> f``, driven from the scope table in a scoped run.
+
+        CROSS JOIN fixes the loop order: walk the (small) scope and look rows up by
+        episode, instead of scanning the graph's rows and probing the scope.
+        """
+        if not scoped:
+            return f"{table} f"
+        return f"temp.scope sc CROSS JOIN {table} f ON f.{key} = sc.episode_id"
+
+    def analysis_watermark(self, graph_id: str) -> tuple[int, int, int]:
+        """(newest episode id, newest fact id, number of episodes) of a graph."""
+        with self._lock:
+            row = self.conn.execute(
+                "SELECT (SELECT coalesce(max(id), 0) FROM episodes WHERE graph_id = :g),"
+                " (SELECT coalesce(max(id), 0) FROM facts WHERE graph_id = :g),"
+                " (SELECT count(*) FROM episodes WHERE graph_id = :g)",
+                {"g": graph_id},
+            ).fetchone()
+        return int(row[0]), int(row[1]), int(row[2])
+
+    def load_analysis(
+        self,
+        graph_id: str,
+        *,
+        scope: Iterable[int] | None,
+        kinds: Sequence[str],
+        with_times: bool = True,
+        as_of: str | None = None,
+    ) -> analysis.AnalysisInput:
+        """Everything one analysis pass reads, as plain data (see ``AnalysisInput``)."""
+        scope_set = frozenset(scope) if scope is not None else None
+        with self._lock, self._scoped(scope_set) as scoped:
+            return self._load(graph_id, scope_set, scoped, kinds, with_times, as_of)
+
+    def _load(
+        self,
+        graph_id: str,
+        scope: frozenset[int] | None,
+        scoped: bool,
+        kinds: Sequence[str],
+        with_times: bool,
+        as_of: str | None,
+    ) -> analysis.AnalysisInput:
+        conn = self.conn
+        where, params = validity(as_of)
+        g = {"graph": graph_id, **params}
+        nodes: list[int] = []
+        times: dict[int, float] = {}
+        episodes: dict[int, analysis.Episode] = {}
+        for i, author, occurred_at, source, t in conn.execute(
+            "SELECT f.id, f.author, f.occurred_at, f.source,"
+            " CAST(strftime('%s', f.occurred_at) AS INTEGER)"
+            f" FROM {self._from('episodes', 'id', scoped)} WHERE f.graph_id = :graph",
+            g,
+        ):
+            nodes.append(i)
+            times[i] = float(t or 0)
+            episodes[i] = analysis.Episode(i, author, occurred_at, source)
+        # A whole graph is read in table order ("+f.graph_id" keeps SQLite off the
+        # graph_id index, whose row-by-row lookups cost more than the scan), the facts
+        # driving the join; duplicates (two facts of one episode with one signature) go
+        # in Python, cheaper than SQLite's DISTINCT b-tree.
+        graph_term = "f.graph_id = :graph" if scoped else "+f.graph_id = :graph"
+        marks = ", ".join(f":k{i}" for i in range(len(kinds)))
+        incidences = list(
+            dict.fromkeys(
+                (int(a), int(b), str(c))
+                for a, b, c in conn.execute(
+                    f"""
+                    SELECT f.episode_id, fs.signature_id, s.kind
+                    FROM {self._from("facts", "episode_id", scoped)}
+                    CROSS JOIN fact_signatures fs ON fs.fact_id = f.id
+                    CROSS JOIN signatures s ON s.id = fs.signature_id
+                    WHERE {graph_term} AND s.kind IN ({marks}) AND {where}
+                    """,
+                    {**g, **{f"k{i}": k for i, k in enumerate(kinds)}},
+                )
+            )
+        )
+        relation_of = {r.value: r for r in Relation}
+        facts = [
+            analysis.Fact(i, e, src, relation_of[rel], tgt)
+            for i, e, src, rel, tgt in conn.execute(
+                f"""
+                SELECT f.id, f.episode_id, f.source_id, f.relation, f.target_id
+                FROM {self._from("facts", "episode_id", scoped)}
+                WHERE {graph_term} AND {where} ORDER BY f.id
+                """,
+                g,
+            )
+        ]
+        entity_ids = {f.source_id for f in facts} | {f.target_id for f in facts}
+        type_of = {t.value: t for t in EntityType}
+        entities: dict[int, analysis.Entity] = {}
+        if scoped:
+            for chunk, m in chunks(entity_ids):
+                for i, name, t in conn.execute(
+                    f"SELECT id, name, type FROM entities WHERE id IN ({m})", chunk
+                ):
+                    entities[i] = analysis.Entity(i, name, type_of[t])
+        else:
+            for i, name, t in conn.execute(
+                "SELECT id, name, type FROM entities WHERE graph_id = ?", (graph_id,)
+            ):
+                if i in entity_ids:
+                    entities[i] = analysis.Entity(i, name, type_of[t])
+
+        # Active observations (in a scoped run, those with evidence in the scope) and
+        # their evidence, in one query each.
+        active_sql = "o.graph_id = :graph AND o.status = 'active'"
+        if scoped:
+            active_sql += (
+                " AND o.id IN (SELECT oe2.observation_id FROM observation_evidence oe2"
+                " JOIN temp.scope sc ON sc.episode_id = oe2.item_id"
+                " WHERE oe2.item_type = 'episode')"
+            )
+        evidence: dict[int, list[tuple[str, int, str]]] = defaultdict(list)
+        for oid, t, i, role in conn.execute(
+            "SELECT oe.observation_id, oe.item_type, oe.item_id, oe.role"
+            " FROM observations o JOIN observation_evidence oe ON oe.observation_id = o.id"
+            f" WHERE {active_sql} ORDER BY oe.observation_id, oe.item_type, oe.item_id",
+            {"graph": graph_id},
+        ):
+            evidence[oid].append((t, int(i), role))
+        active = [
+            analysis.ActiveObservation(oid, key, kind, fp, tuple(evidence.get(oid, ())))
+            for oid, key, kind, fp in conn.execute(
+                f"SELECT o.id, o.pattern_key, o.kind, o.fingerprint FROM observations o"
+                f" WHERE {active_sql} ORDER BY o.id",
+                {"graph": graph_id},
+            )
+        ]
+
+        # When each candidate root (work waited on) stopped waiting on anything itself.
+        candidates = {f.target_id for f in facts if f.relation is Relation.BLOCKED_BY}
+        since_sql = (
+            "SELECT source_id, max(invalid_at) FROM facts WHERE graph_id = ?"
+            " AND relation = 'blocked_by' AND invalid_at IS NOT NULL"
+        )
+        root_since: dict[int, str] = {}
+        if scoped:
+            for chunk, m in chunks(candidates):
+                root_since.update(
+                    conn.execute(
+                        f"{since_sql} AND source_id IN ({m}) GROUP BY source_id", [graph_id, *chunk]
+                    )
+                )
+        else:
+            root_since = {
+                k: v
+                for k, v in conn.execute(f"{since_sql} GROUP BY source_id", (graph_id,))
+                if k in candidates
+            }
+
+        # What retire reasons need: completions of active observations' roots, their
+        # roots' names, their evidence facts that have ended, and the episodes involved.
+        roots = sorted(
+            {i for o in active for t, i, r in o.evidence if t == "entity" and r == "root"}
+        )
+        completions = {
+            r["target_id"]: analysis.Completion(r["target_id"], r["episode_id"], r["valid_at"])
+            for r in self.rows_in(
+                # ordered by time, so the latest completion of each item is the one kept
+                "SELECT target_id, episode_id, valid_at FROM facts WHERE graph_id = ?"
+                " AND relation = 'completed' AND target_id IN ({marks}) ORDER BY valid_at",
+                roots,
+                graph_id,
+            )
+        }
+        names = {
+            r["id"]: r["name"]
+            for r in self.rows_in("SELECT id, name FROM entities WHERE id IN ({marks})", roots)
+        }
+        ended = {
+            int(i): analysis.EndedFact(int(i), at, by)
+            for i, at, by in conn.execute(
+                "SELECT DISTINCT f.id, f.invalid_at, f.invalidated_by FROM observations o"
+                " JOIN observation_evidence oe ON oe.observation_id = o.id"
+                " AND oe.item_type = 'fact'"
+                " JOIN facts f ON f.id = oe.item_id AND f.invalid_at IS NOT NULL"
+                f" WHERE {active_sql}",
+                {"graph": graph_id},
+            )
+        }
+        involved = {c.episode_id for c in completions.values()} | {
+            f.invalidated_by for f in ended.values() if f.invalidated_by is not None
+        }
+        sources = {
+            r["id"]: r["source"]
+            for r in self.rows_in("SELECT id, source FROM episodes WHERE id IN ({marks})", involved)
+        }
+        return analysis.AnalysisInput(
+            graph=graph_id,
+            scope=scope,
+            nodes=nodes,
+            incidences=incidences,
+            times=times if with_times else None,
+            facts=facts,
+            entities=entities,
+            episodes=episodes,
+            active=active,
+            root_since=root_since,
+            completions=completions,
+            ended_facts=ended,
+            names=names,
+            sources=sources,
+        )
+
+    def last_run(self, graph_id: str) -> dict[str, Any] | None:
+        rows = self.rows(
+            "SELECT * FROM analysis_runs WHERE graph_id = ? ORDER BY id DESC LIMIT 1",
+            (graph_id,),
+        )
+        return rows[0] if rows else None
+
+    def affected_episodes(
+        self,
+        graph_id: str,
+        since: str,
+        max_episode_id: int,
+        kinds: Sequence[str],
+        max_fact_id: int = 0,
+        *,
+        window_seconds: float | None = None,
+        hub_threshold: int | None = None,
+    ) -> set[int]:
+        """Episodes whose cluster new evidence can change since the last run.
+
+        Changed facts are those added since the last run (fact id watermark) or ended
+        since it. Their episodes, the other carriers of their signatures, and every member
+        of those episodes' previous components are affected. Two carriers need no redo:
+        those farther than the linking window from every changed episode (their links
+        among themselves cannot change), and all carriers of a literal signature that was
+        a hub before and still is one (it links nothing either way). Facts are only ever
+        added or ended, so nothing outside this set can change.
+        """
+        changed = self.rows(
+            """
+            SELECT f.id, f.episode_id, CAST(strftime('%s', e.occurred_at) AS INTEGER) AS t
+            FROM facts f JOIN episodes e ON e.id = f.episode_id
+            WHERE f.id > :max_fact AND f.graph_id = :graph
+            UNION
+            SELECT f.id, f.episode_id, CAST(strftime('%s', e.occurred_at) AS INTEGER) AS t
+            FROM facts f JOIN episodes e ON e.id = f.episode_id
+            WHERE f.graph_id = :graph AND f.expired_at >= :since
+            """,
+            {"graph": graph_id, "since": since, "max_fact": max_fact_id},
+        )
+        seeds = {
+            r[0]
+            for r in self.conn.execute(
+                "SELECT id FROM episodes WHERE graph_id = :graph AND id > :max_ep",
+                {"graph": graph_id, "max_ep": max_episode_id},
+            )
+        }
+        seeds |= {r["episode_id"] for r in changed}
+        time_of = {r["episode_id"]: float(r["t"] or 0) for r in changed}
+        by_sig: dict[int, set[int]] = defaultdict(set)
+        kind_of: dict[int, str] = {}
+        fact_ids = [r["id"] for r in changed]
+        episode_of = {r["id"]: r["episode_id"] for r in changed}
+        for chunk, marks in chunks(fact_ids):
+            for fact_id, sig, kind in self.conn.execute(
+                "SELECT fs.fact_id, fs.signature_id, s.kind FROM fact_signatures fs"
+                " JOIN signatures s ON s.id = fs.signature_id"
+                f" WHERE fs.fact_id IN ({marks})",
+                chunk,
+            ):
+                if kind in kinds:
+                    by_sig[sig].add(episode_of[fact_id])
+                    kind_of[sig] = kind
+        carriers_of: dict[int, set[tuple[int, Any]]] = defaultdict(set)
+        for chunk, marks in chunks(by_sig):
+            for sig, episode, t in self.conn.execute(
+                f"""
+                SELECT DISTINCT fs.signature_id, f.episode_id,
+                  CAST(strftime('%s', e.occurred_at) AS INTEGER)
+                FROM fact_signatures fs
+                JOIN facts f ON f.id = fs.fact_id AND f.invalid_at IS NULL
+                JOIN episodes e ON e.id = f.episode_id
+                WHERE fs.signature_id IN ({marks})
+                """,
+                chunk,
+            ):
+                carriers_of[sig].add((episode, t))
+        for sig, touched in sorted(by_sig.items()):
+            carriers = sorted(carriers_of[sig])
+            if (
+                hub_threshold is not None
+                and kind_of[sig] == "literal"
+                and len(carriers) - len(touched) > hub_threshold
+            ):
+                continue  # a hub before and after: it links nothing either way
+            if window_seconds is None:
+                seeds.update(int(e) for e, _ in carriers)
+                continue
+            times = [time_of[e] for e in touched]
+            lo, hi = min(times) - window_seconds, max(times) + window_seconds
+            seeds.update(int(e) for e, t in carriers if lo <= float(t or 0) <= hi)
+        if not seeds:
+            return set()
+        self.conn.execute("CREATE TEMP TABLE IF NOT EXISTS seeds (episode_id INTEGER PRIMARY KEY)")
+        self.conn.execute("DELETE FROM temp.seeds")
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO temp.seeds (episode_id) VALUES (?)", ((i,) for i in seeds)
+        )
+        members = {
+            r[0]
+            for r in self.conn.execute(
+                """
+                SELECT ec.episode_id FROM episode_clusters ec
+                WHERE ec.graph_id = ? AND ec.component_id IN (
+                    SELECT e2.component_id FROM episode_clusters e2
+                    JOIN temp.seeds s ON s.episode_id = e2.episode_id)
+                """,
+                (graph_id,),
+            )
+        }
+        self.conn.execute("DELETE FROM temp.seeds")
+        return seeds | members
+
+    def save_membership(
+        self, graph_id: str, membership: dict[int, int], component: dict[int, int], *, full: bool
+    ) -> None:
+        """Store each episode's cluster and component; ``full``: these are all of the
+        graph's episodes (rows for any other episode go). Only rows that changed are
+        written: a re-run over a graph that barely moved writes next to nothing."""
+        stored: dict[int, tuple[int, int]] = {}
+        sql = "SELECT episode_id, cluster_id, component_id FROM episode_clusters"
+        if full:
+            for e, c, comp in self.conn.execute(f"{sql} WHERE graph_id = ?", (graph_id,)):
+                stored[e] = (c, comp)
+        else:
+            for chunk, marks in chunks(membership):
+                for e, c, comp in self.conn.execute(f"{sql} WHERE episode_id IN ({marks})", chunk):
+                    stored[e] = (c, comp)
+        if full:
+            gone = [(e,) for e in stored if e not in membership]
+            self.conn.executemany("DELETE FROM episode_clusters WHERE episode_id = ?", gone)
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO episode_clusters (episode_id, graph_id, cluster_id,"
+            " component_id) VALUES (?, ?, ?, ?)",
+            [
+                (e, graph_id, c, component[e])
+                for e, c in sorted(membership.items())
+                if stored.get(e) != (c, component[e])
+            ],
+        )
+
+    def signature_keys(self, ids: Iterable[int]) -> dict[int, tuple[str, str]]:
+        return {
+            r["id"]: (r["kind"], r["key"])
+            for r in self.rows_in("SELECT id, kind, key FROM signatures WHERE id IN ({marks})", ids)
+        }
+
+    def dependency_cones(
+        self, graph_id: str, membership: dict[int, int], as_of: str | None = None
+    ) -> list[tuple[int, int, int, int]]:
+        """Walk blocked_by chains inside each cluster with a recursive CTE.
+
+        ``membership`` maps episode id -> cluster id. A chain is followed only through
+        facts of the same cluster, so clusters stay the unit of analysis. Returns
+        (cluster id, root entity id, node entity id, depth) rows; depth 0 is the root
+        itself. A root is work that others in the cluster wait on and that waits on
+        nothing in the cluster. Cycles stop at depth 64 and contribute no root.
+        """
+        where, params = validity(as_of)
+        self.conn.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS cluster_members ("
+            " episode_id INTEGER PRIMARY KEY, cluster_id INTEGER NOT NULL)"
+        )
+        self.conn.execute("DELETE FROM temp.cluster_members")
+        self.conn.executemany(
+            "INSERT INTO temp.cluster_members (episode_id, cluster_id) VALUES (?, ?)",
+            sorted(membership.items()),
+        )
+        cur = self.conn.execute(
+            f"""
+            WITH RECURSIVE
+            edges(cluster_id, src, tgt) AS (
+                SELECT DISTINCT cm.cluster_id, f.source_id, f.target_id
+                FROM facts f JOIN temp.cluster_members cm ON cm.episode_id = f.episode_id
+                WHERE f.graph_id = :graph AND f.relation = 'blocked_by' AND {where}
+            ),
+            roots(cluster_id, root) AS (
+                SELECT DISTINCT e.cluster_id, e.tgt FROM edges e
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM edges o WHERE o.cluster_id = e.cluster_id AND o.src = e.tgt)
+            ),
+            cone(cluster_id, root, node, depth) AS (
+                SELECT cluster_id, root, root, 0 FROM roots
+                UNION
+                SELECT c.cluster_id, c.root, e.src, c.depth + 1
+                FROM cone c JOIN edges e ON e.cluster_id = c.cluster_id AND e.tgt = c.node
+                WHERE c.depth < 64
+            )
+            SELECT cluster_id, root, node, min(depth) FROM cone
+            GROUP BY cluster_id, root, node
+            ORDER BY cluster_id, root, node
+            """,
+            {"graph": graph_id, **params},
+        )
+        rows = [(int(a), int(b), int(c), int(d)) for a, b, c, d in cur]
+        self.conn.execute("DELETE FROM temp.cluster_members")
+        return rows
+
+    def insert_observation(self, row: dict[str, Any], evidence: list[tuple[str, int, str]]) -> int:
+        cur = self.conn.execute(
+            """
+            INSERT INTO observations (graph_id, name, summary, status, kind, pattern_key,
+              cluster_id, fingerprint, rank, start_at, valid_from, latest_evidence_at,
+              created_at, updated_at, version, writer)
+            VALUES (:graph_id, :name, :summary, 'active', :kind, :pattern_key, :cluster_id,
+              :fingerprint, :rank, :start_at, :valid_from, :latest_evidence_at, :now, :now, 1,
+              :writer)
+            """,
+            row,
+        )
+        assert cur.lastrowid is not None
+        obs_id = cur.lastrowid
+        self._write_evidence(obs_id, evidence)
+        self._snapshot(obs_id, evidence)
+        return obs_id
+
+    def update_observation(
+        self, obs_id: int, row: dict[str, Any], evidence: list[tuple[str, int, str]]
+    ) -> None:
+        self.conn.execute(
+            """
+            UPDATE observations SET name = :name, summary = :summary, kind = :kind,
+              cluster_id = :cluster_id, fingerprint = :fingerprint, rank = :rank,
+              start_at = :start_at, valid_from = min(coalesce(valid_from, :valid_from), :valid_from),
+              latest_evidence_at = :latest_evidence_at,
+              updated_at = :now, version = version + 1, writer = :writer
+            WHERE id = :id
+            """,
+            {**row, "id": obs_id},
+        )
+        self.conn.execute("DELETE FROM observation_evidence WHERE observation_id = ?", (obs_id,))
+        self._write_evidence(obs_id, evidence)
+        self._snapshot(obs_id, evidence)
+
+    def touch_observation(self, obs_id: int, rank: int, cluster_id: int | None) -> None:
+        """Same pattern, same evidence: only bookkeeping that is not part of the version."""
+        self.conn.execute(
+            "UPDATE observations SET rank = ?, cluster_id = ? WHERE id = ?"
+            " AND (rank != ? OR cluster_id IS NOT ?)",
+            (rank, cluster_id, obs_id, rank, cluster_id),
+        )
+
+    def retire_observation(
+        self, obs_id: int, reason: str, end_at: str, episode_id: int | None, now: str
+    ) -> None:
+        self.conn.execute(
+            """
+            UPDATE observations SET status = 'retired', retire_reason = ?, end_at = ?,
+              retired_by_episode = ?, updated_at = ?
+            WHERE id = ?
+            """,
+            (reason, end_at, episode_id, now, obs_id),
+        )
+
+    def link_observations(self, newer: int, older: int, now: str) -> None:
+        self.conn.execute(
+            "INSERT OR IGNORE INTO observation_links (from_id, to_id, kind, created_at)"
+            " VALUES (?, ?, 'supersedes', ?)",
+            (newer, older, now),
+        )
+
+    def _write_evidence(self, obs_id: int, evidence: list[tuple[str, int, str]]) -> None:
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO observation_evidence (observation_id, item_type, item_id, role)"
+            " VALUES (?, ?, ?, ?)",
+            [(obs_id, t, i, r) for t, i, r in evidence],
+        )
+
+    def _snapshot(self, obs_id: int, evidence: list[tuple[str, int, str]]) -> None:
+        """Record the observation's current version (its row as just written)."""
+        self.conn.execute(
+            """
+            INSERT OR REPLACE INTO observation_versions (observation_id, version, name, summary,
+              kind, start_at, latest_evidence_at, evidence, created_at)
+            SELECT id, version, name, summary, kind, start_at, latest_evidence_at, ?, updated_at
+            FROM observations WHERE id = ?
+            """,
+            (json.dumps(sorted((t, i, r) for t, i, r in evidence)), obs_id),
+        )
+
+    def apply(
+        self,
+        result: analysis.AnalysisResult,
+        prose: Mapping[str, tuple[str, str, str]],
+        *,
+        now: str,
+    ) -> AppliedRun:
+        """Write one analysis result: keep, update, retire and create observations, link
+        new ones to those they supersede, and save the cluster membership. ``prose`` maps
+        each updated or new draft's pattern key to (name, summary, writer). Call inside
+        the analyze transaction."""
+        done = AppliedRun()
+        graph = result.graph
+
+        def row(d: analysis.Draft) -> dict[str, Any]:
+            name, summary, writer = prose[d.pattern_key]
+            return {
+                "valid_from": d.valid_from,
+                "graph_id": graph,
+                "name": name,
+                "summary": summary,
+                "kind": d.kind,
+                "pattern_key": d.pattern_key,
+                "cluster_id": d.cluster_id,
+                "fingerprint": d.fingerprint,
+                "rank": d.rank,
+                "start_at": d.start_at,
+                "latest_evidence_at": d.latest_evidence_at,
+                "now": now,
+                "writer": writer,
+            }
+
+        with self.transaction():
+            for obs_id, d in result.plan.keep:
+                self.touch_observation(obs_id, d.rank, d.cluster_id)
+                done.unchanged.append(obs_id)
+            for obs_id, d in result.plan.update:
+                self.update_observation(obs_id, row(d), d.evidence())
+                done.updated.append(obs_id)
+            for r in result.retire:
+                self.retire_observation(r.observation_id, r.reason, r.end_at, r.episode_id, now)
+                done.retired.append(r.observation_id)
+            for d, supersedes in result.plan.create:
+                obs_id = self.insert_observation(row(d), d.evidence())
+                for older in supersedes:
+                    self.link_observations(obs_id, older, now)
+                done.created.append(obs_id)
+            self.save_membership(
+                graph,
+                result.clustering.membership,
+                result.clustering.component,
+                full=result.scope is None,
+            )
+        return done
+
+    def record_run(self, row: dict[str, Any]) -> int:
+        cur = self.conn.execute(
+            """
+            INSERT INTO analysis_runs (graph_id, started_at, finished_at, mode, config,
+              episodes, clusters, created, updated, retired, unchanged, max_episode_id,
+              max_fact_id, seconds)
+            VALUES (:graph_id, :started_at, :finished_at, :mode, :config, :episodes,
+              :clusters, :created, :updated, :retired, :unchanged, :max_episode_id,
+              :max_fact_id, :seconds)
+            """,
+            row,
+        )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def mark_analyzed(self, graph_id: str, seq: int, config: str) -> None:
+        self.conn.execute(
+            "UPDATE graphs SET analyzed_seq = ?, analyzed_config = ? WHERE id = ?",
+            (seq, config, graph_id),
+        )

@@ -1,0 +1,311 @@
+"""Ingest writes: graphs, episodes, entities, facts, signatures; the contradiction rules."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from memcli.models import Relation
+from memcli.store.connection import StoreBase, utcnow
+
+# The contradiction rules as SQL, each with the relations that must be in the new
+# episode for it to apply (see Store.apply_contradictions). Parameters: :ep, :now and
+# :hash (the content hash of episode :ep).
+#
+# A fact ends at its earliest contradiction, whatever order the updates arrive in: a
+# rule only ever moves an end earlier (``_EARLIER``). Two contradictions at the same
+# instant are ordered by their episodes' content hashes, so invalidated_by names the same
+# episode in every order; an end the update itself stated (invalidated_by NULL) wins
+# such a tie.
+_EARLIER = """
+    (facts.invalid_at IS NULL OR facts.invalid_at > {at}
+     OR (facts.invalid_at = {at} AND facts.invalidated_by IS NOT NULL
+         AND (SELECT content_hash FROM episodes WHERE id = facts.invalidated_by) > {hash}))
+"""
+
+
+def _reverse_rule(relation: str, join: str) -> str:
+    """A fact of episode :ep ended by the earliest contradicting fact already stored."""
+    return f"""
+        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
+            invalidated_by = c.episode_id
+        FROM (SELECT f.id AS fid, x.valid_at, x.episode_id, ex.content_hash AS hash,
+                row_number() OVER (PARTITION BY f.id
+                                   ORDER BY x.valid_at, ex.content_hash) AS n
+              FROM facts f {join}
+              JOIN episodes ex ON ex.id = x.episode_id
+              WHERE f.episode_id = :ep AND f.relation = '{relation}'
+                AND x.episode_id != f.episode_id) AS c
+        WHERE facts.id = c.fid AND c.n = 1
+          AND {_EARLIER.format(at="c.valid_at", hash="c.hash")}
+        """
+
+
+_CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
+    # completion ends earlier waits
+    (
+        f"""
+        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
+            invalidated_by = c.episode_id
+        FROM (SELECT target_id, min(valid_at) AS valid_at, episode_id
+              FROM facts WHERE episode_id = :ep AND relation = 'completed'
+              GROUP BY target_id) AS c
+        WHERE facts.relation = 'blocked_by' AND facts.target_id = c.target_id
+          AND facts.valid_at <= c.valid_at
+          AND {_EARLIER.format(at="c.valid_at", hash=":hash")}
+        """,
+        frozenset({"completed"}),
+    ),
+    # unblocking ends the wait
+    (
+        f"""
+        UPDATE facts SET invalid_at = u.valid_at, expired_at = :now,
+            invalidated_by = u.episode_id
+        FROM (SELECT source_id, target_id, min(valid_at) AS valid_at, episode_id
+              FROM facts WHERE episode_id = :ep AND relation = 'unblocked_from'
+              GROUP BY source_id, target_id) AS u
+        WHERE facts.relation = 'blocked_by' AND facts.source_id = u.source_id
+          AND facts.target_id = u.target_id AND facts.valid_at <= u.valid_at
+          AND {_EARLIER.format(at="u.valid_at", hash=":hash")}
+        """,
+        frozenset({"unblocked_from"}),
+    ),
+    # a new owner ends the previous owner
+    (
+        f"""
+        UPDATE facts SET invalid_at = o.valid_at, expired_at = :now,
+            invalidated_by = o.episode_id
+        FROM (SELECT f.source_id, f.target_id, min(f.valid_at) AS valid_at, f.episode_id,
+                s.type
+              FROM facts f JOIN entities s ON s.id = f.source_id
+              WHERE f.episode_id = :ep AND f.relation = 'owns'
+              GROUP BY f.source_id, f.target_id) AS o
+        WHERE facts.relation = 'owns' AND facts.target_id = o.target_id
+          AND facts.source_id != o.source_id AND facts.valid_at < o.valid_at
+          AND (SELECT type FROM entities WHERE id = facts.source_id) = o.type
+          AND {_EARLIER.format(at="o.valid_at", hash=":hash")}
+        """,
+        frozenset({"owns"}),
+    ),
+    # a later completion ends this wait
+    (
+        _reverse_rule(
+            "blocked_by",
+            "JOIN facts x ON x.target_id = f.target_id AND x.relation = 'completed'"
+            " AND x.valid_at >= f.valid_at",
+        ),
+        frozenset({"blocked_by"}),
+    ),
+    # a later unblocking ends this wait
+    (
+        _reverse_rule(
+            "blocked_by",
+            "JOIN facts x ON x.target_id = f.target_id AND x.source_id = f.source_id"
+            " AND x.relation = 'unblocked_from' AND x.valid_at >= f.valid_at",
+        ),
+        frozenset({"blocked_by"}),
+    ),
+    # a later owner ends this ownership
+    (
+        _reverse_rule(
+            "owns",
+            "JOIN entities fs ON fs.id = f.source_id"
+            " JOIN facts x ON x.target_id = f.target_id AND x.relation = 'owns'"
+            " AND x.source_id != f.source_id AND x.valid_at > f.valid_at"
+            " JOIN entities xs ON xs.id = x.source_id AND xs.type = fs.type",
+        ),
+        frozenset({"owns"}),
+    ),
+]
+
+
+class IngestMixin(StoreBase):
+    def ensure_graph(self, graph_id: str) -> None:
+        self.conn.execute(
+            "INSERT INTO graphs (id, created_at) VALUES (?, ?) ON CONFLICT(id) DO NOTHING",
+            (graph_id, utcnow()),
+        )
+
+    def bump_ingest(self, graph_id: str) -> None:
+        self.conn.execute(
+            "UPDATE graphs SET ingest_seq = ingest_seq + 1, last_ingest_at = ? WHERE id = ?",
+            (utcnow(), graph_id),
+        )
+
+    # --- episodes, entities, facts ---
+
+    def episode_id_by_hash(
+        self, graph_id: str, content_hash: str, *, occurred_at: str | None = None
+    ) -> int | None:
+        """The episode with this hash (and, if given, this time) in the graph."""
+        sql = "SELECT id FROM episodes WHERE graph_id = ? AND content_hash = ?"
+        params: tuple[str, ...] = (graph_id, content_hash)
+        if occurred_at is not None:
+            sql += " AND occurred_at = ?"
+            params += (occurred_at,)
+        value = self.scalar(sql, params)
+        return int(value) if value is not None else None
+
+    def insert_episode(self, row: dict[str, Any]) -> int:
+        cur = self.conn.execute(
+            """
+            INSERT INTO episodes (graph_id, content_hash, content, author, occurred_at,
+              ingested_at, source, format, extractor, extraction_status, unparsed)
+            VALUES (:graph_id, :content_hash, :content, :author, :occurred_at,
+              :ingested_at, :source, :format, :extractor, :extraction_status, :unparsed)
+            """,
+            row,
+        )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def entity_id(self, graph_id: str, norm: str, type_: str) -> int | None:
+        key = (graph_id, type_, norm)
+        cached = self._entities.get(key)
+        if cached is not None:
+            return cached
+        value = self.scalar(
+            "SELECT id FROM entities WHERE graph_id = ? AND type = ? AND norm = ?",
+            (graph_id, type_, norm),
+        )
+        if value is None:
+            return None
+        self._entities[key] = int(value)
+        return int(value)
+
+    def upsert_entity(self, graph_id: str, name: str, norm: str, type_: str) -> int:
+        """The entity with this normalised key and type, created on first sight."""
+        existing = self.entity_id(graph_id, norm, type_)
+        if existing is None:
+            cur = self.conn.execute(
+                "INSERT INTO entities (graph_id, name, norm, type, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (graph_id, name, norm, type_, utcnow()),
+            )
+            assert cur.lastrowid is not None
+            existing = cur.lastrowid
+            self._entities[(graph_id, type_, norm)] = existing
+        if (existing, name) not in self._aliases:
+            self.conn.execute(
+                "INSERT OR IGNORE INTO entity_aliases (entity_id, alias) VALUES (?, ?)",
+                (existing, name),
+            )
+            self._aliases.add((existing, name))
+        return existing
+
+    def add_alias(self, entity_id: int, alias: str) -> None:
+        """Record another name for an entity (search and lookups find it by this name)."""
+        if (entity_id, alias) not in self._aliases:
+            self.conn.execute(
+                "INSERT OR IGNORE INTO entity_aliases (entity_id, alias) VALUES (?, ?)",
+                (entity_id, alias),
+            )
+            self._aliases.add((entity_id, alias))
+
+    def insert_fact(
+        self,
+        graph_id: str,
+        episode_id: int,
+        source_id: int,
+        relation: str,
+        target_id: int,
+        sentence: str,
+        valid_at: str,
+        invalid_at: str | None = None,
+    ) -> int | None:
+        """Insert one fact; None if the episode already states it.
+
+        ``invalid_at`` is set when the update itself says when the fact stopped holding.
+        """
+        now = utcnow()
+        cur = self.conn.execute(
+            """
+            INSERT OR IGNORE INTO facts (graph_id, episode_id, source_id, relation, target_id,
+              sentence, valid_at, invalid_at, created_at, expired_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            (
+                graph_id,
+                episode_id,
+                source_id,
+                relation,
+                target_id,
+                sentence,
+                valid_at,
+                invalid_at,
+                now,
+                now if invalid_at else None,
+            ),
+        )
+        return cur.lastrowid if cur.rowcount else None
+
+    def add_signatures(self, graph_id: str, fact_id: int, keys: Iterable[tuple[str, str]]) -> None:
+        for kind, key in keys:
+            sig_id = self._signatures.get((graph_id, key))
+            if sig_id is None:
+                self.conn.execute(
+                    "INSERT INTO signatures (graph_id, kind, key) VALUES (?, ?, ?)"
+                    " ON CONFLICT(graph_id, key) DO NOTHING",
+                    (graph_id, kind, key),
+                )
+                sig_id = int(
+                    self.scalar(
+                        "SELECT id FROM signatures WHERE graph_id = ? AND key = ?",
+                        (graph_id, key),
+                    )
+                )
+                self._signatures[(graph_id, key)] = sig_id
+            self.conn.execute(
+                "INSERT OR IGNORE INTO fact_signatures (fact_id, signature_id) VALUES (?, ?)",
+                (fact_id, sig_id),
+            )
+
+    # --- contradiction rules, applied in the ingest transaction ---
+
+    def apply_contradictions(self, episode_id: int, relations: Iterable[str] | None = None) -> int:
+        """End facts that this episode's state changes contradict, in both time directions.
+
+        Rules (deterministic, scoped to the same entity and relation):
+        1. ``completed(_, X)`` at t ends every ``blocked_by(_, X)`` that became valid at or
+           before t. A ``blocked_by(_, X)`` stated after t stays valid (it was reopened).
+        2. ``unblocked_from(S, X)`` at t ends ``blocked_by(S, X)`` valid at or before t.
+        3. ``owns(P, X)`` at t ends ``owns(Q, X)`` for Q != P of the same entity type (a
+           person replaces a person, a team a team) that became valid before t.
+        Each rule also runs the other way round, so an older update ingested after a newer
+        one is stored already ended and cannot resurrect what the newer one ended. A fact
+        ends at its earliest contradiction (ties broken by content hash), so the fact
+        table is the same whatever order the updates arrive in.
+        ``relations`` (the relations this episode stated, when known) skips the rules that
+        cannot apply. Returns how many facts were ended.
+        """
+        rels = set(relations) if relations is not None else {r.value for r in Relation}
+        now = utcnow()
+        ended = 0
+        digest = self.scalar("SELECT content_hash FROM episodes WHERE id = ?", (episode_id,))
+        params = {"ep": episode_id, "now": now, "hash": digest}
+        for rule, needs in _CONTRADICTION_RULES:
+            if needs & rels:
+                ended += self.conn.execute(rule, params).rowcount
+        return ended
+
+    def pending_episodes(self, graph_id: str | None = None) -> list[dict[str, Any]]:
+        """Episodes whose model extraction has not happened yet, oldest first."""
+        where = "extraction_status = 'pending'"
+        params: list[Any] = []
+        if graph_id is not None:
+            where += " AND graph_id = ?"
+            params.append(graph_id)
+        return self.rows(
+            "SELECT id, graph_id, content, author, occurred_at, source, extractor, unparsed"
+            f" FROM episodes WHERE {where} ORDER BY id",
+            params,
+        )
+
+    def set_extraction(
+        self, episode_id: int, *, status: str, extractor: str, unparsed: list[str]
+    ) -> None:
+        self.conn.execute(
+            "UPDATE episodes SET extraction_status = ?, extractor = ?, unparsed = ? WHERE id = ?",
+            (status, extractor, json.dumps(unparsed, ensure_ascii=False), episode_id),
+        )
