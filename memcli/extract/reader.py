@@ -1,0 +1,155 @@
+"""The reader: sentences -> clauses -> frames -> facts, with a trace per sentence."""
+
+from __future__ import annotations
+
+import re
+
+from memcli.extract.context import _Draft, _key, _Outcome, _Reader
+from memcli.extract.frames import _SUBORDINATE, read_clause
+from memcli.extract.text import _normalise, _split_sentences
+from memcli.models import ExtractedFact, Extraction, Relation
+
+# --------------------------------------------------------------------------------------
+# Clauses and the public entry point
+# --------------------------------------------------------------------------------------
+
+_RELATIVE_SPLIT = re.compile(
+    r"(?P<main>.+?),?\s+which\s+(?P<rest>(?:is|are|was|were|has|have)\s+(?:been\s+)?(?:blocked"
+    r"|waiting|stuck|stalled|held up|gated|shipped|done|landed|merged|dependent|pending"
+    r"|on hold)\b[^,]*)",
+    re.IGNORECASE,
+)
+_CLAUSE_SPLIT = re.compile(
+    r"\s*[,;]\s*(?:and|but|so|while|whereas)?\s*|\s+(?:and|but|so|while|whereas)\s+",
+    re.IGNORECASE,
+)
+
+
+# "X can't start until Y, owned by Amir, is done": an ownership aside in the middle of a
+# sentence (often written as a parenthesis, which _normalise turns into commas). Read the
+# sentence without it, then the aside as its own clause about the noun phrase before it,
+# rather than splitting at the commas, which would make "is done" a completion of X.
+_EMBEDDED_OWNER = re.compile(
+    r"(?P<head>.+?),\s*(?P<own>owned by [^,]+|which [^,]+? owns?|handled by [^,]+"
+    r"|from the [^,]+? team),\s*(?P<tail>.+)",
+    re.IGNORECASE,
+)
+_NP_START = re.compile(
+    r".*\b(?:until|till|because|since|before|after|on|by|for|behind|with|of|and|but|so)\s+",
+    re.IGNORECASE,
+)
+
+
+def _split_embedded_owner(text: str) -> tuple[str, str] | None:
+    """(sentence without the aside, the aside as a clause), or None."""
+    m = _EMBEDDED_OWNER.fullmatch(text)
+    if m is None:
+        return None
+    head, own = m["head"], m["own"].strip()
+    phrase = _NP_START.sub("", head).strip()
+    if not phrase:
+        return None
+    if own.lower().startswith("which"):
+        owner = re.sub(r"^which\s+|\s+owns?$", "", own, flags=re.IGNORECASE)
+        clause = f"{owner} owns {phrase}"
+    else:
+        clause = f"{phrase} is {own}"
+    return f"{head} {m['tail']}", clause
+
+
+def _read_sentence(reader: _Reader, sentence: str) -> list[_Outcome]:
+    """Read one sentence: whole first, then relative or compound clauses as a fallback."""
+    if sentence.rstrip().endswith("?"):
+        return []
+    reader.sentence = sentence
+    text = _normalise(sentence)
+    if not text:
+        return []
+    rel = _RELATIVE_SPLIT.fullmatch(text)
+    if rel:
+        main = read_clause(reader, rel["main"])
+        if main is not None:
+            reader.commit(main, rel["main"])
+            rest = read_clause(reader, "it " + rel["rest"])
+            if rest is not None:
+                reader.commit(rest, rel["rest"])
+                return [main, rest]
+            return [main]
+    whole = read_clause(reader, text)
+    if whole is not None:
+        reader.commit(whole, text)
+        return [whole]
+    embedded = _split_embedded_owner(text)
+    if embedded is not None:
+        main = read_clause(reader, embedded[0])
+        if main is not None:
+            reader.commit(main, embedded[0])
+            aside = read_clause(reader, embedded[1])
+            if aside is None:
+                return [main]
+            reader.commit(aside, embedded[1])
+            return [main, aside]
+    outcomes: list[_Outcome] = []
+    parts = [p for p in _CLAUSE_SPLIT.split(text) if p and p.strip()]
+    if len(parts) < 2 or _SUBORDINATE.match(text):
+        return outcomes
+    previous_subject: str | None = None
+    for part in parts:
+        part = _normalise(part)
+        out = read_clause(reader, part)
+        subject = reader.subject
+        if subject is None and previous_subject is not None:
+            # "The data team owns X and is working on Y": Y's owner is the data team.
+            borrowed = read_clause(reader, f"{previous_subject} {part}")
+            if borrowed is not None:
+                out, subject = borrowed, previous_subject
+        if out is not None:
+            reader.commit(out, part)
+            outcomes.append(out)
+            previous_subject = subject
+    return outcomes
+
+
+def extract(text: str, author: str | None) -> Extraction:
+    """Read blocker, ownership, completion and unblock facts from one status update.
+
+    ``author`` is who wrote the update: first-person pronouns and subjectless bullets
+    refer to them, and they own the work their update reports as blocked (rule 1)
+    unless the text names another owner. Sentences that yield no fact are returned,
+    stripped, in ``Extraction.unparsed``; nothing is guessed from them.
+    """
+    reader = _Reader(text, author)
+    drafts: list[_Draft] = []
+    unparsed: list[str] = []
+    per_sentence: list[tuple[str, list[_Draft]]] = []
+    for sentence in _split_sentences(text):
+        outcomes = _read_sentence(reader, sentence)
+        reader.end_sentence(outcomes)
+        found = [d for out in outcomes for d in out.drafts]
+        per_sentence.append((sentence, found))
+        drafts.extend(found)
+
+    explicit: dict[str, set[str]] = {}
+    for d in drafts:
+        if d.relation is Relation.OWNS and not d.tentative:
+            explicit.setdefault(_key(d.target), set()).add(_key(d.source))
+
+    def keep(d: _Draft) -> bool:
+        """Rule 1: author ownership stands only if nobody else is named as owner."""
+        if not d.tentative:
+            return True
+        return explicit.get(_key(d.target), set()) <= {_key(d.source)}
+
+    facts: list[ExtractedFact] = []
+    seen: set[tuple[str, Relation, str]] = set()
+    for sentence, found in per_sentence:
+        kept = [d for d in found if keep(d)]
+        if not kept:
+            unparsed.append(sentence)
+        for d in kept:
+            identity = (_key(d.source), d.relation, _key(d.target))
+            if identity in seen:
+                continue
+            seen.add(identity)
+            facts.append(ExtractedFact(d.source, d.relation, d.target, d.sentence))
+    return Extraction(facts=facts, unparsed=unparsed)

@@ -1,0 +1,152 @@
+"""Sentences and normalisation: the text a frame is matched against.
+
+Splits an update into sentences (lines, bullets, terminal punctuation), remembers the
+Markdown headings and ``Label:`` lines that give later bullets their subject, and
+rewrites each sentence into a plain form: contractions expanded, emoji, Markdown and
+filler adverbs removed, parenthesised asides dropped unless they carry a relation,
+common typos of trigger words corrected (``blokced`` -> ``blocked``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from memcli.extract.phrases import _WEEKDAYS
+
+# --------------------------------------------------------------------------------------
+# Sentence splitting and normalisation
+# --------------------------------------------------------------------------------------
+
+_HEADING = re.compile(r"\s*(?:#{1,6}(?:\s|$)|[-=*_]{3,}\s*$|```)")
+_BULLET = re.compile(r"\A\s*(?:[-*+•◦‣>]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+
+_IS_FOLLOWERS = (
+    "blocked|waiting|stuck|stalled|on|off|done|working|leading|driving|handling|owning|not"
+    "|no|in|out|shipped|landed|merged|finished|complete|completed|deployed|responsible"
+    "|gated|pending|dependent|held|paused|unblocked|now|still|also|currently|the|a|an"
+    "|blocking|holding|going|taking|picking|assigned|owned|handled|from|with|at|under"
+    "|being|nearly|almost|mostly|just|really|finally|ready|behind|cancelled|canceled"
+    "|released|totally|completely|fully|already|hard|waiting|stalling|gating"
+)
+
+_CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p, re.IGNORECASE), r)
+    for p, r in (
+        (r"\bcan't\b|\bcan not\b", "cannot"),
+        (r"\bwon't\b", "will not"),
+        (r"\bshan't\b", "shall not"),
+        (r"\b(\w+)n't\b", r"\1 not"),
+        (r"\b(I)'m\b", r"\1 am"),
+        (r"\b(\w+)'re\b", r"\1 are"),
+        (r"\b(\w+)'ve\b", r"\1 have"),
+        (r"\b(\w+)'ll\b", r"\1 will"),
+        (r"\b(\w+)'d\b", r"\1 would"),
+        (r"\b(\w+)'s been\b", r"\1 has been"),
+        (
+            r"\b(she|he|it|that|this|there|here|what|who|everything|nothing|something"
+            r"|everyone|someone)'s\b",
+            r"\1 is",
+        ),
+        (rf"\b(\w+)'s(?=\s+(?:{_IS_FOLLOWERS})\b(?!-))", r"\1 is"),
+    )
+)
+
+_LEADING_FILLER = re.compile(
+    r"\A(?:so|and|but|also|ok|okay|well|fyi|btw|update|status|status update|quick update"
+    r"|heads up|note|psa|today|yesterday|tomorrow|this week|last week|this morning"
+    r"|this sprint|as of today|for context|context|unfortunately|sadly|good news|bad news"
+    r"|news|tl;?dr|summary|sprint update|weekly update|daily update|currently|right now"
+    r"|at the moment|as of now)\b\s*[,:\-—–]?\s+",
+    re.IGNORECASE,
+)
+
+_ADVERBS = re.compile(
+    r"\b(?:right now|also|still|currently|now(?!\s+that\b)|just|really|actually|again"
+    r"|basically|unfortunately|sadly|officially|finally|already|totally|completely|fully"
+    r"|effectively|literally|definitely|certainly|honestly|apparently|unsurprisingly|both)\b",
+    re.IGNORECASE,
+)
+
+_TRAILING_TIME = re.compile(
+    rf"""(?:,?\s+)(?:today|yesterday|tonight|tomorrow|this\ (?:morning|afternoon|evening|week
+    |sprint|quarter)|last\ (?:night|week|sprint|{_WEEKDAYS})|right\ now|at\ the\ moment|atm
+    |for\ now|as\ of\ (?:today|now|this\ morning|this\ week)|as\ well|too|again
+    |(?:on|since|by|until|till|last|this)\ {_WEEKDAYS}|since\ (?:yesterday|last\ week)
+    |for\ (?:a\ |the\ )?(?:few\ |couple\ of\ |couple\ |several\ |\d+\ |two\ |three\ |four\ )?
+    (?:days?|weeks?|hours?|sprints?)|earlier|at\ last|as\ planned|on\ time|ahead\ of\ schedule
+    |yet|eod|eow|asap|in\ the\ meantime|meanwhile|so\ far|overall|otherwise|as\ expected)$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+_DURATION = re.compile(
+    r"\s+for\s+(?:(?:a|the past|the last|over a|about|almost|nearly)\s+)?(?:(?:few|couple of"
+    r"|couple|several|\d+|two|three|four|five|six)\s+)?(?:days?|weeks?|hours?|sprints?"
+    r"|months?)\b",
+    re.IGNORECASE,
+)
+
+_PARENS = re.compile(r"\(([^()]*)\)|\[[^\[\]]*\]")
+_PAREN_CLAUSE = re.compile(
+    r"\s*(?:owned|run|driven|led|handled|managed|which|from|waiting|blocked|needs|depends"
+    r"|pending|gated)\b",
+    re.IGNORECASE,
+)
+
+
+def _split_sentences(text: str) -> list[str]:
+    """Split text into stripped sentences: by line, bullet and terminal punctuation.
+
+    Markdown headings, rules and blank lines are skipped because they carry no claims.
+    """
+    sentences: list[str] = []
+    for line in text.splitlines():
+        if not line.strip() or _HEADING.match(line):
+            continue
+        line = _BULLET.sub("", line, count=1)
+        for piece in _SENTENCE_END.split(line):
+            piece = piece.strip()
+            if piece and any(ch.isalnum() for ch in piece):
+                sentences.append(piece)
+    return sentences
+
+
+def _drop_symbols(text: str) -> str:
+    """Remove emoji and other pictographs, which only confuse the patterns."""
+    return "".join(
+        " " if unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") else ch for ch in text
+    ).replace("\ufe0f", "")
+
+
+def _paren(m: re.Match[str]) -> str:
+    """Keep ownership/waiting parentheticals as a comma clause, drop ids and asides."""
+    inner = m.group(1)
+    if inner is not None and _PAREN_CLAUSE.match(inner):
+        return f", {inner.strip()},"
+    return " "
+
+
+def _normalise(sentence: str) -> str:
+    """Rewrite a sentence into the plain form the pattern table is written against."""
+    s = _drop_symbols(sentence.translate(_QUOTES))
+    s = re.sub(r":[a-z0-9_+-]+:", " ", s)  # Slack emoji codes
+    s = s.replace("**", "").replace("__", "").replace("`", "").replace('"', "")
+    s = re.sub(r"(?<!\w)@(?=\w)", "", s)
+    s = re.sub(r"\s*(?:->|→|=>|⇒)\s*", " -> ", s)
+    s = _PARENS.sub(_paren, s)
+    for pattern, repl in _CONTRACTIONS:
+        s = pattern.sub(repl, s)
+    s = " ".join(s.split()).strip(" \t.,;:!-—–")
+    s = _ADVERBS.sub(" ", s)
+    s = _DURATION.sub(" ", s)
+    s = re.sub(r"\s+([,;:])", r"\1", " ".join(s.split()))
+    s = re.sub(r",(?:\s*,)+", ",", s)
+    previous = None
+    while previous != s:
+        previous = s
+        s = _LEADING_FILLER.sub("", s, count=1)
+        s = _TRAILING_TIME.sub("", s).strip(" \t.,;:!-—–")
+    return s
