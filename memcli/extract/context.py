@@ -71,6 +71,7 @@ class _Outcome:
     people: list[EntityRef] = field(default_factory=list)
     teams: list[EntityRef] = field(default_factory=list)
     current: list[tuple[str, EntityRef]] = field(default_factory=list)
+    frame: str = ""  # the frame that read the clause, for the trace
 
 
 def _key(ref: EntityRef) -> str:

@@ -156,107 +156,179 @@ def _completed(r: _Reader, m: re.Match[str]) -> _Outcome | None:
     return r.completed(_g(m, "d"), m["w"])
 
 
-def _rule(pattern: str, handler: Handler) -> tuple[re.Pattern[str], Handler]:
-    """Compile one case-insensitive table row."""
-    return re.compile(pattern, re.IGNORECASE), handler
+def _rule(name: str, pattern: str, handler: Handler) -> tuple[str, re.Pattern[str], Handler]:
+    """Compile one case-insensitive table row, named for ``--explain``."""
+    return name, re.compile(pattern, re.IGNORECASE), handler
+
+
+# Words frames allow but rarely require (auxiliaries, articles, prepositions): left out of
+# gates so a gate is the frame's content words. A frame left with none is ungated.
+_OPTIONAL = frozenset(
+    """
+    a an the is are am was were be been being has have had get gets got remains remain stays
+    stay seems seem look looks to by for in on at up off it i we he she they can could
+    now did do does so as
+    """.split()
+)
+
+
+def _gate(pattern: str) -> frozenset[str] | None:
+    """Every literal word of a frame: a clause sharing none of them cannot match it.
+
+    Words the pattern spells in pieces ("blocke(?:d|rs?)") make the frame ungated (None),
+    so a gate never hides a match; "needs?" contributes both "needs" and "need".
+    """
+    source = re.sub(r"\(\?P<\w+>|\\[a-zA-Z]", " ", pattern)
+    if re.search(r"[a-zA-Z]\(", source):
+        return None
+    words: set[str] = set()
+    for m in re.finditer(r"([a-zA-Z]+)(\?)?", source):
+        word = m.group(1).lower()
+        words.add(word)
+        if m.group(2):
+            words.add(word[:-1])
+    words -= _OPTIONAL
+    return frozenset(words) or None
 
 
 # Order matters: labels first, then "no longer blocked" before "blocked", blockers
 # before completion and ownership, bare stalls last. The first rule whose slots all
 # resolve wins.
-_RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
+_RULES: tuple[tuple[str, re.Pattern[str], Handler], ...] = (
     # Labels: "Blocked: X on Y", "Done: X", "Owner: Bob", "Working on: X".
-    _rule(r"blocke(?:d|rs?)\s*:\s*(?:waiting|blocked|stuck)\s+(?:on|for|by)\s+" + _T, _blocked),
     _rule(
+        "label-blocked-waiting",
+        r"blocke(?:d|rs?)\s*:\s*(?:waiting|blocked|stuck)\s+(?:on|for|by)\s+" + _T,
+        _blocked,
+    ),
+    _rule(
+        "label-blocked-x-sep-y",
         r"blocked\s*:\s*(?P<s>.+?)\s*(?:->|,|—|–|:|\s-)\s*(?:(?:is|are)\s+)?(?:(?:waiting|blocked"
         r"|stuck|held up|gated|pending)\s+(?:on|for|by|behind)\s+|(?:needs|requires|depends on)"
         r"\s+)?" + _T,
         _blocked,
     ),
-    _rule(r"blocked\s*:\s*(?P<s>.+?)\s+(?:on|by|behind|pending|until)\s+" + _T, _blocked),
-    _rule(r"blocked\s*:\s*(?P<s>.+)", _stalled),
     _rule(
+        "label-blocked-x-on-y",
+        r"blocked\s*:\s*(?P<s>.+?)\s+(?:on|by|behind|pending|until)\s+" + _T,
+        _blocked,
+    ),
+    _rule("label-blocked-x", r"blocked\s*:\s*(?P<s>.+)", _stalled),
+    _rule(
+        "label-blockers",
         r"(?:blockers?|blocked on|blocked by|waiting on|waiting for|depends on|dependencies|deps)"
         r"\s*:\s*" + _T,
         _blocked,
     ),
     _rule(
+        "label-done",
         r"(?:done|shipped|completed|complete|finished|landed|merged|released|deployed|launched"
         r"|cancelled|canceled)\s*:\s*(?P<w>.+)",
         _completed,
     ),
-    _rule(r"(?:owners?|owned by|dri|assignee|assigned to|lead)\s*:\s*(?P<o>.+)", _owns),
     _rule(
-        r"(?:working on|wip|in progress|current work|current focus|focus)\s*:\s*(?P<w>.+)", _owns
+        "label-owner", r"(?:owners?|owned by|dri|assignee|assigned to|lead)\s*:\s*(?P<o>.+)", _owns
     ),
-    _rule(r"unblocked\s*:\s*(?P<s>.+)", _unblocked),
-    # Unblocked.
-    _rule(_S + _SEP + _OPT_BE + r"no longer\s+" + _NO_LONGER + r"\s+" + _T, _unblocked),
-    _rule(_OPT_BE + r"no longer\s+" + _NO_LONGER + r"\s+" + _T, _unblocked),
     _rule(
+        "label-wip",
+        r"(?:working on|wip|in progress|current work|current focus|focus)\s*:\s*(?P<w>.+)",
+        _owns,
+    ),
+    _rule("label-unblocked", r"unblocked\s*:\s*(?P<s>.+)", _unblocked),
+    # Unblocked.
+    _rule(
+        "x-no-longer-blocked-on-y",
+        _S + _SEP + _OPT_BE + r"no longer\s+" + _NO_LONGER + r"\s+" + _T,
+        _unblocked,
+    ),
+    _rule(
+        "no-longer-blocked-on-y", _OPT_BE + r"no longer\s+" + _NO_LONGER + r"\s+" + _T, _unblocked
+    ),
+    _rule(
+        "x-not-waiting-on-y-anymore",
         _S + _SEP + _OPT_BE + r"not\s+" + _NO_LONGER + r"\s+(?P<t>.+?)\s+(?:anymore|any more"
         r"|any longer)",
         _unblocked,
     ),
     _rule(
+        "x-does-not-need-y-anymore",
         _S + r"\s+(?:no longer|(?:does|do) not)\s+(?:depends?|needs?|requires?)(?:\s+on)?\s+"
         r"(?P<t>.+?)(?:\s+(?:anymore|any more|any longer))",
         _unblocked,
     ),
-    _rule(_S + r"\s+no longer\s+(?:depends?|needs?|requires?)(?:\s+on)?\s+" + _T, _unblocked),
     _rule(
+        "x-no-longer-needs-y",
+        _S + r"\s+no longer\s+(?:depends?|needs?|requires?)(?:\s+on)?\s+" + _T,
+        _unblocked,
+    ),
+    _rule(
+        "y-no-longer-blocking-x",
         r"(?P<t>.+?)" + _SEP + _OPT_BE + r"no longer\s+(?:blocking|holding up|holding back|gating)"
         r"\s+(?P<s>.+)",
         _unblocked,
     ),
     _rule(
-        _S + _SEP + _OPT_BE + r"no longer\s+(?:blocked|stuck|stalled|waiting|held up)", _unblocked
+        "x-no-longer-blocked",
+        _S + _SEP + _OPT_BE + r"no longer\s+(?:blocked|stuck|stalled|waiting|held up)",
+        _unblocked,
     ),
     _rule(
+        "x-unblocked-since-y",
         _S + _SEP + _OPT_BE + rf"(?:{_UNBLOCKED_WORDS})(?:\s+(?:now that|since|because|as|from"
         r"|by|on|once|after)\s+" + _T + ")?",
         _unblocked,
     ),
     _rule(
+        "x-can-move-now-that-y",
         _S + rf"\s+(?:can|could|is able to|are able to|am able to)\s+(?:{_MOVE})\s+(?:now that"
         r"|since|because|as|after)\s+" + _T,
         _unblocked,
     ),
-    _rule(r"(?P<t>.+?)\s+(?:has\s+)?(?:unblocked|unblocks)\s+(?P<s>.+)", _unblocked),
     _rule(
-        r"now that\s+(?P<t>.+?),\s*" + _S + _SEP + _OPT_BE + rf"(?:{_UNBLOCKED_WORDS})", _unblocked
+        "y-unblocked-x", r"(?P<t>.+?)\s+(?:has\s+)?(?:unblocked|unblocks)\s+(?P<s>.+)", _unblocked
     ),
     _rule(
+        "now-that-y-x-unblocked",
+        r"now that\s+(?P<t>.+?),\s*" + _S + _SEP + _OPT_BE + rf"(?:{_UNBLOCKED_WORDS})",
+        _unblocked,
+    ),
+    _rule(
+        "unblocked-no-subject",
         _OPT_BE + rf"(?:no longer\s+(?:blocked|stuck|stalled|waiting)|{_UNBLOCKED_WORDS})",
         _unblocked,
     ),
     # Blocked, no subject: "Waiting on X", "blocked by X", "Needs X first".
-    _rule(_OPT_BE + rf"(?:{_WAIT_VERBS})\s+" + _T, _blocked),
+    _rule("waiting-on-y", _OPT_BE + rf"(?:{_WAIT_VERBS})\s+" + _T, _blocked),
     _rule(
+        "needs-y-first",
         r"(?:needs|need)\s+(?P<t>.+?)\s+(?:first|to\s+(?:land|ship|finish|merge|go out|go live"
         r"|get done|complete|be\s+\w+)(?:\s+first)?|before\s+.+)",
         _blocked,
     ),
     # Blocked: "I can't start X until Y lands", "we need Y before we can start X".
     _rule(
+        "cannot-start-x-until-y",
         r"(?:(?P<s>.+?)\s+)?(?:cannot|could not|will not|am not able to|are not able to"
         rf"|is not able to|am unable to|are unable to|is unable to|not able to|unable to)\s+"
         rf"(?:{_OBJ_VERBS})\s+(?P<z>.+?)\s+(?:until|till|before|without)\s+" + _T,
         _blocked_obj,
     ),
     _rule(
+        "need-y-before-start-x",
         r"(?:(?P<s>.+?)\s+)?(?:needs|need|needed)\s+(?P<t>.+?)\s+before\s+(?:we|I|they|he|she"
         rf"|it)\s+(?:can|could)\s+(?:{_OBJ_VERBS})\s+(?P<z>.+)",
         _blocked_obj,
     ),
     # Blocked: "X needs Y first", "X is blocked on Y", "Y is blocking X".
     _rule(
+        "x-needs-y-first",
         _S + r"\s+(?:needs|need|needed)\s+(?P<t>.+?)\s+(?:first|to\s+(?:land|ship|finish|merge"
         r"|go out|go live|get done|complete|be\s+\w+)(?:\s+first)?|before\s+.+)",
         _blocked,
     ),
-    _rule(_S + _SEP + _OPT_BE + rf"(?:{_WAIT_VERBS})\s+" + _T, _blocked),
+    _rule("x-blocked-on-y", _S + _SEP + _OPT_BE + rf"(?:{_WAIT_VERBS})\s+" + _T, _blocked),
     _rule(
+        "y-blocks-x-nominal",
         r"(?P<t>.+?)" + _SEP + _OPT_BE + r"(?:blocking|holding up|holding back|gating|stalling"
         r"|in the way of|(?:the|a|our|the main|the biggest|the only|a hard)?\s*(?:blocker"
         r"|blocking dependency|bottleneck|dependency|prerequisite|prereq|hard dependency)"
@@ -264,11 +336,13 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
         _blocked,
     ),
     _rule(
+        "y-blocks-x",
         r"(?P<t>.+?)\s+(?:blocks|block|holds up|holds back|held up|held back|gates|gated"
         r"|blocked)\s+(?P<s>.+)",
         _blocked,
     ),
     _rule(
+        "y-has-to-land-before-x",
         r"(?P<t>.+?)\s+(?:needs|need|has|have|must)\s+to\s+(?:land|ship|finish|merge|go out"
         r"|go live|be done|be merged|be shipped|be finished|be deployed|be released|happen"
         r"|complete)\s+(?:first\s+)?(?:before|for)\s+(?P<s>.+?)(?:\s+(?:can|could|is able to"
@@ -276,28 +350,37 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
         _blocked,
     ),
     _rule(
+        "y-needed-for-x",
         r"(?P<t>.+?)\s+" + _OPT_BE + r"(?:needed|required)\s+(?:for|before)\s+(?P<s>.+?)"
         r"(?:\s+(?:can|could|to)\s+.+)?",
         _blocked,
     ),
     # Completed.
-    _rule(r"(?P<d>.+?)\s+" + _OPT_BE + r"(?:done|finished)\s+with\s+(?P<w>.+)", _completed),
     _rule(
+        "x-done-with-y",
+        r"(?P<d>.+?)\s+" + _OPT_BE + r"(?:done|finished)\s+with\s+(?P<w>.+)",
+        _completed,
+    ),
+    _rule(
+        "x-got-y-done",
         r"(?P<d>.+?)\s+(?:got|gotten|has gotten|have gotten|managed to get)\s+(?P<w>.+?)\s+"
         r"(?:done|merged|shipped|out|out the door|deployed|released|over the line"
         r"|across the line|landed|finished|live|wrapped up)" + _WHERE,
         _completed,
     ),
     _rule(
+        "x-shipped-y",
         r"(?P<d>.+?)\s+(?:(?:has|have|had|did)\s+)?(?:" + _DONE_TV + r")\s+(?P<w>.+)",
         _completed,
     ),
     _rule(
+        "y-was-shipped-by-x",
         r"(?P<w>.+?)" + _SEP + _DONE_AUX + rf"(?:{_DONE_IV})" + _WHERE + r"(?:\s+by\s+(?P<d>.+))?",
         _completed,
     ),
-    _rule(rf"(?:{_DONE_TV})\s+(?P<w>.+)", _completed),
+    _rule("shipped-y", rf"(?:{_DONE_TV})\s+(?P<w>.+)", _completed),
     _rule(
+        "got-y-done",
         r"(?:got|managed to get)\s+(?P<w>.+?)\s+(?:done|merged|shipped|out|out the door"
         r"|deployed|released|over the line|across the line|landed|finished|live|wrapped up)"
         + _WHERE,
@@ -305,39 +388,50 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     ),
     # Owns.
     _rule(
+        "y-owned-by-x",
         r"(?P<w>.+?)\s+" + _OPT_BE + r"(?:owned|handled|run|driven|led|managed|covered|taken"
         r"|picked up|built|being built|worked on|being worked on|being handled|being driven"
         r"|being led|maintained|championed)\s+by\s+(?P<o>.+)",
         _owns,
     ),
     _rule(
+        "y-belongs-to-x",
         r"(?P<w>.+?)\s+(?:belongs|belong|belonged|falls|fall|fell|sits|sit)\s+(?:to|with|under)"
         r"\s+(?P<o>.+)",
         _owns,
     ),
     _rule(
+        "y-assigned-to-x",
         r"(?P<w>.+?)\s+" + _OPT_BE + r"(?:assigned|given|allocated|delegated|handed off"
         r"|handed over|handed|reassigned)\s+to\s+(?P<o>.+)",
         _owns,
     ),
-    _rule(r"(?P<w>.+?)\s+(?:is|are|was|were)\s+(?:with|from)\s+(?P<o>.+)", _owns_strict),
     _rule(
+        "y-is-with-x", r"(?P<w>.+?)\s+(?:is|are|was|were)\s+(?:with|from)\s+(?P<o>.+)", _owns_strict
+    ),
+    _rule(
+        "y-is-xs",
         r"(?P<w>.+?)\s+(?:is|are|was|were)\s+(?P<o>[^\s']+(?:\s+(?:team|squad|group|crew))?)'s",
         _owns_strict,
     ),
-    _rule(r"(?P<o>.+?)\s+" + _OPT_BE + rf"(?:{_OWN_VERBS})\s+(?P<w>.+)", _owns),
-    _rule(r"(?P<o>.+?)\s+(?:is|are|am|was|were)\s+on\s+(?P<w>.+)", _owns_on),
-    _rule(r"(?:assigned|handed|handed off|gave)\s+(?P<w>.+?)\s+to\s+(?P<o>.+)", _owns),
+    _rule("x-owns-y", r"(?P<o>.+?)\s+" + _OPT_BE + rf"(?:{_OWN_VERBS})\s+(?P<w>.+)", _owns),
+    _rule("x-is-on-y", r"(?P<o>.+?)\s+(?:is|are|am|was|were)\s+on\s+(?P<w>.+)", _owns_on),
     _rule(
+        "assigned-y-to-x",
+        r"(?:assigned|handed|handed off|gave)\s+(?P<w>.+?)\s+to\s+(?P<o>.+)",
+        _owns,
+    ),
+    _rule(
+        "working-on-y",
         _OPT_BE + r"(?:working on|picking up|taking over|taking on|driving|leading|owning"
         r"|handling|tackling|took over|picked up|took on|started on|starting on)\s+(?P<w>.+)",
         _owns,
     ),
     # Stalled, blocker not named (yet).
-    _rule(_S + _SEP + _OPT_BE + rf"(?:{_STALL_WORDS})", _stalled),
+    _rule("x-stalled", _S + _SEP + _OPT_BE + rf"(?:{_STALL_WORDS})", _stalled),
     # Status without a relation: no fact, but "it"/"Owner:" in the next sentence can
     # refer to the work item named here.
-    _rule(_S + _SEP + _OPT_BE + rf"(?:{_STATUS_WORDS})", _mentioned),
+    _rule("x-status", _S + _SEP + _OPT_BE + rf"(?:{_STATUS_WORDS})", _mentioned),
 )
 
 
@@ -349,6 +443,10 @@ _SUBORDINATE = re.compile(
 )
 
 
+_GATES = tuple(_gate(pattern.pattern) for _, pattern, _ in _RULES)
+_TOKENS = re.compile(r"[a-z]+")
+
+
 def read_clause(r: _Reader, clause: str) -> _Outcome | None:
     """Try the pattern table in order; the first pattern whose slots resolve wins.
 
@@ -358,7 +456,10 @@ def read_clause(r: _Reader, clause: str) -> _Outcome | None:
     r.subject = None
     if _SUBORDINATE.match(clause):
         return None
-    for pattern, handler in _RULES:
+    tokens = frozenset(_TOKENS.findall(clause.lower()))
+    for (name, pattern, handler), gate in zip(_RULES, _GATES, strict=True):
+        if gate is not None and gate.isdisjoint(tokens):
+            continue
         m = pattern.fullmatch(clause)
         if m is None:
             continue
@@ -366,5 +467,6 @@ def read_clause(r: _Reader, clause: str) -> _Outcome | None:
         if outcome is not None:
             opening = [g for g in m.groupdict() if m.start(g) == 0]
             r.subject = m[opening[0]] if opening else None
+            outcome.frame = name
             return outcome
     return None

@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 
 from memcli.extract.context import _Draft, _key, _Outcome, _Reader
+from memcli.extract.factuality import why_not
 from memcli.extract.frames import _SUBORDINATE, read_clause
+from memcli.extract.lexicon import CUE_TOKENS, has_cue
 from memcli.extract.text import _normalise, _split_sentences
-from memcli.models import ExtractedFact, Extraction, Relation
+from memcli.models import ExtractedFact, Extraction, Relation, SentenceTrace
 
 # --------------------------------------------------------------------------------------
 # Clauses and the public entry point
@@ -57,14 +59,47 @@ def _split_embedded_owner(text: str) -> tuple[str, str] | None:
     return f"{head} {m['tail']}", clause
 
 
-def _read_sentence(reader: _Reader, sentence: str) -> list[_Outcome]:
-    """Read one sentence: whole first, then relative or compound clauses as a fallback."""
+# Words that can open a frame besides the lexicon's cues: status words ("slipping") name
+# the topic item for a later "it", "on"/"with"/"'s" carry ownership ("Bob is on it").
+_GATE = CUE_TOKENS | frozenset(
+    """
+    done complete live out in on with from behind until till before without first
+    prerequisite prereq needed unblock moving free clear track slipping late delayed risk
+    flaky broken progress review schedule red yellow green amber underway kicking starting
+    next mess priority ready there available approved sorted stable wrapped shelved
+    scrapped killed descoped abandoned finalized finalised decommissioned sunset
+    sunsetted published good dead nowhere standstill ice door line over across gave
+    handed given allocated delegated reassigned falls fall fell sits sit covered
+    maintained championed built run led eta
+    """.split()
+)
+_WORDS = re.compile(r"[a-z]+")
+
+
+def _read_sentence(reader: _Reader, sentence: str) -> tuple[list[_Outcome], str | None]:
+    """Read one sentence: whole first, then relative or compound clauses as a fallback.
+
+    Returns the outcomes and, when there are none, why (``None`` when a frame read it).
+    """
     if sentence.rstrip().endswith("?"):
-        return []
+        return [], "question"
     reader.sentence = sentence
     text = _normalise(sentence)
     if not text:
-        return []
+        return [], "no words"
+    lowered = text.lower()
+    if _GATE.isdisjoint(_WORDS.findall(lowered)) and "'s" not in lowered:
+        return [], "no predicate"
+    outcomes = _read_clauses(reader, text)
+    if outcomes:
+        return outcomes, None
+    if not has_cue(lowered):
+        return [], "no predicate"
+    return [], why_not(lowered) or "predicate without readable arguments"
+
+
+def _read_clauses(reader: _Reader, text: str) -> list[_Outcome]:
+    """Whole sentence first, then a trailing relative clause, an aside, or clauses."""
     rel = _RELATIVE_SPLIT.fullmatch(text)
     if rel:
         main = read_clause(reader, rel["main"])
@@ -121,12 +156,16 @@ def extract(text: str, author: str | None) -> Extraction:
     reader = _Reader(text, author)
     drafts: list[_Draft] = []
     unparsed: list[str] = []
-    per_sentence: list[tuple[str, list[_Draft]]] = []
+    per_sentence: list[tuple[str, list[_Draft], str | None, str | None]] = []
     for sentence in _split_sentences(text):
-        outcomes = _read_sentence(reader, sentence)
+        outcomes, reason = _read_sentence(reader, sentence)
         reader.end_sentence(outcomes)
         found = [d for out in outcomes for d in out.drafts]
-        per_sentence.append((sentence, found))
+        frames = [out.frame for out in outcomes if out.frame]
+        frame = "+".join(dict.fromkeys(frames)) or None
+        if frame is not None and not found:
+            reason = "context only (names the topic item, states no fact)"
+        per_sentence.append((sentence, found, frame, reason))
         drafts.extend(found)
 
     explicit: dict[str, set[str]] = {}
@@ -141,15 +180,20 @@ def extract(text: str, author: str | None) -> Extraction:
         return explicit.get(_key(d.target), set()) <= {_key(d.source)}
 
     facts: list[ExtractedFact] = []
+    trace: list[SentenceTrace] = []
     seen: set[tuple[str, Relation, str]] = set()
-    for sentence, found in per_sentence:
+    for sentence, found, frame, reason in per_sentence:
         kept = [d for d in found if keep(d)]
         if not kept:
             unparsed.append(sentence)
+            if found and reason is None:
+                reason = "author ownership withdrawn: the text names another owner"
         for d in kept:
             identity = (_key(d.source), d.relation, _key(d.target))
             if identity in seen:
                 continue
             seen.add(identity)
             facts.append(ExtractedFact(d.source, d.relation, d.target, d.sentence))
-    return Extraction(facts=facts, unparsed=unparsed)
+        cue = bool(kept) or has_cue(sentence)
+        trace.append(SentenceTrace(sentence, len(kept), frame, reason, cue))
+    return Extraction(facts=facts, unparsed=unparsed, trace=trace)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from memcli.extract.lexicon import fix_typos
 from memcli.extract.phrases import _WEEKDAYS
 
 # --------------------------------------------------------------------------------------
@@ -116,6 +117,8 @@ def _split_sentences(text: str) -> list[str]:
 
 def _drop_symbols(text: str) -> str:
     """Remove emoji and other pictographs, which only confuse the patterns."""
+    if text.isascii():
+        return text
     return "".join(
         " " if unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") else ch for ch in text
     ).replace("\ufe0f", "")
@@ -129,16 +132,26 @@ def _paren(m: re.Match[str]) -> str:
     return " "
 
 
+_EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
+_MENTION = re.compile(r"(?<!\w)@(?=\w)")
+_ARROW = re.compile(r"\s*(?:->|→|=>|⇒)\s*")
+
+
 def _normalise(sentence: str) -> str:
     """Rewrite a sentence into the plain form the pattern table is written against."""
-    s = _drop_symbols(sentence.translate(_QUOTES))
-    s = re.sub(r":[a-z0-9_+-]+:", " ", s)  # Slack emoji codes
+    s = fix_typos(_drop_symbols(sentence.translate(_QUOTES)))
+    if ":" in s:
+        s = _EMOJI_CODE.sub(" ", s)  # Slack emoji codes
     s = s.replace("**", "").replace("__", "").replace("`", "").replace('"', "")
-    s = re.sub(r"(?<!\w)@(?=\w)", "", s)
-    s = re.sub(r"\s*(?:->|→|=>|⇒)\s*", " -> ", s)
-    s = _PARENS.sub(_paren, s)
-    for pattern, repl in _CONTRACTIONS:
-        s = pattern.sub(repl, s)
+    if "@" in s:
+        s = _MENTION.sub("", s)
+    if ">" in s or "→" in s or "⇒" in s:
+        s = _ARROW.sub(" -> ", s)
+    if "(" in s or "[" in s:
+        s = _PARENS.sub(_paren, s)
+    if "'" in s:
+        for pattern, repl in _CONTRACTIONS:
+            s = pattern.sub(repl, s)
     s = " ".join(s.split()).strip(" \t.,;:!-—–")
     s = _ADVERBS.sub(" ", s)
     s = _DURATION.sub(" ", s)
