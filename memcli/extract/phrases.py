@@ -117,9 +117,16 @@ _VAGUE = _words(
     someone anyone everyone lots more others work help input feedback answers answer
     response responses reply replies progress people folks schedule track hold time
     approval approvals review reviews sign-off signoff go-ahead greenlight decision
-    decisions info information details it's
+    decisions info information details it's coffee lunch dinner breakfast food pizza
+    train bus flight taxi kids kid dog weather laundry snacks tea package parcel
     """
 ) | frozenset({"other things", "other stuff", "other teams", "a lot", "the go-ahead"})
+
+# Everyday nouns: "waiting on my coffee" is not a dependency.
+_EVERYDAY = _words(
+    "coffee lunch dinner breakfast food pizza train bus flight taxi kids dog weather laundry"
+    " snacks tea haircut dentist doctor groceries"
+)
 
 # "X is on Y" is ownership unless Y is one of these ("on hold", "on PTO", "on call").
 _ON_STOPLIST = _words(
@@ -318,8 +325,21 @@ def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> 
     return _Phrase(text, tuple(owners))
 
 
+# Heads that contain the work item rather than name it: "progress on X", "the rest of X",
+# "pagination for X", "the last bits of X" all mean X.
+_CONTAINER = re.compile(
+    r"\A(?:(?:the|any|some|more|further|our|my|their)\s+)?(?:progress|work|status|rest"
+    r"|remainder|remaining work|last bits?|final bits?|final steps?|next steps?|pagination"
+    r"|cleanup|follow-?ups?|tail end|bulk|first part|second part|part|parts|phase \d+"
+    r"|remaining parts?|review|reviews|testing|rollout plan)\s+(?:on|of|for)\s+(?=\S)",
+    _FLAGS,
+)
+
+
 def _strip_determiners(text: str, owners: list[str]) -> str:
     """Remove a leading article or possessive, recording the possessor as an owner."""
+    if m := _CONTAINER.match(text):
+        text = text[m.end() :]
     if m := _LEADING_ARTICLE.match(text):
         text = text[m.end() :]
     if m := _POSSESSIVE_DET.fullmatch(text):
@@ -390,6 +410,6 @@ def _valid_core(core: str) -> bool:
         if bare.lower() in _CLAUSE_WORDS and not _ACRONYM.fullmatch(bare):
             return False
     low = core.lower()
-    if low in _VAGUE or _TIME_PHRASE.fullmatch(low):
+    if low in _VAGUE or words[-1].lower() in _EVERYDAY or _TIME_PHRASE.fullmatch(low):
         return False
     return not (_QUANTITY.match(core) or _GERUND_CLAUSE.match(core))

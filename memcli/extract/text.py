@@ -61,7 +61,8 @@ _LEADING_FILLER = re.compile(
     r"|heads up|note|psa|today|yesterday|tomorrow|this week|last week|this morning"
     r"|this sprint|as of today|for context|context|unfortunately|sadly|good news|bad news"
     r"|news|tl;?dr|summary|sprint update|weekly update|daily update|currently|right now"
-    r"|at the moment|as of now)\b\s*[,:\-—–]?\s+",
+    r"|at the moment|as of now|it turned out that|it turns out that|turns out|turned out"
+    r"|as it turns out|update from today|quick note|reminder|edit|ps|p\.s\.)\b\s*[,:\-—–]?\s+",
     re.IGNORECASE,
 )
 
@@ -93,7 +94,7 @@ _DURATION = re.compile(
 _PARENS = re.compile(r"\(([^()]*)\)|\[[^\[\]]*\]")
 _PAREN_CLAUSE = re.compile(
     r"\s*(?:owned|run|driven|led|handled|managed|which|from|waiting|blocked|needs|depends"
-    r"|pending|gated)\b",
+    r"|pending|gated|now unblocked|unblocked|no longer)\b",
     re.IGNORECASE,
 )
 
@@ -103,15 +104,32 @@ def _split_sentences(text: str) -> list[str]:
 
     Markdown headings, rules and blank lines are skipped because they carry no claims.
     """
-    sentences: list[str] = []
+    return [sentence for sentence, _ in sentences_under_headings(text)]
+
+
+_HEADING_TEXT = re.compile(r"\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
+
+
+def sentences_under_headings(text: str) -> list[tuple[str, str | None]]:
+    """Each sentence with the Markdown heading it sits under (None before any heading).
+
+    A heading that names a work item ("## Invoice sync") is the subject of the bullets
+    below it that have none ("- waiting on the ledger cleanup").
+    """
+    sentences: list[tuple[str, str | None]] = []
+    heading: str | None = None
     for line in text.splitlines():
-        if not line.strip() or _HEADING.match(line):
+        if not line.strip():
+            continue
+        if _HEADING.match(line):
+            m = _HEADING_TEXT.match(line)
+            heading = m["h"].strip(" *_:`") if m else None
             continue
         line = _BULLET.sub("", line, count=1)
         for piece in _SENTENCE_END.split(line):
             piece = piece.strip()
             if piece and any(ch.isalnum() for ch in piece):
-                sentences.append(piece)
+                sentences.append((piece, heading))
     return sentences
 
 
