@@ -8,7 +8,7 @@ from memcli.extract.context import _Draft, _key, _Outcome, _Reader
 from memcli.extract.factuality import why_not
 from memcli.extract.frames import _SUBORDINATE, read_clause
 from memcli.extract.lexicon import CUE_TOKENS, has_cue
-from memcli.extract.text import _normalise, _split_sentences
+from memcli.extract.text import _normalise, sentences_under_headings
 from memcli.models import ExtractedFact, Extraction, Relation, SentenceTrace
 
 # --------------------------------------------------------------------------------------
@@ -76,15 +76,85 @@ _GATE = CUE_TOKENS | frozenset(
 _WORDS = re.compile(r"[a-z]+")
 
 
-def _read_sentence(reader: _Reader, sentence: str) -> tuple[list[_Outcome], str | None]:
+# Standup section labels, inline ("Today: X") or as a heading over bullets.
+_SECTION = re.compile(
+    r"\A[*_]*(?P<label>yesterday|yestrday|yday|y|today|t|doing|now|next|wip|in progress"
+    r"|this week|done|b|blockers?|blocked)[*_]*\s*:[*_]*\s*(?P<rest>.+)",
+    re.IGNORECASE,
+)
+_DOING = frozenset("today t doing now next wip in progress this week".split()) | {
+    "in progress",
+    "this week",
+}
+_BLOCKERS = frozenset("b blockers blocker blocked".split())
+_NONE = re.compile(
+    r"\A(?:none|nope|nothing|no|n/?a|-+|—|–|none (?:rly|really|atm|today|for now)|all clear"
+    r"|no blockers?|nothing (?:new|blocking))[.!]*\Z",
+    re.IGNORECASE,
+)
+_GERUND = re.compile(
+    r"\A(?:(?:still|continuing|back)\s+(?:on\s+)?)?(?:\w+ing)\s+(?=(?:the|a|an|our|my|some)\s)|"
+    r"\A(?:back on|more|continuing|finishing up)\s+",
+    re.IGNORECASE,
+)
+
+
+def _section(label: str | None) -> str | None:
+    """ "doing", "blockers" or "done" for a section label, None for anything else."""
+    if label is None:
+        return None
+    low = label.lower()
+    if low in _DOING:
+        return "doing"
+    if low in _BLOCKERS:
+        return "blockers"
+    if low in ("yesterday", "yestrday", "yday", "y", "done", "shipped", "completed", "last week"):
+        return "done"
+    return None
+
+
+def _read_line(
+    reader: _Reader, sentence: str, heading: str | None
+) -> tuple[list[_Outcome], str | None]:
+    """Read a sentence in its section: "Today: X" means the author works on X."""
+    section = _section(heading)
+    text = sentence
+    if m := _SECTION.match(sentence):
+        section, text = _section(m["label"]) or section, m["rest"].strip()
+    if section == "blockers" and _NONE.match(text.strip(" *_")):
+        return [], "states that nothing blocks"
+    outcomes, reason = _read_sentence(reader, sentence)
+    if outcomes or text is sentence and section != "doing":
+        return outcomes, reason
+    if text is not sentence:
+        if section == "blockers" and not has_cue(text):
+            text = f"blocked on {text}"
+        outcomes, reason = _read_sentence(reader, sentence, text)
+    if outcomes or section != "doing" or has_cue(text) or why_not(text.lower()):
+        return outcomes, reason
+    plain = _GERUND.sub("", _normalise(text), count=1)
+    if len(plain.split()) > 8 or "," in plain:
+        return outcomes, reason
+    out = reader.owns(None, plain)
+    if out is None or not out.drafts:
+        return outcomes, reason
+    out.frame = "section-doing"
+    reader.commit(out, plain)
+    return [out], None
+
+
+def _read_sentence(
+    reader: _Reader, sentence: str, text: str | None = None
+) -> tuple[list[_Outcome], str | None]:
     """Read one sentence: whole first, then relative or compound clauses as a fallback.
 
-    Returns the outcomes and, when there are none, why (``None`` when a frame read it).
+    ``text`` is what to read when it differs from the sentence the facts cite. Returns
+    the outcomes and, when there are none, why (``None`` when a frame read it).
     """
     if sentence.rstrip().endswith("?"):
         return [], "question"
     reader.sentence = sentence
-    text = _normalise(sentence)
+    text = _normalise(sentence if text is None else text)
     if not text:
         return [], "no words"
     lowered = text.lower()
@@ -157,8 +227,8 @@ def extract(text: str, author: str | None) -> Extraction:
     drafts: list[_Draft] = []
     unparsed: list[str] = []
     per_sentence: list[tuple[str, list[_Draft], str | None, str | None]] = []
-    for sentence in _split_sentences(text):
-        outcomes, reason = _read_sentence(reader, sentence)
+    for sentence, heading in sentences_under_headings(text):
+        outcomes, reason = _read_line(reader, sentence, heading)
         reader.end_sentence(outcomes)
         found = [d for out in outcomes for d in out.drafts]
         frames = [out.frame for out in outcomes if out.frame]

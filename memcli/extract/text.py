@@ -107,6 +107,13 @@ def _split_sentences(text: str) -> list[str]:
     return [sentence for sentence, _ in sentences_under_headings(text)]
 
 
+# A line that is only a standup section name ("**Today**", "Blockers:") heads the
+# bullets under it like a Markdown heading.
+_SECTION_LINE = re.compile(
+    r"\s*[*_]*(?P<h>yesterday|yday|today|blockers?|blocked|done|doing|next|next steps"
+    r"|in progress|wip|shipped|completed|this week|last week|action items|actions)[*_]*:?[*_]*\s*",
+    re.IGNORECASE,
+)
 _HEADING_TEXT = re.compile(r"\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
 
 
@@ -124,6 +131,9 @@ def sentences_under_headings(text: str) -> list[tuple[str, str | None]]:
         if _HEADING.match(line):
             m = _HEADING_TEXT.match(line)
             heading = m["h"].strip(" *_:`") if m else None
+            continue
+        if m := _SECTION_LINE.fullmatch(line):
+            heading = m["h"]
             continue
         line = _BULLET.sub("", line, count=1)
         for piece in _SENTENCE_END.split(line):
