@@ -1,0 +1,113 @@
+"""Behavioural minimal pairs for the compositional reader, its trace and ``memcli explain``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memcli.extract.rules import extract
+from tests.test_extract_rules import b, d, facts_of, o
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        (
+            "Kai",
+            "The invoice sync is blokced on the ledger cleanup.",
+            {o("Kai", "invoice sync"), b("invoice sync", "ledger cleanup")},
+        ),
+        (
+            "Kai",
+            "The invoice sync is waitng on the ledger cleanup.",
+            {o("Kai", "invoice sync"), b("invoice sync", "ledger cleanup")},
+        ),
+        (
+            "Kai",
+            "Progress on the invoice sync is blocked by the ledger cleanup.",
+            {o("Kai", "invoice sync"), b("invoice sync", "ledger cleanup")},
+        ),
+        (
+            "Kai",
+            "It turned out that the invoice sync is blocked on the ledger cleanup.",
+            {o("Kai", "invoice sync"), b("invoice sync", "ledger cleanup")},
+        ),
+        (
+            "Rosa",
+            "Yesterday: wrapped up the tariff importer\nToday: the quota report\nBlockers: none",
+            {d("Rosa", "tariff importer"), o("Rosa", "quota report")},
+        ),
+        (
+            "Rosa",
+            "**Today**\n- drafting the retention policy\n**Blockers**\n- nope",
+            {o("Rosa", "retention policy")},
+        ),
+    ],
+)
+def test_reads(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I'm waiting on my coffee.",
+        "Blockers: none",
+        "Yesterday: on call, nothing exciting",
+    ],
+)
+def test_ordinary_senses_give_nothing(sentence: str) -> None:
+    assert extract(sentence, "Kai").facts == []
+
+
+def test_trace_names_the_frame_or_the_reason_for_every_sentence() -> None:
+    text = (
+        "Had lunch with the team. The invoice sync is blocked on the ledger cleanup. "
+        "The export might be blocked on the schema change. Is the ledger cleanup done?"
+    )
+    trace = extract(text, "Kai").trace
+    assert [(t.facts, t.frame, t.reason, t.cue) for t in trace] == [
+        (0, None, "no predicate", False),
+        (2, "x-blocked-on-y", None, True),
+        (0, None, "hedged", True),
+        (0, None, "question", False),
+    ]
+
+
+def _memcli(*args: str, db: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memcli", "--db", str(db), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_explain_shows_a_stored_update_sentence_by_sentence(tmp_path: Path) -> None:
+    update = tmp_path / "kai.md"
+    update.write_text(
+        "---\nauthor: Kai\n---\nHad lunch. The invoice sync is blokced on the ledger cleanup.\n"
+    )
+    db = tmp_path / "m.db"
+    assert _memcli("ingest", str(update), db=db).returncode == 0
+    shown = _memcli("explain", "1", db=db)
+    assert shown.returncode == 0, shown.stderr
+    assert "not understood: no predicate" in shown.stdout
+    assert "invoice sync blocked_by ledger cleanup" in shown.stdout
+    data = json.loads(_memcli("explain", "1", "--json", db=db).stdout)
+    assert [s["frame"] for s in data["sentences"]] == [None, "x-blocked-on-y"]
+    missing = _memcli("explain", "42", db=db)
+    assert missing.returncode != 0 and "no episode with id 42" in missing.stderr
+
+
+def test_ingest_explain_says_which_frame_read_each_sentence(tmp_path: Path) -> None:
+    update = tmp_path / "kai.md"
+    update.write_text("---\nauthor: Kai\n---\nHad lunch. The ledger cleanup shipped.\n")
+    result = _memcli("ingest", "--explain", str(update), db=tmp_path / "m.db")
+    assert result.returncode == 0, result.stderr
+    assert "not understood (no predicate)" in result.stderr
+    assert "read by " in result.stderr and "The ledger cleanup shipped." in result.stderr
