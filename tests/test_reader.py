@@ -111,3 +111,30 @@ def test_ingest_explain_says_which_frame_read_each_sentence(tmp_path: Path) -> N
     assert result.returncode == 0, result.stderr
     assert "not understood (no predicate)" in result.stderr
     assert "read by " in result.stderr and "The ledger cleanup shipped." in result.stderr
+
+
+MINUTES = (
+    "Billing sync\n"
+    "Attendees: Lena Ortiz (notes), Raj Menon, Tove Berg\n"
+    "Raj: the refund exporter is waiting on the ledger API rewrite.\n"
+    "Tove: tax rounding fix shipped on Monday.\n"
+    "Tove reported that the audit log was rolled out by the infra team.\n"
+    "ACTION: Raj to draft the cutover checklist by Friday.\n"
+    "AI - Tove to follow up on the currency table refresh."
+)
+
+
+def test_minutes_credit_the_speaker_not_the_note_taker() -> None:
+    assert facts_of(extract(MINUTES, "Lena Ortiz")) == {
+        b("refund exporter", "ledger API rewrite"),
+        o("Raj Menon", "refund exporter"),
+        d("Tove Berg", "tax rounding fix"),
+        d("infra team", "audit log", "team"),
+        o("Raj Menon", "cutover checklist"),
+        o("Tove Berg", "currency table refresh"),
+    }
+
+
+def test_minutes_trace_the_attendance_line() -> None:
+    trace = extract(MINUTES, "Lena Ortiz").trace
+    assert trace[1].reason == "attendance list" and trace[1].facts == 0

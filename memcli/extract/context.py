@@ -469,3 +469,91 @@ class _Reader:
                     self.last_person = person
             for team in out.teams:
                 self.last_team = team
+
+
+# --------------------------------------------------------------------------------------
+# Meeting minutes: who is speaking
+# --------------------------------------------------------------------------------------
+
+_ROSTER = re.compile(
+    r"^\s*[*_]*(?:attendees|attending|present|participants|in attendance|people)[*_]*\s*:"
+    r"\s*(?P<names>.+)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_SCRIBE = re.compile(r"\b(?:notes?|scribe|minutes|note-?taker|taking notes)\b", re.IGNORECASE)
+_TITLES = frozenset("dr dr. mr mr. ms ms. mrs mrs. prof prof. pm vendor".split())
+_NAME_WORD = re.compile(r"[^\W\d_][\w'’.-]*\Z")
+_SPEAKER_COLON = re.compile(
+    r"(?P<who>[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*){0,2})\s*:\s*(?P<rest>.+)"
+)
+_SPEAKER_VERB = re.compile(
+    r"(?P<who>[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*){0,2})\s+(?:reported|reports|confirmed"
+    r"|confirms|said|says|noted|notes|mentioned|mentions|explained|shared|announced|stated"
+    r"|added|flagged|flags|told the group|updated|let us know)\s+(?:that\s+)?(?P<rest>.+)",
+    re.IGNORECASE,
+)
+
+
+class Minutes:
+    """The roster of a meeting's minutes and who speaks on each line.
+
+    Minutes are recognised by an attendance line ("Attendees: Raj, Lena (notes)"). On a
+    line that opens with an attendee ("Raj: ...", "Raj reported that ...", "Raj took
+    over ..."), that attendee is the speaker: they stand where the author stands in an
+    ordinary update (first person, owner of what they report blocked, doer of completions
+    without a doer). The note-taker is a scribe: on a line with no speaker nobody takes
+    the author's place, so the scribe owns and completes nothing by default.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.full: dict[str, str] = {}
+        self.scribe: str | None = None
+        m = _ROSTER.search(text)
+        self.active = m is not None
+        if m is None:
+            return
+        seen: dict[str, set[str]] = {}
+        for entry in re.split(r"\s*[,;]\s*|\s+and\s+", m["names"]):
+            scribe = bool(_SCRIBE.search(entry))
+            entry = re.sub(r"\([^)]*\)|\btaking notes\b|\(.*", " ", entry, flags=re.IGNORECASE)
+            words = [w for w in entry.split() if _NAME_WORD.match(w) and w[0].isupper()]
+            words = [w for w in words if w.lower() not in _TITLES and not w.isupper()]
+            if not words:
+                continue
+            name = " ".join(words[-3:])
+            if scribe:
+                self.scribe = name
+            for key in {name.lower(), *(w.lower() for w in words)}:
+                seen.setdefault(key, set()).add(name)
+        self.full = {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
+
+    def roster_line(self, sentence: str) -> bool:
+        """Whether the sentence is the attendance line itself."""
+        return self.active and _ROSTER.match(sentence) is not None
+
+    def who(self, words: str) -> str | None:
+        """The attendee a name refers to ("Raj", "Raj Patel", "Dr. Patel"), or None."""
+        tokens = [w for w in words.split() if w.lower() not in _TITLES]
+        if not tokens:
+            return None
+        return self.full.get(" ".join(tokens).lower()) or (
+            self.full.get(tokens[0].lower()) if len(tokens) == 1 else None
+        )
+
+    def speaker(self, sentence: str) -> tuple[str, str] | None:
+        """(speaker, what they said) for a line that opens with an attendee, else None.
+
+        "Raj: X is blocked" and "Raj reported that X is blocked" give ("Raj ...", "X is
+        blocked"); "Raj took over X" keeps the whole sentence, Raj being its subject.
+        """
+        if not self.active:
+            return None
+        for pattern in (_SPEAKER_COLON, _SPEAKER_VERB):
+            m = pattern.match(sentence)
+            if m is not None and (name := self.who(m["who"])) is not None:
+                return name, m["rest"]
+        words = sentence.split()
+        for n in (3, 2, 1):
+            if len(words) > n and (name := self.who(" ".join(words[:n]))) is not None:
+                return name, sentence
+        return None

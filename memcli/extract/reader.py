@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import re
 
-from memcli.extract.context import _Draft, _key, _Outcome, _Reader
+from memcli.extract.context import Minutes, _Draft, _key, _Outcome, _Reader
+from memcli.extract.core import action_assignee, read_action
 from memcli.extract.factuality import why_not
 from memcli.extract.frames import _SUBORDINATE, read_clause
 from memcli.extract.lexicon import CUE_TOKENS, has_cue
-from memcli.extract.text import _normalise, sentences_under_headings
+from memcli.extract.text import _normalise, sentence_lines
 from memcli.models import ExtractedFact, Extraction, Relation, SentenceTrace
 
 # --------------------------------------------------------------------------------------
@@ -215,6 +216,23 @@ def _read_clauses(reader: _Reader, text: str) -> list[_Outcome]:
     return outcomes
 
 
+def _read_minutes_line(
+    reader: _Reader, minutes: Minutes, sentence: str, heading: str | None, said: str | None
+) -> tuple[list[_Outcome], str | None]:
+    """Read a line: an action item, what a speaker said, or an ordinary sentence."""
+    plain = _normalise(sentence)
+    if (who := action_assignee(plain)) is not None:
+        reader.sentence = sentence
+        out = read_action(reader, plain, minutes.who(who) if minutes.active else None)
+        if out is not None and out.drafts:
+            reader.commit(out, plain)
+            return [out], None
+        return [], "action item without a readable assignee and object"
+    if said is not None and said is not sentence:
+        return _read_sentence(reader, sentence, said)
+    return _read_line(reader, sentence, heading)
+
+
 def extract(text: str, author: str | None) -> Extraction:
     """Read blocker, ownership, completion and unblock facts from one status update.
 
@@ -227,8 +245,23 @@ def extract(text: str, author: str | None) -> Extraction:
     drafts: list[_Draft] = []
     unparsed: list[str] = []
     per_sentence: list[tuple[str, list[_Draft], str | None, str | None]] = []
-    for sentence, heading in sentences_under_headings(text):
-        outcomes, reason = _read_line(reader, sentence, heading)
+    minutes = Minutes(text)
+    author = reader.author
+    speaker: str | None = None
+    said: str | None = None
+    line = -1
+    for sentence, heading, number in sentence_lines(text):
+        if minutes.active:
+            if minutes.roster_line(sentence):
+                per_sentence.append((sentence, [], None, "attendance list"))
+                continue
+            said = None
+            if number != line:
+                line, speaker = number, None
+                if found_speaker := minutes.speaker(sentence):
+                    speaker, said = found_speaker
+            reader.author = speaker
+        outcomes, reason = _read_minutes_line(reader, minutes, sentence, heading, said)
         reader.end_sentence(outcomes)
         found = [d for out in outcomes for d in out.drafts]
         frames = [out.frame for out in outcomes if out.frame]
@@ -238,6 +271,7 @@ def extract(text: str, author: str | None) -> Extraction:
         per_sentence.append((sentence, found, frame, reason))
         drafts.extend(found)
 
+    reader.author = author
     explicit: dict[str, set[str]] = {}
     for d in drafts:
         if d.relation is Relation.OWNS and not d.tentative:

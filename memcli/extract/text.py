@@ -123,9 +123,17 @@ def sentences_under_headings(text: str) -> list[tuple[str, str | None]]:
     A heading that names a work item ("## Invoice sync") is the subject of the bullets
     below it that have none ("- waiting on the ledger cleanup").
     """
-    sentences: list[tuple[str, str | None]] = []
+    return [(sentence, heading) for sentence, heading, _ in sentence_lines(text)]
+
+
+def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
+    """Like ``sentences_under_headings``, plus the number of the line each sentence is on.
+
+    Minutes need the line: "Raj: X is blocked; Y is done" is all Raj speaking.
+    """
+    sentences: list[tuple[str, str | None, int]] = []
     heading: str | None = None
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines()):
         if not line.strip():
             continue
         if _HEADING.match(line):
@@ -139,7 +147,7 @@ def sentences_under_headings(text: str) -> list[tuple[str, str | None]]:
         for piece in _SENTENCE_END.split(line):
             piece = piece.strip()
             if piece and any(ch.isalnum() for ch in piece):
-                sentences.append((piece, heading))
+                sentences.append((piece, heading, number))
     return sentences
 
 
