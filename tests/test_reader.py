@@ -72,7 +72,7 @@ def test_trace_names_the_frame_or_the_reason_for_every_sentence() -> None:
     trace = extract(text, "Kai").trace
     assert [(t.facts, t.frame, t.reason, t.cue) for t in trace] == [
         (0, None, "no predicate", False),
-        (2, "x-blocked-on-y", None, True),
+        (2, "x-waits-on-y", None, True),
         (0, None, "hedged", True),
         (0, None, "question", False),
     ]
@@ -99,7 +99,7 @@ def test_explain_shows_a_stored_update_sentence_by_sentence(tmp_path: Path) -> N
     assert "not understood: no predicate" in shown.stdout
     assert "invoice sync blocked_by ledger cleanup" in shown.stdout
     data = json.loads(_memcli("explain", "1", "--json", db=db).stdout)
-    assert [s["frame"] for s in data["sentences"]] == [None, "x-blocked-on-y"]
+    assert [s["frame"] for s in data["sentences"]] == [None, "x-waits-on-y"]
     missing = _memcli("explain", "42", db=db)
     assert missing.returncode != 0 and "no episode with id 42" in missing.stderr
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from memcli.extract.context import _Outcome, _Reader
+from memcli.extract.phrases import _agent_shaped, _trim
 
 # --------------------------------------------------------------------------------------
 # Action items: "ACTION: Dana to migrate the cron jobs", "AI - Sam to chase VEND-88"
@@ -60,3 +61,686 @@ def action_assignee(text: str) -> str | None:
     """The raw assignee of an action-item line, or None."""
     m = _ACTION.fullmatch(text)
     return m["who"] if m else None
+
+
+# --------------------------------------------------------------------------------------
+# The trigger lexicon: phrase -> token class
+# --------------------------------------------------------------------------------------
+#
+# Classes (one character each):
+#   n  noun-phrase material (content words, names, determiners, ticket refs, pronouns)
+#   p  preposition inside or after a noun phrase     &  list conjunction (and, &, +)
+#   x  auxiliary / copula                            b  "by" (the agent of a passive)
+#   N  negator                                       M  modal or hedge
+#   F  "first" ("X needs Y first")                   G  light verbs of a relative clause
+#   W  waiter-first dependency ("blocked on", "waiting for", "pending", "gated on")
+#   K  blocker-first dependency ("blocks", "is a prerequisite for", "has to land before")
+#   R  "needs" / "requires" (a dependency only with "first")
+#   C  "cannot start until" and kin (waiter first, blocker after)
+#   S  a bare stall ("stuck", "on hold") with no blocker named
+#   O  owner-first ownership ("owns", "is driving", "took over")
+#   o  item-first ownership ("owned by", "assigned to")
+#   Q  "is on" (ownership when the owner is a person: "Nadia is on the runbook")
+#   H  "has" (ownership only for a person subject: "Tamar has the invoice preview")
+#   D  completion verbs ("shipped", "was rolled out", "got merged")
+#   E  completion states ("is live", "is done", "went to production")
+#   U  unblocked ("unblocked", "no longer blocked on", "freed up")
+#   V  blocker-first unblock ("which unblocks Y")
+#   Y  nominal dependency ("X's dependency on Y")
+
+_AUX = "is are am was were be been being has have had get gets got getting remains remain stays"
+_MODALS = (
+    "might may could would should will shall can must maybe perhaps probably possibly likely"
+    " hopefully almost nearly mostly soon eventually gonna planning hoping intend intending"
+    " expect expects expected tentatively supposedly"
+)
+_PREPS = "of for from in on to with without into at across via about under over through as per"
+_MOVE = (
+    "start,begin,proceed,progress,continue,resume,ship,land,launch,merge,finish,complete"
+    ",release,deploy,go,go ahead,go live,move,move forward,happen,enable,roll out,get started"
+)
+
+
+def _inflect(lemmas: str) -> list[str]:
+    """Every inflection of each (phrasal) verb lemma; see ``lexicon.forms``."""
+    from memcli.extract.lexicon import forms
+
+    return [f for lemma in lemmas.split(",") for f in forms(lemma.strip())]
+
+
+def _past(lemmas: str) -> list[str]:
+    """Past and participle forms only: "the release branch", "the login fix" are nouns."""
+    from memcli.extract.lexicon import forms
+
+    out: list[str] = []
+    for lemma in lemmas.split(","):
+        every = forms(lemma.strip())
+        out += [f for f in every[2:] if not f.split()[0].endswith("ing")]
+    return out
+
+
+def _combine(*parts: list[str] | str) -> list[str]:
+    """All phrases made of one option from each part (a part is a list or a ``|`` string)."""
+    out = [""]
+    for part in parts:
+        options = part.split("|") if isinstance(part, str) else part
+        out = [f"{a} {b}".strip() for a in out for b in options]
+    return [" ".join(o.split()) for o in out]
+
+
+def _lexicon() -> dict[str, str]:
+    """The phrase -> class table, built once from lemma rows (see ``_classes``)."""
+    table: dict[str, str] = {}
+
+    def add(cls: str, phrases: list[str]) -> None:
+        for phrase in phrases:
+            table.setdefault(phrase, cls)
+
+    blocked_on = "on|upon|by|behind|until|till|pending|waiting on|waiting for|due to|because of"
+    add(
+        "U",
+        _combine(
+            "no longer|not",
+            "blocked|waiting|stuck|stalled|held up|gated|dependent|depending|pending|on hold",
+            "|on|by|for|behind|upon",
+        )
+        + ["unblocked", "unblocked on", "unblocked from", "unstuck", "freed up", "off hold"]
+        + ["clear to proceed", "clear to start", "free to proceed", "free to start"]
+        + ["moving again", "no longer blocked"],
+    )
+    add("V", ["unblocks", "unblocked", "unblocking", "frees up", "freed up", "unsticks"])
+    add(
+        "W",
+        _combine("hard|", "blocked|stuck|stalled|held up|hung up|gated|parked|paused", blocked_on)
+        + _combine("on hold|frozen|on ice|queued", "pending|until|till|for|behind|waiting on")
+        + _combine(_inflect("wait"), "on|for|upon|until|till")
+        + _combine(_inflect("depend,rely,hinge,sit"), "on|upon|behind")
+        + _combine("dependent|dependant|contingent|conditional|reliant", "on|upon")
+        + ["pending", "pending on", "awaiting", "awaits", "await", "stuck behind"]
+        + _combine("has to|have to|had to|needs to|need to", "wait", "on|for|until"),
+    )
+    add("S", _combine("hard|", "blocked|stuck|stalled|on hold|paused|held up|frozen|parked"))
+    add("S", _combine("is|are|was|were|remains|remain|stays", "on hold|on ice"))
+    add("W", _combine("is|are|was|were|remains|remain|stays", "on hold|on ice", "pending|until"))
+    add(
+        "K",
+        ["block", "blocks", "blocking", "gates", "gating", "holds up", "holding up"]
+        + _combine("a|the|the main|the last|a hard|the only|a big|another", "blocker", "for|on|to")
+        + _combine("a|the|", "prerequisite|prereq|dependency|hard dependency", "for|of|to")
+        + _combine("needed|required", "for|before|by")
+        + _combine(
+            "has to|have to|needs to|need to|must|should",
+            "land|ship|merge|go in|go out|happen|be done|be in|be merged|be finished|be live"
+            "|be shipped|be deployed|finish|be fixed|be sorted",
+            "before|ahead of",
+        ),
+    )
+    add("R", _combine(_inflect("need,require"), ""))
+    add(
+        "C",
+        _combine(
+            "cannot|can not|could not|will not|would not|does not|do not|did not|is not able to"
+            "|are not able to|unable to|not able to|is not going to|are not going to|not",
+            _inflect(_MOVE),
+            "until|till|before|without|pending",
+        )
+        + _combine(
+            "can only|will only|only",
+            _inflect(_MOVE),
+            "once|after|when",
+        ),
+    )
+    add(
+        "O",
+        ["own", "owns", "leads", "leading", "led", "driving", "drives", "drove", "running"]
+        + _combine(_inflect("handle,manage,coordinate,take over,pick up,take on"), "")
+        + _combine(_inflect("take care of,work on"), "")
+        + ["responsible for", "accountable for", "in charge of", "on the hook for"]
+        + ["tasked with", "the owner of", "owner of", "the dri for", "dri for"]
+        + ["on point for", "point on", "has the ball on", "have the ball on", "looking after"]
+        + ["working on", "is working on", "are working on", "leading on", "the lead on"]
+        + ["the lead for", "lead on", "lead for", "looking into", "is looking into"],
+    )
+    add("G", ["doing", "arranging", "organising", "organizing", "sorting out", "chasing"])
+    add(
+        "o",
+        _combine(
+            "owned|handled|driven|led|run|managed|coordinated|covered|being handled|being driven",
+            "by",
+        )
+        + ["assigned to", "reassigned to"],
+    )
+    add("A", _combine("assigned|reassigned|handed|handed over|handed off|given", ""))
+    add("Q", _combine("is|am|are|was|were", "on"))
+    add("H", ["has", "have", "has got", "have got"])
+    done_lemmas = (
+        "ship,finish,complete,merge,land,deploy,release,launch,close,close out,wrap up"
+        ",publish,roll out,deliver,fix,resolve,finalise,finalize,submit,cancel"
+        ",decommission,retire,sunset,migrate,upgrade,install,sign off"
+    )
+    done = _past(done_lemmas)
+    add("I", [f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing")])
+    add("D", done)
+    add(
+        "E",
+        _combine("done|live|complete|in production|in prod|in main|in master|out the door", "")
+        + ["went live", "gone live", "went out", "went to production", "went to prod"]
+        + ["over the line", "across the line", "good to go", "out", "wrapped"],
+    )
+    add("Y", _combine("dependency|dependence|reliance", "on|upon"))
+    add("b", ["by"])
+    add("F", ["first", "beforehand"])
+    add("N", ["not", "never", "no", "nothing", "none", "neither", "nor", "without"])
+    add("M", _MODALS.split() + ["going to", "plan to", "plans to", "hope to", "want to"])
+    add("x", _AUX.split())
+    add("p", _PREPS.split())
+    add("&", ["and", "&", "+", "/"])
+    return table
+
+
+_TABLE: dict[str, str] | None = None
+_FIRST: frozenset[str] = frozenset()
+_LONGEST = 1
+
+
+def _table() -> dict[str, str]:
+    """The lexicon, built on first use (importing the reader stays cheap)."""
+    global _TABLE, _FIRST, _LONGEST
+    if _TABLE is None:
+        table = _lexicon()
+        _FIRST = frozenset(phrase.split()[0] for phrase in table if " " in phrase)
+        _LONGEST = max(len(phrase.split()) for phrase in table)
+        _TABLE = table
+    return _TABLE
+
+
+# --------------------------------------------------------------------------------------
+# Tokens and clauses
+# --------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"[A-Za-z][\w.-]*/[\w.-]+#\d+"  # org/repo#12
+    r"|(?:PR|MR|pr|mr)\s*#\d+"  # PR #62
+    r"|#\d+"
+    r"|[^\W_](?:[\w'’&.+/-]*[\w])?"  # words, R&D, CI/CD, v4.2.0, right-to-left, X's
+    r"|—|–|->|[,;:()&+]|(?<=\s)[-/](?=\s)"
+)
+_SPLIT_PUNCT = frozenset([",", ";", ":", "(", ")", "—", "–", "->", "-"])
+_SUBORDINATORS = frozenset(
+    "which who whom because since once although though unless if whereas while when"
+    " whether after so but then".split()
+)
+_MULTI_SUB = {
+    ("now", "that"): "now that",
+    ("so", "that"): "so that",
+    ("as", "soon"): "as soon as",
+    ("even", "though"): "even though",
+    ("in", "case"): "in case",
+    ("and", "then"): "and then",
+}
+_CONDITIONAL = frozenset({"if", "unless", "in case", "whether", "when"})
+_CAUSAL = frozenset({"now that", "since", "because", "as", "after", "once", "with", ","})
+_RELATIVE = frozenset({"which", "who", "whom", "that"})
+_POSSESSIVE = frozenset("our my their your his her its".split())
+_TRIGGERS = frozenset("WKRCSOoQHDEUVYIGA")
+
+
+class _Tok:
+    __slots__ = ("cls", "end", "low", "start", "text")
+
+    def __init__(self, text: str, start: int, end: int, cls: str) -> None:
+        self.text, self.start, self.end, self.cls = text, start, end, cls
+        self.low = text.lower()
+
+
+def tokenise(text: str) -> list[_Tok]:
+    """Tokens with their classes; multiword lexicon phrases become one token."""
+    table = _table()
+    raw = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    lows = [t[0].lower().replace("’", "'") for t in raw]
+    out: list[_Tok] = []
+    i = 0
+    while i < len(raw):
+        low = lows[i]
+        found = None
+        if low in _FIRST:
+            for n in range(min(_LONGEST, len(raw) - i), 1, -1):
+                phrase = " ".join(lows[i : i + n])
+                if phrase in table:
+                    found = (n, table[phrase])
+                    break
+        if found is None:
+            cls = table.get(low, "n")
+            if low in _SPLIT_PUNCT or low == "-":
+                cls = "|"
+            elif low in _SUBORDINATORS or low == "that":
+                cls = "s"
+            found = (1, cls)
+        n, cls = found
+        out.append(_Tok(text[raw[i][1] : raw[i + n - 1][2]], raw[i][1], raw[i + n - 1][2], cls))
+        i += n
+    for k, tok in enumerate(out):  # context: "our own X", "has been" vs "has X"
+        prev = out[k - 1].low if k else ""
+        nxt = out[k + 1].cls if k + 1 < len(out) else ""
+        if tok.low == "own" and prev in _POSSESSIVE:
+            tok.cls = "n"
+        elif tok.low == "unblocked" and (not k or out[k - 1].cls != "x") and nxt == "n":
+            tok.cls = "V"  # "the payments integration unblocked the checkout flow"
+        elif tok.cls == "H" and nxt not in ("n", ""):
+            tok.cls = "x"
+        elif tok.low == "that" and (prev == "" or out[k - 1].cls != "n" or nxt == ""):
+            tok.cls = "n"  # a demonstrative or pronoun, not a relative clause
+    return out
+
+
+class _Clause:
+    __slots__ = ("kind", "toks")
+
+    def __init__(self, kind: str, toks: list[_Tok]) -> None:
+        self.kind, self.toks = kind, toks
+
+    @property
+    def classes(self) -> str:
+        return "".join(t.cls for t in self.toks)
+
+
+def clauses(toks: list[_Tok]) -> list[_Clause]:
+    """Split at punctuation, subordinators and clause-joining coordinators.
+
+    A comma or "and" splits only once the clause before it has a predicate, so lists
+    ("A, B and C are blocked") stay one noun phrase.
+    """
+    result: list[_Clause] = []
+    current: list[_Tok] = []
+    kind = ""
+    i = 0
+    while i < len(toks):
+        tok = toks[i]
+        has_pred = any(t.cls in _TRIGGERS for t in current)
+        pair = (tok.low, toks[i + 1].low) if i + 1 < len(toks) else None
+        if pair in _MULTI_SUB:
+            result.append(_Clause(kind, current))
+            current, kind = [], _MULTI_SUB[pair]
+            i += 3 if pair == ("as", "soon") else 2
+            continue
+        split = None
+        if tok.cls == "|":
+            split = tok.low if tok.low in ":" or has_pred else None
+            if split is None and tok.low not in ",":
+                split = tok.low
+            if split is None:
+                tok.cls = "&"  # a list comma
+        elif tok.cls == "s":
+            split = tok.low
+        elif tok.cls == "&" and tok.low in ("and", "&") and has_pred:
+            rest = "".join(t.cls for t in toks[i + 1 :])
+            if any(c in _TRIGGERS or c == "x" for c in rest.split("&")[0]):
+                split = "and"
+        if split is not None:
+            result.append(_Clause(kind, current))
+            current, kind = [], split
+        else:
+            current.append(tok)
+        i += 1
+    result.append(_Clause(kind, current))
+    return [c for c in result if c.toks or c.kind == ":"]
+
+
+# --------------------------------------------------------------------------------------
+# The frame table
+# --------------------------------------------------------------------------------------
+
+_NP = r"n(?:[n&p]*n)?"
+_PP = rf"(?:p{_NP})"
+
+# (name, handler, pattern over classes). Groups: s waiter, t blocker, o owner, w work
+# item, d doer, k a "with <doer>" partner. Rows are tried in order; the first whose
+# arguments resolve reads the clause.
+FRAMES: tuple[tuple[str, str, str], ...] = (
+    ("x-unblocked-from-y", "unblocked", rf"(?P<s>{_NP})x*U(?P<t>{_NP})?"),
+    ("unblocked-from-y", "unblocked", rf"x*U(?P<t>{_NP})?"),
+    ("y-unblocks-x", "unblocked", rf"(?P<t>{_NP})x*V(?P<s>{_NP})"),
+    ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP})F?"),
+    ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP})F?"),
+    ("y-blocks-x", "blocked", rf"(?P<t>{_NP})x*K(?P<s>{_NP})"),
+    ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})F"),
+    ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})F"),
+    ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*)?"),
+    ("x-dependency-on-y", "blocked", rf"(?P<s>{_NP})Y(?P<t>{_NP})(?:x.*)?"),
+    ("x-is-stalled", "stalled", rf"(?P<s>{_NP})x*S"),
+    ("w-was-done-by-d", "completed", rf"(?P<w>{_NP})x+D{_PP}?b(?P<d>{_NP}){_PP}?"),
+    ("w-was-done", "completed", rf"(?P<w>{_NP})x+D{_PP}?(?:b{_NP})?(?:&.*)?"),
+    ("d-did-w", "completed", rf"(?P<d>{_NP})x?D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
+    ("w-done", "completed", rf"(?P<w>{_NP})x*[DE](?:[p&].*)?"),
+    ("did-w", "completed", rf"D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
+    ("o-owns-w", "owns", rf"(?P<o>{_NP})x*[OI](?P<w>{_NP}){_PP}?"),
+    ("w-owned-by-o", "owns", rf"(?P<w>{_NP})x*o(?P<o>{_NP})"),
+    ("o-is-on-w", "owns_on", rf"(?P<o>{_NP})Q(?P<w>{_NP})"),
+    ("o-has-w", "owns_has", rf"(?P<o>{_NP})H(?P<w>{_NP})"),
+    ("owns-w", "owns", rf"x*O(?P<w>{_NP})"),
+    ("assigned-w-to-o", "owns", rf"(?:{_NP})?x*A(?P<w>{_NP})p(?P<o>{_NP})"),
+    ("o-was-assigned-w", "owns", rf"(?P<o>{_NP})x+A(?P<w>{_NP})"),
+)
+# Relative clauses with the object gapped: "..., which Rohan owns", "that Paulo is doing".
+_OBJECT_GAP: tuple[tuple[str, str, str], ...] = (
+    ("which-o-owns", "owns", rf"(?P<o>{_NP})x*[OG]{_PP}?"),
+    ("which-d-did", "completed", rf"(?P<d>{_NP})x*D{_PP}?"),
+)
+_COMPILED: list[tuple[str, str, re.Pattern[str]]] | None = None
+
+
+def _frames() -> list[tuple[str, str, re.Pattern[str]]]:
+    global _COMPILED
+    if _COMPILED is None:
+        _COMPILED = [(n, h, re.compile(p)) for n, h, p in FRAMES + _OBJECT_GAP]
+    return _COMPILED
+
+
+def _span(toks: list[_Tok], text: str, m: re.Match[str], group: str) -> str | None:
+    """The raw text of a frame role, or None when the role is absent."""
+    if group not in m.re.groupindex:
+        return None
+    start, end = m.span(group)
+    if start < 0 or start == end:
+        return None
+    return text[toks[start].start : toks[end - 1].end]
+
+
+def _apply(
+    reader: _Reader, handler: str, toks: list[_Tok], text: str, m: re.Match[str]
+) -> _Outcome | None:
+    """Run a frame's handler on its argument spans."""
+
+    def g(name: str) -> str | None:
+        return _span(toks, text, m, name)
+
+    if handler == "blocked":
+        s, t = g("s"), g("t")
+        if s is not None and s.lower().endswith(("'s", "’s")):
+            s = s[:-2]
+        return reader.blocked(s, t) if t else None
+    if handler == "stalled":
+        s = g("s")
+        return reader.stalled(s) if s else None
+    if handler == "unblocked":
+        return reader.unblocked(g("s"), g("t"))
+    if handler in ("owns", "owns_on", "owns_has"):
+        o, w = g("o"), g("w")
+        if w is None:
+            return None
+        if handler == "owns_on":
+            return reader.owns_on(o, w) if o else None
+        if handler == "owns_has" and (o is None or not _agent_shaped(_trim(o), strict=True)):
+            return None
+        return reader.owns(o, w)
+    if handler == "completed":
+        w = g("w")
+        if w is None:
+            return None
+        out = reader.completed(g("d"), w)
+        partner = g("k")
+        if (
+            out is not None
+            and partner
+            and text[toks[m.start("k") - 1].start :].lower().startswith("with")
+        ):
+            more = reader.completed(partner, w)
+            if more is not None:
+                out.drafts += [d for d in more.drafts if d not in out.drafts]
+                out.people += more.people
+                out.teams += more.teams
+        return out
+    return None
+
+
+def _read(
+    reader: _Reader, toks: list[_Tok], text: str, frames: list[tuple[str, str, re.Pattern[str]]]
+) -> _Outcome | None:
+    classes = "".join(t.cls for t in toks)
+    for name, handler, pattern in frames:
+        m = pattern.fullmatch(classes)
+        if m is None:
+            continue
+        out = _apply(reader, handler, toks, text, m)
+        if out is not None and (out.drafts or handler in ("stalled", "unblocked")):
+            out.frame = name
+            return out
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# Whole-sentence frames that span a subordinate clause
+# --------------------------------------------------------------------------------------
+
+_DONE_STATE = (
+    r"(?:is |are |has |have |gets |get )?(?:been )?(?:ships?|shipped|lands?|landed|in|merged"
+    r"|merges?|done|finished|finishes|complete|completed|completes|live|goes live|goes out|out"
+    r"|arrives?|arrived|ready|approved|released|deployed|in place|sorted|signed off|fixed)"
+)
+_SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern, re.IGNORECASE))
+    for name, pattern in (
+        (
+            "once-y-then-x",
+            rf"(?:once|as soon as|after) (?P<t>.+?) {_DONE_STATE},? (?:(?:we|i|they|you|the team)"
+            r" (?:can|could|will|get to|are able to|am able to) (?:start|begin|resume|ship|finish"
+            r"|proceed with|move on to|kick off|roll out|pick up|turn on|enable|launch|do|merge"
+            r"|land|release|deploy)(?: on| with| work on)? (?P<s>.+)|(?P<s2>.+?) (?:can|could"
+            r"|will) (?:start|begin|resume|ship|proceed|go ahead|go live|move|land|launch|happen"
+            r"|continue|be \w+)\b.*)",
+        ),
+        (
+            "x-can-start-once-y",
+            r"(?P<s>.+?) (?:can|will) (?:only )?(?:start|begin|resume|ship|proceed|go ahead"
+            rf"|go live|move|land|launch|happen|continue) (?:once|after|when) (?P<t>.+?) {_DONE_STATE}",
+        ),
+        (
+            "only-thing-left-for-x-is-y",
+            r"(?:the )?only (?:thing|blocker|item|dependency|piece) (?:left |remaining |outstanding )?"
+            r"(?:for|on|before) (?P<s>.+?) (?:is|are) (?P<t>.+)",
+        ),
+        (
+            "no-x-before-y",
+            rf"no (?P<s>.+?) (?:before|until) (?P<t>.+?) {_DONE_STATE}",
+        ),
+    )
+)
+
+
+def _sentence_frame(reader: _Reader, text: str) -> _Outcome | None:
+    for name, pattern in _SENTENCE_FRAMES:
+        m = pattern.fullmatch(text)
+        if m is None:
+            continue
+        waiter = m.groupdict().get("s") or m.groupdict().get("s2")
+        if waiter is None:
+            continue
+        out = reader.blocked(waiter, m["t"])
+        if out is not None and out.drafts:
+            out.frame = name
+            return out
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# Reading a sentence
+# --------------------------------------------------------------------------------------
+
+
+def _rebase(toks: list[_Tok]) -> tuple[str, list[_Tok]]:
+    """Tokens (possibly from two clauses) re-laid over one text of their own."""
+    parts: list[str] = []
+    out: list[_Tok] = []
+    pos = 0
+    for tok in toks:
+        out.append(_Tok(tok.text, pos, pos + len(tok.text), tok.cls))
+        parts.append(tok.text)
+        pos += len(tok.text) + 1
+    return " ".join(parts), out
+
+
+def _leading_np(toks: list[_Tok]) -> list[_Tok]:
+    """The noun phrase a clause opens with (its subject)."""
+    n = 0
+    while n < len(toks) and toks[n].cls in "n&p":
+        n += 1
+    while n and toks[n - 1].cls != "n":
+        n -= 1
+    return toks[:n]
+
+
+def _trailing_np(toks: list[_Tok]) -> list[_Tok]:
+    """The noun phrase a clause ends with (the antecedent of a relative clause)."""
+    n = len(toks)
+    while n and toks[n - 1].cls in "n&p":
+        n -= 1
+    while n < len(toks) and toks[n].cls != "n":
+        n += 1
+    return toks[n:]
+
+
+_QUALITY = (("M", "hedged"), ("N", "negated"))
+_JOINERS = frozenset({"and", "but", "so", "then", "and then", ",", ":", "—", "–", "-", "->", "("})
+_BECAUSE = frozenset({"because", "since", "as"})
+
+
+def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
+    """Read one normalised sentence with the compositional core.
+
+    Returns the outcomes (each already committed to the context) and, when there are
+    none, why: the factuality label of a clause that had a predicate, or None when no
+    clause had one the frames could read.
+    """
+    if not _TABLE:
+        _table()
+    whole = _sentence_frame(reader, text)
+    if whole is not None:
+        reader.commit(whole, text)
+        return [whole], None
+    frames = _frames()
+    main, gap = frames[: len(FRAMES)], frames[len(FRAMES) :]
+    parts = clauses(tokenise(text))
+    outcomes: list[_Outcome] = []
+    reason: str | None = None
+    skip_next = False
+    unblocked_waiter: str | None = None  # "X is unblocked" still looking for its Y
+    stalled_waiter: str | None = None  # "X is blocked" still looking for its blocker
+    cause: str | None = None  # what a "now that Y landed" clause named
+    previous: list[_Tok] = []
+    for clause in parts:
+        toks, kind = clause.toks, clause.kind
+        classes = clause.classes
+        if stalled_waiter is not None and kind in _BECAUSE and toks:
+            blocker = _leading_np(toks)
+            because = reader.blocked(stalled_waiter, _rebase(blocker)[0]) if blocker else None
+            if because is not None and because.drafts:
+                because.frame = "x-blocked-because-y"
+                reader.commit(because, text)
+                outcomes.append(because)
+            stalled_waiter = None
+            previous = toks
+            continue
+        stalled_waiter = None
+        if kind in _CONDITIONAL:
+            reason, previous = "conditional", toks
+            skip_next = not outcomes and not any(o.drafts for o in outcomes)
+            continue
+        if skip_next:  # the consequent of "If X slips, Y is blocked"
+            skip_next, previous = False, toks
+            continue
+        if not toks or not any(c in _TRIGGERS for c in classes):
+            if kind in _CAUSAL - {","} and toks:
+                cause = _rebase(_trailing_np(toks))[0] or None
+                if unblocked_waiter and cause:
+                    _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
+                    unblocked_waiter = None
+            previous = toks
+            continue
+        quality = next((label for c, label in _QUALITY if c in classes), None)
+        if quality is not None:
+            reason, previous = quality, toks
+            continue
+        out: _Outcome | None = None
+        if kind in _RELATIVE and classes[0] == "n":
+            antecedent = _trailing_np(previous)
+            if antecedent:
+                body, rebased = _rebase(toks)
+                out = _read_gap(reader, rebased, body, gap, _rebase(antecedent)[0])
+        if out is None:
+            subject: list[_Tok] = []
+            if classes[0] != "n":
+                if kind in _RELATIVE or classes[0] in "oV":
+                    subject = _trailing_np(previous)
+                elif kind in _JOINERS:
+                    subject = _leading_np(previous)
+            body, rebased = _rebase(subject + toks)
+            out = _read(reader, rebased, body, main)
+            if out is None and subject:
+                body, rebased = _rebase(toks)
+                out = _read(reader, rebased, body, main)
+        if out is None:
+            reason = reason or "predicate without readable arguments"
+            previous = toks
+            continue
+        if kind in _CAUSAL - {","}:
+            done = [d for d in out.drafts if d.relation.value == "completed"]
+            if done:
+                cause = done[0].target.name
+                if out.frame in ("w-was-done", "w-done"):  # no doer named: context only
+                    out.drafts = [d for d in out.drafts if d.relation.value != "completed"]
+                if unblocked_waiter:
+                    _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
+                    unblocked_waiter = None
+        if out.frame.endswith("unblocked-from-y") and not any(
+            d.relation.value == "unblocked_from" for d in out.drafts
+        ):
+            waiter = _rebase(_leading_np(toks))[0] or None
+            if waiter and cause:
+                _add_unblock(reader, outcomes, waiter, cause, text)
+            else:
+                unblocked_waiter = waiter
+        if out.frame == "x-is-stalled":
+            stalled_waiter = _rebase(_leading_np(rebased))[0] or None
+        reader.commit(out, body)
+        outcomes.append(out)
+        previous = toks
+    if outcomes:
+        return outcomes, None
+    return [], reason
+
+
+def _add_unblock(
+    reader: _Reader, outcomes: list[_Outcome], waiter: str, blocker: str, text: str
+) -> None:
+    """Emit "waiter unblocked_from blocker" found across a "now that" clause."""
+    out = reader.unblocked(waiter, blocker)
+    if out is not None and out.drafts:
+        out.frame = "x-unblocked-now-that-y"
+        reader.commit(out, text)
+        outcomes.append(out)
+
+
+def _read_gap(
+    reader: _Reader,
+    toks: list[_Tok],
+    text: str,
+    frames: list[tuple[str, str, re.Pattern[str]]],
+    antecedent: str,
+) -> _Outcome | None:
+    """An object-gap relative clause ("which Rohan owns"): the antecedent is the object."""
+    classes = "".join(t.cls for t in toks)
+    for name, handler, pattern in frames:
+        m = pattern.fullmatch(classes)
+        if m is None:
+            continue
+        agent = _span(toks, text, m, "o" if handler == "owns" else "d")
+        if agent is None:
+            continue
+        if handler == "owns":
+            out = reader.owns(agent, antecedent)
+        else:
+            out = reader.completed(agent, antecedent)
+        if out is not None and out.drafts:
+            out.frame = name
+            return out
+    return None

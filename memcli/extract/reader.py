@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from memcli.extract.context import Minutes, _Draft, _key, _Outcome, _Reader
-from memcli.extract.core import action_assignee, read_action
+from memcli.extract.core import action_assignee, read_action, read_core
 from memcli.extract.factuality import why_not
 from memcli.extract.frames import _SUBORDINATE, read_clause
 from memcli.extract.lexicon import CUE_TOKENS, has_cue
@@ -170,6 +170,14 @@ def _read_sentence(
 
 
 def _read_clauses(reader: _Reader, text: str) -> list[_Outcome]:
+    """The compositional core first; the old frames read what it does not (yet)."""
+    outcomes, _ = read_core(reader, text)
+    if outcomes:
+        return outcomes
+    return _read_clauses_old(reader, text)
+
+
+def _read_clauses_old(reader: _Reader, text: str) -> list[_Outcome]:
     """Whole sentence first, then a trailing relative clause, an aside, or clauses."""
     rel = _RELATIVE_SPLIT.fullmatch(text)
     if rel:
