@@ -21,7 +21,6 @@ from memcli.extract.phrases import (
     _FOR_TAIL,
     _ITEM_SPLIT,
     _LEADING_ARTICLE,
-    _LOOSE_NAME_TOKEN,
     _MEMBER_OF,
     _NON_NAMES,
     _NOUN_SUFFIXES,
@@ -34,6 +33,7 @@ from memcli.extract.phrases import (
     _agent_shaped,
     _is_team,
     _name_like,
+    _name_token,
     _parse_phrase,
     _Phrase,
     _split_waiters,
@@ -155,12 +155,12 @@ class _Reader:
         elif (
             loose
             and len(tokens) == 1
-            and _LOOSE_NAME_TOKEN.fullmatch(core)
+            and _name_token(core, loose=True)
             and low not in _NON_NAMES
             and not low.endswith(_NOUN_SUFFIXES)
         ):
             ref = EntityRef(core, PERSON)
-        elif len(tokens) == 2 and all(_name_like(t) for t in tokens):
+        elif len(tokens) in (2, 3) and all(_name_like(t) for t in tokens):
             ref = EntityRef(core, PERSON)
         if ref is not None:
             (out.teams if ref.type is TEAM else out.people).append(ref)

@@ -15,6 +15,7 @@ import re
 
 from memcli.extract.context import _Outcome, _Reader
 from memcli.extract.phrases import _agent_shaped, _trim
+from memcli.models import EntityRef, EntityType, Relation
 
 # --------------------------------------------------------------------------------------
 # Action items: "ACTION: Dana to migrate the cron jobs", "AI - Sam to chase VEND-88"
@@ -285,6 +286,36 @@ _POSSESSIVE = frozenset("our my their your his her its".split())
 _TRIGGERS = frozenset("WKRCSOoQHDEUVYIGA")
 
 
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_TIME = re.compile(
+    rf"""\b(?:(?:on|at|by|over|since|from|until|till|early|late|before|after)\s+)?(?:the\s+)?
+    (?:(?:last|this|next|past)\s+)?(?:{_DAY}(?:\s+(?:morning|afternoon|evening|night))?
+    |weekend|yesterday|yday|today|tonight|tomorrow|tmrw|morning|afternoon|evening|night
+    |week|month|quarter|fortnight|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}
+    (?:st|nd|rd|th)?|\d{{1,2}}:\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)(?!\s+\w))\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_TICKET = re.compile(r"(?:[A-Za-z][\w.-]*/[\w.-]+)?#\d+|[A-Z][A-Z0-9]+-\d+|(?:PR|MR)\s*#\d+", re.I)
+_TICKETS = re.compile(r"(?:[A-Z][A-Z0-9]+-\d+|#\d+)(?:/(?:[A-Z][A-Z0-9]+-\d+|#\d+))+")
+
+
+def _split_ticket_list(token: tuple[str, int, int]) -> list[tuple[str, int, int]]:
+    """ "INC-301/INC-302" is two tickets joined by a slash."""
+    text, start, _ = token
+    if "/" not in text or not _TICKETS.fullmatch(text):
+        return [token]
+    out: list[tuple[str, int, int]] = []
+    pos = start
+    for i, piece in enumerate(text.split("/")):
+        if i:
+            out.append(("/", pos, pos + 1))
+            pos += 1
+        out.append((piece, pos, pos + len(piece)))
+        pos += len(piece)
+    return out
+
+
 class _Tok:
     __slots__ = ("cls", "end", "low", "start", "text")
 
@@ -296,7 +327,9 @@ class _Tok:
 def tokenise(text: str) -> list[_Tok]:
     """Tokens with their classes; multiword lexicon phrases become one token."""
     table = _table()
+    text = _TIME.sub(lambda m: " " * len(m.group()), text)
     raw = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    raw = [piece for token in raw for piece in _split_ticket_list(token)]
     lows = [t[0].lower().replace("’", "'") for t in raw]
     out: list[_Tok] = []
     i = 0
@@ -326,9 +359,14 @@ def tokenise(text: str) -> list[_Tok]:
             tok.cls = "n"
         elif tok.low == "unblocked" and (not k or out[k - 1].cls != "x") and nxt == "n":
             tok.cls = "V"  # "the payments integration unblocked the checkout flow"
-        elif tok.cls == "H" and nxt not in ("n", ""):
-            tok.cls = "x"
-        elif tok.low == "that" and (prev == "" or out[k - 1].cls != "n" or nxt == ""):
+        elif tok.cls == "H" and (
+            nxt not in ("n", "")
+            or (nxt == "n" and out[k + 1].low.endswith(("ed", "en")) and out[k + 1].low != "red")
+        ):
+            tok.cls = "x"  # "has been", "has confirmed": an auxiliary
+        elif tok.low == "that" and (
+            prev == "" or out[k - 1].cls != "n" or nxt in ("", "&", "|", "s", "p", "b")
+        ):
             tok.cls = "n"  # a demonstrative or pronoun, not a relative clause
     return out
 
@@ -364,8 +402,11 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
             i += 3 if pair == ("as", "soon") else 2
             continue
         split = None
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
         if tok.cls == "|":
             split = tok.low if tok.low in ":" or has_pred else None
+            if nxt is not None and (nxt.cls in _TRIGGERS or nxt.cls in "xs"):
+                split = tok.low  # ", owned by Amir", ", which ..."
             if split is None and tok.low not in ",":
                 split = tok.low
             if split is None:
@@ -376,6 +417,8 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
             rest = "".join(t.cls for t in toks[i + 1 :])
             if any(c in _TRIGGERS or c == "x" for c in rest.split("&")[0]):
                 split = "and"
+            elif nxt is not None and nxt.cls == "n" and nxt.low.endswith("ed"):
+                split = "and"  # "... and passed certification"
         if split is not None:
             result.append(_Clause(kind, current))
             current, kind = [], split
@@ -383,7 +426,14 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
             current.append(tok)
         i += 1
     result.append(_Clause(kind, current))
+    for clause in result:  # "and packaging is ...": the joiner is the clause's kind
+        while clause.toks and clause.toks[0].cls in "&p" and clause.toks[0].low in _JOIN_WORDS:
+            clause.kind = clause.toks[0].low
+            clause.toks = clause.toks[1:]
     return [c for c in result if c.toks or c.kind == ":"]
+
+
+_JOIN_WORDS = frozenset({"and", "&", "+", "/", "with"})
 
 
 # --------------------------------------------------------------------------------------
@@ -408,8 +458,8 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*)?"),
     ("x-dependency-on-y", "blocked", rf"(?P<s>{_NP})Y(?P<t>{_NP})(?:x.*)?"),
     ("x-is-stalled", "stalled", rf"(?P<s>{_NP})x*S"),
-    ("w-was-done-by-d", "completed", rf"(?P<w>{_NP})x+D{_PP}?b(?P<d>{_NP}){_PP}?"),
-    ("w-was-done", "completed", rf"(?P<w>{_NP})x+D{_PP}?(?:b{_NP})?(?:&.*)?"),
+    ("w-was-done-by-d", "completed", rf"(?P<w>{_NP})x*D{_PP}?b(?P<d>{_NP}){_PP}?(?:&.*)?"),
+    ("w-was-done", "completed", rf"(?P<w>{_NP})x+D{_PP}?(?:&.*)?"),
     ("d-did-w", "completed", rf"(?P<d>{_NP})x?D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
     ("w-done", "completed", rf"(?P<w>{_NP})x*[DE](?:[p&].*)?"),
     ("did-w", "completed", rf"D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
@@ -443,7 +493,29 @@ def _span(toks: list[_Tok], text: str, m: re.Match[str], group: str) -> str | No
     start, end = m.span(group)
     if start < 0 or start == end:
         return None
-    return text[toks[start].start : toks[end - 1].end]
+    return _noun_phrase(toks[start:end], text)
+
+
+_GENERIC = frozenset(
+    "the a an old new adjacent both two three these those incident tickets ticket pr prs"
+    " issue issues bug bugs work ones one change changes follow-up cards card".split()
+)
+
+
+def _noun_phrase(toks: list[_Tok], text: str) -> str:
+    """An argument's text, with ticket references read as work items.
+
+    "#612 and #615" and "INC-301/INC-302" are lists; "the old incident tickets INC-301"
+    is the ticket; "PLAT-904 log shipping" is the titled item (the id is dropped).
+    """
+    tickets = [t for t in toks if _TICKET.fullmatch(t.text)]
+    if tickets:
+        others = [t for t in toks if t not in tickets and t.cls not in "&|"]
+        if all(t.low in _GENERIC for t in others):
+            return ", ".join(t.text for t in tickets)
+        if toks[0] in tickets and len(toks) > 1 and toks[1].text[:1].islower():
+            toks = toks[1:]
+    return text[toks[0].start : toks[-1].end]
 
 
 def _apply(
@@ -477,7 +549,12 @@ def _apply(
         w = g("w")
         if w is None:
             return None
-        out = reader.completed(g("d"), w)
+        doer = g("d")
+        if doer is not None and _TICKET.fullmatch(doer.split(", ")[0]):
+            doer = None  # "resolved by PR #62": the PR is how, not who
+        out = reader.completed(doer, w)
+        if out is None and doer is not None:
+            out = _team_doer(reader, doer, w)
         partner = g("k")
         if (
             out is not None
@@ -491,6 +568,31 @@ def _apply(
                 out.teams += more.teams
         return out
     return None
+
+
+_TEAMISH = re.compile(r"(?:the\s+)?(?P<name>[^\W\d_][\w&/-]*(?:\s+[^\W\d_][\w&/-]*){0,2})")
+
+
+def _team_doer(reader: _Reader, doer: str, item: str) -> _Outcome | None:
+    """The agent of a passive that is no person: "finalised by marketing", "by the vendor
+    team", "by the payments on-call" name a group; it, not the author, did the work."""
+    m = _TEAMISH.fullmatch(_trim(doer))
+    if m is None or m["name"].lower() in _NOT_AGENTS:
+        return None
+    out = _Outcome()
+    targets = reader.items(item, out)
+    if not targets:
+        return None
+    team = EntityRef(m["name"], EntityType.TEAM)
+    out.teams.append(team)
+    for target, _phrase in targets:
+        reader.draft(out, team, Relation.COMPLETED, target)
+    return out
+
+
+_NOT_AGENTS = frozenset(
+    "it this that them they default design accident mistake hand itself end noon now".split()
+)
 
 
 def _read(
@@ -627,9 +729,12 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     stalled_waiter: str | None = None  # "X is blocked" still looking for its blocker
     cause: str | None = None  # what a "now that Y landed" clause named
     previous: list[_Tok] = []
-    for clause in parts:
+    for index, clause in enumerate(parts):
         toks, kind = clause.toks, clause.kind
         classes = clause.classes
+        if index + 1 < len(parts) and parts[index + 1].kind == ":" and "x" not in classes:
+            previous = toks  # "Payments:", "Completed this period:": a heading, not a claim
+            continue
         if stalled_waiter is not None and kind in _BECAUSE and toks:
             blocker = _leading_np(toks)
             because = reader.blocked(stalled_waiter, _rebase(blocker)[0]) if blocker else None

@@ -158,8 +158,19 @@ _GERUND_CLAUSE = re.compile(
     r"|their|some|all|this|that|these|those)\s",
     re.IGNORECASE,
 )
-_NAME_TOKEN = re.compile(r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)*")
-_LOOSE_NAME_TOKEN = re.compile(r"[A-Za-z][a-z]+(?:[-'][A-Za-z]?[a-z]+)*")
+_NAME_SHAPE = re.compile(r"[^\W\d_]{2,}(?:[-'][^\W\d_]+)*")
+
+
+def _name_token(word: str, *, loose: bool = False) -> bool:
+    """'Priya', 'Hee-won', 'Björn', 'O'Neil' (any script); ``loose`` also 'priya'."""
+    if not _NAME_SHAPE.fullmatch(word):
+        return False
+    parts = re.split(r"[-']", word)
+    if not loose and not parts[0][0].isupper():
+        return False
+    return all(not part[1:] or part[1:].islower() for part in parts)
+
+
 _ACRONYM = re.compile(r"[A-Z]{2,5}")
 # --------------------------------------------------------------------------------------
 # Noun phrases: tails, owners, determiners
@@ -378,7 +389,7 @@ def _is_team(name: str) -> bool:
 def _name_like(word: str) -> bool:
     """A capitalised given-name-shaped word that is not a common engineering noun."""
     low = word.lower()
-    if not _NAME_TOKEN.fullmatch(word) or low in _NON_NAMES:
+    if not _name_token(word) or low in _NON_NAMES:
         return False
     return not (len(word) >= 6 and low.endswith(_NOUN_SUFFIXES))
 
@@ -393,7 +404,7 @@ def _agent_shaped(phrase: str, *, strict: bool) -> bool:
     if len(tokens) == 1:
         if _name_like(core):
             return True
-        if not strict and _LOOSE_NAME_TOKEN.fullmatch(core) and low not in _NON_NAMES:
+        if not strict and _name_token(core, loose=True) and low not in _NON_NAMES:
             return True
     return len(tokens) == 2 and all(_name_like(t) for t in tokens)
 
