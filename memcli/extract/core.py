@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from memcli.extract.context import _Outcome, _Reader
-from memcli.extract.phrases import _agent_shaped, _trim
+from memcli.extract.phrases import _agent_shaped, _parse_phrase, _trim
 from memcli.models import EntityRef, EntityType, Relation
 
 # --------------------------------------------------------------------------------------
@@ -202,6 +202,18 @@ def _lexicon() -> dict[str, str]:
         + ["working on", "is working on", "are working on", "leading on", "the lead on"]
         + ["the lead for", "lead on", "lead for", "looking into", "is looking into"],
     )
+    add(
+        "O",
+        _combine("will|am going to|is going to|are going to", "take|own|handle|drive|pick up")
+        + _combine("will|am going to|is going to|are going to", "take care of|take over|grab")
+        + _inflect("co-own,co-lead,co-drive,grab,claim")
+        + ["kicking off", "kicked off", "started on", "starting on", "back on", "continuing on"]
+        + ["continuing with", "kept going on", "keep going on", "keeps going on", "still on"],
+    )
+    add("Z", ["yours", "all yours", "yours now", "all yours now"])
+    add("T", _combine("tracked|filed|logged|captured|tracked separately", "in|as|under"))
+    add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
+    add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm"])
     add("G", ["doing", "arranging", "organising", "organizing", "sorting out", "chasing"])
     add(
         "o",
@@ -283,7 +295,7 @@ _CONDITIONAL = frozenset({"if", "unless", "in case", "whether", "when"})
 _CAUSAL = frozenset({"now that", "since", "because", "as", "after", "once", "with", ","})
 _RELATIVE = frozenset({"which", "who", "whom", "that"})
 _POSSESSIVE = frozenset("our my their your his her its".split())
-_TRIGGERS = frozenset("WKRCSOoQHDEUVYIGA")
+_TRIGGERS = frozenset("WKRCSOoQHDEUVYIGAZT")
 
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -352,6 +364,13 @@ def tokenise(text: str) -> list[_Tok]:
         n, cls = found
         out.append(_Tok(text[raw[i][1] : raw[i + n - 1][2]], raw[i][1], raw[i + n - 1][2], cls))
         i += n
+    for k, tok in enumerate(out):  # "that": relative pronoun or demonstrative?
+        if tok.low == "that":
+            prev = out[k - 1].cls if k else ""
+            nxt = out[k + 1].cls if k + 1 < len(out) else ""
+            if prev != "n" or nxt in ("", "&", "|", "s", "p", "b"):
+                tok.cls = "n"
+    out = [tok for tok in out if tok.cls != "-"]
     for k, tok in enumerate(out):  # context: "our own X", "has been" vs "has X"
         prev = out[k - 1].low if k else ""
         nxt = out[k + 1].cls if k + 1 < len(out) else ""
@@ -364,10 +383,6 @@ def tokenise(text: str) -> list[_Tok]:
             or (nxt == "n" and out[k + 1].low.endswith(("ed", "en")) and out[k + 1].low != "red")
         ):
             tok.cls = "x"  # "has been", "has confirmed": an auxiliary
-        elif tok.low == "that" and (
-            prev == "" or out[k - 1].cls != "n" or nxt in ("", "&", "|", "s", "p", "b")
-        ):
-            tok.cls = "n"  # a demonstrative or pronoun, not a relative clause
     return out
 
 
@@ -463,7 +478,10 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("d-did-w", "completed", rf"(?P<d>{_NP})x?D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
     ("w-done", "completed", rf"(?P<w>{_NP})x*[DE](?:[p&].*)?"),
     ("did-w", "completed", rf"D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
+    ("closing-ticket", "completed_ticket", rf"(?:{_NP}&)?I(?P<w>{_NP})"),
     ("o-owns-w", "owns", rf"(?P<o>{_NP})x*[OI](?P<w>{_NP}){_PP}?"),
+    ("o-comma-w-is-yours", "owns", rf"(?:[n&p]*&)?(?P<o>nn?)&(?P<w>{_NP})xZ"),
+    ("w-is-tracked-in", "topic", rf"(?P<w>{_NP})x*T{_NP}"),
     ("w-owned-by-o", "owns", rf"(?P<w>{_NP})x*o(?P<o>{_NP})"),
     ("o-is-on-w", "owns_on", rf"(?P<o>{_NP})Q(?P<w>{_NP})"),
     ("o-has-w", "owns_has", rf"(?P<o>{_NP})H(?P<w>{_NP})"),
@@ -473,7 +491,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
 )
 # Relative clauses with the object gapped: "..., which Rohan owns", "that Paulo is doing".
 _OBJECT_GAP: tuple[tuple[str, str, str], ...] = (
-    ("which-o-owns", "owns", rf"(?P<o>{_NP})x*[OG]{_PP}?"),
+    ("which-o-owns", "owns", rf"(?P<o>{_NP})x*[OGH]{_PP}?"),
     ("which-d-did", "completed", rf"(?P<d>{_NP})x*D{_PP}?"),
 )
 _COMPILED: list[tuple[str, str, re.Pattern[str]]] | None = None
@@ -493,13 +511,37 @@ def _span(toks: list[_Tok], text: str, m: re.Match[str], group: str) -> str | No
     start, end = m.span(group)
     if start < 0 or start == end:
         return None
-    return _noun_phrase(toks[start:end], text)
+    part = toks[start:end]
+    if group in ("w", "t"):
+        part = _trim_tail(part)
+    return _noun_phrase(part, text)
 
 
 _GENERIC = frozenset(
     "the a an old new adjacent both two three these those incident tickets ticket pr prs"
     " issue issues bug bugs work ones one change changes follow-up cards card".split()
 )
+
+
+_LOOSE_PP = frozenset("across with within via onto at from".split())
+_NP_STARTERS = frozenset("the a an all our my their his her its this that these those".split())
+
+
+def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
+    """Drop a trailing "to <verb> ..." and a loose trailing place or company phrase:
+    "the refresh job to finish" -> the refresh job; "the pilot with two teams" -> the pilot;
+    "the new CI agents from build infra" -> the new CI agents."""
+    for k in range(1, len(toks) - 1):
+        tok = toks[k]
+        nxt = toks[k + 1]
+        if tok.low == "to" and nxt.low not in _NP_STARTERS and nxt.text[:1].islower():
+            if not nxt.low.isdigit() and nxt.low not in ("k8s", "prod", "production", "main"):
+                return toks[:k]
+        if tok.low in _LOOSE_PP or (tok.low == "to" and nxt.low == "all"):
+            if tok.low == "from" and any(t.low in ("team", "squad") for t in toks[k + 1 :]):
+                continue  # "from the backend team" names an owner
+            return toks[:k]
+    return toks
 
 
 def _noun_phrase(toks: list[_Tok], text: str) -> str:
@@ -545,6 +587,13 @@ def _apply(
         if handler == "owns_has" and (o is None or not _agent_shaped(_trim(o), strict=True)):
             return None
         return reader.owns(o, w)
+    if handler == "topic":
+        w = g("w")
+        out = _Outcome()
+        return out if w and reader.item(_parse_phrase(w), out) is not None else None
+    if handler == "completed_ticket":
+        w = g("w")
+        return reader.completed(None, w) if w and _TICKET.fullmatch(w.split(", ")[0]) else None
     if handler == "completed":
         w = g("w")
         if w is None:
@@ -553,7 +602,7 @@ def _apply(
         if doer is not None and _TICKET.fullmatch(doer.split(", ")[0]):
             doer = None  # "resolved by PR #62": the PR is how, not who
         out = reader.completed(doer, w)
-        if out is None and doer is not None:
+        if out is None and doer is not None and "b" in m.re.pattern:
             out = _team_doer(reader, doer, w)
         partner = g("k")
         if (
@@ -604,7 +653,7 @@ def _read(
         if m is None:
             continue
         out = _apply(reader, handler, toks, text, m)
-        if out is not None and (out.drafts or handler in ("stalled", "unblocked")):
+        if out is not None and (out.drafts or handler in ("stalled", "unblocked", "topic")):
             out.frame = name
             return out
     return None
@@ -702,6 +751,17 @@ def _trailing_np(toks: list[_Tok]) -> list[_Tok]:
 
 
 _QUALITY = (("M", "hedged"), ("N", "negated"))
+_LABELS = frozenset(
+    """y t b yesterday today tomorrow blockers blocker blocked done doing next wip status
+    update overall dependencies deps dependency risks risk note notes summary progress
+    completed shipped action actions ai todo eta owner owners mitigation period rag
+    highlights lowlights context background issue problem fyi reminder edit tldr result
+    results outcome impact cause details yday""".split()
+) | frozenset({"in progress", "this week", "last week", "quick one", "heads up", "root cause"})
+_NOT_FACT_LABELS = frozenset(
+    "decision decisions proposal proposed idea ideas question questions open question"
+    " plan plans next steps options option".split()
+) | frozenset({"open question", "open questions", "next steps", "next step"})
 _JOINERS = frozenset({"and", "but", "so", "then", "and then", ",", ":", "—", "–", "-", "->", "("})
 _BECAUSE = frozenset({"because", "since", "as"})
 
@@ -733,7 +793,12 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         toks, kind = clause.toks, clause.kind
         classes = clause.classes
         if index + 1 < len(parts) and parts[index + 1].kind == ":" and "x" not in classes:
-            previous = toks  # "Payments:", "Completed this period:": a heading, not a claim
+            label = " ".join(t.low for t in toks)
+            if label in _NOT_FACT_LABELS:
+                return outcomes, "a decision, question or plan"
+            # "Payments:" lends its subject; "Y:", "Status:", "Completed this period:" do not
+            topic = [] if label in _LABELS or len(label) < 2 or classes != "n" * len(toks) else toks
+            previous = topic
             continue
         if stalled_waiter is not None and kind in _BECAUSE and toks:
             blocker = _leading_np(toks)

@@ -94,7 +94,8 @@ _DURATION = re.compile(
 _PARENS = re.compile(r"\(([^()]*)\)|\[[^\[\]]*\]")
 _PAREN_CLAUSE = re.compile(
     r"\s*(?:owned|run|driven|led|handled|managed|which|from|waiting|blocked|needs|depends"
-    r"|pending|gated|now unblocked|unblocked|no longer)\b",
+    r"|pending|gated|now unblocked|unblocked|no longer"
+    r"|[\w'-]+(?:\s+[\w'-]+)?\s+(?:has|owns|is on|is driving|is handling)\s+(?:it|that|this)\s*$)\b",
     re.IGNORECASE,
 )
 
