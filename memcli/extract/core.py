@@ -589,8 +589,8 @@ def _apply(
         return reader.owns(o, w)
     if handler == "topic":
         w = g("w")
-        out = _Outcome()
-        return out if w and reader.item(_parse_phrase(w), out) is not None else None
+        seen = _Outcome()
+        return seen if w and reader.item(_parse_phrase(w), seen) is not None else None
     if handler == "completed_ticket":
         w = g("w")
         return reader.completed(None, w) if w and _TICKET.fullmatch(w.split(", ")[0]) else None
