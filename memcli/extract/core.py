@@ -149,6 +149,7 @@ def _lexicon() -> dict[str, str]:
         + ["clear to proceed", "clear to start", "free to proceed", "free to start"]
         + ["moving again", "no longer blocked"],
     )
+    add("V", _combine("no longer|not", "blocking|holding up|gating|blocks"))
     add("V", ["unblocks", "unblocked", "unblocking", "frees up", "freed up", "unsticks"])
     add(
         "W",
@@ -308,6 +309,11 @@ _TIME = re.compile(
     (?:st|nd|rd|th)?|\d{{1,2}}:\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)(?!\s+\w))\b""",
     re.IGNORECASE | re.VERBOSE,
 )
+_TIME_HINT = re.compile(
+    r"\d|day|night|morning|week|yesterday|today|tonight|tomorrow|tmrw|yday|evening|noon"
+    r"|afternoon|month|quarter|fortnight",
+    re.IGNORECASE,
+)
 _TICKET = re.compile(r"(?:[A-Za-z][\w.-]*/[\w.-]+)?#\d+|[A-Z][A-Z0-9]+-\d+|(?:PR|MR)\s*#\d+", re.I)
 _TICKETS = re.compile(r"(?:[A-Z][A-Z0-9]+-\d+|#\d+)(?:/(?:[A-Z][A-Z0-9]+-\d+|#\d+))+")
 
@@ -339,7 +345,8 @@ class _Tok:
 def tokenise(text: str) -> list[_Tok]:
     """Tokens with their classes; multiword lexicon phrases become one token."""
     table = _table()
-    text = _TIME.sub(lambda m: " " * len(m.group()), text)
+    if _TIME_HINT.search(text):
+        text = _TIME.sub(lambda m: " " * len(m.group()), text)
     raw = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
     raw = [piece for token in raw for piece in _split_ticket_list(token)]
     lows = [t[0].lower().replace("’", "'") for t in raw]
@@ -467,7 +474,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("y-unblocks-x", "unblocked", rf"(?P<t>{_NP})x*V(?P<s>{_NP})"),
     ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP})F?"),
     ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP})F?"),
-    ("y-blocks-x", "blocked", rf"(?P<t>{_NP})x*K(?P<s>{_NP})"),
+    ("y-blocks-x", "blocked", rf"(?P<t>{_NP})x*K(?P<s>{_NP})(?:M.*)?"),
     ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})F"),
     ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})F"),
     ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*)?"),
@@ -497,10 +504,21 @@ _OBJECT_GAP: tuple[tuple[str, str, str], ...] = (
 _COMPILED: list[tuple[str, str, re.Pattern[str]]] | None = None
 
 
+_ANY_FRAME: re.Pattern[str] | None = None
+
+
 def _frames() -> list[tuple[str, str, re.Pattern[str]]]:
-    global _COMPILED
+    """Each frame compiled, plus (in ``_ANY_FRAME``) all main frames as one alternation:
+    one match finds the first frame that fits a clause's classes."""
+    global _COMPILED, _ANY_FRAME
     if _COMPILED is None:
         _COMPILED = [(n, h, re.compile(p)) for n, h, p in FRAMES + _OBJECT_GAP]
+        _ANY_FRAME = re.compile(
+            "|".join(
+                f"(?P<f{i}>{re.sub(r'[(][?]P<[a-z]+>', '(?:', p)})"
+                for i, (_, _, p) in enumerate(FRAMES)
+            )
+        )
     return _COMPILED
 
 
@@ -648,7 +666,13 @@ def _read(
     reader: _Reader, toks: list[_Tok], text: str, frames: list[tuple[str, str, re.Pattern[str]]]
 ) -> _Outcome | None:
     classes = "".join(t.cls for t in toks)
-    for name, handler, pattern in frames:
+    first = 0
+    if _ANY_FRAME is not None and len(frames) == len(FRAMES):
+        hit = _ANY_FRAME.fullmatch(classes)
+        if hit is None:
+            return None
+        first = int((hit.lastgroup or "f0")[1:])
+    for name, handler, pattern in frames[first:]:
         m = pattern.fullmatch(classes)
         if m is None:
             continue
@@ -686,6 +710,16 @@ _SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             rf"|go live|move|land|launch|happen|continue) (?:once|after|when) (?P<t>.+?) {_DONE_STATE}",
         ),
         (
+            "need-y-before-we-can-start-x",
+            r"(?:(?:we|i|they|you)\s+)?(?:need|needs|require|requires|am waiting for|are waiting"
+            r" for|am waiting on|are waiting on|waiting for|waiting on|have to wait for)\s+"
+            r"(?P<t>.+?)(?:\s+to\s+(?:finish|land|ship|merge|be done|be merged|be fixed|go out"
+            r"|go in|complete|be released))?\s+(?:first\s+)?before\s+(?:we|i|they|you|he|she)"
+            r"\s+(?:can|could)\s+(?:start|begin|ship|finish|resume|continue|merge|land|release"
+            r"|deploy|launch|roll out|do|work on|pick up|proceed with|move on to)\s+(?:on\s+)?"
+            r"(?P<s>.+)",
+        ),
+        (
             "only-thing-left-for-x-is-y",
             r"(?:the )?only (?:thing|blocker|item|dependency|piece) (?:left |remaining |outstanding )?"
             r"(?:for|on|before) (?P<s>.+?) (?:is|are) (?P<t>.+)",
@@ -698,7 +732,12 @@ _SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
+_SENTENCE_HINT = re.compile(r"\b(?:once|soon|after|only|no|before)\b", re.IGNORECASE)
+
+
 def _sentence_frame(reader: _Reader, text: str) -> _Outcome | None:
+    if not _SENTENCE_HINT.search(text):
+        return None
     for name, pattern in _SENTENCE_FRAMES:
         m = pattern.fullmatch(text)
         if m is None:
@@ -826,9 +865,11 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     unblocked_waiter = None
             previous = toks
             continue
-        quality = next((label for c, label in _QUALITY if c in classes), None)
+        asserted = classes.split("K", 1)[0]  # "X has to land before Y can ship": not a hedge
+        quality = next((label for c, label in _QUALITY if c in asserted), None)
         if quality is not None:
             reason, previous = quality, toks
+            _mention(reader, toks)  # "X still not done, Y blocked on it": X is the topic
             continue
         out: _Outcome | None = None
         if kind in _RELATIVE and classes[0] == "n":
@@ -877,6 +918,17 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     if outcomes:
         return outcomes, None
     return [], reason
+
+
+def _mention(reader: _Reader, toks: list[_Tok]) -> None:
+    """Record a clause's subject as the topic item without stating any fact about it."""
+    subject = _leading_np(toks)
+    if not subject or len(subject) == len(toks):
+        return
+    seen = _Outcome()
+    text = _rebase(subject)[0]
+    if reader.item(_parse_phrase(text), seen) is not None:
+        reader.commit(seen, text)
 
 
 def _add_unblock(

@@ -171,10 +171,15 @@ def _read_sentence(
 
 def _read_clauses(reader: _Reader, text: str) -> list[_Outcome]:
     """The compositional core first; the old frames read what it does not (yet)."""
-    outcomes, _ = read_core(reader, text)
-    if outcomes:
+    outcomes, reason = read_core(reader, text)
+    if outcomes or reason in _NOT_ASSERTED:
         return outcomes
     return _read_clauses_old(reader, text)
+
+
+# Reasons the core gives for a clause it understood but that asserts nothing: the old
+# frames are not asked to read it again.
+_NOT_ASSERTED = frozenset({"hedged", "negated", "conditional", "a decision, question or plan"})
 
 
 def _read_clauses_old(reader: _Reader, text: str) -> list[_Outcome]:

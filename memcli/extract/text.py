@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from memcli.extract.lexicon import fix_typos
 from memcli.extract.phrases import _WEEKDAYS
@@ -174,6 +175,7 @@ _MENTION = re.compile(r"(?<!\w)@(?=\w)")
 _ARROW = re.compile(r"\s*(?:->|→|=>|⇒)\s*")
 
 
+@lru_cache(maxsize=64)  # one update reads a sentence several times
 def _normalise(sentence: str) -> str:
     """Rewrite a sentence into the plain form the pattern table is written against."""
     s = fix_typos(_drop_symbols(sentence.translate(_QUOTES)))
