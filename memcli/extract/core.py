@@ -222,8 +222,17 @@ def _lexicon() -> dict[str, str]:
             "owned|handled|driven|led|run|managed|coordinated|covered|being handled|being driven",
             "by",
         )
-        + ["assigned to", "reassigned to"],
+        + ["assigned to", "reassigned to", "belongs to", "belong to", "belonged to"],
     )
+    add(
+        "c",
+        _combine(
+            "cannot|can not|could not|will not|would not|unable to|not able to|is not able to",
+            "ship|start|begin|launch|merge|release|deploy|finish|enable|roll out|do|move forward"
+            "|continue|resume|proceed with|test|land|turn on|cut over",
+        ),
+    )
+    add("L", ["until", "till", "without", "before"])
     add("A", _combine("assigned|reassigned|handed|handed over|handed off|given", ""))
     add("Q", _combine("is|am|are|was|were", "on"))
     add("H", ["has", "have", "has got", "have got"])
@@ -232,7 +241,7 @@ def _lexicon() -> dict[str, str]:
         ",publish,roll out,deliver,fix,resolve,finalise,finalize,submit,cancel"
         ",decommission,retire,sunset,migrate,upgrade,install,sign off"
     )
-    done = _past(done_lemmas)
+    done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up", "signed off"]
     add("I", [f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing")])
     add("D", done)
     add(
@@ -253,17 +262,20 @@ def _lexicon() -> dict[str, str]:
 
 
 _TABLE: dict[str, str] | None = None
-_FIRST: frozenset[str] = frozenset()
-_LONGEST = 1
+_PREFIX: dict[tuple[str, str], tuple[int, ...]] = {}  # first two words -> phrase lengths
 
 
 def _table() -> dict[str, str]:
     """The lexicon, built on first use (importing the reader stays cheap)."""
-    global _TABLE, _FIRST, _LONGEST
+    global _TABLE
     if _TABLE is None:
         table = _lexicon()
-        _FIRST = frozenset(phrase.split()[0] for phrase in table if " " in phrase)
-        _LONGEST = max(len(phrase.split()) for phrase in table)
+        lengths: dict[tuple[str, str], set[int]] = {}
+        for phrase in table:
+            words = phrase.split()
+            if len(words) > 1:
+                lengths.setdefault((words[0], words[1]), set()).add(len(words))
+        _PREFIX.update({k: tuple(sorted(v, reverse=True)) for k, v in lengths.items()})
         _TABLE = table
     return _TABLE
 
@@ -296,7 +308,7 @@ _CONDITIONAL = frozenset({"if", "unless", "in case", "whether", "when"})
 _CAUSAL = frozenset({"now that", "since", "because", "as", "after", "once", "with", ","})
 _RELATIVE = frozenset({"which", "who", "whom", "that"})
 _POSSESSIVE = frozenset("our my their your his her its".split())
-_TRIGGERS = frozenset("WKRCSOoQHDEUVYIGAZT")
+_TRIGGERS = frozenset("WKRCSOoQHDEUVYIGAZTc")
 
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -348,19 +360,24 @@ def tokenise(text: str) -> list[_Tok]:
     if _TIME_HINT.search(text):
         text = _TIME.sub(lambda m: " " * len(m.group()), text)
     raw = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
-    raw = [piece for token in raw for piece in _split_ticket_list(token)]
-    lows = [t[0].lower().replace("’", "'") for t in raw]
+    if "/" in text:
+        raw = [piece for token in raw for piece in _split_ticket_list(token)]
+    lows = [t[0].lower() for t in raw]
+    if "’" in text:
+        lows = [low.replace("’", "'") for low in lows]
     out: list[_Tok] = []
     i = 0
-    while i < len(raw):
+    size = len(raw)
+    while i < size:
         low = lows[i]
         found = None
-        if low in _FIRST:
-            for n in range(min(_LONGEST, len(raw) - i), 1, -1):
-                phrase = " ".join(lows[i : i + n])
-                if phrase in table:
-                    found = (n, table[phrase])
-                    break
+        if i + 1 < size and (low, lows[i + 1]) in _PREFIX:
+            for n in _PREFIX[low, lows[i + 1]]:
+                if i + n <= size:
+                    phrase = " ".join(lows[i : i + n])
+                    if phrase in table:
+                        found = (n, table[phrase])
+                        break
         if found is None:
             cls = table.get(low, "n")
             if low in _SPLIT_PUNCT or low == "-":
@@ -478,6 +495,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})F"),
     ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})F"),
     ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*)?"),
+    ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*c(?P<s>{_NP})L(?P<t>{_NP})"),
     ("x-dependency-on-y", "blocked", rf"(?P<s>{_NP})Y(?P<t>{_NP})(?:x.*)?"),
     ("x-is-stalled", "stalled", rf"(?P<s>{_NP})x*S"),
     ("w-was-done-by-d", "completed", rf"(?P<w>{_NP})x*D{_PP}?b(?P<d>{_NP}){_PP}?(?:&.*)?"),
@@ -490,6 +508,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("o-comma-w-is-yours", "owns", rf"(?:[n&p]*&)?(?P<o>nn?)&(?P<w>{_NP})xZ"),
     ("w-is-tracked-in", "topic", rf"(?P<w>{_NP})x*T{_NP}"),
     ("w-owned-by-o", "owns", rf"(?P<w>{_NP})x*o(?P<o>{_NP})"),
+    ("w-is-os", "owns_poss", rf"(?P<w>{_NP})x(?P<o>n)"),
     ("o-is-on-w", "owns_on", rf"(?P<o>{_NP})Q(?P<w>{_NP})"),
     ("o-has-w", "owns_has", rf"(?P<o>{_NP})H(?P<w>{_NP})"),
     ("owns-w", "owns", rf"x*O(?P<w>{_NP})"),
@@ -545,10 +564,15 @@ _LOOSE_PP = frozenset("across with within via onto at from".split())
 _NP_STARTERS = frozenset("the a an all our my their his her its this that these those".split())
 
 
+_DONE_PRESENT = frozenset("lands ships merges finishes completes arrives goes".split())
+
+
 def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
     """Drop a trailing "to <verb> ..." and a loose trailing place or company phrase:
     "the refresh job to finish" -> the refresh job; "the pilot with two teams" -> the pilot;
     "the new CI agents from build infra" -> the new CI agents."""
+    if len(toks) > 2 and toks[-1].low in _DONE_PRESENT:
+        toks = toks[:-1]  # "until the auth refactor lands"
     for k in range(1, len(toks) - 1):
         tok = toks[k]
         nxt = toks[k + 1]
@@ -600,6 +624,11 @@ def _apply(
         o, w = g("o"), g("w")
         if w is None:
             return None
+        if handler == "owns_poss":
+            if o is None or not o.lower().endswith(("'s", "’s")):
+                return None
+            o = o[:-2]
+            return reader.owns(o, w) if _agent_shaped(o, strict=False) else None
         if handler == "owns_on":
             return reader.owns_on(o, w) if o else None
         if handler == "owns_has" and (o is None or not _agent_shaped(_trim(o), strict=True)):
@@ -917,6 +946,8 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         previous = toks
     if outcomes:
         return outcomes, None
+    if reason is None and not any(t.cls in _TRIGGERS for c in parts for t in c.toks):
+        reason = "no predicate"
     return [], reason
 
 

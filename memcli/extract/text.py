@@ -193,12 +193,38 @@ def _normalise(sentence: str) -> str:
             s = pattern.sub(repl, s)
     s = " ".join(s.split()).strip(" \t.,;:!-—–")
     s = _ADVERBS.sub(" ", s)
-    s = _DURATION.sub(" ", s)
-    s = re.sub(r"\s+([,;:])", r"\1", " ".join(s.split()))
-    s = re.sub(r",(?:\s*,)+", ",", s)
+    if " for " in s:
+        s = _DURATION.sub(" ", s)
+    s = " ".join(s.split())
+    if " ," in s or " ;" in s or " :" in s:
+        s = _SPACE_PUNCT.sub(r"\1", s)
+    if ",," in s or ", ," in s:
+        s = _COMMAS.sub(",", s)
     previous = None
     while previous != s:
         previous = s
-        s = _LEADING_FILLER.sub("", s, count=1)
-        s = _TRAILING_TIME.sub("", s).strip(" \t.,;:!-—–")
+        words = s.split(None, 1)
+        if words and _FILLER_START.match(words[0]):
+            s = _LEADING_FILLER.sub("", s, count=1)
+        last = s.rsplit(None, 1)[-1].lower().strip(".,;:!") if s else ""
+        if last in _TIME_ENDINGS or _WEEKDAY_END.fullmatch(last):
+            s = _TRAILING_TIME.sub("", s).strip(" \t.,;:!-—–")
     return s
+
+
+_SPACE_PUNCT = re.compile(r"\s+([,;:])")
+_COMMAS = re.compile(r",(?:\s*,)+")
+_FILLER_START = re.compile(
+    r"(?:so|and|but|also|ok|okay|well|fyi|btw|update|status|quick|heads|note|psa|today"
+    r"|yesterday|tomorrow|this|last|as|for|context|unfortunately|sadly|good|bad|news|tl;?dr"
+    r"|summary|sprint|weekly|daily|currently|right|at|it|turns|turned|reminder|edit|ps|p\.s\.)"
+    r"\b",
+    re.IGNORECASE,
+)
+# Last words a trailing time phrase can end with: the costly pattern runs only after them.
+_TIME_ENDINGS = frozenset(
+    """today yesterday tonight tomorrow morning afternoon evening week sprint quarter night
+    now moment atm well too again days day weeks hours hour sprints earlier last planned time
+    schedule yet eod eow asap meantime meanwhile far overall otherwise expected""".split()
+)
+_WEEKDAY_END = re.compile(_WEEKDAYS, re.IGNORECASE)
