@@ -211,6 +211,13 @@ def _lexicon() -> dict[str, str]:
         + ["kicking off", "kicked off", "started on", "starting on", "back on", "continuing on"]
         + ["continuing with", "kept going on", "keep going on", "keeps going on", "still on"],
     )
+    add(
+        "J",
+        ["slipping", "late", "delayed", "at risk", "flaky", "broken", "in progress", "in review"]
+        + ["under review", "behind schedule", "on track", "off track", "underway", "a mess"]
+        + ["red", "amber", "yellow", "going well", "kicking off", "a priority", "top priority"]
+        + ["slipped", "slips", "moving", "progressing", "in testing", "in qa", "close"],
+    )
     add("Z", ["yours", "all yours", "yours now", "all yours now"])
     add("T", _combine("tracked|filed|logged|captured|tracked separately", "in|as|under"))
     add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
@@ -222,7 +229,9 @@ def _lexicon() -> dict[str, str]:
             "owned|handled|driven|led|run|managed|coordinated|covered|being handled|being driven",
             "by",
         )
-        + ["assigned to", "reassigned to", "belongs to", "belong to", "belonged to"],
+        + ["assigned to", "reassigned to", "belongs to", "belong to", "belonged to"]
+        + _combine("handed off|handed over|handed|given|passed|passed over|moved", "to")
+        + _combine("been", "handed off|handed over|handed|given|passed|reassigned|assigned", "to"),
     )
     add(
         "c",
@@ -239,7 +248,8 @@ def _lexicon() -> dict[str, str]:
     done_lemmas = (
         "ship,finish,complete,merge,land,deploy,release,launch,close,close out,wrap up"
         ",publish,roll out,deliver,fix,resolve,finalise,finalize,submit,cancel"
-        ",decommission,retire,sunset,migrate,upgrade,install,sign off"
+        ",decommission,retire,sunset,migrate,upgrade,install,sign off,update,kill,scrap"
+        ",shelve,abandon,descope,de-scope"
     )
     done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up", "signed off"]
     add("I", [f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing")])
@@ -308,7 +318,7 @@ _CONDITIONAL = frozenset({"if", "unless", "in case", "whether", "when"})
 _CAUSAL = frozenset({"now that", "since", "because", "as", "after", "once", "with", ","})
 _RELATIVE = frozenset({"which", "who", "whom", "that"})
 _POSSESSIVE = frozenset("our my their your his her its".split())
-_TRIGGERS = frozenset("WKRCSOoQHDEUVYIGAZTc")
+_TRIGGERS = frozenset("WKRCSOoQHDEUVYIGAZTcPJ")
 
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -402,6 +412,16 @@ def tokenise(text: str) -> list[_Tok]:
             tok.cls = "n"
         elif tok.low == "unblocked" and (not k or out[k - 1].cls != "x") and nxt == "n":
             tok.cls = "V"  # "the payments integration unblocked the checkout flow"
+        elif (
+            tok.cls == "n"
+            and k
+            and out[k - 1].cls == "x"
+            and tok.low.endswith(("'s", "’s"))
+            and (k + 1 == len(out) or out[k + 1].cls == "|")
+        ):
+            tok.cls = "P"  # "Search revamp is Priya's"
+        elif tok.cls == "J" and (not k or out[k - 1].cls != "x"):
+            tok.cls = "n"  # "the flaky test cleanup": an adjective, not a status
         elif tok.cls == "H" and (
             nxt not in ("n", "")
             or (nxt == "n" and out[k + 1].low.endswith(("ed", "en")) and out[k + 1].low != "red")
@@ -508,7 +528,8 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("o-comma-w-is-yours", "owns", rf"(?:[n&p]*&)?(?P<o>nn?)&(?P<w>{_NP})xZ"),
     ("w-is-tracked-in", "topic", rf"(?P<w>{_NP})x*T{_NP}"),
     ("w-owned-by-o", "owns", rf"(?P<w>{_NP})x*o(?P<o>{_NP})"),
-    ("w-is-os", "owns_poss", rf"(?P<w>{_NP})x(?P<o>n)"),
+    ("w-is-os", "owns_poss", rf"(?P<w>{_NP})x(?P<o>P)"),
+    ("w-status", "topic", rf"(?P<w>{_NP})x*J.*"),
     ("o-is-on-w", "owns_on", rf"(?P<o>{_NP})Q(?P<w>{_NP})"),
     ("o-has-w", "owns_has", rf"(?P<o>{_NP})H(?P<w>{_NP})"),
     ("owns-w", "owns", rf"x*O(?P<w>{_NP})"),
@@ -853,6 +874,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     outcomes: list[_Outcome] = []
     reason: str | None = None
     skip_next = False
+    label_relation: str | None = None  # "Owner:", "Blockers:", "Done:" name the relation
     unblocked_waiter: str | None = None  # "X is unblocked" still looking for its Y
     stalled_waiter: str | None = None  # "X is blocked" still looking for its blocker
     cause: str | None = None  # what a "now that Y landed" clause named
@@ -864,6 +886,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             label = " ".join(t.low for t in toks)
             if label in _NOT_FACT_LABELS:
                 return outcomes, "a decision, question or plan"
+            label_relation = _LABEL_RELATIONS.get(label)
             # "Payments:" lends its subject; "Y:", "Status:", "Completed this period:" do not
             topic = [] if label in _LABELS or len(label) < 2 or classes != "n" * len(toks) else toks
             previous = topic
@@ -886,6 +909,19 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         if skip_next:  # the consequent of "If X slips, Y is blocked"
             skip_next, previous = False, toks
             continue
+        if (
+            label_relation is not None
+            and kind == ":"
+            and toks
+            and not any(c in _TRIGGERS or c == "x" for c in classes)
+        ):
+            labelled = _read_label(reader, label_relation, _label_list(toks))
+            label_relation = None
+            if labelled is not None:
+                reader.commit(labelled, text)
+                outcomes.append(labelled)
+                previous = toks
+                continue
         if not toks or not any(c in _TRIGGERS for c in classes):
             if kind in _CAUSAL - {","} and toks:
                 cause = _rebase(_trailing_np(toks))[0] or None
@@ -949,6 +985,54 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     if reason is None and not any(t.cls in _TRIGGERS for c in parts for t in c.toks):
         reason = "no predicate"
     return [], reason
+
+
+_LABEL_RELATIONS = {
+    **dict.fromkeys(
+        ["owner", "owners", "owned by", "dri", "assignee", "assigned to", "lead"], "owner"
+    ),
+    **dict.fromkeys(
+        ["blockers", "blocker", "blocked on", "blocked by", "waiting on", "waiting for"]
+        + ["depends on"],
+        "blocker",
+    ),
+    **dict.fromkeys(
+        ["done", "shipped", "completed", "complete", "finished", "landed", "merged", "released"]
+        + ["deployed", "launched", "cancelled", "canceled", "closed", "fixed"],
+        "done",
+    ),
+    **dict.fromkeys(
+        ["working on", "wip", "in progress", "current work", "current focus", "focus"], "doing"
+    ),
+}
+
+
+def _label_list(toks: list[_Tok]) -> str:
+    """The items after a label, each read as a noun phrase, joined by commas."""
+    text, toks = _rebase(toks)
+    parts: list[list[_Tok]] = [[]]
+    for tok in toks:
+        if tok.low in (",", "&", "+", "/", "and", ";"):
+            parts.append([])
+        else:
+            parts[-1].append(tok)
+    return ", ".join(_noun_phrase(_trim_tail(part), text) for part in parts if part)
+
+
+def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
+    """A list after a relation label: "Owner: Priya", "Blockers: X, Y", "Done: X"."""
+    if relation == "owner":
+        out = reader.owns(text, None)
+    elif relation == "blocker":
+        out = reader.blocked(None, text)
+    elif relation == "done":
+        out = reader.completed(None, text)
+    else:
+        out = reader.owns(None, text)
+    if out is None or not out.drafts:
+        return None
+    out.frame = f"label-{relation}"
+    return out
 
 
 def _mention(reader: _Reader, toks: list[_Tok]) -> None:

@@ -179,7 +179,9 @@ def _read_clauses(reader: _Reader, text: str) -> list[_Outcome]:
 
 # Reasons the core gives for a clause it understood but that asserts nothing: the old
 # frames are not asked to read it again.
-_NOT_ASSERTED = frozenset({"hedged", "negated", "conditional", "a decision, question or plan"})
+_NOT_ASSERTED = frozenset(
+    {"hedged", "negated", "conditional", "a decision, question or plan", "no predicate"}
+)
 
 
 def _read_clauses_old(reader: _Reader, text: str) -> list[_Outcome]:
