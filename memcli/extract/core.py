@@ -268,11 +268,29 @@ def _lexicon() -> dict[str, str]:
     add("x", _AUX.split())
     add("p", _PREPS.split())
     add("&", ["and", "&", "+", "/"])
+    for mark in _SPLIT_PUNCT:
+        table[mark] = "|"
+    for word in _SUBORDINATORS | {"that"}:
+        table[word] = "s"
+    _DROP_WORDS.update(w for w, c in table.items() if c == "-")
     return table
 
 
 _TABLE: dict[str, str] | None = None
 _PREFIX: dict[tuple[str, str], tuple[int, ...]] = {}  # first two words -> phrase lengths
+
+
+_FUNCTION_WORDS = frozenset(
+    "is are am was were be been being the a an to for of by with in at it not no will would"
+    " can could do does did has have had get got gets main only another big last hard".split()
+)
+_CUES: set[str] = set()
+
+
+def core_cues() -> frozenset[str]:
+    """Words at least one of which every sentence the core can read contains."""
+    _table()
+    return frozenset(_CUES)
 
 
 def _table() -> dict[str, str]:
@@ -286,6 +304,16 @@ def _table() -> dict[str, str]:
             if len(words) > 1:
                 lengths.setdefault((words[0], words[1]), set()).add(len(words))
         _PREFIX.update({k: tuple(sorted(v, reverse=True)) for k, v in lengths.items()})
+        _CUES.update(
+            word
+            for phrase, cls in table.items()
+            if cls in _TRIGGERS or cls in "L"
+            for word in phrase.split()
+            if word not in _FUNCTION_WORDS
+            for piece in re.findall(r"[a-z]+", word)
+        )
+        _CUES.update({"on", "has", "have", "had"})
+        _CUES.update(w for label in _LABEL_RELATIONS for w in re.findall(r"[a-z]+", label))
         _TABLE = table
     return _TABLE
 
@@ -389,23 +417,24 @@ def tokenise(text: str) -> list[_Tok]:
                         found = (n, table[phrase])
                         break
         if found is None:
-            cls = table.get(low, "n")
-            if low in _SPLIT_PUNCT or low == "-":
-                cls = "|"
-            elif low in _SUBORDINATORS or low == "that":
-                cls = "s"
-            found = (1, cls)
+            out.append(_Tok(raw[i][0], raw[i][1], raw[i][2], table.get(low, "n")))
+            i += 1
+            continue
         n, cls = found
         out.append(_Tok(text[raw[i][1] : raw[i + n - 1][2]], raw[i][1], raw[i + n - 1][2], cls))
         i += n
-    for k, tok in enumerate(out):  # "that": relative pronoun or demonstrative?
-        if tok.low == "that":
-            prev = out[k - 1].cls if k else ""
-            nxt = out[k + 1].cls if k + 1 < len(out) else ""
-            if prev != "n" or nxt in ("", "&", "|", "s", "p", "b"):
-                tok.cls = "n"
-    out = [tok for tok in out if tok.cls != "-"]
+    if "that" in lows:
+        for k, tok in enumerate(out):  # "that": relative pronoun or demonstrative?
+            if tok.low == "that":
+                prev = out[k - 1].cls if k else ""
+                nxt = out[k + 1].cls if k + 1 < len(out) else ""
+                if prev != "n" or nxt in ("", "&", "|", "s", "p", "b"):
+                    tok.cls = "n"
+    if _DROP_WORDS.intersection(lows):
+        out = [tok for tok in out if tok.cls != "-"]
     for k, tok in enumerate(out):  # context: "our own X", "has been" vs "has X"
+        if tok.cls == "n" and tok.low not in _CONTEXT_WORDS and not tok.low.endswith("s"):
+            continue
         prev = out[k - 1].low if k else ""
         nxt = out[k + 1].cls if k + 1 < len(out) else ""
         if tok.low == "own" and prev in _POSSESSIVE:
@@ -430,6 +459,10 @@ def tokenise(text: str) -> list[_Tok]:
     return out
 
 
+_CONTEXT_WORDS = frozenset({"own", "unblocked"})
+_DROP_WORDS: set[str] = set()
+
+
 class _Clause:
     __slots__ = ("kind", "toks")
 
@@ -451,13 +484,13 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
     current: list[_Tok] = []
     kind = ""
     i = 0
+    has_pred = False
     while i < len(toks):
         tok = toks[i]
-        has_pred = any(t.cls in _TRIGGERS for t in current)
         pair = (tok.low, toks[i + 1].low) if i + 1 < len(toks) else None
         if pair in _MULTI_SUB:
             result.append(_Clause(kind, current))
-            current, kind = [], _MULTI_SUB[pair]
+            current, kind, has_pred = [], _MULTI_SUB[pair], False
             i += 3 if pair == ("as", "soon") else 2
             continue
         split = None
@@ -480,9 +513,10 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
                 split = "and"  # "... and passed certification"
         if split is not None:
             result.append(_Clause(kind, current))
-            current, kind = [], split
+            current, kind, has_pred = [], split, False
         else:
             current.append(tok)
+            has_pred = has_pred or tok.cls in _TRIGGERS
         i += 1
     result.append(_Clause(kind, current))
     for clause in result:  # "and packaging is ...": the joiner is the clause's kind
@@ -1031,7 +1065,7 @@ def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
         out = reader.owns(None, text)
     if out is None or not out.drafts:
         return None
-    out.frame = f"label-{relation}"
+    out.frame = f"{relation}-label-list"
     return out
 
 

@@ -310,7 +310,7 @@ def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> 
     """
     text = _trim(raw)
     owners: list[str] = []
-    changed = True
+    changed = _ANY_TAIL.search(text) is not None  # most phrases have no tail at all
     while changed and text:
         changed = False
         for pattern, strict in _OWNER_TAILS:
@@ -334,6 +334,16 @@ def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> 
         return _Phrase(text, tuple(owners))
     text = _strip_determiners(text, owners)
     return _Phrase(text, tuple(owners))
+
+
+# One search that any tail needs: the tails above without their "head" group.
+_ANY_TAIL = re.compile(
+    "|".join(
+        re.sub(r"\(\?P<\w+>", "(?:", re.sub(r"^\(\?P<head>\.\+\??\)", "", p.pattern))
+        for p in [pattern for pattern, _ in _OWNER_TAILS] + list(_TAILS)
+    ),
+    _FLAGS,
+)
 
 
 # Heads that contain the work item rather than name it: "progress on X", "the rest of X",

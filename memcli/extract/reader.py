@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 from memcli.extract.context import Minutes, _Draft, _key, _Outcome, _Reader
-from memcli.extract.core import action_assignee, read_action, read_core
+from memcli.extract.core import action_assignee, core_cues, read_action, read_core
 from memcli.extract.factuality import why_not
 from memcli.extract.frames import _SUBORDINATE, read_clause
-from memcli.extract.lexicon import CUE_TOKENS, has_cue
+from memcli.extract.lexicon import CUE_TOKENS, TYPOS, has_cue
 from memcli.extract.text import _normalise, sentence_lines
 from memcli.models import ExtractedFact, Extraction, Relation, SentenceTrace
 
@@ -155,6 +155,11 @@ def _read_sentence(
     if sentence.rstrip().endswith("?"):
         return [], "question"
     reader.sentence = sentence
+    raw = (sentence if text is None else text).lower()
+    words = _WORDS.findall(raw)
+    if _cues().isdisjoint(words) and "'" not in raw and "’" not in raw:
+        if not any(w in TYPOS for w in words):
+            return [], "no predicate"  # no word of any frame: not worth normalising
     text = _normalise(sentence if text is None else text)
     if not text:
         return [], "no words"
@@ -167,6 +172,16 @@ def _read_sentence(
     if not has_cue(lowered):
         return [], "no predicate"
     return [], why_not(lowered) or "predicate without readable arguments"
+
+
+_CUES: frozenset[str] = frozenset()
+
+
+def _cues() -> frozenset[str]:
+    global _CUES
+    if not _CUES:
+        _CUES = core_cues()
+    return _CUES
 
 
 def _read_clauses(reader: _Reader, text: str) -> list[_Outcome]:
@@ -231,12 +246,15 @@ def _read_clauses_old(reader: _Reader, text: str) -> list[_Outcome]:
     return outcomes
 
 
+_ACTION_START = re.compile(r"\W*(?:action|ai\b|todo|to-do|follow|next)", re.IGNORECASE)
+
+
 def _read_minutes_line(
     reader: _Reader, minutes: Minutes, sentence: str, heading: str | None, said: str | None
 ) -> tuple[list[_Outcome], str | None]:
     """Read a line: an action item, what a speaker said, or an ordinary sentence."""
-    plain = _normalise(sentence)
-    if (who := action_assignee(plain)) is not None:
+    plain = _normalise(sentence) if _ACTION_START.match(sentence) else ""
+    if plain and (who := action_assignee(plain)) is not None:
         reader.sentence = sentence
         out = read_action(reader, plain, minutes.who(who) if minutes.active else None)
         if out is not None and out.drafts:
