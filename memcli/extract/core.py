@@ -24,7 +24,7 @@ from memcli.models import EntityRef, EntityType, Relation
 _ACTION = re.compile(
     r"(?:action(?:\s+items?)?|ai|todo|to-do|follow-?ups?|next steps?)\s*(?::|-|–|—)\s*"
     r"(?P<who>.+?)\s+(?:to|will|is to|should|needs to|has to)\s+(?P<verb>[a-z]+)"
-    r"(?P<particle>(?:\s+(?:up|on|out|with|over|through|back|together|in|off))*)"
+    r"(?P<particle>(?:\s+(?:up|on|out|over|through|back|together|in|off))*)"
     r"\s+(?P<obj>.+)",
     re.IGNORECASE,
 )
@@ -248,10 +248,10 @@ def _lexicon() -> dict[str, str]:
     done_lemmas = (
         "ship,finish,complete,merge,land,deploy,release,launch,close,close out,wrap up"
         ",publish,roll out,deliver,fix,resolve,finalise,finalize,submit,cancel"
-        ",decommission,retire,sunset,migrate,upgrade,install,sign off,update,kill,scrap"
+        ",decommission,retire,sunset,migrate,upgrade,install,update,kill,scrap"
         ",shelve,abandon,descope,de-scope"
     )
-    done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up", "signed off"]
+    done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up"]
     add("I", [f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing")])
     add("D", done)
     add(
@@ -507,8 +507,10 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
             split = tok.low
         elif tok.cls == "&" and tok.low in ("and", "&") and has_pred:
             rest = "".join(t.cls for t in toks[i + 1 :])
-            if any(c in _TRIGGERS or c == "x" for c in rest.split("&")[0]):
+            if any(c in _TRIGGERS or c == "x" for c in re.split("[&|]", rest)[0]):
                 split = "and"
+            elif nxt is not None and nxt.cls in "MN":
+                split = "and"  # "... and expects a draft by the 30th"
             elif nxt is not None and nxt.cls == "n" and nxt.low.endswith("ed"):
                 split = "and"  # "... and passed certification"
         if split is not None:
@@ -534,7 +536,7 @@ _JOIN_WORDS = frozenset({"and", "&", "+", "/", "with"})
 # --------------------------------------------------------------------------------------
 
 _NP = r"n(?:[n&p]*n)?"
-_PP = rf"(?:p{_NP})"
+_PP = rf"(?:[pL]{_NP})"
 
 # (name, handler, pattern over classes). Groups: s waiter, t blocker, o owner, w work
 # item, d doer, k a "with <doer>" partner. Rows are tried in order; the first whose
@@ -552,12 +554,13 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*c(?P<s>{_NP})L(?P<t>{_NP})"),
     ("x-dependency-on-y", "blocked", rf"(?P<s>{_NP})Y(?P<t>{_NP})(?:x.*)?"),
     ("x-is-stalled", "stalled", rf"(?P<s>{_NP})x*S"),
-    ("w-was-done-by-d", "completed", rf"(?P<w>{_NP})x*D{_PP}?b(?P<d>{_NP}){_PP}?(?:&.*)?"),
-    ("w-was-done", "completed", rf"(?P<w>{_NP})x+D{_PP}?(?:&.*)?"),
+    ("w-was-done-by-d", "completed", rf"(?P<w>{_NP})x*D{_PP}*b(?P<d>{_NP}){_PP}*(?:&.*)?"),
+    ("w-was-done", "completed", rf"(?P<w>{_NP})x+D{_PP}*(?:&.*)?"),
     ("d-did-w", "completed", rf"(?P<d>{_NP})x?D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
-    ("w-done", "completed", rf"(?P<w>{_NP})x*[DE](?:[p&].*)?"),
+    ("w-done", "completed", rf"(?P<w>{_NP})x*[DE](?:[p&L].*)?"),
     ("did-w", "completed", rf"D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
     ("closing-ticket", "completed_ticket", rf"(?:{_NP}&)?I(?P<w>{_NP})"),
+    ("closing-ticket-as", "completed_ticket", rf"(?:{_NP}&)?I(?P<w>n)[pDbL].*"),
     ("o-owns-w", "owns", rf"(?P<o>{_NP})x*[OI](?P<w>{_NP}){_PP}?"),
     ("o-comma-w-is-yours", "owns", rf"(?:[n&p]*&)?(?P<o>nn?)&(?P<w>{_NP})xZ"),
     ("w-is-tracked-in", "topic", rf"(?P<w>{_NP})x*T{_NP}"),
@@ -686,7 +689,11 @@ def _apply(
             return reader.owns(o, w) if _agent_shaped(o, strict=False) else None
         if handler == "owns_on":
             return reader.owns_on(o, w) if o else None
-        if handler == "owns_has" and (o is None or not _agent_shaped(_trim(o), strict=True)):
+        if handler == "owns_has" and (
+            o is None
+            or _trim(o).lower() in _NOT_OWNERS
+            or not _agent_shaped(_trim(o), strict=False)
+        ):
             return None
         return reader.owns(o, w)
     if handler == "topic":
@@ -741,6 +748,10 @@ def _team_doer(reader: _Reader, doer: str, item: str) -> _Outcome | None:
     return out
 
 
+_NOT_OWNERS = frozenset(
+    "everyone everybody nobody noone someone somebody anyone anybody who it this that which"
+    " what each all".split()
+)
 _NOT_AGENTS = frozenset(
     "it this that them they default design accident mistake hand itself end noon now".split()
 )

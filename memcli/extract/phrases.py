@@ -105,7 +105,7 @@ _CLAUSE_WORDS = _words(
     hope hopefully maybe probably perhaps said says say there here yet nothing anything
     blocked blocking waiting waits stuck stalled shipped owns owned depends finished
     completed landed merged deployed released unblocked handling leading driving needs
-    requires done got get gets getting expects expect expected plans plan planned hopes
+    requires done got get gets getting expects expect expected planned hopes
     wants want wanted going decided thanks
     """
 )

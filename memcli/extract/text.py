@@ -22,7 +22,10 @@ from memcli.extract.phrases import _WEEKDAYS
 
 _HEADING = re.compile(r"\s*(?:#{1,6}(?:\s|$)|[-=*_]{3,}\s*$|```)")
 _BULLET = re.compile(r"\A\s*(?:[-*+•◦‣>]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?;])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bvs\.)(?<!\bSt\.)"
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bProf\.)\s+"
+)
 
 _QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 
