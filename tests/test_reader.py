@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memcli.extract.rules import extract
-from tests.test_extract_rules import b, d, facts_of, o
+from tests.test_extract_rules import b, d, facts_of, o, u
 
 
 @pytest.mark.parametrize(
@@ -138,3 +138,91 @@ def test_minutes_credit_the_speaker_not_the_note_taker() -> None:
 def test_minutes_trace_the_attendance_line() -> None:
     trace = extract(MINUTES, "Lena Ortiz").trace
     assert trace[1].reason == "attendance list" and trace[1].facts == 0
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # passives: the agent, not the author, did the work; a group is a team
+        (
+            "Ines",
+            "The quota importer was rolled out by the platform team on Tuesday.",
+            {d("platform team", "quota importer", "team")},
+        ),
+        (
+            "Ines",
+            "The pricing copy was finalised by marketing.",
+            {d("marketing", "pricing copy", "team")},
+        ),
+        ("Ines", "The retry bug got resolved by PR #62.", {d("Ines", "retry bug")}),
+        (
+            "Ines",
+            "The vendor sync has been completed by the vendor team and passed its checks.",
+            {d("vendor team", "vendor sync", "team")},
+        ),
+        # ticket references and lists
+        ("Ines", "closed #612 and #615 this morning", {d("Ines", "#612"), d("Ines", "#615")}),
+        (
+            "Ines",
+            "Wrapped up the old alert tickets OPS-17/OPS-18.",
+            {d("Ines", "OPS-17"), d("Ines", "OPS-18")},
+        ),
+        ("Ines", "LGTM, merging #1290.", {d("Ines", "#1290")}),
+        # ownership in other words
+        ("Ines", "Tarek has the invoice preview.", {o("Tarek", "invoice preview")}),
+        ("Ines", "The geo lookup is all Tarek's.", {o("Tarek", "geo lookup")}),
+        ("Ines", "Noor, the export button is all yours.", {o("Noor", "export button")}),
+        ("Ines", "I'll take PROJ-880.", {o("Ines", "PROJ-880")}),
+        (
+            "Ines",
+            "The audit trail has been handed off to the QA team.",
+            {o("QA team", "audit trail", "team")},
+        ),
+        (
+            "Ines",
+            "The cache warmer is blocked on the CDN switch, which Tarek has.",
+            {
+                o("Ines", "cache warmer"),
+                b("cache warmer", "CDN switch"),
+                o("Tarek", "CDN switch"),
+            },
+        ),
+        # dependency in other words
+        (
+            "Ines",
+            "We can't launch the mobile beta without the consent screen.",
+            {o("Ines", "mobile beta"), b("mobile beta", "consent screen")},
+        ),
+        (
+            "Ines",
+            "The consent screen has to land before the mobile beta can ship.",
+            {o("Ines", "mobile beta"), b("mobile beta", "consent screen")},
+        ),
+        (
+            "Ines",
+            "Once the schema freeze lands we can start the bulk import.",
+            {o("Ines", "bulk import"), b("bulk import", "schema freeze")},
+        ),
+        # unblocking across a clause
+        (
+            "Ines",
+            "The data team finished the events rebuild, so the churn report is unblocked.",
+            {d("data team", "events rebuild", "team"), u("churn report", "events rebuild")},
+        ),
+        # labels and headings
+        (
+            "Ines",
+            "Payments: waiting on the fraud rules update",
+            {o("Ines", "Payments"), b("Payments", "fraud rules update")},
+        ),
+        ("Ines", "Done: PLAT-9 log rotation", {d("Ines", "log rotation")}),
+        # no fact
+        ("Ines", "Decision: go with the cheaper vendor, pending a check with legal.", set()),
+        ("Ines", "The geo lookup is not done yet, should land next week.", set()),
+        ("Ines", "If the schema freeze slips, the bulk import is blocked.", set()),
+        ("Ines", "Overall: 82% of scope complete.", set()),
+        ("Ines", "The new dashboards landed well with the execs.", set()),
+    ],
+)
+def test_core_reads(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected

@@ -326,7 +326,7 @@ _TOKEN = re.compile(
     r"[A-Za-z][\w.-]*/[\w.-]+#\d+"  # org/repo#12
     r"|(?:PR|MR|pr|mr)\s*#\d+"  # PR #62
     r"|#\d+"
-    r"|[^\W_](?:[\w'’&.+/-]*[\w])?"  # words, R&D, CI/CD, v4.2.0, right-to-left, X's
+    r"|[^\W_](?:[\w'’&.+/-]*[\w])?%?"  # words, R&D, CI/CD, v4.2.0, right-to-left, X's, 82%
     r"|—|–|->|[,;:()&+]|(?<=\s)[-/](?=\s)"
 )
 _SPLIT_PUNCT = frozenset([",", ";", ":", "(", ")", "—", "–", "->", "-"])
@@ -444,7 +444,7 @@ def tokenise(text: str) -> list[_Tok]:
         elif (
             tok.cls == "n"
             and k
-            and out[k - 1].cls == "x"
+            and (out[k - 1].cls == "x" or (out[k - 1].low == "all" and out[k - 2].cls == "x"))
             and tok.low.endswith(("'s", "’s"))
             and (k + 1 == len(out) or out[k + 1].cls == "|")
         ):
@@ -559,13 +559,13 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("d-did-w", "completed", rf"(?P<d>{_NP})x?D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
     ("w-done", "completed", rf"(?P<w>{_NP})x*[DE](?:[p&L].*)?"),
     ("did-w", "completed", rf"D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
-    ("closing-ticket", "completed_ticket", rf"(?:{_NP}&)?I(?P<w>{_NP})"),
+    ("closing-ticket", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>{_NP})"),
     ("closing-ticket-as", "completed_ticket", rf"(?:{_NP}&)?I(?P<w>n)[pDbL].*"),
     ("o-owns-w", "owns", rf"(?P<o>{_NP})x*[OI](?P<w>{_NP}){_PP}?"),
     ("o-comma-w-is-yours", "owns", rf"(?:[n&p]*&)?(?P<o>nn?)&(?P<w>{_NP})xZ"),
     ("w-is-tracked-in", "topic", rf"(?P<w>{_NP})x*T{_NP}"),
     ("w-owned-by-o", "owns", rf"(?P<w>{_NP})x*o(?P<o>{_NP})"),
-    ("w-is-os", "owns_poss", rf"(?P<w>{_NP})x(?P<o>P)"),
+    ("w-is-os", "owns_poss", rf"(?P<w>{_NP})xn?(?P<o>P)"),
     ("w-status", "topic", rf"(?P<w>{_NP})x*J.*"),
     ("o-is-on-w", "owns_on", rf"(?P<o>{_NP})Q(?P<w>{_NP})"),
     ("o-has-w", "owns_has", rf"(?P<o>{_NP})H(?P<w>{_NP})"),
@@ -653,8 +653,12 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
     tickets = [t for t in toks if _TICKET.fullmatch(t.text)]
     if tickets:
         others = [t for t in toks if t not in tickets and t.cls not in "&|"]
-        if all(t.low in _GENERIC for t in others):
-            return ", ".join(t.text for t in tickets)
+        first = toks.index(tickets[0])
+        tail_only = all(t in tickets or t.cls in "&|" for t in toks[first:])
+        if all(t.low in _GENERIC for t in others) or (
+            tail_only and first and toks[first - 1].low in _GENERIC
+        ):
+            return ", ".join(t.text for t in tickets)  # "the disk alert tickets OPS-1/OPS-2"
         if toks[0] in tickets and len(toks) > 1 and toks[1].text[:1].islower():
             toks = toks[1:]
     return text[toks[0].start : toks[-1].end]
@@ -678,7 +682,7 @@ def _apply(
         return reader.stalled(s) if s else None
     if handler == "unblocked":
         return reader.unblocked(g("s"), g("t"))
-    if handler in ("owns", "owns_on", "owns_has"):
+    if handler in ("owns", "owns_on", "owns_has", "owns_poss"):
         o, w = g("o"), g("w")
         if w is None:
             return None
@@ -885,6 +889,7 @@ def _trailing_np(toks: list[_Tok]) -> list[_Tok]:
 
 
 _QUALITY = (("M", "hedged"), ("N", "negated"))
+_MEASURE = re.compile(r"~?\d+(?:\.\d+)?%|\d+/\d+\Z")
 _LABELS = frozenset(
     """y t b yesterday today tomorrow blockers blocker blocked done doing next wip status
     update overall dependencies deps dependency risks risk note notes summary progress
@@ -975,6 +980,9 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     unblocked_waiter = None
             previous = toks
             continue
+        if _MEASURE.match(toks[0].text):
+            reason, previous = "a measurement, not a work item", toks
+            continue
         asserted = classes.split("K", 1)[0]  # "X has to land before Y can ship": not a hedge
         quality = next((label for c, label in _QUALITY if c in asserted), None)
         if quality is not None:
@@ -1003,10 +1011,10 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             reason = reason or "predicate without readable arguments"
             previous = toks
             continue
-        if kind in _CAUSAL - {","}:
-            done = [d for d in out.drafts if d.relation.value == "completed"]
-            if done:
-                cause = done[0].target.name
+        done = [d for d in out.drafts if d.relation.value == "completed"]
+        if done:
+            cause = done[0].target.name
+            if kind in _CAUSAL - {","}:
                 if out.frame in ("w-was-done", "w-done"):  # no doer named: context only
                     out.drafts = [d for d in out.drafts if d.relation.value != "completed"]
                 if unblocked_waiter:

@@ -42,7 +42,8 @@ _NON_NAMES = _words(
     everyone nobody someone anyone team teams squad group crew review reviews approval
     budget hiring procurement audit localization translation notifications settings admin
     invoicing pricing inventory shipping cart catalog recommendations qa ci cd eod eow asap
-    tbd eta fyi btw wip okr okrs roadmap plan planning hold track schedule time pto
+    tbd eta fyi btw wip okr okrs roadmap plan planning hold track schedule time pto lgtm
+    ptal ack nack imo tbh afaik
     vacation leave holiday call break point board fire site radar ice pause standby main
     master trunk progress blockers blocker waiting stuck stalled landed merged yes no ok
     okay thanks great good bad next last first then also however meanwhile overall

@@ -164,8 +164,6 @@ def _read_sentence(
     if not text:
         return [], "no words"
     lowered = text.lower()
-    if _GATE.isdisjoint(_WORDS.findall(lowered)) and "'s" not in lowered:
-        return [], "no predicate"
     outcomes = _read_clauses(reader, text)
     if outcomes:
         return outcomes, None
@@ -195,7 +193,14 @@ def _read_clauses(reader: _Reader, text: str) -> list[_Outcome]:
 # Reasons the core gives for a clause it understood but that asserts nothing: the old
 # frames are not asked to read it again.
 _NOT_ASSERTED = frozenset(
-    {"hedged", "negated", "conditional", "a decision, question or plan", "no predicate"}
+    {
+        "hedged",
+        "negated",
+        "conditional",
+        "a decision, question or plan",
+        "no predicate",
+        "a measurement, not a work item",
+    }
 )
 
 
