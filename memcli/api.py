@@ -8,6 +8,7 @@ instead of printing.
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -26,7 +27,7 @@ from memcli.models import (
     Relation,
     SentenceTrace,
 )
-from memcli.readers import content_hash, parse_document, unknown_keys_message
+from memcli.readers import content_hash, episode_key, parse_document, unknown_keys_message
 from memcli.redact import merge, redact_episode
 from memcli.resolve import display_name, normalize
 from memcli.search import (
@@ -73,6 +74,9 @@ class IngestReport:
     graphs: set[str] = field(default_factory=set)
     warnings: list[tuple[str, str]] = field(default_factory=list)  # (source, message)
     redactions: dict[str, dict[str, int]] = field(default_factory=dict)  # source -> kind -> n
+    files_stored: int = 0  # files whose transaction committed
+    # (files stored, files given) when a lock time-out stopped the batch part-way
+    incomplete: tuple[int, int] | None = None
 
     @property
     def secrets_redacted(self) -> int:
@@ -115,6 +119,9 @@ class IngestReport:
                 }
                 for s, t in self.trace
             ],
+            "incomplete": None
+            if self.incomplete is None
+            else {"files_stored": self.incomplete[0], "files": self.incomplete[1]},
         }
 
 
@@ -141,13 +148,24 @@ def store_episode(
     graph: str,
     extractor: Extractor,
     report: IngestReport,
+    *,
+    redact: bool = True,
+    origin: str | None = None,
 ) -> int | None:
     """Store one episode with its facts and signatures; None when it is a duplicate.
 
-    Call inside a transaction: the episode and its facts land together.
+    Call inside a transaction: the episode and its facts land together. Every write of
+    an update passes here (ingest, import, the Python client, MCP), so this is where
+    secrets are redacted (``memcli.redact``), before the content hash, the extractor and
+    the store see the text; ``redact=False`` opts out. What was found is counted in
+    ``report.redactions`` under ``origin`` (the input file), else the episode's source.
     """
-    digest = content_hash(episode.content, episode.author, episode.occurred_at)
-    if store.episode_id_by_hash(graph, digest) is not None:
+    if redact:
+        episode, found = redact_episode(episode)
+        if found:
+            merge(report.redactions.setdefault(origin or episode.source, {}), found)
+    digest = episode_key(episode)
+    if _stored_id(store, graph, episode) is not None:
         report.episodes_duplicate += 1
         return None
     if episode.facts is not None:
@@ -172,7 +190,15 @@ def store_episode(
             "unparsed": json.dumps(extraction.unparsed, ensure_ascii=False),
         }
     )
-    _store_facts(store, graph, episode_id, episode.occurred_at, extraction, report)
+    _store_facts(
+        store,
+        graph,
+        episode_id,
+        episode.occurred_at,
+        extraction,
+        report,
+        source=episode.source if episode.facts is not None else None,
+    )
     report.episodes_new += 1
     if extraction.status == "pending":
         report.episodes_pending += 1
@@ -190,8 +216,14 @@ def _store_facts(
     occurred_at: str,
     extraction: Extraction,
     report: IngestReport,
+    *,
+    source: str | None = None,
 ) -> None:
     """Resolve, store and sign an episode's facts, then apply the contradiction rules.
+
+    A fact whose two ends are one entity says nothing about a dependency and is skipped;
+    when the episode came with its facts given (``source`` names it), the skip is a
+    warning, since the writer of that file meant something else.
 
     A fact the episode already has is skipped, so this can run again for an episode whose
     extraction is retried (``extract_pending``).
@@ -202,6 +234,15 @@ def _store_facts(
         source_id = _resolve(store, graph, fact.source, created)
         target_id = _resolve(store, graph, fact.target, created)
         if source_id == target_id:
+            if source is not None:
+                report.warnings.append(
+                    (
+                        source,
+                        f"fact ({fact.source.name}, {fact.relation.value}, "
+                        f"{fact.target.name}) skipped: its source and target are the "
+                        "same entity",
+                    )
+                )
             continue
         fact_id = store.insert_fact(
             graph,
@@ -222,6 +263,18 @@ def _store_facts(
         store.add_signatures(graph, fact_id, fact_signatures(src, fact.relation, tgt))
     report.facts_ended += store.apply_contradictions(episode_id, stated)
     report.entities_new += len(created)
+
+
+def _stored_id(store: Store, graph: str, episode: EpisodeInput) -> int | None:
+    """The id of this update if the graph already holds it.
+
+    A dated update also matches the same words stored without a date of their own at
+    that time (an undated update exported and imported back)."""
+    found = store.episode_id_by_hash(graph, episode_key(episode))
+    if found is None and episode.dated:
+        undated = content_hash(episode.content, episode.author, None)
+        found = store.episode_id_by_hash(graph, undated, occurred_at=episode.occurred_at)
+    return found
 
 
 def _to_extract(
@@ -250,8 +303,7 @@ def _to_extract(
         for ep in episodes:
             if redact:
                 ep, _found = redact_episode(ep)
-            digest = content_hash(ep.content, ep.author, ep.occurred_at)
-            if ep.facts is None and store.episode_id_by_hash(_graph_for(ep, graph), digest) is None:
+            if ep.facts is None and _stored_id(store, _graph_for(ep, graph), ep) is None:
                 out.append((ep.content, ep.author))
     return out
 
@@ -280,7 +332,8 @@ def ingest(
         # any write transaction, so the database is never locked while a model thinks.
         inputs = list(inputs)
         prepare(_to_extract(store, inputs, graph, redact=redact, fmt=fmt))
-    for item in inputs:
+    items = iter(inputs)
+    for item in items:
         report.files += 1
         if isinstance(item, InputError):
             report.files_failed += 1
@@ -301,22 +354,70 @@ def ingest(
         for err in record_errors:
             report.episodes_failed += 1
             report.errors.append((err.source, err.reason))
-        episodes = _screen(episodes, item.source, report, redact=redact)
+        episodes = _screen(episodes, item.source, report)
         if episodes:
             snapshot = _counters(report)  # restored if the file's transaction rolls back
+            lines_failed = 0
             try:
                 with store.transaction():
                     touched: set[str] = set()
                     for episode in episodes:
                         target_graph = _graph_for(episode, graph)
-                        if store_episode(store, episode, target_graph, extractor, report):
+                        if episode.line is None:  # a JSON document is all or nothing
+                            if store_episode(
+                                store,
+                                episode,
+                                target_graph,
+                                extractor,
+                                report,
+                                redact=redact,
+                                origin=item.source,
+                            ):
+                                touched.add(target_graph)
+                            continue
+                        outcome = _store_line(
+                            store,
+                            episode,
+                            target_graph,
+                            extractor,
+                            report,
+                            item.source,
+                            redact=redact,
+                        )
+                        if outcome == "new":
                             touched.add(target_graph)
+                        lines_failed += outcome == "failed"
                     for g in sorted(touched):
                         store.bump_ingest(g)
             except (ValueError, KeyError) as exc:
                 _restore(report, snapshot)
                 report.files_failed += 1
                 report.errors.append((item.source, f"could not store: {exc}"))
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc):
+                    raise
+                # Another writer held the database past the busy timeout. The files
+                # before this one are committed; stop here rather than wait again for
+                # each of the rest, and say exactly what a re-run will finish.
+                _restore(report, snapshot)
+                total = report.files + sum(1 for _ in items)
+                report.files_failed += 1
+                report.incomplete = (report.files_stored, total)
+                report.errors.append(
+                    (
+                        item.source,
+                        "database is locked (another writer held it longer than"
+                        f" MEMCLI_BUSY_TIMEOUT allows): stored {report.files_stored} of"
+                        f" {total} file(s); re-run to finish (re-ingest is idempotent)",
+                    )
+                )
+                if progress:
+                    progress(item.source)
+                break
+            else:
+                report.files_stored += 1
+            if lines_failed and lines_failed == len(episodes):
+                report.files_failed += 1
         if record_errors and not episodes:
             report.files_failed += 1
         if progress:
@@ -324,10 +425,35 @@ def ingest(
     return report
 
 
-def _screen(
-    episodes: list[EpisodeInput], source: str, report: IngestReport, *, redact: bool
-) -> list[EpisodeInput]:
-    """Warn about ignored front-matter keys and redact secrets, before anything is stored.
+def _store_line(
+    store: Store,
+    episode: EpisodeInput,
+    graph: str,
+    extractor: Extractor,
+    report: IngestReport,
+    source: str,
+    *,
+    redact: bool,
+) -> str:
+    """Store one JSONL record in a savepoint: a line that cannot be stored is reported as
+    FILE:LINE and rolled back alone, and the file's other lines still land. Returns
+    'new', 'duplicate' or 'failed'."""
+    snapshot = _counters(report)
+    try:
+        with store.transaction():
+            stored = store_episode(
+                store, episode, graph, extractor, report, redact=redact, origin=source
+            )
+    except (ValueError, KeyError) as exc:
+        _restore(report, snapshot)
+        report.episodes_failed += 1
+        report.errors.append((f"{source}:{episode.line}", f"could not store: {exc}"))
+        return "failed"
+    return "duplicate" if stored is None else "new"
+
+
+def _screen(episodes: list[EpisodeInput], source: str, report: IngestReport) -> list[EpisodeInput]:
+    """Warn about ignored front-matter keys, before anything is stored.
 
     One warning per file, not per record: a JSONL export from another tool with an extra
     "id" in every line says so once.
@@ -337,10 +463,6 @@ def _screen(
     for episode in episodes:
         for key in episode.ignored_keys:
             ignored[key] = ignored.get(key, 0) + 1
-        if redact:
-            episode, found = redact_episode(episode)
-            if found:
-                merge(report.redactions.setdefault(source, {}), found)
         out.append(episode)
     if ignored:
         message = unknown_keys_message(sorted(ignored))
@@ -352,10 +474,12 @@ def _screen(
 
 
 def _counters(report: IngestReport) -> dict[str, Any]:
-    return {
-        k: (list(v) if isinstance(v, list) else set(v) if isinstance(v, set) else v)
-        for k, v in vars(report).items()
-    }
+    def copy(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: copy(x) for k, x in v.items()}
+        return list(v) if isinstance(v, list) else set(v) if isinstance(v, set) else v
+
+    return {k: copy(v) for k, v in vars(report).items()}
 
 
 def _restore(report: IngestReport, snapshot: dict[str, Any]) -> None:
@@ -1267,6 +1391,7 @@ def add(
     occurred_at: Any = None,
     source: str | None = None,
     extractor: Extractor | None = None,
+    redact: bool = True,
 ) -> list[dict[str, Any]]:
     """Add one update (``type="text"``) or memcli JSON episodes (``type="json"``: an
     object or a list of objects with ``content`` and optionally ``author``,
@@ -1277,6 +1402,7 @@ def add(
     JSON objects that do not name their own. Adding the same update twice stores it
     once. Returns the episodes (see :func:`episodes`) with ``created`` False for
     duplicates. Run :func:`analyze` afterwards to bring observations up to date.
+    Secrets are redacted as in :func:`ingest` unless ``redact`` is False.
     """
     from memcli.readers import episode_from_json, to_utc
 
@@ -1298,6 +1424,7 @@ def add(
                 graph=graph,
                 source=where,
                 format="text",
+                dated=bool(occurred_at),
             )
         ]
     elif type == "json":
@@ -1323,10 +1450,13 @@ def add(
     try:
         with store.transaction():
             for item in items:
-                new_id = store_episode(store, item, graph, extractor or RulesExtractor(), report)
+                new_id = store_episode(
+                    store, item, graph, extractor or RulesExtractor(), report, redact=redact
+                )
                 if new_id is None:
-                    digest = content_hash(item.content, item.author, item.occurred_at)
-                    old_id = store.episode_id_by_hash(graph, digest)
+                    if redact:
+                        item, _found = redact_episode(item)  # the key it was stored under
+                    old_id = _stored_id(store, graph, item)
                     assert old_id is not None
                     results.append((old_id, False))
                 else:

@@ -322,11 +322,13 @@ class GraphClient:
         author: str | None = None,
         occurred_at: str | datetime | date | None = None,
         source: str | None = None,
+        redact: bool = True,
     ) -> Episode:
         """Store one update: plain text (``type="text"``), or one memcli JSON episode
         (``type="json"``: ``content`` and optionally ``author``, ``occurred_at``,
         ``source`` and ``facts``). ``occurred_at`` defaults to now. Adding the same
-        update twice stores it once (``created`` is False the second time)."""
+        update twice stores it once (``created`` is False the second time). Secrets
+        (tokens, keys, passwords) are redacted before storage unless ``redact=False``."""
         if type == "json" and isinstance(data, list):
             raise UsageError("data is a list: use client.graph.add_batch(episodes=[...])")
         [episode] = api.add(
@@ -337,12 +339,16 @@ class GraphClient:
             author=author,
             occurred_at=occurred_at,
             source=source,
+            redact=redact,
         )
         return Episode.model_validate(episode)
 
-    def add_batch(self, *, graph_id: str, episodes: list[dict[str, Any]]) -> list[Episode]:
-        """Store several memcli JSON episodes in one transaction."""
-        rows = api.add(self._store, graph_id, episodes, type="json")
+    def add_batch(
+        self, *, graph_id: str, episodes: list[dict[str, Any]], redact: bool = True
+    ) -> list[Episode]:
+        """Store several memcli JSON episodes in one transaction, secrets redacted
+        unless ``redact=False``."""
+        rows = api.add(self._store, graph_id, episodes, type="json", redact=redact)
         return [Episode.model_validate(r) for r in rows]
 
     def analyze(

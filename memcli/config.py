@@ -6,9 +6,12 @@ default under ``MEMCLI_HOME`` (or the platform's user data directory).
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from pathlib import Path
+
+from memcli.errors import UsageError
 
 DEFAULT_GRAPH = "default"
 
@@ -37,9 +40,25 @@ def resolve_db_path(option: str | Path | None) -> Path:
     return user_dir() / "memcli.db"
 
 
+# SQLite's busy timeout is a C int of milliseconds.
+_BUSY_TIMEOUT_MAX_S = (2**31 - 1) // 1000
+
+
 def busy_timeout_ms() -> int:
-    """How long a writer waits for another writer before giving up (cron overlaps)."""
+    """How long a writer waits for another writer before giving up (cron overlaps).
+
+    A value that is not a number of seconds from 0 to about 24 days is an error rather
+    than a silent default: a cron job that meant to wait must not fail fast instead.
+    """
+    raw = os.environ.get("MEMCLI_BUSY_TIMEOUT", "30")
     try:
-        return max(0, int(float(os.environ.get("MEMCLI_BUSY_TIMEOUT", "30")) * 1000))
+        seconds = float(raw)
     except ValueError:
-        return 30_000
+        seconds = math.nan
+    if not (0 <= seconds <= _BUSY_TIMEOUT_MAX_S):  # also false for nan
+        raise UsageError(
+            f"MEMCLI_BUSY_TIMEOUT={raw!r} is not a number of seconds "
+            f"from 0 to {_BUSY_TIMEOUT_MAX_S}",
+            hint="set it to e.g. 30, or unset it for the default",
+        )
+    return int(seconds * 1000)

@@ -10,6 +10,7 @@ id, author, world date and source, so every line can be checked.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from memcli.writer import join
@@ -192,7 +193,33 @@ def _who(entry: dict[str, Any]) -> str:
 
 
 def _cite(ev: dict[str, Any]) -> str:
-    return f"#{ev['episode_id']} {ev['author'] or 'unknown'} {_date(ev['date'])} `{ev['source']}`"
+    source = re.sub(r"[`\s]+", " ", ev["source"]).strip()  # a code span: no backtick ends it
+    return f"#{ev['episode_id']} {ev['author'] or 'unknown'} {_date(ev['date'])} `{source}`"
+
+
+# Characters that would make a name act as Markdown or HTML rather than read as text.
+_MD_SPECIAL = re.compile(r"[\\`*\[\]|]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+def _md(text: str) -> str:
+    """Text from updates (names, summaries, reasons) made inert in Markdown: HTML is
+    escaped (``<img onerror=...>`` shows as text), emphasis, code, link and table
+    characters are backslash-escaped, and a line break cannot start a new block."""
+    text = re.sub(r"[\r\n\u2028\u2029\x85]+", " ", text)
+    text = re.sub(r"[&<>]", lambda m: _HTML[m.group()], text)
+    return _MD_SPECIAL.sub(lambda m: "\\" + m.group(), text)
+
+
+def _inert(value: Any, key: str = "") -> Any:
+    """The report with every string but sources (shown in code spans) passed to _md."""
+    if isinstance(value, str):
+        return value if key == "source" else _md(value)
+    if isinstance(value, dict):
+        return {k: _inert(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_inert(v, key) for v in value]
+    return value
 
 
 def _stamp(value: str) -> str:
@@ -209,7 +236,9 @@ def _since_text(report: dict[str, Any]) -> str:
 
 
 def render_markdown(report: dict[str, Any]) -> str:
-    """Plain Markdown that reads well pasted into chat or email."""
+    """Plain Markdown that reads well pasted into chat or email. Names come from
+    whoever wrote the updates, so every one is escaped (:func:`_md`) before it is placed."""
+    report = _inert(report)
     lines: list[str] = []
     since = _since_text(report)
     generated = _stamp(report["generated_at"])

@@ -72,6 +72,7 @@ def diagnose(store: Store) -> Diagnosis:
         ("fts", _fts),
         ("orphans", _orphans),
         ("extraction", _extraction),
+        ("extracted", _extraction_record),
         ("schema", _schema),
     ):
         try:
@@ -81,7 +82,21 @@ def diagnose(store: Store) -> Diagnosis:
                 Check(name, False, f"could not run: {exc}", repair=SALVAGE.format(store.path))
             )
     checks.append(_permissions(store.path))
+    if store.read_only is not None:
+        checks.insert(0, _access(store))
     return Diagnosis(str(store.path), checks)
+
+
+def _access(store: Store) -> Check:
+    """A database opened read-only: reads work, writes cannot. Named first, because it
+    is the cause of whatever a write would report."""
+    return Check(
+        "access",
+        False,
+        f"opened read-only: {store.read_only}; reads work, ingest/import/analyze cannot",
+        repair=f"make {store.path} and its directory writable, or copy the file somewhere "
+        "writable, before writing to it",
+    )
 
 
 def unopenable(path: Path, reason: str) -> Diagnosis:
@@ -130,6 +145,9 @@ def _fts(store: Store) -> Check:
     tables = store.fts_tables()
     if not tables:
         return Check("fts", True, "no full-text tables")
+    if store.read_only is not None:
+        # SQLite's FTS check is an INSERT: it cannot run on a read-only database.
+        return Check("fts", True, f"{len(tables)} full-text table(s) not checked: read-only")
     bad = []
     for table in tables:
         error = store.fts_integrity(table)
@@ -175,6 +193,39 @@ def _extraction(store: Store) -> Check:
         pending[:50],
         repair="export the graph and import it into a fresh database: episodes exported "
         "without facts are extracted again on import (" + REBUILD + ")",
+    )
+
+
+def _extraction_record(store: Store) -> Check:
+    """Episodes marked extracted that kept nothing of it: no fact and no sentence noted
+    as not understood. A rules extraction is deterministic, so running it again tells a
+    half-written episode (its facts lost) from an update that states nothing."""
+    from memcli.extract.rules import extract
+    from memcli.resolve import display_name, normalize
+
+    lost = []
+    for row in store.episodes_without_extraction_record():
+        again = extract(row["content"], row["author"])
+        kept = [
+            f
+            for f in again.facts
+            if (f.source.type, normalize(display_name(f.source.name, f.source.type)))
+            != (f.target.type, normalize(display_name(f.target.name, f.target.type)))
+        ]
+        if kept or again.unparsed:
+            lost.append({"id": row["id"], "graph": row["graph"], "source": row["source"]})
+    if not lost:
+        return Check("extracted", True, "every extracted episode kept its facts")
+    return Check(
+        "extracted",
+        False,
+        f"{len(lost)} episode(s) with content but no extraction record (no facts, no "
+        f"sentence noted as not understood), e.g. episode #{lost[0]['id']} "
+        f"({lost[0]['source']})",
+        lost[:50],
+        repair='memcli export --graph G --output G.jsonl, delete the "facts" key from '
+        "those episodes' lines so the import extracts them again, then memcli --db NEW.db "
+        "import G.jsonl; memcli --db NEW.db analyze",
     )
 
 

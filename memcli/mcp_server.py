@@ -24,6 +24,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from memcli import __version__, api
 from memcli.digest import render_markdown
 from memcli.errors import MemcliError
+from memcli.sources import max_bytes
 from memcli.store import Store
 
 T = TypeVar("T")
@@ -37,8 +38,23 @@ episodes or entities by relevance; report is the digest of what to act on. Cite
 evidence by episode id and source."""
 
 
-def build_server(db_path: Path) -> MCPServer:
-    """An MCP server whose tools read and write the memcli database at ``db_path``."""
+def _within_limit(**arguments: str | None) -> None:
+    """The size limit of an input file (``MEMCLI_MAX_FILE_BYTES``, default 10 MiB) for
+    one update's arguments together: an agent cannot store what ingest would refuse."""
+    limit = max_bytes()
+    size = sum(len(v.encode("utf-8", "surrogatepass")) for v in arguments.values() if v)
+    if size > limit:
+        raise ToolError(
+            f"the update is {size:,} bytes, over the {limit:,} byte limit for one update "
+            "(MEMCLI_MAX_FILE_BYTES). Split it into smaller updates."
+        )
+
+
+def build_server(db_path: Path, *, redact: bool = True) -> MCPServer:
+    """An MCP server whose tools read and write the memcli database at ``db_path``.
+
+    ``redact`` is the server's setting, not a tool argument: the person who starts the
+    server decides whether secrets an agent pastes are kept, not the agent."""
     server: MCPServer = MCPServer(
         "memcli", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
     )
@@ -63,10 +79,17 @@ def build_server(db_path: Path) -> MCPServer:
         """Store one status update (plain text) in a graph, extract its facts, and by
         default re-analyze the graph so observations reflect it. occurred_at is ISO 8601
         (default: now). Adding the same update twice stores it once."""
+        _within_limit(graph=graph, content=content, author=author, source=source)
 
         def work(store: Store) -> dict[str, Any]:
             [episode] = api.add(
-                store, graph, content, author=author, occurred_at=occurred_at, source=source
+                store,
+                graph,
+                content,
+                author=author,
+                occurred_at=occurred_at,
+                source=source,
+                redact=redact,
             )
             out: dict[str, Any] = {"episode": episode}
             if analyze:
@@ -135,7 +158,7 @@ def build_server(db_path: Path) -> MCPServer:
     return server
 
 
-def serve(db_path: Path) -> None:
+def serve(db_path: Path, *, redact: bool = True) -> None:
     """Open (and migrate) the database, then serve MCP on stdin/stdout until EOF."""
     Store(db_path).close()  # a bad path fails here, before the client connects
-    build_server(db_path).run("stdio")
+    build_server(db_path, redact=redact).run("stdio")

@@ -124,3 +124,6 @@ class EpisodeInput:
     facts: list[ExtractedFact] | None = None  # given facts bypass extraction
     line: int | None = None  # line number within a JSONL file
     ignored_keys: tuple[str, ...] = ()  # front-matter / JSON keys memcli does not use
+    # False when the update names no time and occurred_at is one memcli supplied (file
+    # time, now): then it is not part of the episode's identity (see readers.episode_key).
+    dated: bool = True

@@ -48,6 +48,23 @@ def unknown_keys_message(keys: Iterable[str]) -> str:
     return f"unknown key(s) ignored: {', '.join(parts)}"
 
 
+# Dates outside these years are typing mistakes (0026 for 2026), not status updates.
+MIN_YEAR, MAX_YEAR = 1900, 2199
+
+
+def _as_date(value: float) -> str:
+    """How to write a date, naming the one an eight-digit YYYYMMDD number probably meant."""
+    digits = str(value)
+    if isinstance(value, int) and len(digits) == 8:
+        try:
+            meant = date(int(digits[:4]), int(digits[4:6]), int(digits[6:]))
+        except ValueError:
+            pass
+        else:
+            return f"write it as {meant.isoformat()}"
+    return "write it as YYYY-MM-DD or an ISO 8601 datetime"
+
+
 def to_utc(value: Any, *, source: str, field: str = "date") -> str:
     """Normalise a date or datetime (object or ISO string) to 'YYYY-MM-DDTHH:MM:SSZ'."""
     if isinstance(value, datetime):
@@ -55,10 +72,9 @@ def to_utc(value: Any, *, source: str, field: str = "date") -> str:
     elif isinstance(value, date):
         dt = datetime(value.year, value.month, value.day)
     elif isinstance(value, int | float) and not isinstance(value, bool):
-        try:
-            dt = datetime.fromtimestamp(value, UTC)
-        except (ValueError, OverflowError, OSError):
-            raise InputError(source, f"{field} {value!r} is not a valid Unix timestamp") from None
+        # A bare number is ambiguous (20261102 is not a Unix timestamp for 1970-08-23):
+        # refuse it and say how to write the date.
+        raise InputError(source, f"{field} {value!r} is a number, not a date: " + _as_date(value))
     elif isinstance(value, str) and value.strip():
         text = value.strip().replace("Z", "+00:00").replace("z", "+00:00")
         try:
@@ -75,26 +91,42 @@ def to_utc(value: Any, *, source: str, field: str = "date") -> str:
         dt = dt.astimezone(UTC)
     except OverflowError:
         raise InputError(source, f"{field} {value!r} is out of range") from None
+    if not MIN_YEAR <= dt.year <= MAX_YEAR:
+        raise InputError(
+            source, f"{field} {value!r} is out of range (years {MIN_YEAR} to {MAX_YEAR})"
+        )
     # Zero-padded by hand: strftime("%Y") gives "999", not "0999", on some platforms, and
     # stored times must sort as text.
     return f"{dt.year:04d}-{dt.month:02d}-{dt.day:02d}T{dt:%H:%M:%S}Z"
 
 
-def content_hash(content: str, author: str | None, occurred_at: str) -> str:
-    """Identity of an episode inside a graph: the same update ingested twice is one episode."""
+def content_hash(content: str, author: str | None, occurred_at: str | None) -> str:
+    """Identity of an episode inside a graph: the same update ingested twice is one episode.
+
+    ``occurred_at`` is None for an update that names no time: the time memcli supplies
+    for it (file time, now) changes between runs and must not make it a new update.
+    """
     canonical = json.dumps(
         [" ".join(content.split()), author or "", occurred_at], ensure_ascii=False
     )
     return hashlib.blake2b(canonical.encode(), digest_size=16).hexdigest()
 
 
-def _time_from(meta: dict[str, Any], source: str, default: str | None) -> str:
+def episode_key(episode: EpisodeInput) -> str:
+    """The content hash of an episode as read (see :func:`content_hash`)."""
+    return content_hash(
+        episode.content, episode.author, episode.occurred_at if episode.dated else None
+    )
+
+
+def _time_from(meta: dict[str, Any], source: str, default: str | None) -> tuple[str, bool]:
+    """(time, whether the update wrote it)."""
     for key in TIME_KEYS:
         if meta.get(key) is not None:
-            return to_utc(meta[key], source=source, field=key)
+            return to_utc(meta[key], source=source, field=key), True
     if default is None:
         raise InputError(source, "no date: add 'date:' to the front matter or 'occurred_at'")
-    return default
+    return default, False
 
 
 def _optional_str(meta: dict[str, Any], key: str, source: str) -> str | None:
@@ -117,7 +149,13 @@ def _front_matter(text: str, source: str) -> tuple[dict[Any, Any], str]:
     try:
         head, body = handler.split(text)
     except ValueError:
-        return {}, text
+        # Stored as text, the author and date would be lost without a word.
+        fence = text.split("\n", 1)[0].strip()
+        raise InputError(
+            source,
+            f"malformed front matter: {fence!r} on line 1 is never closed"
+            f" (add a {fence!r} line after the last key)",
+        ) from None
     try:
         data = handler.load(head)
     except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
@@ -138,10 +176,12 @@ def parse_markdown(text: str, source: str, default_time: str | None, fmt: str) -
     meta, content = _front_matter(text, source)
     if not content:
         raise InputError(source, "empty update: no text after the front matter")
+    occurred_at, dated = _time_from(meta, source, default_time)
     return EpisodeInput(
         content=content,
         author=_optional_str(meta, "author", source),
-        occurred_at=_time_from(meta, source, default_time),
+        occurred_at=occurred_at,
+        dated=dated,
         graph=_optional_str(meta, "graph", source),
         source=_optional_str(meta, "source", source) or source,
         format=fmt,
@@ -192,6 +232,13 @@ def episode_from_json(obj: Any, source: str, default_time: str | None) -> Episod
     """One JSON episode object."""
     if not isinstance(obj, dict):
         raise InputError(source, "a JSON episode must be an object")
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end].encode("unicode_escape").decode()
+        raise InputError(
+            source, f"text holds a lone surrogate ({bad}), which is not valid Unicode"
+        ) from None
     content = obj.get("content")
     if not isinstance(content, str) or not content.strip():
         raise InputError(source, "a JSON episode needs a non-empty 'content' string")
@@ -200,10 +247,12 @@ def episode_from_json(obj: Any, source: str, default_time: str | None) -> Episod
         if not isinstance(obj["facts"], list):
             raise InputError(source, "'facts' must be a list")
         facts = [_parse_fact(f, source) for f in obj["facts"]]
+    occurred_at, dated = _time_from(obj, source, default_time)
     return EpisodeInput(
         content=content.strip(),
         author=_optional_str(obj, "author", source),
-        occurred_at=_time_from(obj, source, default_time),
+        occurred_at=occurred_at,
+        dated=dated,
         graph=_optional_str(obj, "graph", source),
         source=_optional_str(obj, "source", source) or source,
         format="json",

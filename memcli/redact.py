@@ -9,9 +9,12 @@ text. ``memcli ingest --no-redact`` opts out.
 Design choices:
 
 * **Recognisable shapes only.** Each pattern is a documented token format (AWS key ids,
-  GitHub/GitLab/Slack/OpenAI tokens, PEM private keys, JWTs), a credential in a context
-  that names it (``password=``, ``Authorization: Bearer``, ``aws_secret_access_key =``,
-  ``scheme://user:pass@host``), never a guess from entropy. Ordinary prose that mentions
+  GitHub/GitLab/Slack/Stripe/Google/OpenAI/Anthropic and other vendors' tokens, PEM
+  private keys, JWTs; the vendor list follows the public gitleaks and detect-secrets rule
+  sets), a credential in a context that names it (``password=``, ``Authorization:
+  Bearer``, ``STRIPE_KEY=`` with a credential-shaped value, ``scheme://user:pass@host``),
+  never a guess from entropy. Every quantifier is bounded or unambiguous, so a pattern
+  runs in linear time on any input. Ordinary prose that mentions
   tokens ("token bucket", "password reset flow", "sk-learn", "the key decision") stays
   byte-identical; ``tests/reliability/test_redact.py`` holds that corpus.
 * **Only the secret goes.** For an assignment the name stays (``password=[REDACTED:
@@ -109,13 +112,103 @@ PATTERNS: tuple[Pattern, ...] = (
             r"(?![A-Za-z0-9_])"
         ),
     ),
-    Pattern("gitlab_token", re.compile(r"(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{20,}")),
-    Pattern("slack_token", re.compile(r"(?<![A-Za-z0-9_-])xox[baprs]-[A-Za-z0-9-]{10,}")),
+    Pattern(
+        "gitlab_token",
+        # personal, deploy, runner, pipeline-trigger, feed, SCIM, incoming-mail, CI-build
+        # and OAuth-secret tokens share the gl...- prefix
+        re.compile(
+            r"(?<![A-Za-z0-9_-])(?:glpat|gldt|glrt|glptt|glft|glsoat|glimt|glcbt|gloas)-"
+            r"[A-Za-z0-9_-]{20,}"
+        ),
+    ),
+    Pattern(
+        "slack_token",
+        re.compile(
+            r"(?<![A-Za-z0-9_-])(?:(?:xoxe\.)?xox[abeoprs]-[A-Za-z0-9-]{10,}"
+            r"|xapp-[0-9]-[A-Za-z0-9-]{10,})"
+        ),
+    ),
+    Pattern(
+        "discord_webhook",
+        re.compile(
+            r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/[0-9]{5,30}/"
+            r"[A-Za-z0-9_-]{20,}"
+        ),
+    ),
+    Pattern(
+        "stripe_key",
+        re.compile(r"(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{10,247}\b"),
+    ),
+    Pattern(
+        "google_api_key", re.compile(r"(?<![A-Za-z0-9_-])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])")
+    ),
+    Pattern("google_oauth_secret", re.compile(r"(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{28}\b")),
+    Pattern(
+        "anthropic_key",
+        re.compile(r"(?<![A-Za-z0-9_-])sk-ant-(?:api|admin|oat|ort)[0-9]{2}-[A-Za-z0-9_-]{20,}"),
+    ),
     Pattern(
         "openai_key",
         # sk-..., sk-proj-...: at least 20 characters with a digit, so "sk-learn" or
         # "sk-this-is-fine" never match.
         re.compile(r"(?<![A-Za-z0-9_-])sk-(?=[A-Za-z0-9_-]{0,64}?[0-9])[A-Za-z0-9_-]{20,}"),
+    ),
+    Pattern("huggingface_token", re.compile(r"(?<![A-Za-z0-9_])hf_[A-Za-z]{34}(?![A-Za-z0-9_])")),
+    Pattern("npm_token", re.compile(r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9_])")),
+    Pattern("pypi_token", re.compile(r"(?<![A-Za-z0-9_-])pypi-AgE[A-Za-z0-9_-]{50,}")),
+    Pattern(
+        "sendgrid_key",
+        re.compile(r"(?<![A-Za-z0-9_-])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])"),
+    ),
+    Pattern("twilio_key", re.compile(r"(?<![A-Za-z0-9])SK[0-9a-f]{32}(?![A-Za-z0-9])")),
+    Pattern("mailgun_key", re.compile(r"(?<![A-Za-z0-9_-])key-[0-9a-f]{32}(?![A-Za-z0-9])")),
+    Pattern(
+        "shopify_token",
+        re.compile(r"(?<![A-Za-z0-9_])shp(?:at|ca|pa|ss)_[A-Fa-f0-9]{32}(?![A-Za-z0-9])"),
+    ),
+    Pattern(
+        "digitalocean_token",
+        re.compile(r"(?<![A-Za-z0-9_])do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])"),
+    ),
+    Pattern(
+        "databricks_token",
+        re.compile(r"(?<![A-Za-z0-9_])dapi[a-h0-9]{32}(?:-[0-9])?(?![A-Za-z0-9])"),
+    ),
+    Pattern("vault_token", re.compile(r"(?<![A-Za-z0-9_.])hv[sb]\.[A-Za-z0-9_-]{24,}")),
+    Pattern(
+        "grafana_token",
+        re.compile(
+            r"(?<![A-Za-z0-9_])(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})"
+            r"(?![A-Za-z0-9])"
+        ),
+    ),
+    Pattern(
+        "postman_key",
+        re.compile(r"(?<![A-Za-z0-9_-])PMAK-[a-f0-9]{24}-[a-f0-9]{34}(?![A-Za-z0-9])"),
+    ),
+    Pattern("newrelic_key", re.compile(r"(?<![A-Za-z0-9_-])NRAK-[A-Z0-9]{27}(?![A-Za-z0-9])")),
+    Pattern("linear_key", re.compile(r"(?<![A-Za-z0-9_])lin_api_[A-Za-z0-9]{40}(?![A-Za-z0-9])")),
+    Pattern(
+        "square_token",
+        re.compile(r"(?<![A-Za-z0-9_-])sq0(?:atp|csp)-[A-Za-z0-9_-]{22,43}(?![A-Za-z0-9_-])"),
+    ),
+    Pattern(
+        "sentry_token",
+        re.compile(r"(?<![A-Za-z0-9_])(?:sntrys_[A-Za-z0-9+/=_-]{40,}|sntryu_[a-f0-9]{64})"),
+    ),
+    Pattern(
+        "telegram_bot_token",
+        re.compile(r"(?<![A-Za-z0-9_:])[0-9]{5,16}:A[A-Za-z0-9_-]{34}(?![A-Za-z0-9_-])"),
+    ),
+    Pattern("age_secret_key", re.compile(r"AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}(?![A-Za-z0-9])")),
+    Pattern(
+        "azure_storage_key",
+        # the key of a storage connection string (AccountKey=...) or a shared access key
+        re.compile(
+            r"(?i:AccountKey|SharedAccessKey)\s*=\s*"
+            + _NOT_REDACTED
+            + r"(?P<secret>[A-Za-z0-9+/]{40,}={0,2})"
+        ),
     ),
     Pattern(
         "bearer_token",
@@ -146,6 +239,20 @@ PATTERNS: tuple[Pattern, ...] = (
             + _NOT_REDACTED
             + _PLACEHOLDER
             + r"(?P<word>(?=[^\s\"']{0,64}?[0-9!#$%^&*+/=@~])[^\s\"'`,;<>]{6,}))"
+        ),
+        kind_of=_assignment_kind,
+    ),
+    Pattern(
+        "named_assignment",
+        # STRIPE_KEY=..., apiKey: "...", APP_SIGNING_SECRET=...: any name ending in key,
+        # secret or token, but only with a value shaped like a credential (16 or more
+        # token characters with a letter and a digit), so "sort_key=created_at" stays.
+        re.compile(
+            r"(?<![A-Za-z0-9])[\"']?(?P<key>(?:[A-Za-z0-9]{1,40}[_.-]){0,5}[A-Za-z0-9]{0,40}"
+            r"(?i:key|secret|token))[\"']?\s*[:=]\s*[\"']?"
+            + _NOT_REDACTED
+            + r"(?P<secret>(?=[A-Za-z0-9_+/=.~-]{0,200}?[0-9])(?=[A-Za-z0-9_+/=.~-]{0,200}?[A-Za-z])"
+            r"[A-Za-z0-9_+/=.~-]{15,500}[A-Za-z0-9_+/=~-])(?![A-Za-z0-9_+/=~-])"
         ),
         kind_of=_assignment_kind,
     ),

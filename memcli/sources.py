@@ -6,6 +6,7 @@ reason a person can act on; one bad file never stops the others.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Iterator
@@ -35,6 +36,9 @@ class SourceText:
 
 
 def decode(data: bytes, source: str) -> str:
+    # UTF-32's little-endian mark starts with UTF-16's, so it is checked first.
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        raise InputError(source, "UTF-32 text (byte order mark); re-save the file as UTF-8")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InputError(source, "UTF-16 text (byte order mark); re-save the file as UTF-8")
     if b"\x00" in data[:8192]:
@@ -67,10 +71,14 @@ def read_path(path: Path, source: str, limit: int | None = None) -> SourceText:
     that grows while it is read cannot exhaust memory."""
     limit = max_bytes() if limit is None else limit
     try:
-        if path.is_file():
-            size = path.stat().st_size
-            if size > limit:
-                raise _too_big(source, f"{size:,}", limit)
+        if not path.is_file():
+            # Opening a FIFO waits for a writer, possibly forever; stdin is the way in.
+            raise InputError(
+                source, "not a regular file (a FIFO, socket or device); pipe it to '-' instead"
+            )
+        size = path.stat().st_size
+        if size > limit:
+            raise _too_big(source, f"{size:,}", limit)
         with path.open("rb") as fh:
             data = fh.read(limit + 1)
         mtime = _mtime(path)
@@ -81,6 +89,38 @@ def read_path(path: Path, source: str, limit: int | None = None) -> SourceText:
     if len(data) > limit:
         raise _too_big(source, "more than " + f"{limit:,}", limit)
     return SourceText(source, decode(data, source), mtime)
+
+
+def walk(root: Path) -> tuple[list[Path], list[InputError]]:
+    """Update files under ``root`` (sorted), and what could not be looked at: a
+    subdirectory that cannot be read, a dangling or looping symbolic link with an update
+    file's name. Each is reported rather than skipped in silence. Symbolic links to
+    directories are not followed (as before: no walking out of the tree or in circles)."""
+    found: list[Path] = []
+    problems: list[InputError] = []
+
+    def unreadable(exc: OSError) -> None:
+        where = str(exc.filename or root)
+        reason = "permission denied" if isinstance(exc, PermissionError) else exc.strerror
+        problems.append(InputError(where, f"directory not read: {reason or exc}"))
+
+    for folder, dirs, files in os.walk(root, onerror=unreadable):
+        dirs.sort()
+        for name in files:
+            p = Path(folder) / name
+            if p.suffix.lower() not in SUFFIXES:
+                continue
+            if p.is_symlink():
+                try:
+                    p.stat()
+                except OSError as exc:
+                    loop = exc.errno == errno.ELOOP
+                    reason = "symbolic link loop" if loop else "dangling symbolic link"
+                    problems.append(InputError(str(p), f"{reason} (-> {os.readlink(p)})"))
+                    continue
+            if p.is_file():
+                found.append(p)
+    return sorted(found), sorted(problems, key=lambda e: e.source)
 
 
 def expand(paths: list[str], *, limit: int | None = None) -> Iterator[SourceText | InputError]:
@@ -110,10 +150,9 @@ def expand(paths: list[str], *, limit: int | None = None) -> Iterator[SourceText
             yield InputError(raw, f"no such file{hint}")
             continue
         if path.is_dir():
-            found = sorted(
-                p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES
-            )
-            if not found:
+            found, problems = walk(path)
+            yield from problems
+            if not found and not problems:
                 yield InputError(raw, f"directory has no update files ({', '.join(SUFFIXES)})")
             for p in found:
                 try:

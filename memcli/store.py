@@ -14,6 +14,7 @@ import json
 import os
 import re
 import sqlite3
+import threading
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -29,6 +30,36 @@ from memcli.errors import StoreError
 from memcli.models import EntityType, Relation
 
 migrations = Migrations("memcli")
+
+# ``PRAGMA application_id`` of every memcli database: "MeMc" in ASCII. Fixed forever.
+APPLICATION_ID = 0x4D654D63
+
+READ_ONLY_FILE = "the database file is read-only"
+READ_ONLY_DIR = "the directory is read-only: SQLite needs to create the -wal/-shm files there"
+
+
+def read_only_reason(path: Path) -> str | None:
+    """Why an existing database can only be read here, or None when it can be written.
+
+    SQLite writes the file and creates its -wal and -shm side files next to it, so both
+    the file and its directory must be writable (as this process sees them).
+    """
+    if not os.access(path, os.W_OK):
+        return READ_ONLY_FILE
+    if not os.access(path.parent, os.W_OK):
+        return READ_ONLY_DIR
+    return None
+
+
+def _read_only_uri(path: Path) -> str:
+    """A read-only ``file:`` URI. When the directory cannot hold new side files and no
+    write-ahead log waits to be read, the file is opened as immutable: nothing can change
+    it from here, and SQLite then needs no -shm file."""
+    uri = Path(os.path.abspath(path)).as_uri() + "?mode=ro"
+    wal = Path(f"{path}-wal")
+    if not os.access(path.parent, os.W_OK) and not (wal.exists() and wal.stat().st_size):
+        uri += "&immutable=1"
+    return uri
 
 
 def utcnow() -> str:
@@ -350,6 +381,13 @@ def m003_search(db: Database) -> None:
     )
 
 
+@migrations()
+def m004_application_id(db: Database) -> None:
+    """Mark the file as memcli's (``PRAGMA application_id``), so that memcli can tell its
+    own databases from another application's and refuse to change the latter."""
+    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+
 # The newest migration's number, counted rather than written down so that branches which
 # each append a migration do not have to agree on a constant.
 SCHEMA_VERSION = len(migrations._migrations)
@@ -381,14 +419,42 @@ def validity(as_of: str | None) -> tuple[str, dict[str, Any]]:
 
 
 # The contradiction rules as SQL, each with the relations that must be in the new
-# episode for it to apply (see Store.apply_contradictions). Parameters: :ep, :now.
-# Where a rule picks the earliest contradicting fact with min(valid_at), the bare
-# episode_id column comes from that same row (SQLite's min/max bare-column rule), so
-# invalidated_by names the episode that ended the fact first.
+# episode for it to apply (see Store.apply_contradictions). Parameters: :ep, :now and
+# :hash (the content hash of episode :ep).
+#
+# A fact ends at its earliest contradiction, whatever order the updates arrive in: a
+# rule only ever moves an end earlier (``_EARLIER``). Two contradictions at the same
+# instant are ordered by their episodes' content hashes, so invalidated_by names the same
+# episode in every order; an end the update itself stated (invalidated_by NULL) wins
+# such a tie.
+_EARLIER = """
+    (facts.invalid_at IS NULL OR facts.invalid_at > {at}
+     OR (facts.invalid_at = {at} AND facts.invalidated_by IS NOT NULL
+         AND (SELECT content_hash FROM episodes WHERE id = facts.invalidated_by) > {hash}))
+"""
+
+
+def _reverse_rule(relation: str, join: str) -> str:
+    """A fact of episode :ep ended by the earliest contradicting fact already stored."""
+    return f"""
+        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
+            invalidated_by = c.episode_id
+        FROM (SELECT f.id AS fid, x.valid_at, x.episode_id, ex.content_hash AS hash,
+                row_number() OVER (PARTITION BY f.id
+                                   ORDER BY x.valid_at, ex.content_hash) AS n
+              FROM facts f {join}
+              JOIN episodes ex ON ex.id = x.episode_id
+              WHERE f.episode_id = :ep AND f.relation = '{relation}'
+                AND x.episode_id != f.episode_id) AS c
+        WHERE facts.id = c.fid AND c.n = 1
+          AND {_EARLIER.format(at="c.valid_at", hash="c.hash")}
+        """
+
+
 _CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
     # completion ends earlier waits
     (
-        """
+        f"""
         UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
             invalidated_by = c.episode_id
         FROM (SELECT target_id, min(valid_at) AS valid_at, episode_id
@@ -396,84 +462,68 @@ _CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
               GROUP BY target_id) AS c
         WHERE facts.relation = 'blocked_by' AND facts.target_id = c.target_id
           AND facts.valid_at <= c.valid_at
-          AND (facts.invalid_at IS NULL OR facts.invalid_at > c.valid_at)
+          AND {_EARLIER.format(at="c.valid_at", hash=":hash")}
         """,
         frozenset({"completed"}),
     ),
     # unblocking ends the wait
     (
-        """
+        f"""
         UPDATE facts SET invalid_at = u.valid_at, expired_at = :now,
             invalidated_by = u.episode_id
-        FROM (SELECT source_id, target_id, valid_at, episode_id
-              FROM facts WHERE episode_id = :ep AND relation = 'unblocked_from') AS u
+        FROM (SELECT source_id, target_id, min(valid_at) AS valid_at, episode_id
+              FROM facts WHERE episode_id = :ep AND relation = 'unblocked_from'
+              GROUP BY source_id, target_id) AS u
         WHERE facts.relation = 'blocked_by' AND facts.source_id = u.source_id
           AND facts.target_id = u.target_id AND facts.valid_at <= u.valid_at
-          AND (facts.invalid_at IS NULL OR facts.invalid_at > u.valid_at)
+          AND {_EARLIER.format(at="u.valid_at", hash=":hash")}
         """,
         frozenset({"unblocked_from"}),
     ),
     # a new owner ends the previous owner
     (
-        """
+        f"""
         UPDATE facts SET invalid_at = o.valid_at, expired_at = :now,
             invalidated_by = o.episode_id
-        FROM (SELECT f.source_id, f.target_id, f.valid_at, f.episode_id, s.type
+        FROM (SELECT f.source_id, f.target_id, min(f.valid_at) AS valid_at, f.episode_id,
+                s.type
               FROM facts f JOIN entities s ON s.id = f.source_id
-              WHERE f.episode_id = :ep AND f.relation = 'owns') AS o
+              WHERE f.episode_id = :ep AND f.relation = 'owns'
+              GROUP BY f.source_id, f.target_id) AS o
         WHERE facts.relation = 'owns' AND facts.target_id = o.target_id
           AND facts.source_id != o.source_id AND facts.valid_at < o.valid_at
           AND (SELECT type FROM entities WHERE id = facts.source_id) = o.type
-          AND (facts.invalid_at IS NULL OR facts.invalid_at > o.valid_at)
+          AND {_EARLIER.format(at="o.valid_at", hash=":hash")}
         """,
         frozenset({"owns"}),
     ),
     # a later completion ends this wait
     (
-        """
-        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
-            invalidated_by = c.episode_id
-        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, x.episode_id AS episode_id
-              FROM facts f JOIN facts x ON x.target_id = f.target_id
-                AND x.relation = 'completed' AND x.valid_at >= f.valid_at
-                AND x.episode_id != f.episode_id
-              WHERE f.episode_id = :ep AND f.relation = 'blocked_by'
-              GROUP BY f.id) AS c
-        WHERE facts.id = c.fid AND facts.invalid_at IS NULL
-        """,
+        _reverse_rule(
+            "blocked_by",
+            "JOIN facts x ON x.target_id = f.target_id AND x.relation = 'completed'"
+            " AND x.valid_at >= f.valid_at",
+        ),
         frozenset({"blocked_by"}),
     ),
     # a later unblocking ends this wait
     (
-        """
-        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
-            invalidated_by = c.episode_id
-        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, x.episode_id AS episode_id
-              FROM facts f JOIN facts x ON x.target_id = f.target_id
-                AND x.source_id = f.source_id
-                AND x.relation = 'unblocked_from' AND x.valid_at >= f.valid_at
-                AND x.episode_id != f.episode_id
-              WHERE f.episode_id = :ep AND f.relation = 'blocked_by'
-              GROUP BY f.id) AS c
-        WHERE facts.id = c.fid AND facts.invalid_at IS NULL
-        """,
+        _reverse_rule(
+            "blocked_by",
+            "JOIN facts x ON x.target_id = f.target_id AND x.source_id = f.source_id"
+            " AND x.relation = 'unblocked_from' AND x.valid_at >= f.valid_at",
+        ),
         frozenset({"blocked_by"}),
     ),
     # a later owner ends this ownership
     (
-        """
-        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
-            invalidated_by = c.episode_id
-        FROM (SELECT f.id AS fid, min(x.valid_at) AS valid_at, x.episode_id AS episode_id
-              FROM facts f
-              JOIN entities fs ON fs.id = f.source_id
-              JOIN facts x ON x.target_id = f.target_id AND x.relation = 'owns'
-                AND x.source_id != f.source_id AND x.valid_at > f.valid_at
-              JOIN entities xs ON xs.id = x.source_id AND xs.type = fs.type
-              WHERE f.episode_id = :ep AND f.relation = 'owns'
-              GROUP BY f.id) AS c
-        WHERE facts.id = c.fid AND facts.invalid_at IS NULL
-        """,
+        _reverse_rule(
+            "owns",
+            "JOIN entities fs ON fs.id = f.source_id"
+            " JOIN facts x ON x.target_id = f.target_id AND x.relation = 'owns'"
+            " AND x.source_id != f.source_id AND x.valid_at > f.valid_at"
+            " JOIN entities xs ON xs.id = x.source_id AND xs.type = fs.type",
+        ),
         frozenset({"owns"}),
     ),
 ]
@@ -484,13 +534,20 @@ class Store:
 
     def __init__(self, path: str | Path, *, create: bool = True) -> None:
         self.path = Path(path)
+        self.read_only: str | None = None
+        # One connection, many threads (a Client shared by an agent's workers): a write
+        # transaction belongs to the thread that began it, so the others wait here
+        # instead of joining it as a savepoint and committing or losing each other's
+        # work. Reentrant: a thread nests its own transactions.
+        self._lock = threading.RLock()
         self._forget()
-        if str(path) != ":memory:":
+        memory = str(path) == ":memory:"
+        if not memory:
             if not self.path.exists():
                 if not create:
                     raise StoreError(
-                        f"no memcli database at {self.path}",
-                        hint="run 'memcli ingest' first, or pass --db / set MEMCLI_DB",
+                        f"no memcli database at {self.path} (run memcli ingest to create one)",
+                        hint="check the path given with --db or MEMCLI_DB",
                     )
                 self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
                 # user-only permissions: status updates are private
@@ -498,24 +555,76 @@ class Store:
                 os.close(fd)
             elif self.path.is_dir():
                 raise StoreError(f"{self.path} is a directory, not a database file")
+            self.read_only = read_only_reason(self.path)
+        timeout_ms = busy_timeout_ms()
         try:
+            target = str(self.path)
+            if self.read_only is not None:
+                target = _read_only_uri(self.path)
             conn = sqlite3.connect(
-                str(self.path), timeout=busy_timeout_ms() / 1000, check_same_thread=False
+                target,
+                timeout=timeout_ms / 1000,
+                check_same_thread=False,
+                uri=self.read_only is not None,
             )
             self.db = Database(conn, execute_plugins=False)
             self.conn = conn
-            conn.execute(f"PRAGMA busy_timeout = {busy_timeout_ms()}")
-            conn.execute("PRAGMA foreign_keys = ON")
-            if str(path) != ":memory:":
-                with self.db.ensure_autocommit_on():
-                    conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            self._migrate()
+            try:
+                conn.execute(f"PRAGMA busy_timeout = {timeout_ms}")
+                conn.execute("PRAGMA foreign_keys = ON")
+                if not memory:
+                    self._refuse_foreign()
+                if not memory and self.read_only is None:
+                    with self.db.ensure_autocommit_on():
+                        conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+                self._migrate()
+            except BaseException:
+                conn.close()
+                raise
         except sqlite3.DatabaseError as exc:
             raise StoreError(
                 f"cannot open {self.path} as a memcli database: {exc}",
                 hint="check the path given with --db or MEMCLI_DB",
             ) from None
+
+    def _refuse_foreign(self) -> None:
+        """Stop before touching a database that belongs to another application.
+
+        A memcli database carries memcli's ``application_id``; one written before that
+        mark existed is known by memcli's rows in the migrations table (the migration
+        that sets the mark runs next). An empty file is a new memcli database. Anything
+        else is refused before a single byte of it is changed.
+        """
+        app_id = int(self.scalar("PRAGMA application_id") or 0)
+        if app_id == APPLICATION_ID:
+            return
+        tables = [
+            str(r[0])
+            for r in self.conn.execute(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name"
+            )
+        ]
+        if app_id == 0 and not tables:
+            return
+        if app_id == 0 and Migrations.migrations_table in tables:
+            mine = self.scalar(
+                f"SELECT count(*) FROM [{Migrations.migrations_table}] WHERE migration_set = ?",
+                [migrations.name],
+            )
+            if mine:
+                return
+        found = []
+        if app_id:
+            found.append(f"application_id {app_id:#x}")
+        if tables:
+            shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+            found.append(f"{len(tables)} table(s) of its own: {shown}")
+        raise StoreError(
+            f"{self.path} is not a memcli database (found {'; '.join(found)}); "
+            "refusing to change it",
+            hint="pass --db (or set MEMCLI_DB) to a memcli database or to a new file",
+        )
 
     # Ids of rows this connection has seen: ingest resolves the same few entities and
     # signatures thousands of times. Rows are never deleted, so an entry only goes stale
@@ -526,8 +635,15 @@ class Store:
         self._signatures: dict[tuple[str, str], int] = {}
 
     def _migrate(self) -> None:
-        if not migrations.pending(self.db):
+        pending = migrations.pending(self.db)
+        if not pending:
             return
+        if self.read_only is not None:
+            raise StoreError(
+                f"{self.path} needs upgrading to this memcli's schema "
+                f"({', '.join(m.name for m in pending)}), but {self.read_only}",
+                hint="run any memcli command once on a writable copy or location",
+            )
         # One migrator at a time: a second process waits on the write lock, then finds
         # nothing pending.
         with self.transaction():
@@ -548,31 +664,49 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[Store]:
-        """A write transaction taken up front (BEGIN IMMEDIATE), or a savepoint if nested."""
-        if self.conn.in_transaction:
-            with self.db.atomic():
-                yield self
-            return
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self
-        except BaseException:
+        """A write transaction taken up front (BEGIN IMMEDIATE), or a savepoint if nested.
+
+        Held by one thread at a time; another thread's transaction waits for it.
+        """
+        if self.read_only is not None:
+            raise StoreError(
+                f"cannot write to {self.path}: {self.read_only}",
+                hint="reads work as it is; make it writable to ingest, import or analyze",
+            )
+        with self._lock:
             if self.conn.in_transaction:
-                self.conn.execute("ROLLBACK")
-            self._forget()
-            raise
-        else:
-            self.conn.execute("COMMIT")
+                try:
+                    with self.db.atomic():
+                        yield self
+                except BaseException:
+                    self._forget()  # ids cached inside the rolled-back savepoint
+                    raise
+                return
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self
+            except BaseException:
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                self._forget()
+                raise
+            else:
+                self.conn.execute("COMMIT")
 
     # --- small helpers ---
 
     def rows(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[dict[str, Any]]:
+        with self._lock:
+            return self._rows(sql, params)
+
+    def _rows(self, sql: str, params: Sequence[Any] | dict[str, Any]) -> list[dict[str, Any]]:
         cur = self.conn.execute(sql, params)
         keys = [d[0] for d in cur.description]
         return [dict(zip(keys, row, strict=True)) for row in cur.fetchall()]
 
     def scalar(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> Any:
-        row = self.conn.execute(sql, params).fetchone()
+        with self._lock:
+            row = self.conn.execute(sql, params).fetchone()
         return row[0] if row else None
 
     @staticmethod
@@ -733,6 +867,16 @@ class Store:
             " WHERE extraction_status != 'done' ORDER BY id"
         )
 
+    def episodes_without_extraction_record(self) -> list[dict[str, Any]]:
+        """Rules-extracted episodes marked done with no fact and no unparsed sentence:
+        either an update that states nothing or one whose facts were lost."""
+        return self.rows(
+            "SELECT e.id, e.graph_id AS graph, e.source, e.content, e.author FROM episodes e"
+            " WHERE e.extraction_status = 'done' AND e.extractor = 'rules'"
+            " AND e.unparsed = '[]'"
+            " AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.episode_id = e.id) ORDER BY e.id"
+        )
+
     # --- export (memcli export) ---
 
     def export_episodes(self, graph_id: str, batch: int = 500) -> Iterator[dict[str, Any]]:
@@ -808,11 +952,16 @@ class Store:
 
     # --- episodes, entities, facts ---
 
-    def episode_id_by_hash(self, graph_id: str, content_hash: str) -> int | None:
-        value = self.scalar(
-            "SELECT id FROM episodes WHERE graph_id = ? AND content_hash = ?",
-            (graph_id, content_hash),
-        )
+    def episode_id_by_hash(
+        self, graph_id: str, content_hash: str, *, occurred_at: str | None = None
+    ) -> int | None:
+        """The episode with this hash (and, if given, this time) in the graph."""
+        sql = "SELECT id FROM episodes WHERE graph_id = ? AND content_hash = ?"
+        params: tuple[str, ...] = (graph_id, content_hash)
+        if occurred_at is not None:
+            sql += " AND occurred_at = ?"
+            params += (occurred_at,)
+        value = self.scalar(sql, params)
         return int(value) if value is not None else None
 
     def insert_episode(self, row: dict[str, Any]) -> int:
@@ -932,14 +1081,17 @@ class Store:
         3. ``owns(P, X)`` at t ends ``owns(Q, X)`` for Q != P of the same entity type (a
            person replaces a person, a team a team) that became valid before t.
         Each rule also runs the other way round, so an older update ingested after a newer
-        one is stored already ended and cannot resurrect what the newer one ended.
+        one is stored already ended and cannot resurrect what the newer one ended. A fact
+        ends at its earliest contradiction (ties broken by content hash), so the fact
+        table is the same whatever order the updates arrive in.
         ``relations`` (the relations this episode stated, when known) skips the rules that
         cannot apply. Returns how many facts were ended.
         """
         rels = set(relations) if relations is not None else {r.value for r in Relation}
         now = utcnow()
         ended = 0
-        params = {"ep": episode_id, "now": now}
+        digest = self.scalar("SELECT content_hash FROM episodes WHERE id = ?", (episode_id,))
+        params = {"ep": episode_id, "now": now, "hash": digest}
         for rule, needs in _CONTRADICTION_RULES:
             if needs & rels:
                 ended += self.conn.execute(rule, params).rowcount

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -100,16 +101,30 @@ def build(title: str, facts: Iterable[dict[str, Any]], patterns: Sequence[Patter
 # --- Mermaid ---
 
 
+_MERMAID_CODES = {
+    "#": "#35;",  # first: an entity code written in a name stays text
+    "&": "#amp;",
+    '"': "#quot;",
+    "<": "#lt;",
+    ">": "#gt;",
+    "%": "#37;",  # %%{init: ...}%% is a directive wherever it appears, even in a label
+    "`": "#96;",  # starts a Markdown label
+    "[": "#91;",
+    "]": "#93;",
+    "{": "#123;",
+    "}": "#125;",
+    "|": "#124;",
+}
+_MERMAID_SPECIAL = re.compile("[" + re.escape("".join(_MERMAID_CODES)) + "]")
+_LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+
+
 def _mermaid_text(text: str) -> str:
-    """Text safe inside a quoted Mermaid label (entity codes for the characters that end
-    or change one)."""
-    return (
-        text.replace("&", "#amp;")
-        .replace('"', "#quot;")
-        .replace("<", "#lt;")
-        .replace(">", "#gt;")
-        .replace("\n", " ")
-    )
+    """Text safe inside a quoted Mermaid label and in a %% comment: entity codes for every
+    character that could end the label, open a directive, or change how it is read, and
+    no line break or other control character (each Mermaid statement is one line)."""
+    text = _LINE_BREAKS.sub(" ", text)
+    return _MERMAID_SPECIAL.sub(lambda m: _MERMAID_CODES[m.group()], text)
 
 
 def _lines(n: Node) -> list[str]:

@@ -10,14 +10,16 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderableType
+from rich.segment import Segment
 
 from memcli import __version__
 from memcli.config import resolve_db_path
@@ -47,16 +49,63 @@ class State:
 state = State()
 
 
+# Characters a terminal acts on instead of showing: C0 controls but tab and newline (ESC
+# starts CSI/OSC sequences: clear screen, hyperlinks, window titles), DEL, the C1 range,
+# and the bidirectional overrides that reorder what is shown.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _picture(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Unicode control picture: ESC shows as "\u241b"
+    return "\u2421" if code == 0x7F else "\ufffd"
+
+
+def safe_text(text: str) -> str:
+    """``text`` with every control character replaced by a visible stand-in of the same
+    width, so stored text (written by anyone) cannot drive the terminal showing it.
+
+    Display only: the database keeps the text as written, and --json output escapes it.
+    """
+    return _UNSAFE.sub(_picture, text) if _UNSAFE.search(text) else text
+
+
+class SafeConsole(Console):
+    """A rich Console that neutralises control characters in everything it prints.
+
+    Every string, Text, table cell and panel title becomes segments in :meth:`render`,
+    so this is the one place all human-readable output passes; rich's own styling is
+    not in the segment text and is kept.
+    """
+
+    def render(
+        self, renderable: RenderableType, options: ConsoleOptions | None = None
+    ) -> Iterable[Segment]:
+        for segment in super().render(renderable, options):
+            if segment.control is None and _UNSAFE.search(segment.text):
+                yield Segment(safe_text(segment.text), segment.style)
+            else:
+                yield segment
+
+
 def err_console() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    return SafeConsole(stderr=True, highlight=False, soft_wrap=True)
 
 
 def out_console() -> Console:
     """stdout for people; when piped, wide enough that evidence lines are not folded."""
-    console = Console(highlight=False, soft_wrap=False)
+    console = SafeConsole(highlight=False, soft_wrap=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(highlight=False, soft_wrap=False, width=120)
+        console = SafeConsole(highlight=False, soft_wrap=False, width=120)
     return console
+
+
+def write_out(text: str) -> None:
+    """Write prepared text (Markdown, Mermaid, DOT) to stdout for a person or a pipe,
+    control characters neutralised as on the consoles."""
+    sys.stdout.write(safe_text(text))
+    sys.stdout.flush()
 
 
 def open_store(*, create: bool = True) -> Store:
@@ -149,5 +198,20 @@ def parse_when(value: str | None, option: str) -> str | None:
         raise typer.BadParameter(exc.reason, param_hint=option) from None
 
 
+# The largest integer SQLite stores: a larger --limit or id is a usage error, not a crash.
+SQL_INT_MAX = 2**63 - 1
+# The largest byte count a read can be asked for (one more than it must fit in a ssize_t).
+MAX_BYTES_LIMIT = 2**62
+
+
+def graph_name(value: str | None) -> str | None:
+    """--graph callback: a blank name is a mistake (it used to mean 'default' silently)."""
+    if value is not None and not value.strip():
+        raise typer.BadParameter("empty graph name", param_hint="--graph")
+    return value
+
+
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for programs and agents.")]
-GraphOpt = Annotated[str, typer.Option("--graph", "-g", help="Graph (project) to use.")]
+GraphOpt = Annotated[
+    str, typer.Option("--graph", "-g", help="Graph (project) to use.", callback=graph_name)
+]

@@ -30,7 +30,10 @@ def doctor_command(as_json: JsonOpt = False) -> None:
         with open_store(create=False) as store:
             diagnosis = doctor.diagnose(store)
     except StoreError as exc:
-        if "no memcli database" in exc.message:
+        if any(
+            why in exc.message
+            for why in ("no memcli database", "is not a memcli database", "needs upgrading")
+        ):
             raise
         diagnosis = doctor.unopenable(resolve_db_path(state.db), exc.message)
     if as_json:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 from typing import Annotated, Any
 
@@ -10,10 +12,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from memcli import api
 from memcli.cli._app import (
+    MAX_BYTES_LIMIT,
+    SQL_INT_MAX,
     GraphOpt,
     JsonOpt,
     command,
     err_console,
+    graph_name,
     open_store,
     print_json,
 )
@@ -43,7 +48,10 @@ def ingest(
     graph: Annotated[
         str | None,
         typer.Option(
-            "--graph", "-g", help="Put every episode in this graph (overrides front matter)."
+            "--graph",
+            "-g",
+            help="Put every episode in this graph (overrides front matter).",
+            callback=graph_name,
         ),
     ] = None,
     explain: Annotated[
@@ -57,6 +65,7 @@ def ingest(
         typer.Option(
             "--max-bytes",
             min=1,
+            max=MAX_BYTES_LIMIT,
             help="Largest input file accepted, in bytes (default: $MEMCLI_MAX_FILE_BYTES or 10 MiB).",
         ),
     ] = None,
@@ -97,7 +106,9 @@ def ingest(
             "extractor auto: no language model configured, using the rules extractor",
             markup=False,
         )
-    items = list(expand(paths, limit=max_bytes))
+    # A generator: each file is read when its turn comes and dropped once stored, so
+    # memory follows the largest input, not the sum of them all.
+    items = expand(paths, limit=max_bytes)
     with open_store() as store:
         llm = model_extractor = None
         if use_llm:
@@ -106,7 +117,8 @@ def ingest(
 
             llm = LLM(s, store)
             model_extractor = LLMExtractor(llm, floor=s.extractor == "auto")
-        show_bar = not quiet and not as_json and sys.stderr.isatty() and len(items) > 1
+        many = len(paths) > 1 or any(os.path.isdir(p) for p in paths)
+        show_bar = not quiet and not as_json and sys.stderr.isatty() and many
         if show_bar:
             with Progress(
                 TextColumn("ingesting"),
@@ -116,7 +128,7 @@ def ingest(
                 console=console,
                 transient=True,
             ) as bar:
-                task = bar.add_task("ingest", total=len(items))
+                task = bar.add_task("ingest", total=None)  # files are counted as read
                 report = api.ingest(
                     store,
                     items,
@@ -203,24 +215,33 @@ def print_ingest_report(
         raise typer.Exit(code=1)
 
 
-def parse_duration(text: str, option: str) -> float:
-    """'90s', '5m', '1h', '2d' or plain seconds."""
+def parse_duration(text: str, option: str, *, zero: bool = True) -> float:
+    """'90s', '5m', '1h', '2d' or plain seconds: finite, not negative (and not zero
+    unless ``zero``), since a negative window would silently retire every observation."""
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
     value = text.strip().lower()
     try:
         if value and value[-1] in units:
-            return float(value[:-1]) * units[value[-1]]
-        return float(value)
+            seconds = float(value[:-1]) * units[value[-1]]
+        else:
+            seconds = float(value)
     except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds < 0 or (seconds == 0 and not zero):
         raise typer.BadParameter(
-            f"{text!r} is not a duration (use e.g. 90s, 5m, 1h, 28d)", param_hint=option
-        ) from None
+            f"{text!r} is not a {'' if zero else 'positive '}duration (use e.g. 90s, 5m, 1h, 28d)",
+            param_hint=option,
+        )
+    return seconds
 
 
 @command("analyze")
 def analyze(
     graph: Annotated[
-        str | None, typer.Option("--graph", "-g", help="Graph to analyze (default: all graphs).")
+        str | None,
+        typer.Option(
+            "--graph", "-g", help="Graph to analyze (default: all graphs).", callback=graph_name
+        ),
     ] = None,
     signatures: Annotated[
         SignatureMode,
@@ -262,6 +283,7 @@ def analyze(
         typer.Option(
             "--max-signature-episodes",
             min=0,
+            max=SQL_INT_MAX,
             help="A fact restated in more episodes than this links nothing (0: no limit; blockers exempt).",
         ),
     ] = 50,
@@ -270,6 +292,7 @@ def analyze(
         typer.Option(
             "--max-cluster",
             min=0,
+            max=SQL_INT_MAX,
             help="Split clusters larger than this, most common signatures first (0: no limit).",
         ),
     ] = 1000,
@@ -304,7 +327,7 @@ def analyze(
         controls = Controls(
             window_seconds=None
             if window.strip().lower() in ("none", "0", "off")
-            else parse_duration(window, "--window"),
+            else parse_duration(window, "--window", zero=False),
             max_signature_episodes=max_signature_episodes or None,
             max_cluster=max_cluster or None,
         )
@@ -370,7 +393,8 @@ def extract(
         typer.Option("--pending", help="Retry the model extraction of episodes marked pending."),
     ] = False,
     graph: Annotated[
-        str | None, typer.Option("--graph", "-g", help="Only this graph (default: all).")
+        str | None,
+        typer.Option("--graph", "-g", help="Only this graph (default: all).", callback=graph_name),
     ] = None,
     llm_model: LLMModelOpt = None,
     llm_base_url: LLMBaseUrlOpt = None,
@@ -409,6 +433,7 @@ def extract(
 
 
 GraphOptional = Annotated[
-    str | None, typer.Option("--graph", "-g", help="Only this graph (default: all).")
+    str | None,
+    typer.Option("--graph", "-g", help="Only this graph (default: all).", callback=graph_name),
 ]
 __all__ = ["analyze", "extract", "ingest", "print_ingest_report", "GraphOpt", "GraphOptional"]

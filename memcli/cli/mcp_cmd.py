@@ -18,6 +18,13 @@ def mcp(
         Path | None,
         typer.Option("--db", help="SQLite database file (default: the global --db / $MEMCLI_DB)."),
     ] = None,
+    no_redact: Annotated[
+        bool,
+        typer.Option(
+            "--no-redact",
+            help="Store what agents add exactly as written, without redacting secrets.",
+        ),
+    ] = False,
 ) -> None:
     """Serve memcli over MCP on stdin/stdout: tools add_episode, search, list_observations,
     get_observation, entity_timeline and report, each returning JSON with evidence ids.
@@ -32,4 +39,4 @@ def mcp(
             f"the MCP server needs the 'mcp' package ({exc.name or exc} is missing)",
             hint="pip install 'memcli[mcp]'",
         ) from None
-    serve(resolve_db_path(db or state.db))
+    serve(resolve_db_path(db or state.db), redact=not no_redact)

@@ -12,15 +12,18 @@ from rich.text import Text
 
 from memcli import api
 from memcli.cli._app import (
+    SQL_INT_MAX,
     GraphOpt,
     JsonOpt,
     app,
     command,
     err_console,
+    graph_name,
     open_store,
     out_console,
     parse_when,
     print_json,
+    write_out,
 )
 
 observation_app = typer.Typer(
@@ -94,7 +97,8 @@ def render_observation(console: Console, obs: dict[str, Any], *, detail: bool = 
 @command("observations")
 def observations(
     graph: Annotated[
-        str | None, typer.Option("--graph", "-g", help="Only this graph (default: all).")
+        str | None,
+        typer.Option("--graph", "-g", help="Only this graph (default: all).", callback=graph_name),
     ] = None,
     status: Annotated[str, typer.Option("--status", help="active, retired or all.")] = "active",
     as_of: Annotated[
@@ -103,13 +107,19 @@ def observations(
     ] = None,
     limit: Annotated[
         int,
-        typer.Option("--limit", "-n", min=0, help="Show the N with most leverage (0: all)."),
+        typer.Option(
+            "--limit",
+            "-n",
+            min=0,
+            max=SQL_INT_MAX - 1,
+            help="Show the N with most leverage (0: all).",
+        ),
     ] = 50,
     as_json: JsonOpt = False,
 ) -> None:
     """List observations, most leverage first, each with its evidence."""
     when = parse_when(as_of, "--as-of")
-    with open_store() as store:
+    with open_store(create=False) as store:
         rows = api.observations(
             store, graph, status, as_of=when, limit=limit + 1 if limit else None
         )
@@ -131,7 +141,9 @@ def observations(
 
 @command("show", on=observation_app)
 def show(
-    obs_id: Annotated[int, typer.Argument(metavar="ID", help="Observation id.")],
+    obs_id: Annotated[
+        int, typer.Argument(metavar="ID", min=1, max=SQL_INT_MAX, help="Observation id.")
+    ],
     as_json: JsonOpt = False,
     as_mermaid: Annotated[
         bool, typer.Option("--mermaid", help="Print just this observation's chain as Mermaid.")
@@ -144,7 +156,7 @@ def show(
         if as_mermaid:
             from memcli.visualize import mermaid
 
-            typer.echo(mermaid(api.dependency_picture(store, observation_id=obs_id)), nl=False)
+            write_out(mermaid(api.dependency_picture(store, observation_id=obs_id)))
             return
         obs = api.observation(store, obs_id)
     if as_json:
@@ -155,7 +167,9 @@ def show(
 
 @command("history", on=observation_app)
 def history(
-    obs_id: Annotated[int, typer.Argument(metavar="ID", help="Observation id.")],
+    obs_id: Annotated[
+        int, typer.Argument(metavar="ID", min=1, max=SQL_INT_MAX, help="Observation id.")
+    ],
     as_json: JsonOpt = False,
 ) -> None:
     """Every version of an observation, oldest first."""
@@ -181,7 +195,7 @@ def history(
 @command("graphs")
 def graphs(as_json: JsonOpt = False) -> None:
     """List graphs with their counts."""
-    with open_store() as store:
+    with open_store(create=False) as store:
         rows = store.graphs_with_counts()
     if as_json:
         print_json(rows)
@@ -214,7 +228,7 @@ def facts(
 ) -> None:
     """List the facts of a graph (currently valid ones unless told otherwise)."""
     when = parse_when(as_of, "--as-of")
-    with open_store() as store:
+    with open_store(create=False) as store:
         rows = api.facts(store, graph, include_ended=include_ended, as_of=when)
     if as_json:
         print_json(rows)
@@ -236,7 +250,7 @@ def facts(
 @command("entities")
 def entities(graph: GraphOpt, as_json: JsonOpt = False) -> None:
     """List the entities of a graph with their types and aliases."""
-    with open_store() as store:
+    with open_store(create=False) as store:
         rows = api.entities(store, graph)
     if as_json:
         print_json(rows)
@@ -263,7 +277,7 @@ def entity_show(
     as_json: JsonOpt = False,
 ) -> None:
     """An entity's timeline: what it waited on, who owned it, when it shipped, valid and ended."""
-    with open_store() as store:
+    with open_store(create=False) as store:
         timeline = api.entity_timeline(store, graph, name)
     if as_json:
         print_json(timeline)

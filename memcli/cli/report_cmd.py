@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from enum import StrEnum
 from typing import Annotated
 
 import typer
 
 from memcli import api
-from memcli.cli._app import GraphOpt, JsonOpt, command, open_store, print_json
+from memcli.cli._app import GraphOpt, JsonOpt, command, open_store, print_json, write_out
 from memcli.digest import render_markdown
 from memcli.errors import InputError, UsageError
 from memcli.readers import to_utc
@@ -57,5 +56,4 @@ def report(
     if as_json or fmt is ReportFormat.JSON:
         print_json(data)
         return
-    sys.stdout.write(render_markdown(data))
-    sys.stdout.flush()
+    write_out(render_markdown(data))

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from memcli import api
 from memcli.cli._app import (
+    SQL_INT_MAX,
     GraphOpt,
     JsonOpt,
     command,
@@ -86,7 +87,10 @@ def search(
         Scope,
         typer.Option("--scope", help="What to search; 'all' fuses every kind by reciprocal rank."),
     ] = Scope.OBSERVATIONS,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many results.")] = 10,
+    limit: Annotated[
+        int,
+        typer.Option("--limit", "-n", min=1, max=SQL_INT_MAX, help="At most this many results."),
+    ] = 10,
     include_ended: Annotated[
         bool,
         typer.Option(
@@ -102,8 +106,6 @@ def search(
     Observations are also ranked by how many episodes support them and how recent their
     evidence is. Only current facts and active observations unless --include-ended.
     """
-    if limit < 1:
-        raise typer.BadParameter("must be at least 1", param_hint="--limit")
     with open_store(create=False) as store:
         rows = api.search(
             store, graph, query, scope=scope.value, limit=limit, include_ended=include_ended

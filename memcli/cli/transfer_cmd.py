@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
+import glob
 import os
+import signal
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from memcli import api, transfer
-from memcli.cli._app import GraphOpt, JsonOpt, command, err_console, open_store
+from memcli.cli._app import (
+    MAX_BYTES_LIMIT,
+    GraphOpt,
+    JsonOpt,
+    command,
+    err_console,
+    graph_name,
+    open_store,
+)
 from memcli.cli.ingest_cmd import print_ingest_report
-from memcli.errors import UsageError
+from memcli.errors import MemcliError, UsageError
 from memcli.sources import SourceText, expand
 
 
@@ -37,16 +48,29 @@ def export(
     """
     if fmt not in transfer.FORMATS:
         raise UsageError(f"unknown format {fmt!r}: use {', '.join(transfer.FORMATS)}")
+    if output is not None and output.is_dir():
+        raise UsageError(
+            f"--output {output} is a directory",
+            hint=f"give a file name, e.g. {output}/{graph}.jsonl",
+        )
     episodes = facts = 0
     with open_store(create=False) as store:
         lines = transfer.export_graph(store, graph)
         if output is None:
-            for line, n in lines:
-                sys.stdout.write(line)
-                episodes, facts = episodes + 1, facts + n
-            sys.stdout.flush()
+            try:
+                for line, n in lines:
+                    sys.stdout.write(line)
+                    episodes, facts = episodes + 1, facts + n
+                sys.stdout.flush()
+            except BrokenPipeError:
+                raise
+            except OSError as exc:
+                raise MemcliError(
+                    f"cannot write the export to stdout: {exc.strerror or exc}"
+                ) from None
         else:
-            episodes, facts = _write_atomically(output, lines)
+            with _signals_end_cleanly():
+                episodes, facts = _write_atomically(output, lines)
     where = str(output) if output else "stdout"
     err_console().print(
         f"exported {episodes} episode(s), {facts} fact(s) from graph {graph!r} to {where}",
@@ -54,10 +78,64 @@ def export(
     )
 
 
+@contextmanager
+def _signals_end_cleanly() -> Iterator[None]:
+    """Turn SIGTERM and SIGHUP into SystemExit while the export is written, so that the
+    temporary file is removed on the way out (SIGKILL cannot be caught: see
+    :func:`_sweep_stale`)."""
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    caught = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
+    try:
+        previous = {s: signal.signal(s, stop) for s in caught}
+    except ValueError:  # not the main thread: leave signals alone
+        previous = {}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def _temp_prefix(path: Path) -> str:
+    return f".{path.name}.export-"
+
+
+def _sweep_stale(path: Path) -> None:
+    """Remove temporary files a killed export to ``path`` left behind. Each carries its
+    writer's process id; one whose process is gone is stale."""
+    prefix = _temp_prefix(path)
+    for tmp in path.parent.glob(f"{glob.escape(prefix)}*.tmp"):
+        pid = tmp.name[len(prefix) :].split(".", 1)[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or not _alive(int(pid)):
+            tmp.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def _write_atomically(path: Path, lines: Iterable[tuple[str, int]]) -> tuple[int, int]:
-    """Write to a private temporary file beside ``path``, then rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    """Write to a private temporary file beside ``path``, then rename it into place.
+
+    A write that fails (disk full, file size limit) removes the temporary file and
+    leaves ``path`` as it was."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _sweep_stale(path)
+        fd, tmp = tempfile.mkstemp(
+            prefix=f"{_temp_prefix(path)}{os.getpid()}.", suffix=".tmp", dir=path.parent
+        )
+    except OSError as exc:
+        raise MemcliError(f"cannot write {path}: {exc.strerror or exc}") from None
     episodes = facts = 0
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
@@ -67,6 +145,12 @@ def _write_atomically(path: Path, lines: Iterable[tuple[str, int]]) -> tuple[int
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise MemcliError(
+            f"cannot write {path}: {exc.strerror or exc}; nothing was written",
+            hint="free some space (or raise the file size limit) and export again",
+        ) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -79,13 +163,25 @@ def import_(
     graph: Annotated[
         str | None,
         typer.Option(
-            "--graph", "-g", help="Import into this graph (default: the graph in the file)."
+            "--graph",
+            "-g",
+            help="Import into this graph (default: the graph in the file).",
+            callback=graph_name,
         ),
     ] = None,
     no_redact: Annotated[
         bool, typer.Option("--no-redact", help="Do not redact secrets (see memcli ingest).")
     ] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.")] = False,
+    max_bytes: Annotated[
+        int | None,
+        typer.Option(
+            "--max-bytes",
+            min=1,
+            max=MAX_BYTES_LIMIT,
+            help="Largest file accepted, in bytes (default: $MEMCLI_MAX_FILE_BYTES or 10 MiB).",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Import a graph exported with 'memcli export' (or any JSON/JSONL episodes).
@@ -93,7 +189,7 @@ def import_(
     Facts in the file are stored as given, without extraction; episodes already present
     are skipped, so importing twice adds nothing. Exit 1 if any record failed.
     """
-    items = list(expand([file]))
+    items = list(expand([file], limit=max_bytes))
     fmt = next(
         (transfer.import_format(i.text) for i in items if isinstance(i, SourceText)), "jsonl"
     )

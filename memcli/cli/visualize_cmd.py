@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -10,7 +9,7 @@ from typing import Annotated
 import typer
 
 from memcli import api
-from memcli.cli._app import GraphOpt, command, err_console, open_store
+from memcli.cli._app import GraphOpt, command, err_console, open_store, write_out
 from memcli.errors import UsageError
 from memcli.visualize import render
 
@@ -24,8 +23,7 @@ class PictureFormat(StrEnum):
 def emit(text: str, output: Path | None) -> None:
     """Write to ``output`` (reporting where on stderr), else to stdout."""
     if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        write_out(text)
         return
     try:
         output.write_text(text, encoding="utf-8")

@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 
 from memcli.config import user_dir
 from memcli.errors import UsageError
+from memcli.redact import redact
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -149,7 +150,7 @@ class LLMSettings:
     def as_dict(self) -> dict[str, Any]:
         """Every setting with its source; the key is masked."""
         values: dict[str, Any] = {
-            "base_url": self.endpoint,
+            "base_url": redact(self.endpoint)[0],  # a password in the URL is masked
             "model": self.model,
             "api_key": self.masked_key(),
             "mode": self.mode,
@@ -314,6 +315,7 @@ class Usage:
                 setattr(self, key, getattr(self, key) + n)
 
     def error(self, message: str) -> None:
+        message = redact(message)[0]  # an endpoint's error may quote the URL or the key
         with self._lock:
             if message not in self.errors and len(self.errors) < 5:
                 self.errors.append(message)

@@ -79,7 +79,7 @@ def test_every_bad_input_is_named_once_and_the_rest_lands(
     assert "expected 'key: value' lines, got a list" in reasons[str(bad_paths[1])]
     assert "got a str" in reasons[str(bad_paths[2])]
     assert "malformed front matter" in reasons[str(bad_paths[3])]
-    assert "not a valid Unix timestamp" in reasons[str(bad_paths[4])]
+    assert "is a number, not a date" in reasons[str(bad_paths[4])]
     assert "empty update" in reasons[str(bad_paths[5])]
     assert "nested too deeply" in reasons[str(bad_paths[6])]
     assert "Traceback" not in stderr

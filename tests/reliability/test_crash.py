@@ -187,28 +187,42 @@ def jsonl_corpus(path: Path) -> None:
 
 
 def test_kill_ingest_of_one_big_jsonl(tmp_path: Path) -> None:
-    """One file is one transaction: a kill leaves all of it or none of it."""
+    """One file is one transaction: a kill leaves all of it or none of it.
+
+    The kill is aimed, not timed: once the schema is committed and the ingest holds the
+    write lock, the process is frozen (SIGSTOP) and the lock checked again; if it still
+    holds it, the process is provably inside its transaction when SIGKILL lands. A run
+    that finished before it could be frozen must have stored the whole file.
+    """
     jsonl_corpus(tmp_path / "big.jsonl")
     clean = tmp_path / "clean.db"
-    started = time.monotonic()
     assert run(clean, "ingest", "big.jsonl", "-q", cwd=tmp_path).returncode == 0
-    took = time.monotonic() - started
     expected = exact_dump(clean)
     db = tmp_path / "killed.db"
-    kills = 0
-    for fraction in (0.5, 0.8):
+    mid_transaction = 0
+    for _attempt in range(3):
         proc = start(db, "ingest", "big.jsonl", "-q", cwd=tmp_path)
-        time.sleep(took * fraction)
-        if proc.poll() is not None:
-            continue  # finished early on a fast machine: nothing to kill this time
-        kill(proc)
-        kills += 1
+        inside = wait_until(
+            lambda: count(db, "_sqlite_migrations") > 0 and writer_active(db), proc, 60
+        )
+        if inside and proc.poll() is None:
+            proc.send_signal(signal.SIGSTOP)
+            inside = writer_active(db)
+        proc.send_signal(signal.SIGKILL)  # harmless if it already exited
+        proc.communicate(timeout=30)
         assert integrity(db) == ["ok"]
-        assert count(db, "episodes") in (0, N_LINES)
         assert episodes_without_facts(db) == 0
-        if count(db, "episodes"):
+        if inside:
+            assert proc.returncode == -signal.SIGKILL
+            assert count(db, "episodes") == 0, "a killed transaction left part of the file"
+            mid_transaction += 1
             break
-    assert kills, "no run could be killed mid-way"
+        assert count(db, "episodes") in (0, N_LINES)
+        if count(db, "episodes"):  # finished first: the state is complete, start again
+            db.unlink()
+            for side in ("-wal", "-shm"):
+                Path(f"{db}{side}").unlink(missing_ok=True)
+    assert mid_transaction, "the ingest never held its transaction long enough to be frozen"
     result = run(db, "ingest", "big.jsonl", "-q", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert exact_dump(db) == expected

@@ -49,6 +49,7 @@ def test_a_healthy_database(cli: Cli, analyzed: Path) -> None:
         "fts",
         "orphans",
         "extraction",
+        "extracted",
         "schema",
         "permissions",
     ]

@@ -33,6 +33,118 @@ PEM = (
     "-----END RSA PRIVATE KEY-----"
 )
 
+# Made-up values shaped like each vendor's credentials (none is a real secret).
+HEX32 = "3f9a1c7e5b2d8f4a6c0e9b1d7a3f5c8e"
+ALNUM36 = "Zq8Xw2Vb6Nm4Lk0Jh7Gf5Ds3Ap9Oi1Uy2TrE"
+STRIPE_LIVE = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
+STRIPE_RESTRICTED = "rk_live_" + "51HxYzAbCdEfGhIjKlMnOpQrStUv"
+STRIPE_TEST = "sk_test_" + "26PHem9AhJZvU623DfE1x4sd"
+GOOGLE = "AIza" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY"
+ANTHROPIC = "sk-ant-api03-" + "Xy7_Qw3-Er5Ty9Ui1Op" * 5 + "AA"
+PYPI = "pypi-AgEIcHlwaS5vcmcCJ" + "Dk3NmY0ZTc4LWFiMTItNDVlZi04ODQ2LTBhNTg3Y2FkZTk0OQ" * 2
+AZURE = "Zm9vYmFyYmF6" * 7 + "qux12+/AbCd=="
+TELEGRAM = "5812309467:AAHd3fLk9Qw-ErTy7UiOp2AsDfGh4JkLzXc"
+
+# (text, secret, kind) for each vendor format
+VENDOR: list[tuple[str, str, str]] = [
+    (f"The billing worker uses {STRIPE_LIVE} in prod.", STRIPE_LIVE, "stripe_key"),
+    (f"Restricted key {STRIPE_RESTRICTED} for reports.", STRIPE_RESTRICTED, "stripe_key"),
+    (f"STRIPE_KEY={STRIPE_TEST}", STRIPE_TEST, "stripe_key"),
+    (f"Maps load with key={GOOGLE} today.", GOOGLE, "google_api_key"),
+    (
+        "OAuth client secret GOCSPX-" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7b in the console.",
+        "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",
+        "google_oauth_secret",
+    ),
+    (f"The agent runs with {ANTHROPIC} for now.", ANTHROPIC, "anthropic_key"),
+    (
+        "HF token hf_" + "QwErTyUiOpAsDfGhJkLzXcVbNmQwErTyUi pulls the model.",
+        "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",
+        "huggingface_token",
+    ),
+    (f"Publish with npm_{ALNUM36} from CI.", f"npm_{ALNUM36}", "npm_token"),
+    (f"Upload token {PYPI} is scoped to one project.", PYPI, "pypi_token"),
+    (
+        "Mail goes out via SG."
+        + "aB3dE6gH9jK2mN5pQ8sT1v"
+        + "."
+        + "Wx4yZ7b0Cd3Ef6Gh9Ij2Kl5Mn8Op1Qr4St7Uv0Wx3Yz"
+        + " now.",
+        "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",
+        "sendgrid_key",
+    ),
+    (f"SMS sends with SK{HEX32} from the worker.", f"SK{HEX32}", "twilio_key"),
+    (f"Mailgun key-{HEX32} was rotated.", f"key-{HEX32}", "mailgun_key"),
+    (f"Storefront app shpat_{HEX32} has write scope.", f"shpat_{HEX32}", "shopify_token"),
+    (f"Droplets via dop_v1_{HEX32}{HEX32} only.", f"dop_v1_{HEX32}{HEX32}", "digitalocean_token"),
+    (
+        f"The notebook job uses dapi{'0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d'}.",
+        "dapi0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d",
+        "databricks_token",
+    ),
+    (
+        "Vault login hvs.CAESIJx7QmVp2Lk9Fd3Wz8Ty5Rb1Nc6Hg4Sa0 done.",
+        "hvs.CAESIJx7QmVp2Lk9Fd3Wz8Ty5Rb1Nc6Hg4Sa0",
+        "vault_token",
+    ),
+    (
+        f"Dashboards provisioned with glsa_{ALNUM36[:32]}_{HEX32[:8]} today.",
+        f"glsa_{ALNUM36[:32]}_{HEX32[:8]}",
+        "grafana_token",
+    ),
+    (
+        f"Collections sync with PMAK-{HEX32[:24]}-{HEX32}ab nightly.",
+        f"PMAK-{HEX32[:24]}-{HEX32}ab",
+        "postman_key",
+    ),
+    (
+        "Alerts use NRAK-7QW3ER5TY9UI1OP2AS4DF6GH8JK today.",
+        "NRAK-7QW3ER5TY9UI1OP2AS4DF6GH8JK",
+        "newrelic_key",
+    ),
+    (f"Issues sync via lin_api_{ALNUM36}Ab3d now.", f"lin_api_{ALNUM36}Ab3d", "linear_key"),
+    (
+        "Payments use sq0atp-Xy7Qw3Er5Ty9Ui1Op2AsDf in the sandbox.",
+        "sq0atp-Xy7Qw3Er5Ty9Ui1Op2AsDf",
+        "square_token",
+    ),
+    (f"Release upload uses sntryu_{HEX32}{HEX32} in CI.", f"sntryu_{HEX32}{HEX32}", "sentry_token"),
+    (f"The bot runs as {TELEGRAM} in the ops chat.", TELEGRAM, "telegram_bot_token"),
+    (
+        "Backups are encrypted to AGE-SECRET-KEY-1"
+        + "QYZ3W7X9L2KDF8H4N6P0RT5VJCGMSA"
+        + "EU3W7X9L2KDF8H4N6P0RT5VJCGXY .",
+        "AGE-SECRET-KEY-1QYZ3W7X9L2KDF8H4N6P0RT5VJCGMSAEU3W7X9L2KDF8H4N6P0RT5VJCGXY",
+        "age_secret_key",
+    ),
+    (
+        "DefaultEndpointsProtocol=https;AccountName=atlasdata;AccountKey="
+        + AZURE
+        + ";EndpointSuffix=core.windows.net",
+        AZURE,
+        "azure_storage_key",
+    ),
+    (
+        "Deploys post to https://discord.com/api/webhooks/112233445566778899/"
+        "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7b0Cd3Ef6 now.",
+        "https://discord.com/api/webhooks/112233445566778899/Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7b0Cd3Ef6",
+        "discord_webhook",
+    ),
+    (
+        "Runner uses glrt-Xy7Qw3Er5Ty9Ui1Op2AsDf to register.",
+        "glrt-Xy7Qw3Er5Ty9Ui1Op2AsDf",
+        "gitlab_token",
+    ),
+    (
+        "App-level xapp-1-A04BCDEFGH1-7711223344556-" + HEX32 + " for socket mode.",
+        "xapp-1-A04BCDEFGH1-7711223344556-" + HEX32,
+        "slack_token",
+    ),
+    ("MAPBOX_ACCESS_KEY=pk9Xy7Qw3Er5Ty9Ui1Op", "pk9Xy7Qw3Er5Ty9Ui1Op", "api_key"),
+    ('{"signingSecret": "Wq4Er7Ty0Ui3Op6As9Df"}', "Wq4Er7Ty0Ui3Op6As9Df", "secret"),
+    ("NPM_AUTH_TOKEN: 7f3e9a1c5b2d8f4a6c0e", "7f3e9a1c5b2d8f4a6c0e", "token"),
+]
+
 # (text containing a secret, the secret itself, the kind reported)
 SECRETS: list[tuple[str, str, str]] = [
     ("Rotated AKIAIOSFODNN7EXAMPLE after the leak.", "AKIAIOSFODNN7EXAMPLE", "aws_access_key"),
@@ -98,17 +210,14 @@ SECRETS: list[tuple[str, str, str]] = [
     ("mysql -u root pwd=s3cr3t!", "s3cr3t", "password"),
     ("The webhook secret=whsec_9f8e7d6c5b4a lives in CI.", "whsec_9f8e7d6c5b4a", "secret"),
     ("Call ?token=abc123def456&page=2 to test.", "abc123def456", "token"),
-    (
-        "Set api_key=AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY in the app.",
-        "AIzaSyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY",
-        "api_key",
-    ),
+    ("Set api_key=a1b2c3d4e5 in the app.", "a1b2c3d4e5", "api_key"),
     ('Config {"password": "p@ss w0rd", "user": "svc"}', "p@ss w0rd", "password"),
     ("client_secret: 'Xy9-Zq8-Wv7'", "Xy9-Zq8-Wv7", "secret"),
     ("password: hunter22 for the demo account", "hunter22", "password"),
     ("Connect to postgres://admin:S3cretPass@db.internal:5432/app", "S3cretPass", "url_password"),
     ("Cache at redis://:r3dis-pass@cache:6379/0", "r3dis-pass", "url_password"),
     ("amqp://guest:guest@rabbit//", ":guest@", "url_password"),
+    *VENDOR,
 ]
 
 # Ordinary status updates that talk about tokens, keys and passwords: byte-identical.
@@ -141,6 +250,37 @@ ORDINARY = [
     "Tokenization of names is blocked by the unicode fix.",
     "The pwd command prints the working directory.",
     "Naïve café owners in São Paulo: 東京 team shipped the 🚀 release.",
+    # near misses of the vendor formats: a prefix alone, too short, the wrong alphabet
+    "The task_test_runner and sk_live_ prefixes are documented; rk_live_short too.",
+    "AIza keys are restricted by referrer; AIzaShort is not one.",
+    "GOCSPX- is the prefix of Google OAuth client secrets.",
+    "sk-ant- keys go in the vault; sk-ant-api03-short is not one.",
+    "hf_transfer speeds up downloads; hf_hub is the library.",
+    "npm_config_cache and npm_lifecycle_event are npm variables.",
+    "pypi-AgE is how upload tokens start; pypi-mirror is a host.",
+    "SG.one and SG.two are the Singapore clusters.",
+    "SKU-1234 and SKUs: the SKabc inventory report shipped.",
+    "The key-value store and key-rotation work shipped.",
+    "shpat_ tokens are for custom apps; shpat_xyz is a placeholder.",
+    "dop_v1_ is the DigitalOcean prefix; dop_v1_abc is too short.",
+    "The dapi module moved to the dapper lib.",
+    "hvs. is the Vault service token prefix; hvs.short is not one.",
+    "glsa_ tokens belong to Grafana service accounts.",
+    "PMAK- is the Postman key prefix.",
+    "NRAK-is the New Relic prefix; NRAK-SHORT is not a key.",
+    "lin_api_ is the Linear prefix.",
+    "sq0atp- and sq0csp- are Square prefixes.",
+    "sntrys_ and sntryu_ are Sentry prefixes.",
+    "The bot 12345:ABC is a placeholder; call 555-1234 for help.",
+    "AGE-SECRET-KEY-1 starts an age identity.",
+    "AccountKey=<your key> goes in local.settings.json.",
+    "Posted to https://discord.com/channels/1234/5678 for the team.",
+    "The sort_key=created_at and partition_key=tenant_id indexes shipped.",
+    "Set cache_key: user-42 and primary_key=id on the table.",
+    "The monkey: banana joke was in the retro.",
+    "STRIPE_KEY=${STRIPE_KEY} in the deploy template.",
+    "glrt- tokens register runners; glrt-short is not one.",
+    "xapp-1 is the Slack app-level prefix.",
 ]
 
 
@@ -154,7 +294,9 @@ def test_each_secret_is_caught(text: str, secret: str, kind: str) -> None:
 
 
 def test_every_pattern_is_tested() -> None:
-    assert {p.kind for p in PATTERNS} - {"assignment"} <= {k for _, _, k in SECRETS}
+    assert {p.kind for p in PATTERNS} - {"assignment", "named_assignment"} <= {
+        k for _, _, k in SECRETS
+    }
     assert {"password", "secret", "token", "api_key"} <= {k for _, _, k in SECRETS}
 
 
@@ -310,6 +452,14 @@ ADVERSARIAL = [
     "x://a:",
     "-----BEGIN A PRIVATE KEY-----a",
     "secret: 'a",
+    "a_",
+    "a_key=",
+    "a_b_c_d_e_f_key: '",
+    "MY_KEY=a1",
+    "sk_live_a",
+    "1234567:A",
+    "AccountKey=",
+    "SG.a",
 ]
 
 
