@@ -89,13 +89,17 @@ def action_assignee(text: str) -> str | None:
 #   V  blocker-first unblock ("which unblocks Y")
 #   Y  nominal dependency ("X's dependency on Y")
 
-_AUX = "is are am was were be been being has have had get gets got getting remains remain stays"
+_AUX = (
+    "is are am was were be been being has have had get gets got getting remains remain stays having"
+)
 _MODALS = (
     "might may could would should will shall can must maybe perhaps probably possibly likely"
     " hopefully almost nearly mostly soon eventually gonna planning hoping intend intending"
     " expect expects expected tentatively supposedly"
 )
-_PREPS = "of for from in on to with without into at across via about under over through as per"
+_PREPS = (
+    "of for from in on to with without into at across via about under over through as per behind"
+)
 _MOVE = (
     "start,begin,proceed,progress,continue,resume,ship,land,launch,merge,finish,complete"
     ",release,deploy,go,go ahead,go live,move,move forward,happen,enable,roll out,get started"
@@ -218,6 +222,7 @@ def _lexicon() -> dict[str, str]:
         + ["red", "amber", "yellow", "going well", "kicking off", "a priority", "top priority"]
         + ["slipped", "slips", "moving", "progressing", "in testing", "in qa", "close"],
     )
+    add("O", _combine("to", "own|take|drive|lead|handle|pick up|take over|take on"))
     add("Z", ["yours", "all yours", "yours now", "all yours now"])
     add("T", _combine("tracked|filed|logged|captured|tracked separately", "in|as|under"))
     add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
@@ -449,6 +454,8 @@ def tokenise(text: str) -> list[_Tok]:
             and (k + 1 == len(out) or out[k + 1].cls == "|")
         ):
             tok.cls = "P"  # "Search revamp is Priya's"
+        elif tok.low in _CLOSING_PRESENT and k and out[k - 1].low in ("this", "which", "it"):
+            tok.cls, out[k - 1].cls = "D", "-"  # "this closes #5521": the author's PR
         elif tok.cls == "J" and (not k or out[k - 1].cls != "x"):
             tok.cls = "n"  # "the flaky test cleanup": an adjective, not a status
         elif tok.cls == "H" and (
@@ -456,7 +463,12 @@ def tokenise(text: str) -> list[_Tok]:
             or (nxt == "n" and out[k + 1].low.endswith(("ed", "en")) and out[k + 1].low != "red")
         ):
             tok.cls = "x"  # "has been", "has confirmed": an auxiliary
+    if any(tok.cls == "-" for tok in out):
+        out = [tok for tok in out if tok.cls != "-"]
     return out
+
+
+_CLOSING_PRESENT = frozenset("closes fixes resolves completes".split())
 
 
 _CONTEXT_WORDS = frozenset({"own", "unblocked"})
@@ -547,6 +559,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("y-unblocks-x", "unblocked", rf"(?P<t>{_NP})x*V(?P<s>{_NP})"),
     ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP})F?"),
     ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP})F?"),
+    ("y-blocks-x-can-start-z", "blocked_mv", rf"(?P<t>{_NP})x*K{_NP}M(?P<v>n)(?P<s>{_NP})"),
     ("y-blocks-x", "blocked", rf"(?P<t>{_NP})x*K(?P<s>{_NP})(?:M.*)?"),
     ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})F"),
     ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})F"),
@@ -554,13 +567,13 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*c(?P<s>{_NP})L(?P<t>{_NP})"),
     ("x-dependency-on-y", "blocked", rf"(?P<s>{_NP})Y(?P<t>{_NP})(?:x.*)?"),
     ("x-is-stalled", "stalled", rf"(?P<s>{_NP})x*S"),
-    ("w-was-done-by-d", "completed", rf"(?P<w>{_NP})x*D{_PP}*b(?P<d>{_NP}){_PP}*(?:&.*)?"),
+    ("w-was-done-by-d", "completed", rf"(?P<w>{_NP})x*[DE]{_PP}*b(?P<d>n+(?:&n+)*){_PP}*(?:&.*)?"),
     ("w-was-done", "completed", rf"(?P<w>{_NP})x+D{_PP}*(?:&.*)?"),
     ("d-did-w", "completed", rf"(?P<d>{_NP})x?D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
     ("w-done", "completed", rf"(?P<w>{_NP})x*[DE](?:[p&L].*)?"),
     ("did-w", "completed", rf"D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
     ("closing-ticket", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>{_NP})"),
-    ("closing-ticket-as", "completed_ticket", rf"(?:{_NP}&)?I(?P<w>n)[pDbL].*"),
+    ("closing-ticket-as", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>n(?:&n)*)[pDbL].*"),
     ("o-owns-w", "owns", rf"(?P<o>{_NP})x*[OI](?P<w>{_NP}){_PP}?"),
     ("o-comma-w-is-yours", "owns", rf"(?:[n&p]*&)?(?P<o>nn?)&(?P<w>{_NP})xZ"),
     ("w-is-tracked-in", "topic", rf"(?P<w>{_NP})x*T{_NP}"),
@@ -607,6 +620,8 @@ def _span(toks: list[_Tok], text: str, m: re.Match[str], group: str) -> str | No
     if start < 0 or start == end:
         return None
     part = toks[start:end]
+    if group == "t" and (owned := _agent_verb(part, text)) is not None:
+        return owned
     if group in ("w", "t"):
         part = _trim_tail(part)
     return _noun_phrase(part, text)
@@ -623,6 +638,24 @@ _NP_STARTERS = frozenset("the a an all our my their his her its this that these 
 
 
 _DONE_PRESENT = frozenset("lands ships merges finishes completes arrives goes".split())
+
+
+_AGENT_VERBS = frozenset(
+    "finalises finalizes approves ships delivers lands merges completes releases publishes"
+    " signs provides sends fixes finishes updates adds confirms".split()
+)
+
+
+def _agent_verb(toks: list[_Tok], text: str) -> str | None:
+    """ "Legal finalises the DPA amendment" as a blocker is Legal's DPA amendment."""
+    for k in range(1, min(4, len(toks) - 1)):
+        if toks[k].low in _AGENT_VERBS:
+            head = text[toks[0].start : toks[k - 1].end]
+            rest = _noun_phrase(toks[k + 1 :], text)
+            if rest.lower().startswith(("the ", "a ", "an ")):
+                rest = rest.split(" ", 1)[1]
+            return f"{head}'s {rest}"
+    return None
 
 
 def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
@@ -677,6 +710,11 @@ def _apply(
         if s is not None and s.lower().endswith(("'s", "’s")):
             s = s[:-2]
         return reader.blocked(s, t) if t else None
+    if handler == "blocked_mv":  # "... before any team can start the pilot"
+        verb, t = g("v"), g("t")
+        if verb is None or verb.lower() not in _MOVE_VERBS or not t:
+            return None
+        return reader.blocked(g("s"), t)
     if handler == "stalled":
         s = g("s")
         return reader.stalled(s) if s else None
@@ -752,6 +790,10 @@ def _team_doer(reader: _Reader, doer: str, item: str) -> _Outcome | None:
     return out
 
 
+_MOVE_VERBS = frozenset(
+    "start begin ship launch merge release deploy resume continue enable roll test cut use"
+    " run finish build do".split()
+)
 _NOT_OWNERS = frozenset(
     "everyone everybody nobody noone someone somebody anyone anybody who it this that which"
     " what each all".split()
@@ -925,6 +967,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     reason: str | None = None
     skip_next = False
     label_relation: str | None = None  # "Owner:", "Blockers:", "Done:" name the relation
+    heading: list[_Tok] = []  # "Invoice sync: ..." is the subject of what follows
     unblocked_waiter: str | None = None  # "X is unblocked" still looking for its Y
     stalled_waiter: str | None = None  # "X is blocked" still looking for its blocker
     cause: str | None = None  # what a "now that Y landed" clause named
@@ -939,7 +982,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             label_relation = _LABEL_RELATIONS.get(label)
             # "Payments:" lends its subject; "Y:", "Status:", "Completed this period:" do not
             topic = [] if label in _LABELS or len(label) < 2 or classes != "n" * len(toks) else toks
-            previous = topic
+            previous = heading = topic
             continue
         if stalled_waiter is not None and kind in _BECAUSE and toks:
             blocker = _leading_np(toks)
@@ -1002,15 +1045,25 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     subject = _trailing_np(previous)
                 elif kind in _JOINERS:
                     subject = _leading_np(previous)
+                if not subject and heading:
+                    subject = heading  # "Cert renewal: ...; can't start until X is done"
             body, rebased = _rebase(subject + toks)
             out = _read(reader, rebased, body, main)
             if out is None and subject:
                 body, rebased = _rebase(toks)
                 out = _read(reader, rebased, body, main)
+            if out is None and heading and classes[0] == "n":
+                body, rebased = _rebase(toks + heading)  # "Oren to own", "Farah is driving"
+                out = _read(reader, rebased, body, main)
         if out is None:
             reason = reason or "predicate without readable arguments"
             previous = toks
             continue
+        waited = [d for d in out.drafts if d.relation.value == "blocked_by"]
+        if unblocked_waiter and kind in _CAUSAL and waited:  # "..., since it waited on Y"
+            out.drafts = [d for d in out.drafts if d.relation.value != "blocked_by"]
+            _add_unblock(reader, outcomes, unblocked_waiter, waited[0].target.name, text)
+            unblocked_waiter = None
         done = [d for d in out.drafts if d.relation.value == "completed"]
         if done:
             cause = done[0].target.name
@@ -1054,6 +1107,7 @@ _LABEL_RELATIONS = {
         + ["deployed", "launched", "cancelled", "canceled", "closed", "fixed"],
         "done",
     ),
+    "blocked": "blocked",
     **dict.fromkeys(
         ["working on", "wip", "in progress", "current work", "current focus", "focus"], "doing"
     ),
@@ -1076,7 +1130,12 @@ def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
     """A list after a relation label: "Owner: Priya", "Blockers: X, Y", "Done: X"."""
     if relation == "owner":
         out = reader.owns(text, None)
+    elif relation == "blocked":  # "Blocked: on the access request" (not "Blocked: X on Y")
+        if not re.match(r"(?:on|by|waiting on|waiting for)\s", text):
+            return None
+        out = reader.blocked(None, text.split(" ", 1)[1])
     elif relation == "blocker":
+        text = re.sub(r"^(?:on|by|behind|waiting on|waiting for)\s+", "", text)
         out = reader.blocked(None, text)
     elif relation == "done":
         out = reader.completed(None, text)
