@@ -494,6 +494,11 @@ _SPEAKER_VERB = re.compile(
 )
 
 
+_ACTION_LINE = re.compile(
+    r"^\W*(?:action(?:\s+items?)?|ai|todo)\s*(?::|-|–|—)\s*\S", re.IGNORECASE | re.MULTILINE
+)
+
+
 class Minutes:
     """The roster of a meeting's minutes and who speaks on each line.
 
@@ -509,7 +514,9 @@ class Minutes:
         self.full: dict[str, str] = {}
         self.scribe: str | None = None
         m = _ROSTER.search(text)
-        self.active = m is not None
+        # Minutes without an attendance line still show themselves by action items.
+        self.open = m is None and _ACTION_LINE.search(text) is not None
+        self.active = m is not None or self.open
         if m is None:
             return
         seen: dict[str, set[str]] = {}
@@ -536,6 +543,8 @@ class Minutes:
         tokens = [w for w in words.split() if w.lower() not in _TITLES]
         if not tokens:
             return None
+        if self.open:  # no roster: any name-shaped word
+            return " ".join(tokens) if all(_name_like(t) for t in tokens) else None
         return self.full.get(" ".join(tokens).lower()) or (
             self.full.get(tokens[0].lower()) if len(tokens) == 1 else None
         )

@@ -14,7 +14,7 @@ import unicodedata
 from functools import lru_cache
 
 from memcli.extract.lexicon import fix_typos
-from memcli.extract.phrases import _WEEKDAYS
+from memcli.extract.phrases import _WEEKDAYS, _name_like
 
 # --------------------------------------------------------------------------------------
 # Sentence splitting and normalisation
@@ -170,7 +170,17 @@ def _paren(m: re.Match[str]) -> str:
     inner = m.group(1)
     if inner is not None and _PAREN_CLAUSE.match(inner):
         return f", {inner.strip()},"
+    if inner is not None and _names_only(inner):
+        return f" by {inner.strip()} "  # "done (Ayumi)", "shipped (Ruth & Gideon)"
     return " "
+
+
+def _names_only(inner: str) -> bool:
+    """Whether a parenthesis holds only people's names ("Noa", "Ruth & Gideon")."""
+    parts = [p for p in re.split(r"\s*(?:&|,|\band\b|/)\s*", inner.strip()) if p]
+    return bool(parts) and all(
+        1 <= len(p.split()) <= 2 and all(_name_like(w) for w in p.split()) for p in parts
+    )
 
 
 _EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
