@@ -102,7 +102,8 @@ _PREPS = (
 )
 _MOVE = (
     "start,begin,proceed,progress,continue,resume,ship,land,launch,merge,finish,complete"
-    ",release,deploy,go,go ahead,go live,move,move forward,happen,enable,roll out,get started"
+    ",release,deploy,go,go ahead,go live,go in,go out,move,move forward,happen,enable,roll out"
+    ",get started,get merged,be merged,be enabled,be released,be deployed,be shipped"
 )
 
 
@@ -226,7 +227,7 @@ def _lexicon() -> dict[str, str]:
     add("Z", ["yours", "all yours", "yours now", "all yours now"])
     add("T", _combine("tracked|filed|logged|captured|tracked separately", "in|as|under"))
     add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
-    add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm"])
+    add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm", "only", "fwiw"])
     add("G", ["doing", "arranging", "organising", "organizing", "sorting out", "chasing"])
     add(
         "o",
@@ -243,7 +244,8 @@ def _lexicon() -> dict[str, str]:
         _combine(
             "cannot|can not|could not|will not|would not|unable to|not able to|is not able to",
             "ship|start|begin|launch|merge|release|deploy|finish|enable|roll out|do|move forward"
-            "|continue|resume|proceed with|test|land|turn on|cut over",
+            "|continue|resume|proceed with|test|land|turn on|cut over|go in|go out|go live"
+            "|be enabled|be merged|be released|be deployed|be shipped",
         ),
     )
     add("L", ["until", "till", "without", "before"])
@@ -454,6 +456,14 @@ def tokenise(text: str) -> list[_Tok]:
             and (k + 1 == len(out) or out[k + 1].cls == "|")
         ):
             tok.cls = "P"  # "Search revamp is Priya's"
+        elif (
+            tok.cls in "OI"
+            and tok.low.endswith("ing")
+            and k
+            and out[k - 1].cls == "n"
+            and (nxt in ("x", "|", "") or out[k + 1].low in _SUBORDINATORS)
+        ):
+            tok.cls = "n"  # "the Windows path handling is ...": a noun
         elif tok.low in _CLOSING_PRESENT and k and out[k - 1].low in ("this", "which", "it"):
             tok.cls, out[k - 1].cls = "D", "-"  # "this closes #5521": the author's PR
         elif tok.cls == "J" and (not k or out[k - 1].cls != "x"):
@@ -511,6 +521,8 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
             split = tok.low if tok.low in ":" or has_pred else None
             if nxt is not None and (nxt.cls in _TRIGGERS or nxt.cls in "xs"):
                 split = tok.low  # ", owned by Amir", ", which ..."
+            if current and current[0].cls == "p":
+                split = tok.low  # "Per discussion in standup, ..." introduces the clause
             if split is None and tok.low not in ",":
                 split = tok.low
             if split is None:
@@ -523,7 +535,11 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
                 split = "and"
             elif nxt is not None and nxt.cls in "MN":
                 split = "and"  # "... and expects a draft by the 30th"
-            elif nxt is not None and nxt.cls == "n" and nxt.low.endswith("ed"):
+            elif (
+                nxt is not None
+                and nxt.cls == "n"
+                and (nxt.low.endswith("ed") or nxt.low in _LATER_VERBS)
+            ):
                 split = "and"  # "... and passed certification"
         if split is not None:
             result.append(_Clause(kind, current))
@@ -541,6 +557,10 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
 
 
 _JOIN_WORDS = frozenset({"and", "&", "+", "/", "with"})
+_LATER_VERBS = frozenset(
+    "says said thinks expects hopes plans wants reckons mentions notes adds reports confirms"
+    " promised promises tells told asks asked".split()
+)
 
 
 # --------------------------------------------------------------------------------------
@@ -731,6 +751,8 @@ def _apply(
             return reader.owns(o, w) if _agent_shaped(o, strict=False) else None
         if handler == "owns_on":
             return reader.owns_on(o, w) if o else None
+        if m.re.pattern.startswith("(?P<w>") and "o" in m.re.pattern and _is_person_word(w):
+            w, o = o, w  # "I've been reassigned to the billing work": I own it
         if handler == "owns_has" and (
             o is None
             or _trim(o).lower() in _NOT_OWNERS
@@ -788,6 +810,10 @@ def _team_doer(reader: _Reader, doer: str, item: str) -> _Outcome | None:
     for target, _phrase in targets:
         reader.draft(out, team, Relation.COMPLETED, target)
     return out
+
+
+def _is_person_word(text: str) -> bool:
+    return text.lower() in ("i", "we", "he", "she", "they")
 
 
 _MOVE_VERBS = frozenset(

@@ -66,7 +66,10 @@ _LEADING_FILLER = re.compile(
     r"|this sprint|as of today|for context|context|unfortunately|sadly|good news|bad news"
     r"|news|tl;?dr|summary|sprint update|weekly update|daily update|currently|right now"
     r"|at the moment|as of now|it turned out that|it turns out that|turns out|turned out"
-    r"|as it turns out|update from today|quick note|reminder|edit|ps|p\.s\.)\b\s*[,:\-—–]?\s+",
+    r"|as it turns out|update from today|quick note|reminder|edit|ps|p\.s\.|note that|noting that"
+    r"|fwiw|per discussion(?: in [\w-]+)?|as discussed|as agreed|heads-up|next|separately"
+    r"|meanwhile|additionally|in addition|on the positive side|on the plus side|elsewhere"
+    r"|finally|anyway)\b\s*[,:\-—–]?\s+",
     re.IGNORECASE,
 )
 
@@ -230,7 +233,9 @@ _COMMAS = re.compile(r",(?:\s*,)+")
 _FILLER_START = re.compile(
     r"(?:so|and|but|also|ok|okay|well|fyi|btw|update|status|quick|heads|note|psa|today"
     r"|yesterday|tomorrow|this|last|as|for|context|unfortunately|sadly|good|bad|news|tl;?dr"
-    r"|summary|sprint|weekly|daily|currently|right|at|it|turns|turned|reminder|edit|ps|p\.s\.)"
+    r"|summary|sprint|weekly|daily|currently|right|at|it|turns|turned|reminder|edit|ps|p\.s\."
+    r"|fwiw|per|heads-up|next|separately|meanwhile|additionally|in|on|elsewhere|finally"
+    r"|anyway)"
     r"\b",
     re.IGNORECASE,
 )
