@@ -98,6 +98,8 @@ class _Reader:
         self.owner_of: dict[str, EntityRef] = {}
         self.sentence = ""
         self.subject: str | None = None
+        self.line = -1  # the line being read, and the "Heading:" that opened it
+        self.line_topic: str | None = None
 
     # -- entity resolution -------------------------------------------------------------
 
@@ -499,6 +501,13 @@ _ACTION_LINE = re.compile(
 )
 
 
+_COMMON = frozenset(
+    """not no the this that these those next done shipped status update blocked blockers
+    today yesterday risks decision action note notes root cause load release migration
+    go shipped finished completed owner owners cancelled heads summary we our they it""".split()
+)
+
+
 class Minutes:
     """The roster of a meeting's minutes and who speaks on each line.
 
@@ -543,8 +552,10 @@ class Minutes:
         tokens = [w for w in words.split() if w.lower() not in _TITLES]
         if not tokens:
             return None
-        if self.open:  # no roster: any name-shaped word
-            return " ".join(tokens) if all(_name_like(t) for t in tokens) else None
+        if self.open:  # no roster: any name-shaped word that is not a common word
+            if all(_name_like(t) and t.lower() not in _COMMON for t in tokens):
+                return " ".join(tokens)
+            return None
         return self.full.get(" ".join(tokens).lower()) or (
             self.full.get(tokens[0].lower()) if len(tokens) == 1 else None
         )

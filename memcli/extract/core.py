@@ -557,6 +557,7 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
 
 
 _JOIN_WORDS = frozenset({"and", "&", "+", "/", "with"})
+_STAND_INS = frozenset({"i", "we", "they", "it"})
 _LATER_VERBS = frozenset(
     "says said thinks expects hopes plans wants reckons mentions notes adds reports confirms"
     " promised promises tells told asks asked".split()
@@ -994,6 +995,9 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     skip_next = False
     label_relation: str | None = None  # "Owner:", "Blockers:", "Done:" name the relation
     heading: list[_Tok] = []  # "Invoice sync: ..." is the subject of what follows
+    if reader.line_topic:  # set by an earlier sentence of the same line
+        heading = tokenise(reader.line_topic)
+    named: list[_Tok] = []  # the last work item a clause of this sentence named
     unblocked_waiter: str | None = None  # "X is unblocked" still looking for its Y
     stalled_waiter: str | None = None  # "X is blocked" still looking for its blocker
     cause: str | None = None  # what a "now that Y landed" clause named
@@ -1009,6 +1013,8 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             # "Payments:" lends its subject; "Y:", "Status:", "Completed this period:" do not
             topic = [] if label in _LABELS or len(label) < 2 or classes != "n" * len(toks) else toks
             previous = heading = topic
+            if topic:
+                reader.line_topic = _rebase(topic)[0]
             continue
         if stalled_waiter is not None and kind in _BECAUSE and toks:
             blocker = _leading_np(toks)
@@ -1040,6 +1046,8 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 reader.commit(labelled, text)
                 outcomes.append(labelled)
                 previous = toks
+                if labelled.items:
+                    named = tokenise(labelled.items[-1].name)
                 continue
         if not toks or not any(c in _TRIGGERS for c in classes):
             if kind in _CAUSAL - {","} and toks:
@@ -1073,6 +1081,13 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     subject = _leading_np(previous)
                 if not subject and heading:
                     subject = heading  # "Cert renewal: ...; can't start until X is done"
+            if (
+                named
+                and not subject
+                and toks[0].low in _STAND_INS
+                and any(t.cls in "WRC" for t in toks[1:3])
+            ):
+                subject, toks = named, toks[1:]  # "X, though I'm blocked on Y": X waits
             body, rebased = _rebase(subject + toks)
             out = _read(reader, rebased, body, main)
             if out is None and subject:
@@ -1112,6 +1127,8 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         reader.commit(out, body)
         outcomes.append(out)
         previous = toks
+        if out.items:
+            named = tokenise(out.items[-1].name)
     if outcomes:
         return outcomes, None
     if reason is None and not any(t.cls in _TRIGGERS for c in parts for t in c.toks):

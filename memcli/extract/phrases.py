@@ -432,6 +432,8 @@ def _valid_core(core: str) -> bool:
         if bare.lower() in _CLAUSE_WORDS and not _ACRONYM.fullmatch(bare):
             return False
     low = core.lower()
-    if low in _VAGUE or words[-1].lower() in _EVERYDAY or _TIME_PHRASE.fullmatch(low):
+    if low in _VAGUE or _TIME_PHRASE.fullmatch(low):
+        return False
+    if any(w.lower() in _EVERYDAY for w in words) or words[0].lower() == "next":
         return False
     return not (_QUANTITY.match(core) or _GERUND_CLAUSE.match(core))

@@ -289,6 +289,8 @@ def extract(text: str, author: str | None) -> Extraction:
     said: str | None = None
     line = -1
     for sentence, heading, number in sentence_lines(text):
+        if number != reader.line:
+            reader.line, reader.line_topic = number, None
         if minutes.active:
             if minutes.roster_line(sentence):
                 per_sentence.append((sentence, [], None, "attendance list"))
