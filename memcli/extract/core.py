@@ -366,6 +366,14 @@ _TIME = re.compile(
     (?:st|nd|rd|th)?|\d{{1,2}}:\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)(?!\s+\w))\b""",
     re.IGNORECASE | re.VERBOSE,
 )
+_DIGIT = re.compile(r"\d")
+_LETTERS = re.compile(r"[a-z]+")
+_TIME_WORDS = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday weekend yesterday yday today
+    tonight tomorrow tmrw morning afternoon evening night noon week month quarter fortnight
+    jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june
+    july august september october november december""".split()
+)
 _TIME_HINT = re.compile(
     r"\d|day|night|morning|week|yesterday|today|tonight|tomorrow|tmrw|yday|evening|noon"
     r"|afternoon|month|quarter|fortnight",
@@ -402,7 +410,7 @@ class _Tok:
 def tokenise(text: str) -> list[_Tok]:
     """Tokens with their classes; multiword lexicon phrases become one token."""
     table = _table()
-    if _TIME_HINT.search(text):
+    if _DIGIT.search(text) or not _TIME_WORDS.isdisjoint(_LETTERS.findall(text.lower())):
         text = _TIME.sub(lambda m: " " * len(m.group()), text)
     raw = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
     if "/" in text:
@@ -925,6 +933,11 @@ def _sentence_frame(reader: _Reader, text: str) -> _Outcome | None:
 # --------------------------------------------------------------------------------------
 
 
+def _plain(name: str) -> list[_Tok]:
+    """A resolved name as noun-phrase tokens (no lexicon look-up needed)."""
+    return [_Tok(word, 0, 0, "n") for word in name.split()]
+
+
 def _rebase(toks: list[_Tok]) -> tuple[str, list[_Tok]]:
     """Tokens (possibly from two clauses) re-laid over one text of their own."""
     parts: list[str] = []
@@ -996,7 +1009,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     label_relation: str | None = None  # "Owner:", "Blockers:", "Done:" name the relation
     heading: list[_Tok] = []  # "Invoice sync: ..." is the subject of what follows
     if reader.line_topic:  # set by an earlier sentence of the same line
-        heading = tokenise(reader.line_topic)
+        heading = _plain(reader.line_topic)
     named: list[_Tok] = []  # the last work item a clause of this sentence named
     unblocked_waiter: str | None = None  # "X is unblocked" still looking for its Y
     stalled_waiter: str | None = None  # "X is blocked" still looking for its blocker
@@ -1047,7 +1060,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 outcomes.append(labelled)
                 previous = toks
                 if labelled.items:
-                    named = tokenise(labelled.items[-1].name)
+                    named = _plain(labelled.items[-1].name)
                 continue
         if not toks or not any(c in _TRIGGERS for c in classes):
             if kind in _CAUSAL - {","} and toks:
@@ -1128,7 +1141,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         outcomes.append(out)
         previous = toks
         if out.items:
-            named = tokenise(out.items[-1].name)
+            named = _plain(out.items[-1].name)
     if outcomes:
         return outcomes, None
     if reason is None and not any(t.cls in _TRIGGERS for c in parts for t in c.toks):

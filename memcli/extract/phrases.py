@@ -311,7 +311,11 @@ def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> 
     """
     text = _trim(raw)
     owners: list[str] = []
-    changed = _ANY_TAIL.search(text) is not None  # most phrases have no tail at all
+    changed = (  # most phrases have no tail at all: a word test, then one search
+        " " in text
+        and not _TAIL_ANCHORS.isdisjoint(text.lower().replace(",", " ").split())
+        and _ANY_TAIL.search(text) is not None
+    )
     while changed and text:
         changed = False
         for pattern, strict in _OWNER_TAILS:
@@ -344,6 +348,16 @@ _ANY_TAIL = re.compile(
         for p in [pattern for pattern, _ in _OWNER_TAILS] + list(_TAILS)
     ),
     _FLAGS,
+)
+
+
+# Words at least one of which every tail contains (common little words left out).
+_TAIL_ANCHORS = frozenset(
+    word
+    for p in [pattern for pattern, _ in _OWNER_TAILS] + list(_TAILS)
+    for word in re.findall(r"[a-z]+", re.sub(r"\(\?P<\w+>", "(", p.pattern))
+) - frozenset(
+    "to in on into for is are has have had was were be been it me us we and up s b".split()
 )
 
 
