@@ -412,15 +412,15 @@ def tokenise(text: str) -> list[_Tok]:
     table = _table()
     if _DIGIT.search(text) or not _TIME_WORDS.isdisjoint(_LETTERS.findall(text.lower())):
         text = _TIME.sub(lambda m: " " * len(m.group()), text)
-    raw = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    words = _TOKEN.findall(text)  # offsets are laid out later, by _rebase
     if "/" in text:
-        raw = [piece for token in raw for piece in _split_ticket_list(token)]
-    lows = [t[0].lower() for t in raw]
+        words = [p[0] for w in words for p in _split_ticket_list((w, 0, len(w)))]
+    lows = [w.lower() for w in words]
     if "’" in text:
         lows = [low.replace("’", "'") for low in lows]
     out: list[_Tok] = []
     i = 0
-    size = len(raw)
+    size = len(words)
     while i < size:
         low = lows[i]
         found = None
@@ -432,11 +432,11 @@ def tokenise(text: str) -> list[_Tok]:
                         found = (n, table[phrase])
                         break
         if found is None:
-            out.append(_Tok(raw[i][0], raw[i][1], raw[i][2], table.get(low, "n")))
+            out.append(_Tok(words[i], 0, 0, table.get(low, "n")))
             i += 1
             continue
         n, cls = found
-        out.append(_Tok(text[raw[i][1] : raw[i + n - 1][2]], raw[i][1], raw[i + n - 1][2], cls))
+        out.append(_Tok(" ".join(words[i : i + n]), 0, 0, cls))
         i += n
     if "that" in lows:
         for k, tok in enumerate(out):  # "that": relative pronoun or demonstrative?

@@ -208,7 +208,8 @@ def _normalise(sentence: str) -> str:
         for pattern, repl in _CONTRACTIONS:
             s = pattern.sub(repl, s)
     s = " ".join(s.split()).strip(" \t.,;:!-—–")
-    s = _ADVERBS.sub(" ", s)
+    if not _ADVERB_WORDS.isdisjoint(s.lower().split()):
+        s = _ADVERBS.sub(" ", s)
     if " for " in s:
         s = _DURATION.sub(" ", s)
     s = " ".join(s.split())
@@ -228,6 +229,11 @@ def _normalise(sentence: str) -> str:
     return s
 
 
+_ADVERB_WORDS = frozenset(
+    """right also still currently now just really actually again basically unfortunately
+    sadly officially finally already totally completely fully effectively literally
+    definitely certainly honestly apparently unsurprisingly both""".split()
+)
 _SPACE_PUNCT = re.compile(r"\s+([,;:])")
 _COMMAS = re.compile(r",(?:\s*,)+")
 _FILLER_START = re.compile(
