@@ -469,7 +469,11 @@ def tokenise(text: str) -> list[_Tok]:
             and tok.low.endswith("ing")
             and k
             and out[k - 1].cls == "n"
-            and (nxt in ("x", "|", "") or out[k + 1].low in _SUBORDINATORS)
+            and (
+                nxt in ("x", "|", "")
+                or out[k + 1].low in _SUBORDINATORS
+                or out[k - 1].low in _DETERMINERS
+            )
         ):
             tok.cls = "n"  # "the Windows path handling is ...": a noun
         elif tok.low in _CLOSING_PRESENT and k and out[k - 1].low in ("this", "which", "it"):
@@ -487,6 +491,7 @@ def tokenise(text: str) -> list[_Tok]:
 
 
 _CLOSING_PRESENT = frozenset("closes fixes resolves completes".split())
+_DETERMINERS = frozenset("the a an our my their his her its this that these those".split())
 
 
 _CONTEXT_WORDS = frozenset({"own", "unblocked"})
@@ -784,8 +789,9 @@ def _apply(
         if doer is not None and _TICKET.fullmatch(doer.split(", ")[0]):
             doer = None  # "resolved by PR #62": the PR is how, not who
         out = reader.completed(doer, w)
-        if out is None and doer is not None and "b" in m.re.pattern:
-            out = _team_doer(reader, doer, w)
+        if out is None and doer is not None:
+            if "b" in m.re.pattern or doer.split()[0].lower() not in _DETERMINERS:
+                out = _team_doer(reader, doer, w)  # "finalised by marketing", "data eng shipped X"
         partner = g("k")
         if (
             out is not None
@@ -1065,6 +1071,11 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         if not toks or not any(c in _TRIGGERS for c in classes):
             if kind in _CAUSAL - {","} and toks:
                 cause = _rebase(_trailing_np(toks))[0] or None
+                acted = _agent_acted(reader, toks)  # "now that Hee-won pushed the image"
+                if acted is not None:
+                    cause = acted.items[-1].name if acted.items else cause
+                    reader.commit(acted, text)
+                    outcomes.append(acted)
                 if unblocked_waiter and cause:
                     _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
                     unblocked_waiter = None
@@ -1200,6 +1211,21 @@ def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
     if out is None or not out.drafts:
         return None
     out.frame = f"{relation}-label-list"
+    return out
+
+
+def _agent_acted(reader: _Reader, toks: list[_Tok]) -> _Outcome | None:
+    """ "Hee-won pushed the driver image" in a "now that" clause: a person finished it."""
+    verb = next((k for k, t in enumerate(toks) if k and t.low.endswith("ed")), None)
+    if verb is None or verb + 1 >= len(toks) or verb > 3:
+        return None
+    who = _rebase(toks[:verb])[0]
+    if not _agent_shaped(who, strict=True):
+        return None
+    out = reader.completed(who, _rebase(toks[verb + 1 :])[0])
+    if out is None or not out.drafts:
+        return None
+    out.frame = "now-that-y-did-x"
     return out
 
 
