@@ -227,7 +227,7 @@ def _lexicon() -> dict[str, str]:
     add("Z", ["yours", "all yours", "yours now", "all yours now"])
     add("T", _combine("tracked|filed|logged|captured|tracked separately", "in|as|under"))
     add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
-    add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm", "only", "fwiw"])
+    add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm", "only", "fwiw", "re"])
     add("G", ["doing", "arranging", "organising", "organizing", "sorting out", "chasing"])
     add(
         "o",
@@ -1105,13 +1105,9 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     subject = _leading_np(previous)
                 if not subject and heading:
                     subject = heading  # "Cert renewal: ...; can't start until X is done"
-            if (
-                named
-                and not subject
-                and toks[0].low in _STAND_INS
-                and any(t.cls in "WRC" for t in toks[1:3])
-            ):
-                subject, toks = named, toks[1:]  # "X, though I'm blocked on Y": X waits
+            stand_in = (named or heading) if not subject else None
+            if stand_in and toks[0].low in _STAND_INS and any(t.cls in "WRCU" for t in toks[1:3]):
+                subject, toks = stand_in, toks[1:]  # "X, though I'm blocked on Y": X waits
             body, rebased = _rebase(subject + toks)
             out = _read(reader, rebased, body, main)
             if out is None and subject:

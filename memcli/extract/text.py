@@ -160,12 +160,16 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
 
 
 def _drop_symbols(text: str) -> str:
-    """Remove emoji and other pictographs, which only confuse the patterns."""
+    """Remove emoji and other pictographs; one inside a sentence ends a clause there
+    ("merged 🎉 lmk if ...", "not blocked anymore 🙌 huge thanks")."""
     if text.isascii():
         return text
-    return "".join(
-        " " if unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") else ch for ch in text
+    out = "".join(
+        "\x00" if ch > "\x7f" and unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") else ch
+        for ch in text
     ).replace("\ufe0f", "")
+    out = re.sub(r"\s*\x00[\x00\s]*", " \x00 ", out).strip(" \x00")
+    return out.replace(" \x00 ", ", ")
 
 
 def _paren(m: re.Match[str]) -> str:
