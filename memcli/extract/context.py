@@ -98,6 +98,7 @@ class _Reader:
         self.owner_of: dict[str, EntityRef] = {}
         self.sentence = ""
         self.subject: str | None = None
+        self.addressee: str | None = None  # "@mehmet you keep X": you is Mehmet
         self.line = -1  # the line being read, and the "Heading:" that opened it
         self.line_topic: str | None = None
 
@@ -127,6 +128,8 @@ class _Reader:
             return self.last_person or self.author_ref
         if low in _PLURAL_PERSON:
             return self.last_team or self.author_ref
+        if low == "you" and self.addressee:
+            return EntityRef(self.addressee, PERSON)
         return None
 
     def _person_like(self, core: str) -> bool:
@@ -137,7 +140,9 @@ class _Reader:
         """Resolve a phrase in a person-or-team slot (owner, doer)."""
         core = _trim(raw)
         low = core.lower()
-        if low in _FIRST_PERSON | _THIRD_PERSON | _PLURAL_PERSON | _SELF_GROUPS:
+        if low in _FIRST_PERSON | _THIRD_PERSON | _PLURAL_PERSON | _SELF_GROUPS or (
+            low == "you" and self.addressee
+        ):
             return self._pronoun(low)
         core = _trim(_LEADING_ARTICLE.sub("", core, count=1))
         if (m := _MEMBER_OF.fullmatch(core)) and _agent_shaped(m["who"], strict=True):

@@ -617,6 +617,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("o-is-on-w", "owns_on", rf"(?P<o>{_NP})Q(?P<w>{_NP})"),
     ("o-has-w", "owns_has", rf"(?P<o>{_NP})H(?P<w>{_NP})"),
     ("owns-w", "owns", rf"x*O(?P<w>{_NP})"),
+    ("assigned-to-o", "mention_agent", rf"x*o(?P<o>{_NP})"),
     ("assigned-w-to-o", "owns", rf"(?:{_NP})?x*A(?P<w>{_NP})p(?P<o>{_NP})"),
     ("o-was-assigned-w", "owns", rf"(?P<o>{_NP})x+A(?P<w>{_NP})"),
 )
@@ -758,6 +759,11 @@ def _apply(
         o, w = g("o"), g("w")
         if w is None:
             return None
+        if handler == "owns" and m.re.pattern.startswith("(?P<o>") and o is not None:
+            out = reader.owns(o, w)
+            if out is None and o.split()[0].lower() not in _DETERMINERS:
+                out = _team_owner(reader, o, w)  # "Networking owns INFRA-1190"
+            return out
         if handler == "owns_poss":
             if o is None or not o.lower().endswith(("'s", "’s")):
                 return None
@@ -774,6 +780,10 @@ def _apply(
         ):
             return None
         return reader.owns(o, w)
+    if handler == "mention_agent":  # "Assigned to @thandiwe.": she is who "she" means next
+        o = g("o")
+        seen = _Outcome()
+        return seen if o and reader.agent(o, seen, loose=True) is not None else None
     if handler == "topic":
         w = g("w")
         seen = _Outcome()
@@ -810,6 +820,22 @@ def _apply(
 _TEAMISH = re.compile(r"(?:the\s+)?(?P<name>[^\W\d_][\w&/-]*(?:\s+[^\W\d_][\w&/-]*){0,2})")
 
 
+def _team_owner(reader: _Reader, owner: str, item: str) -> _Outcome | None:
+    """A capitalised group name that is no person owns the item ("Networking owns X")."""
+    name = _trim(owner)
+    if len(name.split()) > 2 or not name[:1].isupper() or name.lower() in _NOT_AGENTS:
+        return None
+    out = _Outcome()
+    targets = reader.items(item, out, from_owner=False)
+    if not targets:
+        return None
+    team = EntityRef(name, EntityType.TEAM)
+    out.teams.append(team)
+    for target, _phrase in targets:
+        reader.draft(out, team, Relation.OWNS, target)
+    return out
+
+
 def _team_doer(reader: _Reader, doer: str, item: str) -> _Outcome | None:
     """The agent of a passive that is no person: "finalised by marketing", "by the vendor
     team", "by the payments on-call" name a group; it, not the author, did the work."""
@@ -840,7 +866,8 @@ _NOT_OWNERS = frozenset(
     " what each all".split()
 )
 _NOT_AGENTS = frozenset(
-    "it this that them they default design accident mistake hand itself end noon now".split()
+    "it this that them they default design accident mistake hand itself end noon now nobody"
+    " noone everyone everybody someone somebody anyone anybody no one who what".split()
 )
 
 
@@ -859,7 +886,9 @@ def _read(
         if m is None:
             continue
         out = _apply(reader, handler, toks, text, m)
-        if out is not None and (out.drafts or handler in ("stalled", "unblocked", "topic")):
+        if out is not None and (
+            out.drafts or handler in ("stalled", "unblocked", "topic", "mention_agent")
+        ):
             out.frame = name
             return out
     return None
@@ -1172,7 +1201,8 @@ _LABEL_RELATIONS = {
     ),
     "blocked": "blocked",
     **dict.fromkeys(
-        ["working on", "wip", "in progress", "current work", "current focus", "focus"], "doing"
+        ["working on", "wip", "in progress", "current work", "current focus", "focus", "doing"],
+        "doing",
     ),
 }
 

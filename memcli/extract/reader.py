@@ -9,7 +9,7 @@ from memcli.extract.core import action_assignee, core_cues, read_action, read_co
 from memcli.extract.factuality import why_not
 from memcli.extract.frames import _SUBORDINATE, read_clause
 from memcli.extract.lexicon import CUE_TOKENS, TYPOS, has_cue
-from memcli.extract.text import _normalise, sentence_lines
+from memcli.extract.text import _normalise, addressee, sentence_lines
 from memcli.models import ExtractedFact, Extraction, Relation, SentenceTrace
 
 # --------------------------------------------------------------------------------------
@@ -155,6 +155,8 @@ def _read_sentence(
     if sentence.rstrip().endswith("?"):
         return [], "question"
     reader.sentence = sentence
+    if "@" in sentence:
+        reader.addressee = addressee(sentence) or reader.addressee
     raw = (sentence if text is None else text).lower()
     words = _WORDS.findall(raw)
     if _cues().isdisjoint(words) and "'" not in raw and "’" not in raw:

@@ -61,12 +61,12 @@ _CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 _LEADING_FILLER = re.compile(
-    r"\A(?:so|and|but|also|ok|okay|well|fyi|btw|update|status|status update|quick update"
-    r"|heads up|note|psa|today|yesterday|tomorrow|this week|last week|this morning"
+    r"\A(?:note that|noting that|so|and|but|also|ok|okay|well|fyi|btw|update|status"
+    r"|status update|quick update|heads up|note|psa|today|yesterday|tomorrow|this week|last week|this morning"
     r"|this sprint|as of today|for context|context|unfortunately|sadly|good news|bad news"
     r"|news|tl;?dr|summary|sprint update|weekly update|daily update|currently|right now"
     r"|at the moment|as of now|it turned out that|it turns out that|turns out|turned out"
-    r"|as it turns out|update from today|quick note|reminder|edit|ps|p\.s\.|note that|noting that"
+    r"|as it turns out|update from today|quick note|reminder|edit|ps|p\.s\."
     r"|fwiw|per discussion(?: in [\w-]+)?|as discussed|as agreed|heads-up|next|separately"
     r"|meanwhile|additionally|in addition|on the positive side|on the plus side|elsewhere"
     r"|finally|anyway)\b\s*[,:\-—–]?\s+",
@@ -192,6 +192,16 @@ def _names_only(inner: str) -> bool:
 
 _EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
 _MENTION = re.compile(r"(?<!\w)@(?=\w)")
+# "@mehmet I'll take X": a leading mention addresses someone (see ``addressee``).
+_VOCATIVE = re.compile(r"\A\s*@[\w.-]+[\s,:]+(?=\S)")
+
+
+def addressee(sentence: str) -> str | None:
+    """Who a sentence opening with an @mention speaks to, or None."""
+    m = re.match(r"\s*@([\w.-]+)[\s,:]", sentence)
+    return m.group(1) if m else None
+
+
 _ARROW = re.compile(r"\s*(?:->|→|=>|⇒)\s*")
 
 
@@ -203,7 +213,7 @@ def _normalise(sentence: str) -> str:
         s = _EMOJI_CODE.sub(" ", s)  # Slack emoji codes
     s = s.replace("**", "").replace("__", "").replace("`", "").replace('"', "")
     if "@" in s:
-        s = _MENTION.sub("", s)
+        s = _MENTION.sub("", _VOCATIVE.sub("", s, count=1))
     if ">" in s or "→" in s or "⇒" in s:
         s = _ARROW.sub(" -> ", s)
     if "(" in s or "[" in s:
