@@ -221,7 +221,8 @@ def _lexicon() -> dict[str, str]:
         ["slipping", "late", "delayed", "at risk", "flaky", "broken", "in progress", "in review"]
         + ["under review", "behind schedule", "on track", "off track", "underway", "a mess"]
         + ["red", "amber", "yellow", "going well", "kicking off", "a priority", "top priority"]
-        + ["slipped", "slips", "moving", "progressing", "in testing", "in qa", "close"],
+        + ["slipped", "slips", "moving", "progressing", "in testing", "in qa", "close"]
+        + ["sitting in review", "still in review", "up for review", "in code review"],
     )
     add("O", _combine("to", "own|take|drive|lead|handle|pick up|take over|take on"))
     add("Z", ["yours", "all yours", "yours now", "all yours now"])
@@ -229,6 +230,7 @@ def _lexicon() -> dict[str, str]:
     add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
     add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm", "only", "fwiw", "re"])
     add("G", ["doing", "arranging", "organising", "organizing", "sorting out", "chasing"])
+    add("G", ["adding", "writing", "preparing", "drafting", "fixing"])
     add(
         "o",
         _combine(
@@ -478,6 +480,8 @@ def tokenise(text: str) -> list[_Tok]:
             tok.cls = "n"  # "the Windows path handling is ...": a noun
         elif tok.low in _CLOSING_PRESENT and k and out[k - 1].low in ("this", "which", "it"):
             tok.cls, out[k - 1].cls = "D", "-"  # "this closes #5521": the author's PR
+        elif tok.cls == "G" and nxt not in ("", "|", "s", "p"):
+            tok.cls = "n"  # "the writing guide": only "that Paulo is doing" ends on G
         elif tok.cls == "J" and (not k or out[k - 1].cls != "x"):
             tok.cls = "n"  # "the flaky test cleanup": an adjective, not a status
         elif tok.cls == "H" and (
@@ -571,6 +575,7 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
 
 _JOIN_WORDS = frozenset({"and", "&", "+", "/", "with"})
 _STAND_INS = frozenset({"i", "we", "they", "it"})
+_OBJECT_PRONOUNS = frozenset({"it", "them", "that", "this", "those", "these"})
 _LATER_VERBS = frozenset(
     "says said thinks expects hopes plans wants reckons mentions notes adds reports confirms"
     " promised promises tells told asks asked".split()
@@ -784,10 +789,15 @@ def _apply(
         o = g("o")
         seen = _Outcome()
         return seen if o and reader.agent(o, seen, loose=True) is not None else None
-    if handler == "topic":
+    if handler == "topic":  # "Kenji's tax fix is in review": Kenji owns it, nothing else
         w = g("w")
         seen = _Outcome()
-        return seen if w and reader.item(_parse_phrase(w), seen) is not None else None
+        phrase = _parse_phrase(w) if w else None
+        item = reader.item(phrase, seen) if phrase else None
+        if item is None or phrase is None:
+            return None
+        reader.owners_of(phrase, item, seen)
+        return seen
     if handler == "completed_ticket":
         w = g("w")
         return reader.completed(None, w) if w and _TICKET.fullmatch(w.split(", ")[0]) else None
@@ -946,20 +956,31 @@ _SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 _SENTENCE_HINT = re.compile(r"\b(?:once|soon|after|only|no|before)\b", re.IGNORECASE)
 
 
-def _sentence_frame(reader: _Reader, text: str) -> _Outcome | None:
+_AFTER_FRAME = re.compile(r",\s+(?=which\b|who\b|owned by\b|and\b)|;\s+|\s+[—–]\s+")
+
+
+def _sentence_frame(reader: _Reader, text: str) -> tuple[_Outcome, str, str] | None:
+    """A frame spanning a subordinate clause, over the sentence or its first clause.
+
+    Returns the outcome, the rest of the sentence (still to read) and the blocker's text
+    (the antecedent of a "which" in the rest).
+    """
     if not _SENTENCE_HINT.search(text):
         return None
-    for name, pattern in _SENTENCE_FRAMES:
-        m = pattern.fullmatch(text)
-        if m is None:
-            continue
-        waiter = m.groupdict().get("s") or m.groupdict().get("s2")
-        if waiter is None:
-            continue
-        out = reader.blocked(waiter, m["t"])
-        if out is not None and out.drafts:
-            out.frame = name
-            return out
+    cut = _AFTER_FRAME.search(text)
+    spans = [(text, "")] + ([(text[: cut.start()], text[cut.start() :])] if cut else [])
+    for head, rest in spans:
+        for name, pattern in _SENTENCE_FRAMES:
+            m = pattern.fullmatch(head)
+            if m is None:
+                continue
+            waiter = m.groupdict().get("s") or m.groupdict().get("s2")
+            if waiter is None:
+                continue
+            out = reader.blocked(waiter, m["t"])
+            if out is not None and out.drafts:
+                out.frame = name
+                return out, rest, m["t"]
     return None
 
 
@@ -1031,14 +1052,18 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     """
     if not _TABLE:
         _table()
+    outcomes: list[_Outcome] = []
+    previous: list[_Tok] = []
     whole = _sentence_frame(reader, text)
     if whole is not None:
-        reader.commit(whole, text)
-        return [whole], None
+        reader.commit(whole[0], text)
+        outcomes.append(whole[0])
+        if not whole[1].strip(" ,;—–"):
+            return outcomes, None
+        text, previous = whole[1], _plain(whole[2])
     frames = _frames()
     main, gap = frames[: len(FRAMES)], frames[len(FRAMES) :]
     parts = clauses(tokenise(text))
-    outcomes: list[_Outcome] = []
     reason: str | None = None
     skip_next = False
     label_relation: str | None = None  # "Owner:", "Blockers:", "Done:" name the relation
@@ -1049,7 +1074,6 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     unblocked_waiter: str | None = None  # "X is unblocked" still looking for its Y
     stalled_waiter: str | None = None  # "X is blocked" still looking for its blocker
     cause: str | None = None  # what a "now that Y landed" clause named
-    previous: list[_Tok] = []
     for index, clause in enumerate(parts):
         toks, kind = clause.toks, clause.kind
         classes = clause.classes
@@ -1144,6 +1168,9 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 out = _read(reader, rebased, body, main)
             if out is None and heading and classes[0] == "n":
                 body, rebased = _rebase(toks + heading)  # "Oren to own", "Farah is driving"
+                out = _read(reader, rebased, body, main)
+            if out is None and heading and toks[-1].low in _OBJECT_PRONOUNS:
+                body, rebased = _rebase(toks[:-1] + heading)  # "Runbooks: Ifeanyi has them"
                 out = _read(reader, rebased, body, main)
         if out is None:
             reason = reason or "predicate without readable arguments"
