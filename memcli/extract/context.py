@@ -5,6 +5,10 @@ need: the author, the current topic work item, the last person and team named, e
 owner's current work item, what each item waits on. Its relation handlers turn a
 frame's raw argument text into typed facts (via ``memcli.extract.phrases``) and apply
 the author rules of the README contract. The state lives for one ``extract`` call.
+
+``Minutes`` recognises meeting minutes (an attendance line, or action items) and the
+speaker of each line: the speaker stands where the author stands, and the note-taker is
+a scribe who owns and completes nothing by default.
 """
 
 from __future__ import annotations

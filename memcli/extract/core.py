@@ -1,12 +1,29 @@
 """The compositional core: clauses -> token classes -> frames -> argument spans.
 
-Each clause is tokenised once and every token mapped to a one-character class (see
-``_CLASS``): noun-phrase material, a trigger of one relation in one voice, "by", a
-preposition, a negator, a modal, a subordinator, a pronoun, a ticket reference. The frame
-table (``FRAMES``) is a list of rows (relation, voice, pattern over classes, which group
-is which role); all rows are compiled into one alternation over the class string, and a
-match's groups are mapped back to token spans, i.e. to the raw argument text that
-``memcli.extract.context`` resolves into typed, normalised entities.
+What it reads. Each sentence is tokenised once (ticket references such as ``#41``,
+``PROJ-42``, ``org/repo#12`` and ``PR #62`` stay whole) and every token gets a
+one-character class from a phrase lexicon (``_lexicon``): noun-phrase material, a
+trigger of one relation in one voice, "by", a preposition, a negator, a modal, a
+subordinator. The lexicon is written as lemma rows and expanded in code to every
+inflection and to passive, nominal and adjectival forms. Clauses are split at
+punctuation, subordinators (the subordinator is the clause's kind: "once X ships" is a
+dependency, "if X slips" a condition) and at an "and" that joins two predicates. The
+frame table (``FRAMES``: name, handler, pattern over classes) is compiled into one
+alternation; a match's groups are token spans, turned into normalised noun phrases
+(``_noun_phrase``: ticket lists, "the old tickets INC-1/INC-2", "PLAT-9 log rotation")
+and resolved by the handlers of ``memcli.extract.context``.
+
+Around the frames: relative clauses take their antecedent (subject or object gap:
+"..., which Rohan owns"), coordinated and "Heading:" clauses borrow their subject, a
+label names the relation of a list ("Owner: Priya", "Blockers: X, Y", "Done: X"), a
+completion in one clause explains "so Y is unblocked" in another, "X is blocked because
+Y ..." names Y, and a few frames span a subordinate clause ("once X ships we can start
+Y", "the only thing left for Y is X"). A clause with a modal or negator, under "if", or
+after "Decision:" gives no fact; its reason is returned for the trace.
+
+Known limits: no parser, so a verb outside the lexicon ("Hana pushed the fix") is not a
+predicate; one frame reads a clause; pronouns resolve to the most recent fitting entity.
+Everything is compiled once, lazily (``_table``, ``_frames``).
 """
 
 from __future__ import annotations

@@ -1,5 +1,9 @@
 """Factuality: is a clause asserted, or hedged, conditional, negated, asked, planned?
 
+The core (``memcli.extract.core``) decides factuality from token classes (a modal or
+negator in the clause, an "if" clause, a "Decision:" label); ``why_not`` names the
+reason for the trace when a sentence with a cue word gave no fact by another route.
+
 The frames only read asserted clauses; this module names *why* a clause with a cue word
 gave no fact, for ``--explain`` and for the trace (NegEx/ConText-style trigger lists with
 the clause as scope). Order matters: the first label that applies is the reason.

@@ -1,4 +1,11 @@
-"""Predicate frames: the relation each predicate expresses and where its roles sit.
+"""The earlier template table, kept as the fallback of the compositional core.
+
+``memcli.extract.core`` reads sentences first; these patterns are tried only when the
+core found a predicate word but no frame of its own read the clause. They remain because
+some generated-corpus phrasings are still read only here; the trace names which frame
+read each sentence, so the share they contribute can be measured.
+
+Predicate frames: the relation each predicate expresses and where its roles sit.
 
 Each row is a compiled pattern over a normalised clause whose named groups are argument
 roles (``s`` the waiting side, ``t`` the blocker, ``o`` owner, ``w`` work item, ``d``

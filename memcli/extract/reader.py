@@ -1,4 +1,14 @@
-"""The reader: sentences -> clauses -> frames -> facts, with a trace per sentence."""
+"""The reader: sentences -> clauses -> frames -> facts, with a trace per sentence.
+
+``extract`` walks an update sentence by sentence (``text.sentence_lines``), with the
+minutes roster (``context.Minutes``) deciding who speaks on each line. A sentence with
+no word of any frame is skipped after one set test, before it is even normalised. The
+compositional core (``core.read_core``) reads the rest; the old template table
+(``frames``) is asked only when the core found a predicate it could not read. Standup
+sections ("Today: X", "Blockers: none") and action items are handled here. Rule 1 (the
+author owns what they report blocked unless someone else is named) is applied at the
+end, over the whole update.
+"""
 
 from __future__ import annotations
 
