@@ -242,6 +242,7 @@ def _lexicon() -> dict[str, str]:
         + ["sitting in review", "still in review", "up for review", "in code review"],
     )
     add("O", _combine("to", "own|take|drive|lead|handle|pick up|take over|take on"))
+    add("O", _combine("continue|continues|will continue", "to own|to drive|to lead|owning"))
     add("Z", ["yours", "all yours", "yours now", "all yours now"])
     add("T", _combine("tracked|filed|logged|captured|tracked separately", "in|as|under"))
     add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
@@ -1091,6 +1092,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     unblocked_waiter: str | None = None  # "X is unblocked" still looking for its Y
     stalled_waiter: str | None = None  # "X is blocked" still looking for its blocker
     cause: str | None = None  # what a "now that Y landed" clause named
+    last_doer: str | None = None  # the named doer of the last completion
     for index, clause in enumerate(parts):
         toks, kind = clause.toks, clause.kind
         classes = clause.classes
@@ -1198,7 +1200,22 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             out.drafts = [d for d in out.drafts if d.relation.value != "blocked_by"]
             _add_unblock(reader, outcomes, unblocked_waiter, waited[0].target.name, text)
             unblocked_waiter = None
+        if (
+            kind == "and"
+            and last_doer is not None
+            and out.frame in ("w-was-done", "w-done")
+            and any(d.relation.value == "completed" for d in out.drafts)
+        ):  # "X was completed by Amara and published to the portal": Amara did both
+            carried = reader.completed(
+                last_doer,
+                next(d.target.name for d in out.drafts if d.relation.value == "completed"),
+            )
+            if carried is not None and carried.drafts:
+                carried.frame = out.frame
+                out = carried
         done = [d for d in out.drafts if d.relation.value == "completed"]
+        if done and out.frame in ("w-was-done-by-d", "d-did-w"):
+            last_doer = done[0].source.name
         if done:
             cause = done[0].target.name
             if kind in _CAUSAL - {","}:

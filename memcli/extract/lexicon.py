@@ -44,7 +44,9 @@ _IRREGULAR: dict[str, tuple[str, str]] = {  # lemma -> (past, past participle)
     "set": ("set", "set"),
     "have": ("had", "had"),
 }
-_DOUBLE_FINAL = frozenset({"ship", "drop", "stop", "plan", "scrap", "wrap", "gate", "pin"})
+_DOUBLE_FINAL = frozenset(
+    {"ship", "drop", "stop", "plan", "scrap", "wrap", "gate", "pin", "submit", "commit", "admit"}
+)
 
 
 def forms(lemma: str) -> tuple[str, ...]:

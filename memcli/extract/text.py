@@ -61,15 +61,17 @@ _CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 _LEADING_FILLER = re.compile(
-    r"\A(?:note that|noting that|so|and|but|also|ok|okay|well|fyi|btw|update|status"
-    r"|status update|quick update|heads up|note|psa|today|yesterday|tomorrow|this week|last week|this morning"
-    r"|this sprint|as of today|for context|context|unfortunately|sadly|good news|bad news"
-    r"|news|tl;?dr|summary|sprint update|weekly update|daily update|currently|right now"
-    r"|at the moment|as of now|it turned out that|it turns out that|turns out|turned out"
-    r"|as it turns out|update from today|quick note|reminder|edit|ps|p\.s\."
-    r"|fwiw|per discussion(?: in [\w-]+)?|as discussed|as agreed|heads-up|next|separately"
-    r"|meanwhile|additionally|in addition|on the positive side|on the plus side|elsewhere"
-    r"|finally|anyway)\b\s*[,:\-—–]?\s+",
+    # labels only with their punctuation ("Status page integration:" keeps "Status")
+    r"\A(?:(?:status update|quick update|sprint update|weekly update|daily update"
+    r"|update from today|quick note|status|update|note|summary|context|news|reminder|edit"
+    r"|tl;?dr|heads up|heads-up|psa|ps|p\.s\.)\s*[:\-—–]\s*"
+    r"|(?:note that|noting that|so|and|but|also|ok|okay|well|fyi|btw|heads up|heads-up"
+    r"|today|yesterday|tomorrow|this week|last week|this morning|this sprint|as of today"
+    r"|for context|unfortunately|sadly|good news|bad news|currently|right now|at the moment"
+    r"|as of now|it turned out that|it turns out that|turns out|turned out|as it turns out"
+    r"|fwiw|per discussion(?: in [\w-]+)?|as discussed|as agreed|next|separately|meanwhile"
+    r"|additionally|in addition|on the positive side|on the plus side|elsewhere|finally"
+    r"|anyway)\b\s*[,:\-—–]?\s+)",
     re.IGNORECASE,
 )
 
