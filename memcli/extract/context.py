@@ -103,6 +103,7 @@ class _Reader:
         self.sentence = ""
         self.subject: str | None = None
         self.addressee: str | None = None  # "@mehmet you keep X": you is Mehmet
+        self.recent_done: str | None = None  # the last item reported done
         self.line = -1  # the line being read, and the "Heading:" that opened it
         self.line_topic: str | None = None
 

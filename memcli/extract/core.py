@@ -222,6 +222,7 @@ def _lexicon() -> dict[str, str]:
         + ["responsible for", "accountable for", "in charge of", "on the hook for"]
         + ["tasked with", "the owner of", "owner of", "the dri for", "dri for"]
         + ["on point for", "point on", "has the ball on", "have the ball on", "looking after"]
+        + ["has got the ball on", "got the ball on"]
         + ["working on", "is working on", "are working on", "leading on", "the lead on"]
         + ["the lead for", "lead on", "lead for", "looking into", "is looking into"],
     )
@@ -1228,6 +1229,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             d.relation.value == "unblocked_from" for d in out.drafts
         ):
             waiter = _rebase(_leading_np(toks))[0] or None
+            cause = cause or reader.recent_done  # "X is deployed! @mikko you're unblocked"
             if waiter and cause:
                 _add_unblock(reader, outcomes, waiter, cause, text)
             else:
@@ -1239,6 +1241,10 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         previous = toks
         if out.items:
             named = _plain(out.items[-1].name)
+    for out in outcomes:
+        for d in out.drafts:
+            if d.relation.value == "completed":
+                reader.recent_done = d.target.name
     if outcomes:
         return outcomes, None
     if reason is None and not any(t.cls in _TRIGGERS for c in parts for t in c.toks):

@@ -380,7 +380,7 @@ def _strip_determiners(text: str, owners: list[str]) -> str:
         text = text[m.end() :]
     if m := _POSSESSIVE_DET.fullmatch(text):
         det = m["det"].lower()
-        pronoun = {"my": "I", "our": "we", "his": "he", "her": "she"}
+        pronoun = {"my": "I", "our": "we", "his": "he", "her": "she", "your": "you"}
         if det in pronoun:
             owners.append(pronoun[det])
         text = m["rest"]

@@ -51,6 +51,7 @@ _CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\b(\w+)'ll\b", r"\1 will"),
         (r"\b(\w+)'d\b", r"\1 would"),
         (r"\b(\w+)'s been\b", r"\1 has been"),
+        (r"\b(\w+)'s got\b", r"\1 has got"),
         (
             r"\b(she|he|it|that|this|there|here|what|who|everything|nothing|something"
             r"|everyone|someone)'s\b",
