@@ -1164,6 +1164,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             _mention(reader, toks)  # "X still not done, Y blocked on it": X is the topic
             continue
         out: _Outcome | None = None
+        borrowed = False
         if kind in _RELATIVE and classes[0] == "n":
             antecedent = _trailing_np(previous)
             if antecedent:
@@ -1183,6 +1184,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 subject, toks = stand_in, toks[1:]  # "X, though I'm blocked on Y": X waits
             body, rebased = _rebase(subject + toks)
             out = _read(reader, rebased, body, main)
+            borrowed = out is not None and bool(subject)
             if out is None and subject:
                 body, rebased = _rebase(toks)
                 out = _read(reader, rebased, body, main)
@@ -1203,6 +1205,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             unblocked_waiter = None
         if (
             kind == "and"
+            and borrowed
             and last_doer is not None
             and out.frame in ("w-was-done", "w-done")
             and any(d.relation.value == "completed" for d in out.drafts)
