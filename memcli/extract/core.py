@@ -199,7 +199,8 @@ def _lexicon() -> dict[str, str]:
             "before|ahead of",
         ),
     )
-    add("R", _combine(_inflect("need,require"), ""))
+    add("W", _inflect("require"))
+    add("R", _inflect("need"))
     add(
         "C",
         _combine(
@@ -494,6 +495,7 @@ def tokenise(text: str) -> list[_Tok]:
                 nxt in ("x", "|", "")
                 or out[k + 1].low in _SUBORDINATORS
                 or out[k - 1].low in _DETERMINERS
+                or (tok.cls == "I" and nxt == "n" and out[k - 1].low not in _PERSONS)
             )
         ):
             tok.cls = "n"  # "the Windows path handling is ...": a noun
@@ -514,6 +516,7 @@ def tokenise(text: str) -> list[_Tok]:
 
 
 _CLOSING_PRESENT = frozenset("closes fixes resolves completes".split())
+_PERSONS = frozenset("i we you he she they".split())
 _DETERMINERS = frozenset("the a an our my their his her its this that these those".split())
 
 
@@ -615,14 +618,15 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("x-unblocked-from-y", "unblocked", rf"(?P<s>{_NP})x*U(?P<t>{_NP})?"),
     ("unblocked-from-y", "unblocked", rf"x*U(?P<t>{_NP})?"),
     ("y-unblocks-x", "unblocked", rf"(?P<t>{_NP})x*V(?P<s>{_NP})"),
-    ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP})F?"),
-    ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP})F?"),
+    ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP})F?(?:x+[DEn])?"),
+    ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP})F?(?:x+[DEn])?"),
     ("y-blocks-x-can-start-z", "blocked_mv", rf"(?P<t>{_NP})x*K{_NP}M(?P<v>n)(?P<s>{_NP})"),
     ("y-blocks-x", "blocked", rf"(?P<t>{_NP})x*K(?P<s>{_NP})(?:M.*)?"),
     ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})F"),
     ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})F"),
     ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*)?"),
-    ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*c(?P<s>{_NP})L(?P<t>{_NP})"),
+    ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*cp?(?P<s>{_NP})L(?P<t>{_NP})(?:x+[DE])?"),
+    ("x-cannot-move", "stalled", rf"(?P<s>{_NP})x*c"),
     ("x-dependency-on-y", "blocked", rf"(?P<s>{_NP})Y(?P<t>{_NP})(?:x.*)?"),
     ("x-is-stalled", "stalled", rf"(?P<s>{_NP})x*S"),
     ("w-was-done-by-d", "completed", rf"(?P<w>{_NP})x*[DE]{_PP}*b(?P<d>n+(?:&n+)*){_PP}*(?:&.*)?"),
@@ -630,6 +634,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("d-did-w", "completed", rf"(?P<d>{_NP})x?D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
     ("w-done", "completed", rf"(?P<w>{_NP})x*[DE](?:[p&L].*)?"),
     ("did-w", "completed", rf"D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
+    ("d-got-w-done", "completed_got", rf"(?P<d>{_NP})?x(?P<w>{_NP})E"),
     ("closing-ticket", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>{_NP})"),
     ("closing-ticket-as", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>n(?:&n)*)[pDbL].*"),
     ("o-owns-w", "owns", rf"(?P<o>{_NP})x*[OI](?P<w>{_NP}){_PP}?"),
@@ -817,6 +822,10 @@ def _apply(
             return None
         reader.owners_of(phrase, item, seen)
         return seen
+    if handler == "completed_got":  # "got the flag service out the door"
+        got = toks[m.end("d") if m.start("d") >= 0 else 0].low
+        w = g("w")
+        return reader.completed(g("d"), w) if w and got in ("got", "get", "gets") else None
     if handler == "completed_ticket":
         w = g("w")
         return reader.completed(None, w) if w and _TICKET.fullmatch(w.split(", ")[0]) else None
@@ -1082,7 +1091,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         text, previous = whole[1], _plain(whole[2])
     frames = _frames()
     main, gap = frames[: len(FRAMES)], frames[len(FRAMES) :]
-    parts = clauses(tokenise(text))
+    parts = _join_colon_lists(clauses(tokenise(text)))
     reason: str | None = None
     skip_next = False
     label_relation: str | None = None  # "Owner:", "Blockers:", "Done:" name the relation
@@ -1132,7 +1141,12 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             and toks
             and not any(c in _TRIGGERS or c == "x" for c in classes)
         ):
-            labelled = _read_label(reader, label_relation, _label_list(toks))
+            items = (
+                _rebase(toks)[0]
+                if label_relation in ("blocked", "unblocked")
+                else _label_list(toks)
+            )
+            labelled = _read_label(reader, label_relation, items)
             label_relation = None
             if labelled is not None:
                 reader.commit(labelled, text)
@@ -1237,7 +1251,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 _add_unblock(reader, outcomes, waiter, cause, text)
             else:
                 unblocked_waiter = waiter
-        if out.frame == "x-is-stalled":
+        if out.frame in ("x-is-stalled", "x-cannot-move"):
             stalled_waiter = _rebase(_leading_np(rebased))[0] or None
         reader.commit(out, body)
         outcomes.append(out)
@@ -1270,6 +1284,7 @@ _LABEL_RELATIONS = {
         "done",
     ),
     "blocked": "blocked",
+    "unblocked": "unblocked",
     **dict.fromkeys(
         ["working on", "wip", "in progress", "current work", "current focus", "focus", "doing"],
         "doing",
@@ -1289,24 +1304,79 @@ def _label_list(toks: list[_Tok]) -> str:
     return ", ".join(_noun_phrase(_trim_tail(part), text) for part in parts if part)
 
 
+_BLOCKED_LABEL = re.compile(
+    r"(?P<s>.+?)\s*(?:\bon|\bby|\bbehind|\bpending|\buntil|->|,)\s+(?:waiting (?:on|for)\s+)?"
+    r"(?P<t>.+)"
+)
+
+
 def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
     """A list after a relation label: "Owner: Priya", "Blockers: X, Y", "Done: X"."""
     if relation == "owner":
         out = reader.owns(text, None)
-    elif relation == "blocked":  # "Blocked: on the access request" (not "Blocked: X on Y")
-        if not re.match(r"(?:on|by|waiting on|waiting for)\s", text):
-            return None
-        out = reader.blocked(None, text.split(" ", 1)[1])
+    elif relation == "blocked":  # "Blocked: on the access request", "Blocked: X on Y"
+        if m := re.match(r"(?:on|by|waiting on|waiting for)\s+(?P<t>.+)", text):
+            out = reader.blocked(None, m["t"])
+        elif m := _BLOCKED_LABEL.fullmatch(text):
+            out = reader.blocked(m["s"], m["t"])
+        else:
+            out = reader.stalled(text)
+            if out is not None:
+                out.frame = "blocked-label"
+                return out
+    elif relation == "unblocked":  # "Unblocked: replay tool" (from what it waited on)
+        out = reader.unblocked(text, None)
     elif relation == "blocker":
         text = re.sub(r"^(?:on|by|behind|waiting on|waiting for)\s+", "", text)
         out = reader.blocked(None, text)
-    elif relation == "done":
-        out = reader.completed(None, text)
+    elif relation == "done":  # "Shipped: bulk import by Arnav, SSO by Ruth & Gideon"
+        out = _Outcome()
+        for part in text.split(", "):
+            item, _, doer = part.partition(" by ")
+            one = reader.completed(doer or None, item)
+            if one is not None:
+                out.drafts += one.drafts
+                out.items += one.items
+                out.people += one.people
+                out.teams += one.teams
     else:
         out = reader.owns(None, text)
     if out is None or not out.drafts:
         return None
     out.frame = f"{relation}-label-list"
+    return out
+
+
+_SOME_THINGS = frozenset(
+    "things items dependencies blockers prerequisites pieces bits following".split()
+)
+
+
+def _join_colon_lists(parts: list[_Clause]) -> list[_Clause]:
+    """ "X is waiting on two things: A and B" / "... two things - A and B": the list after
+    the colon or dash is the blocker."""
+    out: list[_Clause] = []
+    skip = False
+    for i, clause in enumerate(parts):
+        if skip:
+            skip = False
+            continue
+        toks = clause.toks
+        nxt = parts[i + 1] if i + 1 < len(parts) else None
+        if (
+            nxt is not None
+            and nxt.kind in (":", "—", "–", "-")
+            and len(toks) >= 2
+            and toks[-1].low in _SOME_THINGS
+        ):
+            k = len(toks) - 1
+            while k and toks[k - 1].cls == "n" and toks[k - 1].low not in _DETERMINERS:
+                k -= 1
+            if k and toks[k - 1].cls in "WRK":
+                out.append(_Clause(clause.kind, toks[:k] + nxt.toks))
+                skip = True
+                continue
+        out.append(clause)
     return out
 
 

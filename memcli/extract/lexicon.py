@@ -2,7 +2,7 @@
 
 Each ``Predicate`` row names a lemma, the relation it expresses and how its arguments
 sit (``voice``: "active" means subject = the relation's source side for owns/completed
-and the blocker for blocks-type verbs, see ``memcli.extract.frames``). ``forms`` expands
+and the blocker for blocks-type verbs, see ``memcli.extract.core``). ``forms`` expands
 a verb into its inflections (base, -s, -ed, -ing, past participle) with the irregular
 ones listed, so the frame table is written once per lemma rather than once per spelling.
 

@@ -1,6 +1,6 @@
 """Noun phrases and entities: what a slot of a predicate frame may hold.
 
-A frame (``memcli.extract.frames``) captures raw text for each argument role; this
+A frame (``memcli.extract.core``) captures raw text for each argument role; this
 module turns that text into a clean name: it peels ownership clauses ("owned by the data
 team", "from the backend team"), *when* tails ("to land", "isn't ready"), determiners and
 possessives ("Bob's X" -> X, owner Bob), container heads ("progress on X", "the rest of

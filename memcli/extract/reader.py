@@ -3,9 +3,7 @@
 ``extract`` walks an update sentence by sentence (``text.sentence_lines``), with the
 minutes roster (``context.Minutes``) deciding who speaks on each line. A sentence with
 no word of any frame is skipped after one set test, before it is even normalised. The
-compositional core (``core.read_core``) reads the rest; the old template table
-(``frames``) is asked only when the core found a predicate it could not read. Standup
-sections ("Today: X", "Blockers: none") and action items are handled here. Rule 1 (the
+compositional core (``core.read_core``) reads the rest. Standup sections ("Today: X", "Blockers: none") and action items are handled here. Rule 1 (the
 author owns what they report blocked unless someone else is named) is applied at the
 end, over the whole update.
 """
@@ -17,73 +15,10 @@ import re
 from memcli.extract.context import Minutes, _Draft, _key, _Outcome, _Reader
 from memcli.extract.core import action_assignee, core_cues, read_action, read_core
 from memcli.extract.factuality import why_not
-from memcli.extract.frames import _SUBORDINATE, read_clause
-from memcli.extract.lexicon import CUE_TOKENS, TYPOS, has_cue
+from memcli.extract.lexicon import TYPOS, has_cue
 from memcli.extract.text import _normalise, addressee, sentence_lines
 from memcli.models import ExtractedFact, Extraction, Relation, SentenceTrace
 
-# --------------------------------------------------------------------------------------
-# Clauses and the public entry point
-# --------------------------------------------------------------------------------------
-
-_RELATIVE_SPLIT = re.compile(
-    r"(?P<main>.+?),?\s+which\s+(?P<rest>(?:is|are|was|were|has|have)\s+(?:been\s+)?(?:blocked"
-    r"|waiting|stuck|stalled|held up|gated|shipped|done|landed|merged|dependent|pending"
-    r"|on hold)\b[^,]*)",
-    re.IGNORECASE,
-)
-_CLAUSE_SPLIT = re.compile(
-    r"\s*[,;]\s*(?:and|but|so|while|whereas)?\s*|\s+(?:and|but|so|while|whereas)\s+",
-    re.IGNORECASE,
-)
-
-
-# "X can't start until Y, owned by Amir, is done": an ownership aside in the middle of a
-# sentence (often written as a parenthesis, which _normalise turns into commas). Read the
-# sentence without it, then the aside as its own clause about the noun phrase before it,
-# rather than splitting at the commas, which would make "is done" a completion of X.
-_EMBEDDED_OWNER = re.compile(
-    r"(?P<head>.+?),\s*(?P<own>owned by [^,]+|which [^,]+? owns?|handled by [^,]+"
-    r"|from the [^,]+? team),\s*(?P<tail>.+)",
-    re.IGNORECASE,
-)
-_NP_START = re.compile(
-    r".*\b(?:until|till|because|since|before|after|on|by|for|behind|with|of|and|but|so)\s+",
-    re.IGNORECASE,
-)
-
-
-def _split_embedded_owner(text: str) -> tuple[str, str] | None:
-    """(sentence without the aside, the aside as a clause), or None."""
-    m = _EMBEDDED_OWNER.fullmatch(text)
-    if m is None:
-        return None
-    head, own = m["head"], m["own"].strip()
-    phrase = _NP_START.sub("", head).strip()
-    if not phrase:
-        return None
-    if own.lower().startswith("which"):
-        owner = re.sub(r"^which\s+|\s+owns?$", "", own, flags=re.IGNORECASE)
-        clause = f"{owner} owns {phrase}"
-    else:
-        clause = f"{phrase} is {own}"
-    return f"{head} {m['tail']}", clause
-
-
-# Words that can open a frame besides the lexicon's cues: status words ("slipping") name
-# the topic item for a later "it", "on"/"with"/"'s" carry ownership ("Bob is on it").
-_GATE = CUE_TOKENS | frozenset(
-    """
-    done complete live out in on with from behind until till before without first
-    prerequisite prereq needed unblock moving free clear track slipping late delayed risk
-    flaky broken progress review schedule red yellow green amber underway kicking starting
-    next mess priority ready there available approved sorted stable wrapped shelved
-    scrapped killed descoped abandoned finalized finalised decommissioned sunset
-    sunsetted published good dead nowhere standstill ice door line over across gave
-    handed given allocated delegated reassigned falls fall fell sits sit covered
-    maintained championed built run led eta
-    """.split()
-)
 _WORDS = re.compile(r"[a-z]+")
 
 
@@ -195,71 +130,8 @@ def _cues() -> frozenset[str]:
 
 
 def _read_clauses(reader: _Reader, text: str) -> list[_Outcome]:
-    """The compositional core first; the old frames read what it does not (yet)."""
-    outcomes, reason = read_core(reader, text)
-    if outcomes or reason in _NOT_ASSERTED:
-        return outcomes
-    return _read_clauses_old(reader, text)
-
-
-# Reasons the core gives for a clause it understood but that asserts nothing: the old
-# frames are not asked to read it again.
-_NOT_ASSERTED = frozenset(
-    {
-        "hedged",
-        "negated",
-        "conditional",
-        "a decision, question or plan",
-        "no predicate",
-        "a measurement, not a work item",
-    }
-)
-
-
-def _read_clauses_old(reader: _Reader, text: str) -> list[_Outcome]:
-    """Whole sentence first, then a trailing relative clause, an aside, or clauses."""
-    rel = _RELATIVE_SPLIT.fullmatch(text)
-    if rel:
-        main = read_clause(reader, rel["main"])
-        if main is not None:
-            reader.commit(main, rel["main"])
-            rest = read_clause(reader, "it " + rel["rest"])
-            if rest is not None:
-                reader.commit(rest, rel["rest"])
-                return [main, rest]
-            return [main]
-    whole = read_clause(reader, text)
-    if whole is not None:
-        reader.commit(whole, text)
-        return [whole]
-    embedded = _split_embedded_owner(text)
-    if embedded is not None:
-        main = read_clause(reader, embedded[0])
-        if main is not None:
-            reader.commit(main, embedded[0])
-            aside = read_clause(reader, embedded[1])
-            if aside is None:
-                return [main]
-            reader.commit(aside, embedded[1])
-            return [main, aside]
-    outcomes: list[_Outcome] = []
-    parts = [p for p in _CLAUSE_SPLIT.split(text) if p and p.strip()]
-    if len(parts) < 2 or _SUBORDINATE.match(text):
-        return outcomes
-    previous_subject: str | None = None
-    for part in parts:
-        part = _normalise(part)
-        out = read_clause(reader, part)
-        subject = reader.subject
-        if subject is None and previous_subject is not None:
-            # "The data team owns X and is working on Y": Y's owner is the data team.
-            borrowed = read_clause(reader, f"{previous_subject} {part}")
-            if borrowed is not None:
-                out, subject = borrowed, previous_subject
-        if out is not None:
-            reader.commit(out, part)
-            outcomes.append(out)
-            previous_subject = subject
+    """The compositional core reads the sentence (``core.read_core``)."""
+    outcomes, _ = read_core(reader, text)
     return outcomes
 
 

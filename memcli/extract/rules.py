@@ -2,11 +2,9 @@
 
 ``extract(text, author)`` splits an update into sentences and reads each one with the
 compositional reader (``memcli.extract.core``: token classes, clauses, a frame table,
-normalised noun phrases), falling back to the earlier template table
-(``memcli.extract.frames``) only where the core found a predicate but read nothing. A
-frame only yields facts when every argument survives validation, so an unusual sentence
-falls through to ``Extraction.unparsed`` (with its reason in ``Extraction.trace``)
-instead of producing a guess. The module is pure: no I/O, no global state, the same
+normalised noun phrases). A frame only yields facts when every argument survives
+validation, so an unusual sentence falls through to ``Extraction.unparsed`` (with its
+reason in ``Extraction.trace``) instead of producing a guess. The module is pure: no I/O, no global state, the same
 input always gives the same output.
 
 Context carried from sentence to sentence (see the memcli README for the contract):
