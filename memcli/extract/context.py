@@ -78,6 +78,13 @@ class _Outcome:
     frame: str = ""  # the frame that read the clause, for the trace
 
 
+_LINK_STOP = frozenset("the a an our my their his her its this that new for of on to in".split())
+
+
+def _content_words(name: str) -> frozenset[str]:
+    return frozenset(w for w in name.lower().split() if w not in _LINK_STOP)
+
+
 def _key(ref: EntityRef) -> str:
     """Case-insensitive identity of an entity inside one text."""
     return f"{ref.type}:{ref.name.casefold()}"
@@ -104,6 +111,7 @@ class _Reader:
         self.subject: str | None = None
         self.addressee: str | None = None  # "@mehmet you keep X": you is Mehmet
         self.recent_done: str | None = None  # the last item reported done
+        self.known: list[EntityRef] = []  # work items named so far, oldest first
         self.line = -1  # the line being read, and the "Heading:" that opened it
         self.line_topic: str | None = None
 
@@ -203,10 +211,23 @@ class _Reader:
         ):
             return None
         else:
-            ref = EntityRef(core, ITEM)
+            ref = self._earlier(core) or EntityRef(core, ITEM)
         if ref is not None:
             out.items.append(ref)
         return ref
+
+    def _earlier(self, core: str) -> EntityRef | None:
+        """A longer name this update used before for the same item: "health checks" after
+        "gRPC health checks for the gateway", "vpc terraform" after "terraform for the new
+        vpc". A short definite mention refers back to the fuller one."""
+        words = _content_words(core)
+        if not words:
+            return None
+        for ref in reversed(self.known):
+            known = _content_words(ref.name)
+            if words < known and len(known) <= len(words) + 3:
+                return ref
+        return None
 
     def any_entity(self, phrase: _Phrase, out: _Outcome) -> EntityRef | None:
         """Resolve a phrase in a slot that takes a person, team or work item."""
@@ -457,6 +478,9 @@ class _Reader:
     def commit(self, out: _Outcome, clause: str) -> None:
         """Fold a clause's outcome into the context used by later clauses."""
         lowered = clause.lower()
+        for ref in out.items:
+            if ref.type is ITEM and ref not in self.known:
+                self.known.append(ref)
         if out.items:
             ranked = sorted(
                 enumerate(out.items),
