@@ -381,13 +381,32 @@ _TRIGGERS = frozenset("WKRCSOoQHDEUVYIGAZTcPJ")
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _TIME = re.compile(
-    rf"""\b(?:(?:on|at|by|over|since|from|until|till|early|late|before|after)\s+)?(?:the\s+)?
-    (?:(?:last|this|next|past)\s+)?(?:{_DAY}(?:\s+(?:morning|afternoon|evening|night))?
+    rf"""\b(?:{_DAY}(?:\s+(?:morning|afternoon|evening|night))?
     |weekend|yesterday|yday|today|tonight|tomorrow|tmrw|morning|afternoon|evening|night
     |week|month|quarter|fortnight|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}
     (?:st|nd|rd|th)?|\d{{1,2}}:\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)(?!\s+\w))\b""",
     re.IGNORECASE | re.VERBOSE,
 )
+# The words that may lead a time phrase ("on Monday", "over the weekend", "by the 30th"),
+# matched backwards from where the time word starts.
+_TIME_LEAD = re.compile(
+    r"(?:\b(?:on|at|by|over|since|from|until|till|early|late|before|after)\s+)?(?:\bthe\s+)?"
+    r"(?:\b(?:last|this|next|past)\s+)?\Z",
+    re.IGNORECASE,
+)
+
+
+def _blank_times(text: str) -> str:
+    """Blank out time phrases (keeping offsets): they are never arguments."""
+    spans: list[tuple[int, int]] = []
+    for m in _TIME.finditer(text):
+        lead = _TIME_LEAD.search(text, max(0, m.start() - 30), m.start())
+        spans.append((lead.start() if lead else m.start(), m.end()))
+    for start, end in reversed(spans):
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
 _DIGIT = re.compile(r"\d")
 _LETTERS = re.compile(r"[a-z]+")
 _TIME_WORDS = frozenset(
@@ -424,42 +443,46 @@ def _split_ticket_list(token: tuple[str, int, int]) -> list[tuple[str, int, int]
 class _Tok:
     __slots__ = ("cls", "end", "low", "start", "text")
 
-    def __init__(self, text: str, start: int, end: int, cls: str) -> None:
+    def __init__(self, text: str, start: int, end: int, cls: str, low: str = "") -> None:
         self.text, self.start, self.end, self.cls = text, start, end, cls
-        self.low = text.lower()
+        self.low = low or text.lower()
 
 
 def tokenise(text: str) -> list[_Tok]:
     """Tokens with their classes; multiword lexicon phrases become one token."""
     table = _table()
-    if _DIGIT.search(text) or not _TIME_WORDS.isdisjoint(_LETTERS.findall(text.lower())):
-        text = _TIME.sub(lambda m: " " * len(m.group()), text)
     words = _TOKEN.findall(text)  # offsets are laid out later, by _rebase
+    lows = [w.lower() for w in words]
+    if _DIGIT.search(text) or not _TIME_WORDS.isdisjoint(lows):
+        words = _TOKEN.findall(_blank_times(text))
+        lows = [w.lower() for w in words]
     if "/" in text:
         words = [p[0] for w in words for p in _split_ticket_list((w, 0, len(w)))]
-    lows = [w.lower() for w in words]
+        lows = [w.lower() for w in words]
     if "’" in text:
         lows = [low.replace("’", "'") for low in lows]
     out: list[_Tok] = []
     i = 0
     size = len(words)
+    prefix, get, tok_ = _PREFIX, table.get, _Tok
     while i < size:
         low = lows[i]
-        found = None
-        if i + 1 < size and (low, lows[i + 1]) in _PREFIX:
-            for n in _PREFIX[low, lows[i + 1]]:
+        lengths = prefix.get((low, lows[i + 1])) if i + 1 < size else None
+        if lengths:
+            for n in lengths:
                 if i + n <= size:
                     phrase = " ".join(lows[i : i + n])
-                    if phrase in table:
-                        found = (n, table[phrase])
+                    cls = get(phrase)
+                    if cls is not None:
+                        out.append(tok_(" ".join(words[i : i + n]), 0, 0, cls, phrase))
+                        i += n
                         break
-        if found is None:
-            out.append(_Tok(words[i], 0, 0, table.get(low, "n")))
-            i += 1
+            else:
+                out.append(tok_(words[i], 0, 0, get(low, "n"), low))
+                i += 1
             continue
-        n, cls = found
-        out.append(_Tok(" ".join(words[i : i + n]), 0, 0, cls))
-        i += n
+        out.append(tok_(words[i], 0, 0, get(low, "n"), low))
+        i += 1
     if "that" in lows:
         for k, tok in enumerate(out):  # "that": relative pronoun or demonstrative?
             if tok.low == "that":
@@ -1028,7 +1051,7 @@ def _rebase(toks: list[_Tok]) -> tuple[str, list[_Tok]]:
     out: list[_Tok] = []
     pos = 0
     for tok in toks:
-        out.append(_Tok(tok.text, pos, pos + len(tok.text), tok.cls))
+        out.append(_Tok(tok.text, pos, pos + len(tok.text), tok.cls, tok.low))
         parts.append(tok.text)
         pos += len(tok.text) + 1
     return " ".join(parts), out

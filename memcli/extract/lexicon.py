@@ -245,6 +245,8 @@ def _typo_table() -> dict[str, str]:
 
 TYPOS: dict[str, str] = _typo_table()
 _WORD = re.compile(r"[A-Za-z]+")
+_LOWER_WORD = re.compile(r"[a-z]+")
+_TYPO_WORDS = frozenset(TYPOS)
 
 
 def fix_typos(text: str) -> str:
@@ -253,6 +255,6 @@ def fix_typos(text: str) -> str:
     >>> fix_typos("search is blokced on the index, waitng on Dana")
     'search is blocked on the index, waiting on Dana'
     """
-    if not any(w.lower() in TYPOS for w in _WORD.findall(text)):
+    if _TYPO_WORDS.isdisjoint(_LOWER_WORD.findall(text.lower())):
         return text
     return _WORD.sub(lambda m: TYPOS.get(m.group(0).lower(), m.group(0)), text)

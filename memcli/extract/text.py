@@ -61,6 +61,23 @@ _CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     )
 )
 
+# A substring each contraction pattern needs, so most are skipped with one "in" test.
+_CONTRACTION_HINTS = (
+    "can",
+    "won't",
+    "shan't",
+    "n't",
+    "'m",
+    "'re",
+    "'ve",
+    "'ll",
+    "'d",
+    "'s",
+    "'s",
+    "'s",
+    "'s",
+)
+
 _LEADING_FILLER = re.compile(
     # labels only with their punctuation ("Status page integration:" keeps "Status")
     r"\A(?:(?:status update|quick update|sprint update|weekly update|daily update"
@@ -222,8 +239,10 @@ def _normalise(sentence: str) -> str:
     if "(" in s or "[" in s:
         s = _PARENS.sub(_paren, s)
     if "'" in s:
-        for pattern, repl in _CONTRACTIONS:
-            s = pattern.sub(repl, s)
+        low = s.lower()
+        for (pattern, repl), hint in zip(_CONTRACTIONS, _CONTRACTION_HINTS, strict=True):
+            if hint in low:
+                s = pattern.sub(repl, s)
     s = " ".join(s.split()).strip(" \t.,;:!-—–")
     if not _ADVERB_WORDS.isdisjoint(s.lower().split()):
         s = _ADVERBS.sub(" ", s)
