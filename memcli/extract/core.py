@@ -29,6 +29,7 @@ Everything is compiled once, lazily (``_table``, ``_frames``).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from memcli.extract.context import _Outcome, _Reader
 from memcli.extract.phrases import _agent_shaped, _parse_phrase, _trim
@@ -764,12 +765,33 @@ def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
     return toks
 
 
+def _split_lists(toks: list[_Tok]) -> tuple[str, list[_Tok]]:
+    """ "the vault migration and PR #1177", "the X upgrade / the Y change": a list, written
+    with commas so the handlers read one item per part."""
+    out: list[_Tok] = []
+    for k, tok in enumerate(toks):
+        nxt = toks[k + 1] if k + 1 < len(toks) else None
+        if (
+            tok.cls == "&"
+            and tok.low in ("and", "/", "&", "+")
+            and nxt is not None
+            and (_TICKET.fullmatch(nxt.text) or nxt.low in _DETERMINERS)
+            and k
+        ):
+            out.append(_Tok(",", 0, 0, "&"))
+            continue
+        out.append(tok)
+    return _rebase(out)
+
+
 def _noun_phrase(toks: list[_Tok], text: str) -> str:
     """An argument's text, with ticket references read as work items.
 
     "#612 and #615" and "INC-301/INC-302" are lists; "the old incident tickets INC-301"
     is the ticket; "PLAT-904 log shipping" is the titled item (the id is dropped).
     """
+    if len(toks) > 2 and any(t.cls == "&" for t in toks[1:-1]):
+        text, toks = _split_lists(toks)
     tickets = [t for t in toks if _TICKET.fullmatch(t.text)]
     if tickets:
         others = [t for t in toks if t not in tickets and t.cls not in "&|"]
@@ -1194,6 +1216,9 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         if _MEASURE.match(toks[0].text):
             reason, previous = "a measurement, not a work item", toks
             continue
+        if any(t.low == "had" for t in toks) and any(t.cls in "WS" for t in toks):
+            reason, previous = "in the past (had been blocked)", toks
+            continue
         asserted = classes.split("K", 1)[0]  # "X has to land before Y can ship": not a hedge
         quality = next((label for c, label in _QUALITY if c in asserted), None)
         if quality is not None:
@@ -1281,7 +1306,13 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         previous = toks
         if out.items:
             named = _plain(out.items[-1].name)
+    done_now = {
+        d.target.name.lower() for o in outcomes for d in o.drafts if d.relation.value == "completed"
+    }
     for out in outcomes:
+        for i, d in enumerate(out.drafts):  # "depends on X, which the team shipped today"
+            if d.relation.value == "blocked_by" and d.target.name.lower() in done_now:
+                out.drafts[i] = replace(d, relation=Relation.UNBLOCKED_FROM)
         for d in out.drafts:
             if d.relation.value == "completed":
                 reader.recent_done = d.target.name

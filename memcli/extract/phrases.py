@@ -441,9 +441,11 @@ def _valid_core(core: str) -> bool:
     words = core.split()
     if len(words) > 8 or words[0].lower() in _PREPOSITIONS:
         return False
-    for word in words:
+    for k, word in enumerate(words):
         bare = word.strip(_PUNCT)
         if bare.lower() in _CLAUSE_WORDS and not _ACRONYM.fullmatch(bare):
+            if k == len(words) - 1 and k >= 2 and bare.lower().endswith("ing"):
+                continue  # "Windows path handling": a compound noun, not a clause
             return False
     low = core.lower()
     if low in _VAGUE or _TIME_PHRASE.fullmatch(low):
