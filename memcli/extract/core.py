@@ -246,6 +246,10 @@ def _lexicon() -> dict[str, str]:
     )
     add("O", _combine("to", "own|take|drive|lead|handle|pick up|take over|take on"))
     add("O", _combine("continue|continues|will continue", "to own|to drive|to lead|owning"))
+    add(
+        "O",
+        _combine("taking|took|take|takes|taken|picking|picked|pick", "it|that|this", "over|up|on"),
+    )
     add("Z", ["yours", "all yours", "yours now", "all yours now"])
     add("T", _combine("tracked|filed|logged|captured|tracked separately", "in|as|under"))
     add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
@@ -671,6 +675,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("o-has-w", "owns_has", rf"(?P<o>{_NP})H(?P<w>{_NP})"),
     ("owns-w", "owns", rf"x*O(?P<w>{_NP})"),
     ("assigned-to-o", "mention_agent", rf"x*o(?P<o>{_NP})"),
+    ("o-took-it-over", "owns_it", rf"(?P<o>{_NP})x*(?P<v>O)(?:p{_NP})?"),
     ("assigned-w-to-o", "owns", rf"(?:{_NP})?x*A(?P<w>{_NP})p(?P<o>{_NP})"),
     ("o-was-assigned-w", "owns", rf"(?P<o>{_NP})x+A(?P<w>{_NP})"),
 )
@@ -854,6 +859,11 @@ def _apply(
         ):
             return None
         return reader.owns(o, w)
+    if handler == "owns_it":  # "she's taking it over from here": the topic item
+        verb, o = g("v") or "", g("o")
+        if o is None or not set(verb.lower().split()) & {"it", "that", "this"}:
+            return None
+        return reader.owns(o, None)
     if handler == "mention_agent":  # "Assigned to @thandiwe.": she is who "she" means next
         o = g("o")
         seen = _Outcome()

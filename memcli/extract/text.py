@@ -213,13 +213,17 @@ def _names_only(inner: str) -> bool:
 _EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
 _MENTION = re.compile(r"(?<!\w)@(?=\w)")
 # "@mehmet I'll take X": a leading mention addresses someone (see ``addressee``).
-_VOCATIVE = re.compile(r"\A\s*@[\w.-]+[\s,:]+(?=\S)")
+_VOCATIVE = re.compile(
+    r"\A\s*@[\w.-]+(?:\s*[,:]\s*|\s+(?=(?:i|we|you|fyi|thanks|thx|ty|pls|please|can|could"
+    r"|would|heads|just|your)\b))(?=\S)",
+    re.IGNORECASE,
+)
 
 
 def addressee(sentence: str) -> str | None:
     """Who a sentence opening with an @mention speaks to, or None."""
-    m = re.match(r"\s*@([\w.-]+)[\s,:]", sentence)
-    return m.group(1) if m else None
+    m = _VOCATIVE.match(sentence)
+    return m.group(0).strip(" @,:\t") if m else None
 
 
 _ARROW = re.compile(r"\s*(?:->|→|=>|⇒)\s*")
