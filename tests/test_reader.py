@@ -226,3 +226,71 @@ def test_minutes_trace_the_attendance_line() -> None:
 )
 def test_core_reads(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # minutes without an attendance line, names in parentheses
+        (
+            "Ines",
+            "Infra sync\n- Image cache: done (Teodor)\n- ACTION: Marit to draft the rollback plan",
+            {d("Teodor", "Image cache"), o("Marit", "rollback plan")},
+        ),
+        # a heading stays the subject for the rest of its line
+        (
+            "Ines",
+            "- Export wizard: Tarek still polishing it; needs the locale files first",
+            {o("Ines", "Export wizard"), b("Export wizard", "locale files")},
+        ),
+        # "X, though I'm blocked on Y": X waits
+        (
+            "Ines",
+            "doing: the payout report, though I'm blocked on the FX feed",
+            {o("Ines", "payout report"), b("payout report", "FX feed")},
+        ),
+        # an unblock right after a completion, and a blocker done in the same sentence
+        (
+            "Ines",
+            "The shard split is deployed! @mikko you're unblocked",
+            {d("Ines", "shard split"), u("mikko", "shard split", "person")},
+        ),
+        (
+            "Ines",
+            "Status page: depends on the incident hook, which the alerting team shipped today",
+            {
+                o("Ines", "Status page"),
+                u("Status page", "incident hook"),
+                d("alerting team", "incident hook", "team"),
+            },
+        ),
+        # a past dependency is not a current one
+        (
+            "Ines",
+            "The registry bump, which had been parked until the move, is live.",
+            {
+                d("Ines", "registry bump"),
+            },
+        ),
+        # lists of blockers, with tickets and articles
+        (
+            "Ines",
+            "The retry queue is waiting on two things: the vault move and PR #117.",
+            {o("Ines", "retry queue"), b("retry queue", "vault move"), b("retry queue", "PR #117")},
+        ),
+        # a short mention refers back to the fuller name
+        (
+            "Ines",
+            "Today: gRPC health checks for the gateway\nBlockers: health checks depend on #498",
+            {
+                o("Ines", "gRPC health checks for the gateway"),
+                b("gRPC health checks for the gateway", "#498"),
+            },
+        ),
+        # a leading mention is who "you" is
+        ("Ines", "@mehmet you keep PROJ-9, I'll take PROJ-8.", {o("Ines", "PROJ-8")}),
+        ("Ines", "@arjun has the consumer fix.", {o("arjun", "consumer fix")}),
+    ],
+)
+def test_core_reads_discourse(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected

@@ -234,7 +234,9 @@ class _Reader:
         core, low = phrase.core, phrase.core.lower()
         if low in _REFS:
             return self.item(phrase, out)
-        if low in _FIRST_PERSON | _THIRD_PERSON | _PLURAL_PERSON | _SELF_GROUPS:
+        if low in _FIRST_PERSON | _THIRD_PERSON | _PLURAL_PERSON | _SELF_GROUPS or (
+            low == "you" and self.addressee
+        ):
             return self._pronoun(low)
         if _is_team(core) or self._is_author(core) or self._person_like(core):
             return self.agent(core, out)

@@ -590,6 +590,8 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
                 split = tok.low  # ", owned by Amir", ", which ..."
             if current and current[0].cls == "p":
                 split = tok.low  # "Per discussion in standup, ..." introduces the clause
+            if nxt is not None and nxt.low in _PERSONS and tok.low == ",":
+                split = tok.low  # "you keep X, I'll take Y"
             if split is None and tok.low not in ",":
                 split = tok.low
             if split is None:
@@ -1158,9 +1160,12 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     stalled_waiter: str | None = None  # "X is blocked" still looking for its blocker
     cause: str | None = None  # what a "now that Y landed" clause named
     last_doer: str | None = None  # the named doer of the last completion
+    main_clause: list[_Tok] = []  # the last clause that was not a relative one
     for index, clause in enumerate(parts):
         toks, kind = clause.toks, clause.kind
         classes = clause.classes
+        if index and parts[index - 1].kind not in _RELATIVE:
+            main_clause = parts[index - 1].toks
         if index + 1 < len(parts) and parts[index + 1].kind == ":" and "x" not in classes:
             label = " ".join(t.low for t in toks)
             if label in _NOT_FACT_LABELS:
@@ -1249,6 +1254,8 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     subject = _trailing_np(previous)
                 elif kind in _JOINERS:
                     subject = _leading_np(previous)
+                    if not subject and index and parts[index - 1].kind in _RELATIVE:
+                        subject = _leading_np(main_clause)  # "X, which ..., is live"
                 if not subject and heading:
                     subject = heading  # "Cert renewal: ...; can't start until X is done"
             stand_in = (named or heading) if not subject else None
