@@ -32,7 +32,7 @@ import re
 from dataclasses import replace
 
 from memcli.extract.context import _Outcome, _Reader
-from memcli.extract.phrases import _agent_shaped, _parse_phrase, _trim
+from memcli.extract.phrases import _agent_shaped, _name_like, _parse_phrase, _trim
 from memcli.models import EntityRef, EntityType, Relation
 
 # --------------------------------------------------------------------------------------
@@ -553,10 +553,10 @@ _DROP_WORDS: set[str] = set()
 
 
 class _Clause:
-    __slots__ = ("kind", "toks")
+    __slots__ = ("antecedent", "kind", "toks")
 
-    def __init__(self, kind: str, toks: list[_Tok]) -> None:
-        self.kind, self.toks = kind, toks
+    def __init__(self, kind: str, toks: list[_Tok], antecedent: list[_Tok] | None = None) -> None:
+        self.kind, self.toks, self.antecedent = kind, toks, antecedent
 
     @property
     def classes(self) -> str:
@@ -766,8 +766,11 @@ def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
             if not nxt.low.isdigit() and nxt.low not in ("k8s", "prod", "production", "main"):
                 return toks[:k]
         if tok.low in _LOOSE_PP or (tok.low == "to" and nxt.low == "all"):
-            if tok.low == "from" and any(t.low in ("team", "squad") for t in toks[k + 1 :]):
-                continue  # "from the backend team" names an owner
+            if tok.low == "from" and (
+                any(t.low in ("team", "squad") for t in toks[k + 1 :])
+                or (len(toks) - k - 1 in (1, 2) and all(_name_like(t.text) for t in toks[k + 1 :]))
+            ):
+                continue  # "from the backend team", "from Chloe" name an owner
             return toks[:k]
     return toks
 
@@ -1148,7 +1151,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         text, previous = whole[1], _plain(whole[2])
     frames = _frames()
     main, gap = frames[: len(FRAMES)], frames[len(FRAMES) :]
-    parts = _join_colon_lists(clauses(tokenise(text)))
+    parts = _lift_asides(_join_colon_lists(clauses(tokenise(text))))
     reason: str | None = None
     skip_next = False
     label_relation: str | None = None  # "Owner:", "Blockers:", "Done:" name the relation
@@ -1250,7 +1253,9 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         if out is None:
             subject: list[_Tok] = []
             if classes[0] != "n":
-                if kind in _RELATIVE or classes[0] in "oV":
+                if clause.antecedent is not None:
+                    subject = clause.antecedent
+                elif kind in _RELATIVE or classes[0] in "oV":
                     subject = _trailing_np(previous)
                 elif kind in _JOINERS:
                     subject = _leading_np(previous)
@@ -1421,6 +1426,34 @@ def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
 _SOME_THINGS = frozenset(
     "things items dependencies blockers prerequisites pieces bits following".split()
 )
+
+
+def _lift_asides(parts: list[_Clause]) -> list[_Clause]:
+    """ "waiting on X, owned by T, for Z": the aside about X is read after the clause it
+    interrupts, which is read whole ("waiting on X for Z")."""
+    out: list[_Clause] = []
+    i = 0
+    while i < len(parts):
+        clause = parts[i]
+        if (
+            out
+            and clause.kind == ","
+            and clause.toks
+            and clause.toks[0].cls == "o"
+            and i + 1 < len(parts)
+            and parts[i + 1].kind == ","
+            and parts[i + 1].toks
+            and parts[i + 1].toks[0].cls == "p"
+        ):
+            host = out[-1]
+            antecedent = _trailing_np(host.toks)
+            out[-1] = _Clause(host.kind, host.toks + parts[i + 1].toks, host.antecedent)
+            out.append(_Clause(",", clause.toks, antecedent))
+            i += 2
+            continue
+        out.append(clause)
+        i += 1
+    return out
 
 
 def _join_colon_lists(parts: list[_Clause]) -> list[_Clause]:
