@@ -28,6 +28,7 @@ from memcli.models import (
     ExtractedFact,
     Extraction,
     Relation,
+    SentenceTrace,
 )
 from memcli.readers import content_hash, episode_key, parse_document, unknown_keys_message
 from memcli.redact import merge, redact_episode
@@ -71,6 +72,8 @@ class IngestReport:
     episodes_pending: int = 0  # stored with rules facts only: the model could not be used
     errors: list[tuple[str, str]] = field(default_factory=list)
     explain: list[tuple[str, str]] = field(default_factory=list)  # (source, sentence)
+    # (source, how the extractor read one sentence), for ``ingest --explain``
+    trace: list[tuple[str, SentenceTrace]] = field(default_factory=list)
     graphs: set[str] = field(default_factory=set)
     warnings: list[tuple[str, str]] = field(default_factory=list)  # (source, message)
     redactions: dict[str, dict[str, int]] = field(default_factory=dict)  # source -> kind -> n
@@ -109,6 +112,16 @@ class IngestReport:
                 for s, kinds in self.redactions.items()
             ],
             "not_understood": [{"source": s, "sentence": t} for s, t in self.explain],
+            "sentences": [
+                {
+                    "source": s,
+                    "sentence": t.sentence,
+                    "facts": t.facts,
+                    "frame": t.frame,
+                    "reason": t.reason,
+                }
+                for s, t in self.trace
+            ],
             "incomplete": None
             if self.incomplete is None
             else {"files_stored": self.incomplete[0], "files": self.incomplete[1]},
@@ -201,6 +214,7 @@ def store_episode(
         report.episodes_pending += 1
     report.unparsed += len(extraction.unparsed)
     report.explain.extend((episode.source, s) for s in extraction.unparsed)
+    report.trace.extend((episode.source, t) for t in extraction.trace)
     report.graphs.add(graph)
     return episode_id
 

@@ -12,6 +12,7 @@ from memcli.cli._app import app
 
 COMMAND_MODULES = (
     "ingest_cmd",
+    "explain_cmd",
     "read_cmd",
     "search_cmd",
     "report_cmd",

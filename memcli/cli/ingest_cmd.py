@@ -251,6 +251,7 @@ def print_ingest_report(
         data = report.as_dict()
         if not explain:
             data.pop("not_understood")
+            data.pop("sentences")
         if llm is not None:
             data["llm"] = {"model": llm[0], **llm[1].as_dict()}
         print_json(data)
@@ -275,7 +276,15 @@ def print_ingest_report(
             + (f"; {report.secrets_redacted} secret(s) redacted" if report.redactions else ""),
             markup=False,
         )
-        if explain:
+        if explain and report.trace:
+            for source, t in report.trace:
+                how = (
+                    f"read by {t.frame} ({t.facts} fact(s))"
+                    if t.facts
+                    else f"not understood ({t.reason or 'no fact'})"
+                )
+                console.print(f"  {how}: {source}: {t.sentence}", markup=False)
+        elif explain:
             for source, sentence in report.explain:
                 console.print(f"  not understood: {source}: {sentence}", markup=False)
         if llm is not None:

@@ -1,0 +1,68 @@
+"""How the reader read each sentence of an update: the data behind ``--explain``.
+
+``explain(text, author)`` runs the default reader and pairs every sentence with the
+frame that read it and the facts it gave, or the reason nothing did. ``explain_episode``
+does the same for an update already stored (its content and author, re-read with the
+current reader, so the answer reflects today's rules rather than those at ingest).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from memcli.errors import NotFound
+
+if TYPE_CHECKING:
+    from memcli.store import Store
+
+
+def explain(text: str, author: str | None) -> list[dict[str, Any]]:
+    """One dict per sentence: sentence, frame, reason, cue and the facts it gave."""
+    from memcli.extract.rules import extract
+
+    extraction = extract(text, author)
+    by_sentence: dict[str, list[dict[str, str]]] = {}
+    for f in extraction.facts:
+        by_sentence.setdefault(f.sentence, []).append(
+            {
+                "source": f.source.name,
+                "source_type": f.source.type.value,
+                "relation": f.relation.value,
+                "target": f.target.name,
+                "target_type": f.target.type.value,
+            }
+        )
+    return [
+        {
+            "sentence": t.sentence,
+            "frame": t.frame,
+            "reason": t.reason,
+            "cue": t.cue,
+            "facts": by_sentence.pop(t.sentence, []) if t.facts else [],
+        }
+        for t in extraction.trace
+    ]
+
+
+def explain_episode(store: Store, episode_id: int) -> dict[str, Any]:
+    """Re-read a stored update; raises NotFound with the id when there is none."""
+    row = store.episode_text(episode_id)
+    if row is None:
+        raise NotFound(f"no episode with id {episode_id} (see: memcli facts, memcli search)")
+    return {
+        "episode_id": row["id"],
+        "source": row["source"],
+        "author": row["author"],
+        "occurred_at": row["occurred_at"],
+        "sentences": explain(row["content"], row["author"]),
+    }
+
+
+def describe(line: dict[str, Any]) -> str:
+    """One human line for a sentence's reading: what read it, or why nothing did."""
+    if line["facts"]:
+        facts = "; ".join(f"{f['source']} {f['relation']} {f['target']}" for f in line["facts"])
+        return f"read by {line['frame']}: {facts}"
+    if line["frame"]:
+        return f"read by {line['frame']}, no fact: {line['reason']}"
+    return f"not understood: {line['reason'] or 'no predicate'}"
