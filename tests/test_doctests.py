@@ -9,7 +9,14 @@ import pytest
 
 
 @pytest.mark.parametrize(
-    "module", ["memcli.cluster", "memcli.resolve", "memcli.signatures", "memcli.writer"]
+    "module",
+    [
+        "memcli.cluster",
+        "memcli.llm.extract",
+        "memcli.resolve",
+        "memcli.signatures",
+        "memcli.writer",
+    ],
 )
 def test_docstring_examples(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module))
