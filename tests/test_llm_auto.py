@@ -5,12 +5,15 @@ model, each after the sentence before it; an update with none costs no call."""
 from __future__ import annotations
 
 import sqlite3
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from memcli.extract.rules import extract
+from memcli.llm import load_settings
+from memcli.llm.extract import flagged
 from tests.conftest import Cli, update
 from tests.llm_stub import MODEL, StubLLM
 
@@ -165,3 +168,21 @@ def test_auto_with_the_model_down_keeps_the_rules_facts_and_retries_only_what_ne
     assert HARD in prompt and BLOCKED not in prompt
     assert MODEL_FACTS <= facts_of(cli, "project-atlas")
     assert statuses(db_path)[-1][2] == "done"
+
+
+def test_savings_benchmark_counts_calls_and_sentences(llm_server: StubLLM) -> None:
+    """benchmarks/auto_savings.py keeps working: on a few corpus records auto calls the
+    model once per update with a flagged sentence, llm once per update."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import auto_savings
+
+    records = auto_savings.load("dev")[:12]
+    needy = sum(1 for r in records if flagged(extract(r["text"], r.get("author")).trace))
+    result = auto_savings.measure(records, load_settings(), ("auto", "llm"))
+    auto, whole = result["modes"]["auto"]["usage"], result["modes"]["llm"]["usage"]
+    assert whole["calls"] == 12 and auto["calls"] == needy < 12
+    assert auto["updates_skipped"] == 12 - needy
+    assert auto["sentences_total"] == whole["sentences_total"] == whole["sentences_sent"]
+    assert 0 < auto["sentences_sent"] < whole["sentences_sent"]
+    assert result["auto_saves"]["calls"] == 1 - needy / 12
+    assert len(llm_server.of_kind("extract")) == needy + 12
