@@ -306,6 +306,9 @@ class Usage:
     reasks: int = 0  # answers rejected by validation and asked again
     dropped_facts: int = 0  # extracted facts that failed validation on the last attempt
     fallbacks: int = 0  # observations written by the template after the model failed
+    sentences_total: int = 0  # sentences in the updates a model-backed extractor handled
+    sentences_sent: int = 0  # of those, sentences put to the model (cache hits excluded)
+    updates_skipped: int = 0  # updates auto mode left to the rules: nothing to ask
     errors: list[str] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -334,6 +337,9 @@ class Usage:
             "reasks": self.reasks,
             "dropped_facts": self.dropped_facts,
             "fallbacks": self.fallbacks,
+            "sentences_total": self.sentences_total,
+            "sentences_sent": self.sentences_sent,
+            "updates_skipped": self.updates_skipped,
             "errors": list(self.errors),
         }
 
@@ -351,6 +357,10 @@ class Usage:
             text += f", {self.dropped_facts} invalid fact(s) dropped"
         if self.fallbacks:
             text += f", {self.fallbacks} observation(s) fell back to the template"
+        if self.sentences_total:
+            text += f", {self.sentences_sent} of {self.sentences_total} sentence(s) sent"
+        if self.updates_skipped:
+            text += f", {self.updates_skipped} update(s) needed no call"
         return text
 
 
