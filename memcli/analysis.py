@@ -18,10 +18,10 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from memcli.models import EntityType, Relation
+from memcli.models import EntityType, ObservationKind, Relation
 
-DEPENDENCY = "dependency_chain"
-SHARED_CONTEXT = "shared_context"
+DEPENDENCY = ObservationKind.DEPENDENCY_CHAIN
+SHARED_CONTEXT = ObservationKind.SHARED_CONTEXT
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from memcli.models import ObservationKind
 from memcli.writer import join
 
-DEPENDENCY = "dependency_chain"
+DEPENDENCY = ObservationKind.DEPENDENCY_CHAIN
 
 
 def _date(value: str | None) -> str:

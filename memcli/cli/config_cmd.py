@@ -6,19 +6,16 @@ model is actually called.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
-from memcli.cli._app import JsonOpt, app, command, err_console, out_console, print_json
-from memcli.llm import EXTRACTORS, MODES, WRITERS, LLMSettings, Usage, load_settings
+from memcli.cli._app import command, err_console, out_console, print_json
+from memcli.cli._options import JsonOpt
+from memcli.llm.settings import EXTRACTORS, MODES, WRITERS, LLMSettings, load_settings
 
-config_app = typer.Typer(
-    help="Show the effective settings (language model backends) and where each came from.",
-    no_args_is_help=True,
-)
-app.add_typer(config_app, name="config")
+if TYPE_CHECKING:
+    from memcli.llm.usage import Usage
 
 LLMModelOpt = Annotated[
     str | None,
@@ -76,7 +73,7 @@ def print_usage(usage: Usage, model: str) -> None:
         console.print(f"  llm error: {error}", markup=False)
 
 
-@command("show", on=config_app)
+@command
 def show(
     model: LLMModelOpt = None,
     base_url: LLMBaseUrlOpt = None,
@@ -93,6 +90,8 @@ def show(
     if as_json:
         print_json(data)
         return
+    from rich.table import Table
+
     table = Table("setting", "value", "source", title=f"config file: {data['config_file']}")
     for key, item in data["settings"].items():
         value = item["value"]

@@ -5,16 +5,15 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from memcli import api
-from memcli.cli._app import command, err_console, out_console, print_json, state
+from memcli.cli._app import command, err_console, out_console, state
+from memcli.cli._options import JsonOpt
+from memcli.cli._output import choose, emit
 from memcli.cli.read_cmd import render_observation
 from memcli.errors import UsageError
-from memcli.sources import expand
-from memcli.store import Store
 
 
 def sample_dir() -> Path:
@@ -22,18 +21,22 @@ def sample_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "sample_data"
 
 
-@command("demo")
+@command
 def demo(
     path: Annotated[
         Path | None,
         typer.Argument(help="Folder of updates to use (default: the bundled sample_data/)."),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print observations as JSON.")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Ingest the sample data into a fresh database, analyze it and print the observations.
 
     Uses a new temporary database unless --db names one that does not exist yet.
     """
+    from memcli import api
+    from memcli.sources import expand
+    from memcli.store import Store
+
     folder = path or sample_dir()
     relative = os.path.relpath(folder)
     if not relative.startswith(".."):
@@ -63,15 +66,16 @@ def demo(
         f"({report.facts_new} facts) into {db_path}",
         markup=False,
     )
-    if as_json:
-        print_json(rows)
-    else:
+
+    def human(rows: list[dict[str, Any]]) -> None:
         out = out_console()
         for graph in sorted({r["graph"] for r in rows}):
             out.rule(f"graph: {graph}")
             for obs in rows:
                 if obs["graph"] == graph:
                     render_observation(out, obs)
+
+    emit(rows, choose(as_json=as_json), human)
     console.print(f"Explore: memcli --db {db_path} observation show ID", markup=False)
     if not report.ok:
         raise typer.Exit(code=1)

@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from memcli import doctor
-from memcli.cli._app import (
-    JsonOpt,
-    command,
-    err_console,
-    open_store,
-    out_console,
-    print_json,
-    state,
-)
+from memcli.cli._app import command, err_console, open_store, out_console, print_json, state
+from memcli.cli._options import JsonOpt
 from memcli.config import resolve_db_path
 from memcli.errors import StoreError
 
 
-@command("doctor")
+@command
 def doctor_command(as_json: JsonOpt = False) -> None:
     """Check the database: SQLite integrity, foreign keys, full-text indexes, orphaned
     rows, unfinished extraction, schema version and file permissions.
@@ -26,6 +18,8 @@ def doctor_command(as_json: JsonOpt = False) -> None:
     Prints each finding with how to repair it, and exits 1 when anything is wrong.
     Changes nothing.
     """
+    from memcli import doctor
+
     try:
         with open_store(create=False) as store:
             diagnosis = doctor.diagnose(store)

@@ -5,23 +5,12 @@ from __future__ import annotations
 import math
 import os
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from memcli import api
-from memcli.cli._app import (
-    MAX_BYTES_LIMIT,
-    SQL_INT_MAX,
-    GraphOpt,
-    JsonOpt,
-    command,
-    err_console,
-    graph_name,
-    open_store,
-    print_json,
-)
+from memcli.cli._app import MAX_BYTES_LIMIT, command, err_console, open_store, print_json
+from memcli.cli._options import SQL_INT_MAX, AnyGraphOpt, JsonOpt, graph_name
 from memcli.cli.config_cmd import (
     ExtractorOpt,
     LLMBaseUrlOpt,
@@ -31,13 +20,14 @@ from memcli.cli.config_cmd import (
     print_usage,
     settings,
 )
-from memcli.cluster import Controls
 from memcli.errors import UsageError
 from memcli.signatures import SignatureMode
-from memcli.sources import expand
+
+if TYPE_CHECKING:
+    from memcli import api
 
 
-@command("ingest")
+@command
 def ingest(
     paths: Annotated[
         list[str],
@@ -96,6 +86,9 @@ def ingest(
     is still stored with the rules' facts and marked pending: 'memcli extract --pending'
     retries it.
     """
+    from memcli import api
+    from memcli.sources import expand
+
     console = err_console()
     s = settings(llm_model, llm_base_url, llm_mode, extractor=extractor)
     use_llm = s.extractor == "llm" or (s.extractor == "auto" and s.configured)
@@ -120,6 +113,14 @@ def ingest(
         many = len(paths) > 1 or any(os.path.isdir(p) for p in paths)
         show_bar = not quiet and not as_json and sys.stderr.isatty() and many
         if show_bar:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
             with Progress(
                 TextColumn("ingesting"),
                 BarColumn(),
@@ -164,7 +165,7 @@ def print_ingest_report(
     """
     console = err_console()
     if as_json:
-        data = report.as_dict()
+        data = report.record().model_dump(mode="json")
         if not explain:
             data.pop("not_understood")
         if llm is not None:
@@ -226,14 +227,9 @@ def parse_duration(text: str, option: str, *, zero: bool = True) -> float:
     return seconds
 
 
-@command("analyze")
+@command
 def analyze(
-    graph: Annotated[
-        str | None,
-        typer.Option(
-            "--graph", "-g", help="Graph to analyze (default: all graphs).", callback=graph_name
-        ),
-    ] = None,
+    graph: AnyGraphOpt = None,
     signatures: Annotated[
         SignatureMode,
         typer.Option(
@@ -304,6 +300,9 @@ def analyze(
     the algorithm's); an answer that cites facts outside the evidence or names what the
     evidence does not support is replaced by the template's prose.
     """
+    from memcli import api
+    from memcli.cluster import Controls
+
     s = settings(llm_model, llm_base_url, llm_mode, writer=writer)
     if s.writer == "llm":
         s.require()
@@ -352,7 +351,7 @@ def analyze(
             if llm is not None:
                 usages.append(llm.usage)
     if as_json:
-        data = [r.as_dict() for r in reports]
+        data = [r.record().model_dump(mode="json") for r in reports]
         if llm is not None:
             for d, u in zip(data, usages, strict=True):
                 d["llm"] = {"model": llm.model, **u.as_dict()}
@@ -377,16 +376,13 @@ def analyze(
             print_usage(usages[i], llm.model)
 
 
-@command("extract")
+@command
 def extract(
     pending: Annotated[
         bool,
         typer.Option("--pending", help="Retry the model extraction of episodes marked pending."),
     ] = False,
-    graph: Annotated[
-        str | None,
-        typer.Option("--graph", "-g", help="Only this graph (default: all).", callback=graph_name),
-    ] = None,
+    graph: AnyGraphOpt = None,
     llm_model: LLMModelOpt = None,
     llm_base_url: LLMBaseUrlOpt = None,
     llm_mode: LLMModeOpt = None,
@@ -401,6 +397,7 @@ def extract(
         raise UsageError("nothing to do", hint="use 'memcli extract --pending'")
     s = settings(llm_model, llm_base_url, llm_mode)
     s.require()
+    from memcli import api
     from memcli.llm import LLM
     from memcli.llm.extract import LLMExtractor
 
@@ -408,7 +405,8 @@ def extract(
         llm = LLM(s, store)
         report = api.extract_pending(store, LLMExtractor(llm, floor=True), graph)
     if as_json:
-        print_json({**report.as_dict(), "llm": {"model": llm.model, **llm.usage.as_dict()}})
+        data = report.record().model_dump(mode="json")
+        print_json({**data, "llm": {"model": llm.model, **llm.usage.as_dict()}})
     elif not quiet:
         console = err_console()
         console.print(
@@ -423,8 +421,4 @@ def extract(
         raise typer.Exit(code=1)
 
 
-GraphOptional = Annotated[
-    str | None,
-    typer.Option("--graph", "-g", help="Only this graph (default: all).", callback=graph_name),
-]
-__all__ = ["analyze", "extract", "ingest", "print_ingest_report", "GraphOpt", "GraphOptional"]
+__all__ = ["analyze", "extract", "ingest", "print_ingest_report"]

@@ -8,10 +8,9 @@ from typing import Annotated
 
 import typer
 
-from memcli import api
-from memcli.cli._app import GraphOpt, command, err_console, open_store, write_out
+from memcli.cli._app import command, err_console, open_store, write_out
+from memcli.cli._options import GraphOpt
 from memcli.errors import UsageError
-from memcli.visualize import render
 
 
 class PictureFormat(StrEnum):
@@ -32,7 +31,7 @@ def emit(text: str, output: Path | None) -> None:
     err_console().print(f"Wrote {output} ({len(text.encode()):,} bytes)", markup=False)
 
 
-@command("visualize")
+@command
 def visualize(
     graph: GraphOpt,
     fmt: Annotated[
@@ -48,6 +47,9 @@ def visualize(
 ) -> None:
     """Draw who waits on what: current blocked_by facts as arrows from blocker to the work
     waiting on it, owners, root blockers highlighted, grouped by observation."""
+    from memcli import api
+    from memcli.visualize import render
+
     with open_store(create=False) as store:
         picture = api.dependency_picture(store, graph)
     if not picture.nodes:
