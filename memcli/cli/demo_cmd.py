@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -54,6 +53,8 @@ def demo(
                 hint="omit --db to use a temporary one",
             )
     else:
+        import tempfile
+
         db_path = Path(tempfile.mkdtemp(prefix="memcli-demo-")) / "memcli.db"
     console = err_console()
     with Store(db_path) as store:

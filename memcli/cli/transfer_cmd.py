@@ -6,7 +6,6 @@ import glob
 import os
 import signal
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -121,6 +120,8 @@ def _write_atomically(path: Path, lines: Iterable[tuple[str, int]]) -> tuple[int
 
     A write that fails (disk full, file size limit) removes the temporary file and
     leaves ``path`` as it was."""
+    import tempfile
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _sweep_stale(path)

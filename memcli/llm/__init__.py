@@ -17,7 +17,8 @@ level: importing the CLI stays cheap and the offline path never needs them.
 
 from __future__ import annotations
 
-from memcli.llm.client import LLM, Answer, Ask
+from typing import TYPE_CHECKING, Any
+
 from memcli.llm.settings import (
     EXTRACTORS,
     MODES,
@@ -30,6 +31,20 @@ from memcli.llm.settings import (
     load_settings,
 )
 from memcli.llm.usage import Usage
+
+if TYPE_CHECKING:
+    from memcli.llm.client import LLM, Answer, Ask
+
+
+def __getattr__(name: str) -> Any:
+    # The client (threads, hashing, the cache) loads on first use: the CLI reads only
+    # settings at start-up.
+    if name in ("LLM", "Answer", "Ask"):
+        from memcli.llm import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module 'memcli.llm' has no attribute {name!r}")
+
 
 __all__ = [
     "EXTRACTORS",

@@ -17,7 +17,6 @@ from urllib.parse import urlsplit
 
 from memcli.config import user_dir
 from memcli.errors import UsageError
-from memcli.redact import redact
 
 OPENAI_URL = "https://api.openai.com/v1"
 
@@ -117,7 +116,7 @@ class LLMSettings:
     def as_dict(self) -> dict[str, Any]:
         """Every setting with its source; the key is masked."""
         values: dict[str, Any] = {
-            "base_url": redact(self.endpoint)[0],  # a password in the URL is masked
+            "base_url": _redact(self.endpoint),  # a password in the URL is masked
             "model": self.model,
             "api_key": self.masked_key(),
             "mode": self.mode,
@@ -255,3 +254,9 @@ def load_settings(options: Mapping[str, Any] | None = None) -> LLMSettings:
     if values["mode"] is None:
         values["mode"], sources["mode"] = default_mode(values["base_url"])
     return LLMSettings(**values, sources=sources, config_path=path)
+
+
+def _redact(text: str) -> str:
+    from memcli.redact import redact
+
+    return redact(text)[0]

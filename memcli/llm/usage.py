@@ -6,8 +6,6 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from memcli.redact import redact
-
 
 @dataclass
 class Usage:
@@ -31,6 +29,8 @@ class Usage:
                 setattr(self, key, getattr(self, key) + n)
 
     def error(self, message: str) -> None:
+        from memcli.redact import redact
+
         message = redact(message)[0]  # an endpoint's error may quote the URL or the key
         with self._lock:
             if message not in self.errors and len(self.errors) < 5:
