@@ -26,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -40,11 +41,16 @@ def memcli_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "memcli"]
 
 
-def wall(argv: list[str], env: dict[str, str] | None = None) -> float:
-    """Seconds one process takes from start to exit."""
+def wall(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) one process takes from start to exit. CPU time (user
+    + system) is the steadier figure on a machine other work is using."""
     started = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - started
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed")
+    return elapsed, usage.ru_utime + usage.ru_stime
 
 
 def import_time_ms() -> float:
@@ -62,10 +68,14 @@ def import_time_ms() -> float:
     raise RuntimeError("memcli.cli not in -X importtime output")
 
 
-def median_ms(fn: object, runs: int) -> float:
-    assert callable(fn)
+def medians_ms(fn: Callable[[], tuple[float, float]], runs: int) -> tuple[float, float]:
+    """Median wall and CPU milliseconds over ``runs`` runs (after one warm-up run)."""
     fn()  # warm the file cache
-    return statistics.median(fn() for _ in range(runs)) * 1000
+    samples = [fn() for _ in range(runs)]
+    return (
+        statistics.median(w for w, _ in samples) * 1000,
+        statistics.median(c for _, c in samples) * 1000,
+    )
 
 
 def store(n: int) -> Path:
@@ -92,34 +102,42 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     py = sys.executable
     env = {**os.environ, "NO_COLOR": "1"}
-    rows = [
+    memcli = memcli_command()
+    rows: list[tuple[str, tuple[float, float] | float]] = [
         (
             "bare interpreter (python -c pass)",
-            median_ms(lambda: wall([py, "-c", "pass"]), args.runs),
+            medians_ms(lambda: wall([py, "-c", "pass"]), args.runs),
         ),
         (
-            "import memcli.cli (process wall)",
-            median_ms(lambda: wall([py, "-c", "import memcli.cli"]), args.runs),
+            "import memcli.cli (whole process)",
+            medians_ms(lambda: wall([py, "-c", "import memcli.cli"]), args.runs),
         ),
         (
             "import memcli.cli (-X importtime, cumulative)",
             statistics.median(import_time_ms() for _ in range(args.runs)),
         ),
-        ("memcli --help", median_ms(lambda: wall([*memcli_command(), "--help"], env), args.runs)),
+        ("memcli --help", medians_ms(lambda: wall([*memcli, "--help"], env), args.runs)),
     ]
     if args.size:
         db = store(args.size)
-        cmd = [*memcli_command(), "--db", str(db), "observations", "--json"]
+        cmd = [*memcli, "--db", str(db), "observations", "--json"]
         rows.append(
             (
                 f"memcli observations --json ({args.size:,} updates)",
-                median_ms(lambda: wall(cmd, env), args.runs),
+                medians_ms(lambda: wall(cmd, env), args.runs),
             )
         )
     width = max(len(name) for name, _ in rows)
-    print(f"{'figure':<{width}}  median ms ({args.runs} runs, {os.cpu_count()} cores)")
-    for name, ms in rows:
-        print(f"{name:<{width}}  {ms:7.1f}")
+    load = os.getloadavg()[0]
+    print(
+        f"{'figure':<{width}}  wall ms   CPU ms   (medians of {args.runs} runs; "
+        f"{os.cpu_count()} cores, load average {load:.1f})"
+    )
+    for name, value in rows:
+        if isinstance(value, tuple):
+            print(f"{name:<{width}}  {value[0]:7.1f}  {value[1]:7.1f}")
+        else:
+            print(f"{name:<{width}}  {value:7.1f}        -")
 
 
 if __name__ == "__main__":

@@ -37,7 +37,9 @@ class Record(BaseModel):
     # A field a newer memcli adds still reaches an older client (as an attribute).
     # Enum fields are validated against their enum but hold the plain string, so a
     # record prints, compares and dumps exactly as the JSON reads.
-    model_config = ConfigDict(extra="allow", use_enum_values=True)
+    # Validators are built when a record type is first used, not at import: a command
+    # pays only for the records it prints.
+    model_config = ConfigDict(extra="allow", use_enum_values=True, defer_build=True)
 
     def __getitem__(self, key: str) -> Any:
         """``record["name"]``: read access for code written when :mod:`memcli.api`

@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import sqlite3
 import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
@@ -151,7 +150,12 @@ def command(func: F) -> F:
             if os.environ.get("MEMCLI_DEBUG"):
                 raise
             raise fail(exc) from None
-        except sqlite3.DatabaseError as exc:
+        except Exception as exc:
+            # sqlite3 is not imported at start-up; if no command loaded it, no SQLite
+            # error can have been raised.
+            sqlite3 = sys.modules.get("sqlite3")
+            if sqlite3 is None or not isinstance(exc, sqlite3.DatabaseError):
+                raise
             if os.environ.get("MEMCLI_DEBUG"):
                 raise
             hint = (

@@ -8,7 +8,6 @@ formats nothing but the records is printed (notes go to stderr), and an empty re
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Sequence
 from enum import StrEnum
@@ -50,12 +49,16 @@ def _dump(record: Any) -> str:
     if hasattr(record, "model_dump_json"):
         # pydantic-core writes the JSON itself: no dict copy, no second encoder pass.
         return str(record.model_dump_json())
+    import json
+
     return json.dumps(jsonable(record), ensure_ascii=False, default=str)
 
 
 def print_json(data: Any) -> None:
     """Stable JSON on stdout; nothing else ever goes there in --json mode."""
     if sys.stdout.isatty():  # indented for a person at a terminal
+        import json
+
         text = json.dumps(jsonable(data), ensure_ascii=False, indent=2, default=str)
     elif isinstance(data, list):  # compact for programs, written by pydantic-core
         text = "[" + ",".join(_dump(r) for r in data) + "]"

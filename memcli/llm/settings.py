@@ -8,12 +8,10 @@ Cheap to import (standard library only): the CLI builds its option help from
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from memcli.config import user_dir
 from memcli.errors import UsageError
@@ -51,6 +49,8 @@ def default_mode(base_url: str | None) -> tuple[str, str]:
     (llama.cpp, vLLM, llama-cpp-python) all accept ``json_object``, and not all of them
     do tool calls.
     """
+    from urllib.parse import urlsplit
+
     parts = urlsplit(base_url or OPENAI_URL)
     host = (parts.hostname or "").lower()
     if host == "api.openai.com":
@@ -204,6 +204,8 @@ _FIELDS: dict[str, tuple[tuple[str, ...], _Parser, Any]] = {
 def _read_config(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
+    import tomllib
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
