@@ -117,6 +117,13 @@ def out_console() -> Console:
     return console
 
 
+def note(message: str) -> None:
+    """One plain line for a person on stderr (a notice beside --json output), written
+    without rich so the machine-readable commands do not pay for loading it."""
+    sys.stderr.write(safe_text(message) + "\n")
+    sys.stderr.flush()
+
+
 def write_out(text: str) -> None:
     """Write prepared text (Markdown, Mermaid, DOT) to stdout for a person or a pipe,
     control characters neutralised as on the consoles."""

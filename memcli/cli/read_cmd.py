@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from memcli.cli._app import command, err_console, open_store, out_console, parse_when, write_out
+from memcli.cli._app import command, note, open_store, out_console, parse_when, write_out
 from memcli.cli._options import (
     SQL_INT_MAX,
     AnyGraphOpt,
@@ -116,9 +116,7 @@ def observations(
         )
     if limit and len(rows) > limit:
         rows = rows[:limit]
-        err_console().print(
-            f"showing the first {limit} by leverage; --limit 0 shows all", markup=False
-        )
+        note(f"showing the first {limit} by leverage; --limit 0 shows all")
 
     def human(rows: list[dict[str, Any]]) -> None:
         console = out_console()

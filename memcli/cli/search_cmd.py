@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from memcli.cli._app import command, err_console, open_store, out_console
+from memcli.cli._app import command, note, open_store, out_console
 from memcli.cli._options import GraphOpt, IdsOpt, IncludeEndedOpt, JsonlOpt, JsonOpt, LimitOpt
 from memcli.cli._output import choose, emit
 from memcli.search import HIGHLIGHT, Scope, parse_query
@@ -105,9 +105,7 @@ def search(
             store, graph, query, scope=scope.value, limit=limit, include_ended=include_ended
         )
     if parse_query(query).empty:
-        err_console().print(
-            "Nothing to search for: the query has no letters or digits.", markup=False
-        )
+        note("Nothing to search for: the query has no letters or digits.")
 
     def human(rows: list[dict[str, Any]]) -> None:
         console = out_console()
