@@ -11,6 +11,7 @@ import typer
 
 from memcli.cli._app import MAX_BYTES_LIMIT, command, err_console, open_store, print_json
 from memcli.cli._options import SQL_INT_MAX, AnyGraphOpt, JsonOpt, graph_name
+from memcli.cli._output import choose, emit
 from memcli.cli.config_cmd import (
     ExtractorOpt,
     LLMBaseUrlOpt,
@@ -350,13 +351,23 @@ def analyze(
             )
             if llm is not None:
                 usages.append(llm.usage)
-    if as_json:
-        data = [r.record().model_dump(mode="json") for r in reports]
-        if llm is not None:
-            for d, u in zip(data, usages, strict=True):
-                d["llm"] = {"model": llm.model, **u.as_dict()}
-        print_json(data)
-        return
+    records = [r.record() for r in reports]
+    if llm is not None:  # what each graph's prose cost, beside its record
+        records = [
+            record.model_copy(update={"llm": {"model": llm.model, **usage.as_dict()}})
+            for record, usage in zip(records, usages, strict=True)
+        ]
+
+    def human(_records: list[dict[str, Any]]) -> None:
+        _analyze_summary(reports, explain, llm, usages)
+
+    emit(records, choose(as_json=as_json), human)
+
+
+def _analyze_summary(
+    reports: list[api.AnalyzeReport], explain: bool, llm: Any, usages: list[Any]
+) -> None:
+    """One line per graph on stderr (the data stays on stdout for --json)."""
     console = err_console()
     for i, r in enumerate(reports):
         if r.skipped:
