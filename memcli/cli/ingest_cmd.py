@@ -415,12 +415,12 @@ def extract(
     with open_store() as store:
         llm = LLM(s, store)
         report = api.extract_pending(store, LLMExtractor(llm, floor=True), graph)
-    if as_json:
-        data = report.record().model_dump(mode="json")
-        print_json({**data, "llm": {"model": llm.model, **llm.usage.as_dict()}})
-    elif not quiet:
-        console = err_console()
-        console.print(
+    record = report.record().model_copy(update={"llm": {"model": llm.model, **llm.usage.as_dict()}})
+
+    def human(_record: dict[str, Any]) -> None:
+        if quiet:
+            return
+        err_console().print(
             f"{report.episodes} pending episode(s): {report.done} extracted, "
             f"{report.still_pending} still pending; {report.entities_new} new entities, "
             f"{report.facts_new} new facts"
@@ -428,6 +428,8 @@ def extract(
             markup=False,
         )
         print_usage(llm.usage, llm.model)
+
+    emit(record, choose(as_json=as_json), human)
     if report.still_pending:
         raise typer.Exit(code=1)
 
