@@ -19,6 +19,7 @@ from memcli.cli._options import (
     ObservationIdArg,
 )
 from memcli.cli._output import choose, emit
+from memcli.models import ObservationStatus
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,7 +35,7 @@ def render_observation(console: Console, obs: dict[str, Any], *, detail: bool = 
     from rich.text import Text
 
     status = obs["status"]
-    style = "green" if status == "active" else "dim"
+    style = "green" if status == ObservationStatus.ACTIVE else "dim"
     header = Text()
     header.append(f"#{obs['id']} ", style="bold")
     header.append(obs["name"], style="bold")
