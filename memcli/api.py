@@ -1153,9 +1153,9 @@ def search(
 ) -> list[SearchResult]:
     """Records of ``graph`` that match ``query``, best first, each with why and evidence.
 
-    Any text is a valid query (see :mod:`memcli.search`). Every result has ``type``,
-    ``id``, ``title``, ``snippet`` (the matching words in ``**bold**``), ``score``,
-    ``rank``, ``match`` ("all" terms or only "any"), ``status``, ``date`` and ``evidence``
+    Any text is a valid query (see :mod:`memcli.search`). Every result (a
+    :class:`memcli.contract.SearchResult`) has ``type``, ``id``, ``title``, ``snippet``
+    (the matching words in ``**bold**``), ``score``, ``position`` (also ``rank``), ``match`` ("all" terms or only "any"), ``status``, ``date`` and ``evidence``
     (``episode_ids``, ``fact_ids``, ``observation_ids``, ``sources``), plus ``details``
     specific to its type. Ended facts and retired observations only with
     ``include_ended``. Text with no letters or digits matches nothing.
