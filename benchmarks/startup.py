@@ -114,8 +114,10 @@ def main(argv: list[str] | None = None) -> None:
         ),
         (
             "import memcli.cli (-X importtime, cumulative)",
-            statistics.median(import_time_ms() for _ in range(args.runs)),
+            statistics.median(times := [import_time_ms() for _ in range(args.runs)]),
         ),
+        # On a busy machine the fastest run is the closest to the intrinsic cost.
+        ("import memcli.cli (-X importtime, fastest run)", min(times)),
         ("memcli --help", medians_ms(lambda: wall([*memcli, "--help"], env), args.runs)),
     ]
     if args.size:
