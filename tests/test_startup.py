@@ -69,3 +69,16 @@ def test_observations_json_loads_no_terminal_or_reader_libraries(
     loaded = loaded_after(code, {"MEMCLI_DB": str(db_path)})
     assert "memcli.contract" in loaded  # it did print records
     assert [m for m in loaded if m.startswith(("rich", "frontmatter", "yaml", "openai"))] == []
+
+
+def test_startup_benchmark_runs() -> None:
+    run = subprocess.run(
+        [sys.executable, "benchmarks/startup.py", "--runs", "1", "--size", "0"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    figures = [line.split("  ")[0] for line in run.stdout.splitlines()[1:]]
+    assert figures[0] == "bare interpreter (python -c pass)"
+    assert "import memcli.cli (-X importtime, cumulative)" in figures
