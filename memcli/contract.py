@@ -402,6 +402,7 @@ class Action(Record):
     root_owner_types: list[EntityType] = Field(default_factory=list)
     leverage: int
     people: list[str]
+    teams: list[str] = Field(default_factory=list)  # waiting teams, apart from people
     work_items: list[str]
     direct: list[Blocked]
     downstream: list[Blocked]

@@ -96,3 +96,26 @@ def test_generator_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> N
         generate.main(argv)
     assert exc.value.code == 0
     assert "--owner-naming" in capsys.readouterr().out
+
+
+def test_connectors_benchmark_runs(tmp_path: Path) -> None:
+    import subprocess
+
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "connectors.py"),
+            "--records",
+            "20",
+            "--issues",
+            "25",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    for fmt in ("github", "jira", "slack"):
+        assert f"| {fmt} | 20 |" in out
+    assert "25-issue GitHub export" in out

@@ -21,6 +21,7 @@ from memcli.cli import (
     search_cmd,
     transfer_cmd,
     visualize_cmd,
+    watch_cmd,
 )
 from memcli.cli._app import app
 
@@ -42,6 +43,7 @@ def register(app: typer.Typer) -> None:
     app.command("export")(transfer_cmd.export)
     app.command("import")(transfer_cmd.import_)
     app.command("demo")(demo_cmd.demo)
+    app.command("watch")(watch_cmd.watch)
 
     config = typer.Typer(
         help="Show the effective settings (language model backends) and where each came from.",
