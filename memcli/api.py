@@ -19,6 +19,22 @@ from typing import Any
 from memcli import analysis, cluster, writer
 from memcli.config import DEFAULT_GRAPH
 from memcli.connectors import Batch
+from memcli.contract import (
+    AnalyzeResult,
+    EntitySummary,
+    EntityTimeline,
+    Episode,
+    ExtractResult,
+    GraphInfo,
+    IngestResult,
+    Observation,
+    ObservationDetail,
+    ObservationKind,
+    ObservationVersion,
+    Report,
+    SearchResult,
+    StoredFact,
+)
 from memcli.errors import InputError, NotFound, UsageError
 from memcli.extract import Extractor
 from memcli.models import (
@@ -126,6 +142,10 @@ class IngestReport:
             if self.incomplete is None
             else {"files_stored": self.incomplete[0], "files": self.incomplete[1]},
         }
+
+    def record(self) -> IngestResult:
+        """This report as the contract record ``ingest --json`` prints."""
+        return IngestResult.model_validate(self.as_dict())
 
 
 def _graph_for(episode: EpisodeInput, override: str | None) -> str:
@@ -674,6 +694,10 @@ class ExtractReport:
             "graphs": sorted(self.graphs),
         }
 
+    def record(self) -> ExtractResult:
+        """This report as the contract record ``extract --json`` prints."""
+        return ExtractResult.model_validate(self.as_dict())
+
 
 def extract_pending(store: Store, extractor: Extractor, graph: str | None = None) -> ExtractReport:
     """Retry the model extraction of episodes stored while the model was unreachable.
@@ -744,6 +768,10 @@ class AnalyzeReport:
             "seconds": round(self.seconds, 4),
             "explain": self.explain,
         }
+
+    def record(self) -> AnalyzeResult:
+        """This report as the contract record ``analyze --json`` prints."""
+        return AnalyzeResult.model_validate(self.as_dict())
 
 
 # (name, summary), or (name, summary, writer) when the prose came from another writer
@@ -926,13 +954,28 @@ def observations(
     ids: list[int] | None = None,
     as_of: str | None = None,
     limit: int | None = None,
-) -> list[dict[str, Any]]:
-    """Observations as the documented JSON contract, most leverage first (the first
-    ``limit`` of them when given).
+) -> list[Observation]:
+    """Observations (:class:`memcli.contract.Observation`), most leverage first (the
+    first ``limit`` of them when given).
 
     ``as_of`` (world time) selects the observations that held then, whatever their
     status now: those whose pattern had formed (``valid_from``) and not yet ended.
     """
+    return [
+        Observation.model_validate(r)
+        for r in _observation_dicts(store, graph, status, ids, as_of, limit)
+    ]
+
+
+def _observation_dicts(
+    store: Store,
+    graph: str | None = None,
+    status: str = "active",
+    ids: list[int] | None = None,
+    as_of: str | None = None,
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """The fields of :func:`observations` as plain dicts, for the pure digest."""
     if status not in ("active", "retired", "all"):
         raise UsageError(f"unknown status {status!r}: use active, retired or all")
     if graph is not None:
@@ -974,6 +1017,7 @@ def observations(
                 "status": r["status"],
                 "kind": r["kind"],
                 "rank": r["rank"],
+                "leverage": r["rank"],
                 "root_entities": [e["name"] for e in ents if e["role"] == "root"],
                 "entities": ents,
                 "episodes": eps,
@@ -996,9 +1040,13 @@ def observations(
     return out
 
 
-def observation(store: Store, obs_id: int) -> dict[str, Any]:
+def observation(store: Store, obs_id: int) -> ObservationDetail:
     """One observation, with the other observations of its cluster as context."""
-    found = observations(store, None, "all", ids=[obs_id])
+    return ObservationDetail.model_validate(_observation_dict(store, obs_id))
+
+
+def _observation_dict(store: Store, obs_id: int) -> dict[str, Any]:
+    found = _observation_dicts(store, None, "all", ids=[obs_id])
     if not found:
         raise NotFound(f"no observation with id {obs_id}")
     obs = found[0]
@@ -1007,7 +1055,8 @@ def observation(store: Store, obs_id: int) -> dict[str, Any]:
     return obs
 
 
-def history(store: Store, obs_id: int) -> list[dict[str, Any]]:
+def history(store: Store, obs_id: int) -> list[ObservationVersion]:
+    """Every version of an observation, oldest first, with its evidence ids."""
     rows = store.observation_versions(obs_id)
     if not rows:
         raise NotFound(f"no observation with id {obs_id}")
@@ -1015,19 +1064,29 @@ def history(store: Store, obs_id: int) -> list[dict[str, Any]]:
         ev = json.loads(r.pop("evidence"))
         r["episodes"] = [i for t, i, _ in ev if t == "episode"]
         r["facts"] = [i for t, i, _ in ev if t == "fact"]
-    return rows
+    return [ObservationVersion.model_validate(r) for r in rows]
 
 
 def facts(
     store: Store, graph: str, *, include_ended: bool = False, as_of: str | None = None
-) -> list[dict[str, Any]]:
+) -> list[StoredFact]:
+    """A graph's facts in world-time order: current ones, all, or those valid ``as_of``."""
     require_graph(store, graph)
-    return store.fact_list(graph, include_ended=include_ended, as_of=as_of)
+    return [
+        StoredFact.model_validate(r)
+        for r in store.fact_list(graph, include_ended=include_ended, as_of=as_of)
+    ]
 
 
-def entities(store: Store, graph: str) -> list[dict[str, Any]]:
+def entities(store: Store, graph: str) -> list[EntitySummary]:
+    """A graph's entities by type and name, with their aliases and how much cites them."""
     require_graph(store, graph)
-    return store.entity_list(graph)
+    return [EntitySummary.model_validate(r) for r in store.entity_list(graph)]
+
+
+def graphs(store: Store) -> list[GraphInfo]:
+    """Every graph in the database with its counts."""
+    return [GraphInfo.model_validate(r) for r in store.graphs_with_counts()]
 
 
 # --- search, report, entity timeline, dependency pictures, adding one episode ---
@@ -1043,12 +1102,12 @@ def search(
     scope: str = "observations",
     limit: int = 10,
     include_ended: bool = False,
-) -> list[dict[str, Any]]:
+) -> list[SearchResult]:
     """Records of ``graph`` that match ``query``, best first, each with why and evidence.
 
-    Any text is a valid query (see :mod:`memcli.search`). Every result has ``type``,
-    ``id``, ``title``, ``snippet`` (the matching words in ``**bold**``), ``score``,
-    ``rank``, ``match`` ("all" terms or only "any"), ``status``, ``date`` and ``evidence``
+    Any text is a valid query (see :mod:`memcli.search`). Every result (a
+    :class:`memcli.contract.SearchResult`) has ``type``, ``id``, ``title``, ``snippet``
+    (the matching words in ``**bold**``), ``score``, ``position`` (also ``rank``), ``match`` ("all" terms or only "any"), ``status``, ``date`` and ``evidence``
     (``episode_ids``, ``fact_ids``, ``observation_ids``, ``sources``), plus ``details``
     specific to its type. Ended facts and retired observations only with
     ``include_ended``. Text with no letters or digits matches nothing.
@@ -1061,7 +1120,8 @@ def search(
         raise UsageError(f"unknown search scope {scope!r}: use {allowed}") from None
     if limit < 1:
         raise UsageError(f"limit must be at least 1, not {limit}")
-    return _search_scope(store, graph, parse_query(query), chosen, limit, include_ended)
+    hits = _search_scope(store, graph, parse_query(query), chosen, limit, include_ended)
+    return [SearchResult.model_validate(r) for r in hits]
 
 
 def _search_scope(
@@ -1115,6 +1175,7 @@ def _search_scope(
     results = results[:limit]
     for position, r in enumerate(results, start=1):
         r["rank"] = position
+        r["position"] = position
     return results
 
 
@@ -1275,7 +1336,7 @@ def episodes(
     *,
     ids: list[int] | None = None,
     lastn: int | None = None,
-) -> list[dict[str, Any]]:
+) -> list[Episode]:
     """Whole episodes, oldest first, each with the facts read from it.
 
     ``lastn`` keeps only the newest n of the graph. Facts have the shape of an
@@ -1292,7 +1353,7 @@ def episodes(
         by_episode[f["episode_id"]].append(_fact_ref(f))
     for r in rows:
         r["facts"] = by_episode[r["id"]]
-    return rows
+    return [Episode.model_validate(r) for r in rows]
 
 
 def _fact_ref(f: dict[str, Any]) -> dict[str, Any]:
@@ -1322,7 +1383,7 @@ def add(
     source: str | None = None,
     extractor: Extractor | None = None,
     redact: bool = True,
-) -> list[dict[str, Any]]:
+) -> list[Episode]:
     """Add one update (``type="text"``) or memcli JSON episodes (``type="json"``: an
     object or a list of objects with ``content`` and optionally ``author``,
     ``occurred_at``, ``source``, ``facts``) to ``graph``, in one transaction.
@@ -1395,11 +1456,11 @@ def add(
                 store.bump_ingest(graph)
     except (ValueError, KeyError) as exc:
         raise UsageError(f"could not store the episode: {exc}") from None
-    stored = {e["id"]: e for e in episodes(store, graph, ids=[i for i, _ in results])}
-    return [{**stored[i], "created": created} for i, created in results]
+    stored = {e.id: e for e in episodes(store, graph, ids=[i for i, _ in results])}
+    return [stored[i].model_copy(update={"created": created}) for i, created in results]
 
 
-def entity_timeline(store: Store, graph: str, name: str) -> dict[str, Any]:
+def entity_timeline(store: Store, graph: str, name: str) -> EntityTimeline:
     """Every fact about the entity called ``name`` in ``graph``, valid and ended, in the
     order they became true, each with the episode that stated it and the one that ended it.
 
@@ -1410,7 +1471,7 @@ def entity_timeline(store: Store, graph: str, name: str) -> dict[str, Any]:
     norm = normalize(name)
     found = store.entities_named(graph, norm, name.strip()) if norm else []
     if not found:
-        close = [r["title"] for r in search(store, graph, name, scope="entities", limit=5)]
+        close = [r.title for r in search(store, graph, name, scope="entities", limit=5)]
         raise NotFound(
             f"no entity named {name!r} in graph {graph!r}",
             hint=(f"did you mean: {', '.join(close)}?" if close else None)
@@ -1437,7 +1498,9 @@ def entity_timeline(store: Store, graph: str, name: str) -> dict[str, Any]:
                 ),
             }
         )
-    return {"graph": graph, "name": name, "entities": found, "facts": facts}
+    return EntityTimeline.model_validate(
+        {"graph": graph, "name": name, "entities": found, "facts": facts}
+    )
 
 
 def report(
@@ -1447,7 +1510,7 @@ def report(
     since: str | None = None,
     record: bool = False,
     now: str | None = None,
-) -> dict[str, Any]:
+) -> Report:
     """The digest of one graph (see :mod:`memcli.digest`): blockers ranked by leverage,
     what is new or updated and what retired (and why) since ``since`` (memcli time), else
     since the last recorded report (against what that report saw), else ever. ``record``
@@ -1461,7 +1524,7 @@ def report(
     seen = last[1] if last and since is None else None
     window = since if since is not None else previous
     source = "option" if since is not None else "last report" if last else "first report"
-    rows = observations(store, graph, "all")
+    rows = _observation_dicts(store, graph, "all")
     retired_by = store.episodes_by_id(
         {o["retired_by_episode"] for o in rows if o["retired_by_episode"] is not None}
     )
@@ -1477,7 +1540,7 @@ def report(
     result["previous_report_at"] = previous
     if record:
         store.mark_report(graph, generated, {o["id"]: (o["version"], o["status"]) for o in rows})
-    return result
+    return Report.model_validate(result)
 
 
 def dependency_picture(
@@ -1499,13 +1562,34 @@ def dependency_picture(
         )
 
     if observation_id is not None:
-        obs = observation(store, observation_id)
+        obs = _observation_dict(store, observation_id)
         facts = store.dependency_facts(obs["graph"], fact_ids=[f["id"] for f in obs["facts"]])
         title = f"{obs['graph']}: observation #{obs['id']} {obs['name']}"
         return build(title, facts, [pattern(obs)])
     if graph is None:
         raise UsageError("name a graph or an observation to draw")
     require_graph(store, graph)
-    active = [o for o in observations(store, graph, "active") if o["kind"] == "dependency_chain"]
+    active = [
+        o
+        for o in _observation_dicts(store, graph, "active")
+        if o["kind"] == ObservationKind.DEPENDENCY_CHAIN
+    ]
     title = f"{graph}: who waits on what (current facts)"
     return build(title, store.dependency_facts(graph), [pattern(o) for o in active])
+
+
+def explain_episode(store: Store, episode_id: int) -> dict[str, Any]:
+    """Re-read a stored update with today's reader: each sentence with the frame that
+    read it, or why nothing did. Raises NotFound naming the id when there is none."""
+    from memcli.extract.explain import explain
+
+    row = store.episode_text(episode_id)
+    if row is None:
+        raise NotFound(f"no episode with id {episode_id} (see: memcli facts, memcli search)")
+    return {
+        "episode_id": row["id"],
+        "source": row["source"],
+        "author": row["author"],
+        "occurred_at": row["occurred_at"],
+        "sentences": explain(row["content"], row["author"]),
+    }

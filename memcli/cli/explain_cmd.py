@@ -6,19 +6,22 @@ from typing import Annotated
 
 import typer
 
-from memcli.cli._app import JsonOpt, command, open_store, out_console, print_json
+from memcli.cli._app import command, open_store, out_console
+from memcli.cli._options import JsonOpt
+from memcli.cli._output import print_json
 
 
-@command("explain")
+@command
 def explain(
     episode_id: Annotated[int, typer.Argument(metavar="EPISODE_ID", help="Episode id.")],
     as_json: JsonOpt = False,
 ) -> None:
     """Show which frame read each sentence of a stored update, or why nothing did."""
-    from memcli.extract.explain import describe, explain_episode
+    from memcli import api
+    from memcli.extract.explain import describe
 
     with open_store(create=False) as store:
-        data = explain_episode(store, episode_id)
+        data = api.explain_episode(store, episode_id)
     if as_json:
         print_json(data)
         return

@@ -1,19 +1,15 @@
 """How the reader read each sentence of an update: the data behind ``--explain``.
 
 ``explain(text, author)`` runs the default reader and pairs every sentence with the
-frame that read it and the facts it gave, or the reason nothing did. ``explain_episode``
-does the same for an update already stored (its content and author, re-read with the
-current reader, so the answer reflects today's rules rather than those at ingest).
+frame that read it and the facts it gave, or the reason nothing did. Pure:
+``memcli.api.explain_episode`` does the same for an update already stored (its content
+and author, re-read with the current reader, so the answer reflects today's rules
+rather than those at ingest).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from memcli.errors import NotFound
-
-if TYPE_CHECKING:
-    from memcli.store import Store
+from typing import Any
 
 
 def explain(text: str, author: str | None) -> list[dict[str, Any]]:
@@ -42,20 +38,6 @@ def explain(text: str, author: str | None) -> list[dict[str, Any]]:
         }
         for t in extraction.trace
     ]
-
-
-def explain_episode(store: Store, episode_id: int) -> dict[str, Any]:
-    """Re-read a stored update; raises NotFound with the id when there is none."""
-    row = store.episode_text(episode_id)
-    if row is None:
-        raise NotFound(f"no episode with id {episode_id} (see: memcli facts, memcli search)")
-    return {
-        "episode_id": row["id"],
-        "source": row["source"],
-        "author": row["author"],
-        "occurred_at": row["occurred_at"],
-        "sentences": explain(row["content"], row["author"]),
-    }
 
 
 def describe(line: dict[str, Any]) -> str:
