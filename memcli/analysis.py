@@ -21,20 +21,21 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memcli import cluster
-from memcli.models import EntityType, Relation
+from memcli.models import EntityType, ObservationKind, Relation
 from memcli.signatures import describe
 
 if TYPE_CHECKING:
     from memcli.lifecycle import Plan
 
-# Observation kinds: the one place analysis defines them (the JSON ``kind``).
-DEPENDENCY = "dependency_chain"
-SHARED_CONTEXT = "shared_context"
-CYCLE = "dependency_cycle"
-OWNER_BOTTLENECK = "owner_bottleneck"
-STALE_BLOCKER = "stale_blocker"
-CRITICAL_PATH = "critical_path"
-KINDS = (DEPENDENCY, STALE_BLOCKER, CYCLE, OWNER_BOTTLENECK, CRITICAL_PATH, SHARED_CONTEXT)
+# Observation kinds are defined once, in ``memcli.models.ObservationKind`` (the JSON
+# ``kind``); these names are analysis's own shorthand for them.
+DEPENDENCY = ObservationKind.DEPENDENCY_CHAIN
+SHARED_CONTEXT = ObservationKind.SHARED_CONTEXT
+CYCLE = ObservationKind.DEPENDENCY_CYCLE
+OWNER_BOTTLENECK = ObservationKind.OWNER_BOTTLENECK
+STALE_BLOCKER = ObservationKind.STALE_BLOCKER
+CRITICAL_PATH = ObservationKind.CRITICAL_PATH
+KINDS = tuple(ObservationKind)
 # One root blocker is one observation over its whole life: it is a dependency chain while
 # it is confirmed and a stale blocker when nobody has confirmed it for a while.
 ROOT_KINDS = (DEPENDENCY, STALE_BLOCKER)

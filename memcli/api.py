@@ -8,18 +8,43 @@ instead of printing.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from memcli import analysis, cluster, writer
 from memcli.config import DEFAULT_GRAPH
+from memcli.connectors import Batch
+from memcli.contract import (
+    AnalyzeResult,
+    EntitySummary,
+    EntityTimeline,
+    Episode,
+    ExtractResult,
+    GraphInfo,
+    IngestResult,
+    Observation,
+    ObservationDetail,
+    ObservationVersion,
+    Report,
+    SearchResult,
+    StoredFact,
+)
 from memcli.errors import InputError, NotFound, UsageError
 from memcli.extract import Extractor
-from memcli.models import EntityRef, EpisodeInput, Extraction
+from memcli.models import (
+    EntityRef,
+    EntityType,
+    EpisodeInput,
+    ExtractedFact,
+    Extraction,
+    Relation,
+    SentenceTrace,
+)
 from memcli.readers import content_hash, episode_key, parse_document, unknown_keys_message
 from memcli.redact import merge, redact_episode
 from memcli.resolve import display_name, normalize
@@ -62,6 +87,8 @@ class IngestReport:
     episodes_pending: int = 0  # stored with rules facts only: the model could not be used
     errors: list[tuple[str, str]] = field(default_factory=list)
     explain: list[tuple[str, str]] = field(default_factory=list)  # (source, sentence)
+    # (source, how the extractor read one sentence), for ``ingest --explain``
+    trace: list[tuple[str, SentenceTrace]] = field(default_factory=list)
     graphs: set[str] = field(default_factory=set)
     warnings: list[tuple[str, str]] = field(default_factory=list)  # (source, message)
     redactions: dict[str, dict[str, int]] = field(default_factory=dict)  # source -> kind -> n
@@ -100,10 +127,24 @@ class IngestReport:
                 for s, kinds in self.redactions.items()
             ],
             "not_understood": [{"source": s, "sentence": t} for s, t in self.explain],
+            "sentences": [
+                {
+                    "source": s,
+                    "sentence": t.sentence,
+                    "facts": t.facts,
+                    "frame": t.frame,
+                    "reason": t.reason,
+                }
+                for s, t in self.trace
+            ],
             "incomplete": None
             if self.incomplete is None
             else {"files_stored": self.incomplete[0], "files": self.incomplete[1]},
         }
+
+    def record(self) -> IngestResult:
+        """This report as the contract record ``ingest --json`` prints."""
+        return IngestResult.model_validate(self.as_dict())
 
 
 def _graph_for(episode: EpisodeInput, override: str | None) -> str:
@@ -155,6 +196,8 @@ def store_episode(
     else:
         extraction = extractor(episode.content, episode.author)
         extractor_name = extractor.name
+    if episode.ticket_prefix or episode.subject:
+        extraction = replace(extraction, facts=[_in_context(f, episode) for f in extraction.facts])
     store.ensure_graph(graph)
     episode_id = store.insert_episode(
         {
@@ -180,13 +223,53 @@ def store_episode(
         report,
         source=episode.source if episode.facts is not None else None,
     )
+    created: list[int] = []
+    for ref, alias in episode.aliases:
+        if alias.strip():
+            store.add_alias(_resolve(store, graph, ref, created), alias.strip())
+    report.entities_new += len(created)
     report.episodes_new += 1
     if extraction.status == "pending":
         report.episodes_pending += 1
     report.unparsed += len(extraction.unparsed)
     report.explain.extend((episode.source, s) for s in extraction.unparsed)
+    report.trace.extend((episode.source, t) for t in extraction.trace)
     report.graphs.add(graph)
     return episode_id
+
+
+_BARE_TICKET = re.compile(r"#\d+")
+# A tracker reference: "owner/repo#12", "#12", "PAY-118". Only a wait on one of these is
+# moved from a tracker text's author to its subject: a wait the reader found on a loose
+# phrase ("a managed queue") stays the author's, so it cannot re-root the tracker's chain.
+_TICKET = re.compile(r"(?:[\w.-]+/[\w.-]+)?#\d+|[A-Z][A-Z0-9_]*-\d+")
+
+
+def _in_context(fact: ExtractedFact, episode: EpisodeInput) -> ExtractedFact:
+    """A fact read from a tracker item's text, in that item's context (see EpisodeInput):
+    bare "#N" work items become "<ticket_prefix>#N", and the author's own wait on another
+    ticket becomes the subject's."""
+    prefix = episode.ticket_prefix
+
+    def name(ref: EntityRef) -> EntityRef:
+        if prefix and ref.type is EntityType.WORK_ITEM:
+            shown = display_name(ref.name, ref.type)
+            if _BARE_TICKET.fullmatch(shown):
+                return EntityRef(prefix + shown, ref.type)
+        return ref
+
+    source, target = name(fact.source), name(fact.target)
+    if (
+        episode.subject is not None
+        and _TICKET.fullmatch(display_name(target.name, target.type))
+        and episode.author
+        and fact.relation in (Relation.BLOCKED_BY, Relation.UNBLOCKED_FROM)
+        and source.type is EntityType.PERSON
+        and normalize(display_name(source.name, source.type))
+        == normalize(display_name(episode.author, EntityType.PERSON))
+    ):
+        source = episode.subject
+    return replace(fact, source=source, target=target)
 
 
 def _store_facts(
@@ -462,9 +545,131 @@ def _counters(report: IngestReport) -> dict[str, Any]:
     return {k: copy(v) for k, v in vars(report).items()}
 
 
+def _mark(report: IngestReport) -> dict[str, Any]:
+    """A cheap snapshot for one record: counters, list lengths and copies of the small
+    sets and dicts. ``_counters`` copies every list, which per record of a large export
+    would cost time quadratic in the sentences not understood."""
+    return {
+        k: len(v) if isinstance(v, list) else _counters_copy(v) for k, v in vars(report).items()
+    }
+
+
+def _rewind(report: IngestReport, mark: dict[str, Any]) -> None:
+    for k, v in mark.items():
+        current = getattr(report, k)
+        if isinstance(current, list):
+            del current[v:]
+        else:
+            setattr(report, k, v)
+
+
+def _counters_copy(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _counters_copy(x) for k, x in v.items()}
+    return set(v) if isinstance(v, set) else v
+
+
 def _restore(report: IngestReport, snapshot: dict[str, Any]) -> None:
     for k, v in snapshot.items():
         setattr(report, k, v)
+
+
+def ingest_records(
+    store: Store,
+    batches: Iterable[Batch | InputError],
+    *,
+    graph: str | None = None,
+    extractor: Extractor | None = None,
+    progress: Callable[[str], None] | None = None,
+    redact: bool = True,
+) -> IngestReport:
+    """Store what connectors read from tracker and chat exports (``memcli.connectors``).
+
+    One transaction per export file and a savepoint per record inside it: a record that
+    cannot be stored is reported as FILE: RECORD and rolled back alone (an issue lands
+    with all its episodes or none), the file's other records still land. Records the
+    connector could not read arrive as ``batch.errors`` and are reported the same way.
+    """
+    extractor = extractor or RulesExtractor()
+    report = IngestReport()
+    prepare = getattr(extractor, "prepare", None)
+    if prepare is not None:
+        batches = list(batches)
+        texts: list[tuple[str, str | None]] = []
+        for batch in batches:
+            if isinstance(batch, InputError):
+                continue
+            for _label, episodes in batch.records:
+                for ep in episodes:
+                    if redact:
+                        ep, _found = redact_episode(ep)
+                    if ep.facts is None and _stored_id(store, _graph_for(ep, graph), ep) is None:
+                        texts.append((ep.content, ep.author))
+        prepare(texts)
+    items = iter(batches)
+    for batch in items:
+        report.files += 1
+        if isinstance(batch, InputError):
+            report.files_failed += 1
+            report.errors.append((batch.source, batch.reason))
+            if progress:
+                progress(batch.source)
+            continue
+        for err in batch.errors:
+            report.episodes_failed += 1
+            report.errors.append((err.source, err.reason))
+        snapshot = _counters(report)
+        try:
+            with store.transaction():
+                touched: set[str] = set()
+                for label, episodes in batch.records:
+                    record = _mark(report)
+                    try:
+                        with store.transaction():
+                            for episode in episodes:
+                                target = _graph_for(episode, graph)
+                                stored = store_episode(
+                                    store,
+                                    episode,
+                                    target,
+                                    extractor,
+                                    report,
+                                    redact=redact,
+                                    origin=batch.source,
+                                )
+                                if stored:
+                                    touched.add(target)
+                    except (ValueError, KeyError) as exc:
+                        _rewind(report, record)
+                        report.episodes_failed += 1
+                        report.errors.append(
+                            (f"{batch.source}: {label}", f"could not store: {exc}")
+                        )
+                for g in sorted(touched):
+                    store.bump_ingest(g)
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            _restore(report, snapshot)
+            total = report.files + sum(1 for _ in items)
+            report.files_failed += 1
+            report.incomplete = (report.files_stored, total)
+            report.errors.append(
+                (
+                    batch.source,
+                    "database is locked (another writer held it longer than"
+                    f" MEMCLI_BUSY_TIMEOUT allows): stored {report.files_stored} of"
+                    f" {total} file(s); re-run to finish (re-import is idempotent)",
+                )
+            )
+            break
+        else:
+            report.files_stored += 1
+        if batch.errors and not batch.records:
+            report.files_failed += 1
+        if progress:
+            progress(batch.source)
+    return report
 
 
 @dataclass
@@ -487,6 +692,10 @@ class ExtractReport:
             "entities_new": self.entities_new,
             "graphs": sorted(self.graphs),
         }
+
+    def record(self) -> ExtractResult:
+        """This report as the contract record ``extract --json`` prints."""
+        return ExtractResult.model_validate(self.as_dict())
 
 
 def extract_pending(store: Store, extractor: Extractor, graph: str | None = None) -> ExtractReport:
@@ -558,6 +767,10 @@ class AnalyzeReport:
             "seconds": round(self.seconds, 4),
             "explain": self.explain,
         }
+
+    def record(self) -> AnalyzeResult:
+        """This report as the contract record ``analyze --json`` prints."""
+        return AnalyzeResult.model_validate(self.as_dict())
 
 
 # (name, summary), or (name, summary, writer) when the prose came from another writer
@@ -762,9 +975,9 @@ def observations(
     ids: list[int] | None = None,
     as_of: str | None = None,
     limit: int | None = None,
-) -> list[dict[str, Any]]:
-    """Observations as the documented JSON contract, most leverage first (the first
-    ``limit`` of them when given).
+) -> list[Observation]:
+    """Observations (:class:`memcli.contract.Observation`), most leverage first (the
+    first ``limit`` of them when given).
 
     ``as_of`` (world time) selects the observations that held then, whatever their
     status now: those whose pattern had formed (``valid_from``) and not yet ended, each
@@ -772,6 +985,21 @@ def observations(
     ``confirmed_at`` is the date of the latest update that restated an observation's
     roots; ``stale`` is true for a root blocker nobody has confirmed for a while.
     """
+    return [
+        Observation.model_validate(r)
+        for r in _observation_dicts(store, graph, status, ids, as_of, limit)
+    ]
+
+
+def _observation_dicts(
+    store: Store,
+    graph: str | None = None,
+    status: str = "active",
+    ids: list[int] | None = None,
+    as_of: str | None = None,
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """The fields of :func:`observations` as plain dicts, for the pure digest."""
     if status not in ("active", "retired", "all"):
         raise UsageError(f"unknown status {status!r}: use active, retired or all")
     if graph is not None:
@@ -827,6 +1055,7 @@ def observations(
                 "stale": r["kind"] == analysis.STALE_BLOCKER,
                 "confirmed_at": max(confirmed) if confirmed else r["latest_evidence_at"],
                 "rank": r["rank"],
+                "leverage": r["rank"],
                 "root_entities": [e["name"] for e in ents if e["role"] == "root"],
                 "entities": ents,
                 "episodes": eps,
@@ -849,9 +1078,13 @@ def observations(
     return out
 
 
-def observation(store: Store, obs_id: int) -> dict[str, Any]:
+def observation(store: Store, obs_id: int) -> ObservationDetail:
     """One observation, with the other observations of its cluster as context."""
-    found = observations(store, None, "all", ids=[obs_id])
+    return ObservationDetail.model_validate(_observation_dict(store, obs_id))
+
+
+def _observation_dict(store: Store, obs_id: int) -> dict[str, Any]:
+    found = _observation_dicts(store, None, "all", ids=[obs_id])
     if not found:
         raise NotFound(f"no observation with id {obs_id}")
     obs = found[0]
@@ -860,7 +1093,8 @@ def observation(store: Store, obs_id: int) -> dict[str, Any]:
     return obs
 
 
-def history(store: Store, obs_id: int) -> list[dict[str, Any]]:
+def history(store: Store, obs_id: int) -> list[ObservationVersion]:
+    """Every version of an observation, oldest first, with its evidence ids."""
     rows = store.observation_versions(obs_id)
     if not rows:
         raise NotFound(f"no observation with id {obs_id}")
@@ -868,19 +1102,29 @@ def history(store: Store, obs_id: int) -> list[dict[str, Any]]:
         ev = json.loads(r.pop("evidence"))
         r["episodes"] = [i for t, i, _ in ev if t == "episode"]
         r["facts"] = [i for t, i, _ in ev if t == "fact"]
-    return rows
+    return [ObservationVersion.model_validate(r) for r in rows]
 
 
 def facts(
     store: Store, graph: str, *, include_ended: bool = False, as_of: str | None = None
-) -> list[dict[str, Any]]:
+) -> list[StoredFact]:
+    """A graph's facts in world-time order: current ones, all, or those valid ``as_of``."""
     require_graph(store, graph)
-    return store.fact_list(graph, include_ended=include_ended, as_of=as_of)
+    return [
+        StoredFact.model_validate(r)
+        for r in store.fact_list(graph, include_ended=include_ended, as_of=as_of)
+    ]
 
 
-def entities(store: Store, graph: str) -> list[dict[str, Any]]:
+def entities(store: Store, graph: str) -> list[EntitySummary]:
+    """A graph's entities by type and name, with their aliases and how much cites them."""
     require_graph(store, graph)
-    return store.entity_list(graph)
+    return [EntitySummary.model_validate(r) for r in store.entity_list(graph)]
+
+
+def graphs(store: Store) -> list[GraphInfo]:
+    """Every graph in the database with its counts."""
+    return [GraphInfo.model_validate(r) for r in store.graphs_with_counts()]
 
 
 # --- search, report, entity timeline, dependency pictures, adding one episode ---
@@ -896,12 +1140,12 @@ def search(
     scope: str = "observations",
     limit: int = 10,
     include_ended: bool = False,
-) -> list[dict[str, Any]]:
+) -> list[SearchResult]:
     """Records of ``graph`` that match ``query``, best first, each with why and evidence.
 
-    Any text is a valid query (see :mod:`memcli.search`). Every result has ``type``,
-    ``id``, ``title``, ``snippet`` (the matching words in ``**bold**``), ``score``,
-    ``rank``, ``match`` ("all" terms or only "any"), ``status``, ``date`` and ``evidence``
+    Any text is a valid query (see :mod:`memcli.search`). Every result (a
+    :class:`memcli.contract.SearchResult`) has ``type``, ``id``, ``title``, ``snippet``
+    (the matching words in ``**bold**``), ``score``, ``position`` (also ``rank``), ``match`` ("all" terms or only "any"), ``status``, ``date`` and ``evidence``
     (``episode_ids``, ``fact_ids``, ``observation_ids``, ``sources``), plus ``details``
     specific to its type. Ended facts and retired observations only with
     ``include_ended``. Text with no letters or digits matches nothing.
@@ -914,7 +1158,8 @@ def search(
         raise UsageError(f"unknown search scope {scope!r}: use {allowed}") from None
     if limit < 1:
         raise UsageError(f"limit must be at least 1, not {limit}")
-    return _search_scope(store, graph, parse_query(query), chosen, limit, include_ended)
+    hits = _search_scope(store, graph, parse_query(query), chosen, limit, include_ended)
+    return [SearchResult.model_validate(r) for r in hits]
 
 
 def _search_scope(
@@ -968,6 +1213,7 @@ def _search_scope(
     results = results[:limit]
     for position, r in enumerate(results, start=1):
         r["rank"] = position
+        r["position"] = position
     return results
 
 
@@ -1128,7 +1374,7 @@ def episodes(
     *,
     ids: list[int] | None = None,
     lastn: int | None = None,
-) -> list[dict[str, Any]]:
+) -> list[Episode]:
     """Whole episodes, oldest first, each with the facts read from it.
 
     ``lastn`` keeps only the newest n of the graph. Facts have the shape of an
@@ -1145,7 +1391,7 @@ def episodes(
         by_episode[f["episode_id"]].append(_fact_ref(f))
     for r in rows:
         r["facts"] = by_episode[r["id"]]
-    return rows
+    return [Episode.model_validate(r) for r in rows]
 
 
 def _fact_ref(f: dict[str, Any]) -> dict[str, Any]:
@@ -1175,7 +1421,7 @@ def add(
     source: str | None = None,
     extractor: Extractor | None = None,
     redact: bool = True,
-) -> list[dict[str, Any]]:
+) -> list[Episode]:
     """Add one update (``type="text"``) or memcli JSON episodes (``type="json"``: an
     object or a list of objects with ``content`` and optionally ``author``,
     ``occurred_at``, ``source``, ``facts``) to ``graph``, in one transaction.
@@ -1248,11 +1494,11 @@ def add(
                 store.bump_ingest(graph)
     except (ValueError, KeyError) as exc:
         raise UsageError(f"could not store the episode: {exc}") from None
-    stored = {e["id"]: e for e in episodes(store, graph, ids=[i for i, _ in results])}
-    return [{**stored[i], "created": created} for i, created in results]
+    stored = {e.id: e for e in episodes(store, graph, ids=[i for i, _ in results])}
+    return [stored[i].model_copy(update={"created": created}) for i, created in results]
 
 
-def entity_timeline(store: Store, graph: str, name: str) -> dict[str, Any]:
+def entity_timeline(store: Store, graph: str, name: str) -> EntityTimeline:
     """Every fact about the entity called ``name`` in ``graph``, valid and ended, in the
     order they became true, each with the episode that stated it and the one that ended it.
 
@@ -1263,7 +1509,7 @@ def entity_timeline(store: Store, graph: str, name: str) -> dict[str, Any]:
     norm = normalize(name)
     found = store.entities_named(graph, norm, name.strip()) if norm else []
     if not found:
-        close = [r["title"] for r in search(store, graph, name, scope="entities", limit=5)]
+        close = [r.title for r in search(store, graph, name, scope="entities", limit=5)]
         raise NotFound(
             f"no entity named {name!r} in graph {graph!r}",
             hint=(f"did you mean: {', '.join(close)}?" if close else None)
@@ -1290,7 +1536,9 @@ def entity_timeline(store: Store, graph: str, name: str) -> dict[str, Any]:
                 ),
             }
         )
-    return {"graph": graph, "name": name, "entities": found, "facts": facts}
+    return EntityTimeline.model_validate(
+        {"graph": graph, "name": name, "entities": found, "facts": facts}
+    )
 
 
 def report(
@@ -1301,7 +1549,7 @@ def report(
     record: bool = False,
     now: str | None = None,
     learned: bool = False,
-) -> dict[str, Any]:
+) -> Report:
     """The digest of one graph (see :mod:`memcli.digest`): blockers ranked by leverage,
     what is new or updated and what retired (and why) since ``since``, else since the
     last recorded report (against what that report saw), else ever. ``since`` is world
@@ -1317,7 +1565,7 @@ def report(
     seen = last[1] if last and since is None else None
     window = since if since is not None else previous
     source = "option" if since is not None else "last report" if last else "first report"
-    rows = observations(store, graph, "all")
+    rows = _observation_dicts(store, graph, "all")
     retired_by = store.episodes_by_id(
         {o["retired_by_episode"] for o in rows if o["retired_by_episode"] is not None}
     )
@@ -1334,7 +1582,7 @@ def report(
     result["previous_report_at"] = previous
     if record:
         store.mark_report(graph, generated, {o["id"]: (o["version"], o["status"]) for o in rows})
-    return result
+    return Report.model_validate(result)
 
 
 def dependency_picture(
@@ -1356,13 +1604,32 @@ def dependency_picture(
         )
 
     if observation_id is not None:
-        obs = observation(store, observation_id)
+        obs = _observation_dict(store, observation_id)
         facts = store.dependency_facts(obs["graph"], fact_ids=[f["id"] for f in obs["facts"]])
         title = f"{obs['graph']}: observation #{obs['id']} {obs['name']}"
         return build(title, facts, [pattern(obs)])
     if graph is None:
         raise UsageError("name a graph or an observation to draw")
     require_graph(store, graph)
-    active = [o for o in observations(store, graph, "active") if o["kind"] in analysis.ROOT_KINDS]
+    active = [
+        o for o in _observation_dicts(store, graph, "active") if o["kind"] in analysis.ROOT_KINDS
+    ]
     title = f"{graph}: who waits on what (current facts)"
     return build(title, store.dependency_facts(graph), [pattern(o) for o in active])
+
+
+def explain_episode(store: Store, episode_id: int) -> dict[str, Any]:
+    """Re-read a stored update with today's reader: each sentence with the frame that
+    read it, or why nothing did. Raises NotFound naming the id when there is none."""
+    from memcli.extract.explain import explain
+
+    row = store.episode_text(episode_id)
+    if row is None:
+        raise NotFound(f"no episode with id {episode_id} (see: memcli facts, memcli search)")
+    return {
+        "episode_id": row["id"],
+        "source": row["source"],
+        "author": row["author"],
+        "occurred_at": row["occurred_at"],
+        "sentences": explain(row["content"], row["author"]),
+    }

@@ -21,6 +21,7 @@ from memcli.analysis import (
     ROOT_KINDS,
     SHARED_CONTEXT,
 )
+from memcli.models import ObservationStatus
 from memcli.writer import join
 
 # The Markdown report stays readable at any size: the first FULL blockers are shown in
@@ -168,17 +169,17 @@ def build(
     status); ``seen``: what the last report saw (None: compare timestamps with ``since``);
     ``episodes``: id -> {id, author, occurred_at, source} for the episodes that retired an
     observation; ``since_source``: "option", "last report" or "first report"."""
-    active = [o for o in observations if o["status"] == "active"]
+    active = [o for o in observations if o["status"] == ObservationStatus.ACTIVE]
     # Most leverage first; among equals, the freshest evidence, then the oldest id.
     act_on = sorted((o for o in active if o["kind"] in ROOT_KINDS), key=lambda o: o["id"])
     act_on.sort(key=lambda o: o["latest_evidence_at"] or "", reverse=True)
     act_on.sort(key=lambda o: -o["rank"])
 
     def newly_retired(o: dict[str, Any]) -> bool:
-        if o["status"] != "retired":
+        if o["status"] != ObservationStatus.RETIRED:
             return False
         if seen is not None:
-            return seen.get(o["id"], (0, "active"))[1] != "retired"
+            return seen.get(o["id"], (0, ObservationStatus.ACTIVE))[1] != ObservationStatus.RETIRED
         return since is None or (o[_CLOCKS[clock][2]] or "") >= since
 
     retired = sorted(

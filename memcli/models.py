@@ -37,6 +37,59 @@ class Relation(StrEnum):
     UNBLOCKED_FROM = "unblocked_from"
 
 
+class ObservationKind(StrEnum):
+    """What pattern an observation names (``memcli.analysis`` decides which)."""
+
+    DEPENDENCY_CHAIN = "dependency_chain"  # one root blocker holding up people and work
+    STALE_BLOCKER = "stale_blocker"  # the same root, unconfirmed for --stale-after
+    DEPENDENCY_CYCLE = "dependency_cycle"  # work that waits on itself (a deadlock)
+    OWNER_BOTTLENECK = "owner_bottleneck"  # one owner of two or more root blockers
+    CRITICAL_PATH = "critical_path"  # the longest chain of waits, over two hops
+    SHARED_CONTEXT = "shared_context"  # several updates stating the same facts
+
+
+class ObservationStatus(StrEnum):
+    """An observation is active until its evidence no longer supports it."""
+
+    ACTIVE = "active"
+    RETIRED = "retired"
+
+
+class FactStatus(StrEnum):
+    """A fact is current until a later update ends it (``invalid_at`` set)."""
+
+    CURRENT = "current"
+    ENDED = "ended"
+
+
+class EvidenceRole(StrEnum):
+    """The part an entity or a fact plays in an observation's evidence.
+
+    Entities: ``root`` (the blocker), ``owner`` (owns the root), ``direct`` and
+    ``downstream`` (wait on the root, in one step or through other work), ``member``
+    (named in a shared context). Facts: ``dependency``, ``ownership``, ``shared``.
+    """
+
+    ROOT = "root"
+    OWNER = "owner"
+    DIRECT = "direct"
+    DOWNSTREAM = "downstream"
+    MEMBER = "member"
+    DEPENDENCY = "dependency"
+    OWNERSHIP = "ownership"
+    SHARED = "shared"
+
+
+class SearchScope(StrEnum):
+    """What to search: one kind of record, or all of them fused."""
+
+    OBSERVATIONS = "observations"
+    FACTS = "facts"
+    EPISODES = "episodes"
+    ENTITIES = "entities"
+    ALL = "all"
+
+
 # Which entity types each relation accepts at its two ends. Readers of JSON facts and the
 # LLM extractor validate against this, so a fact can never be stored half-formed.
 RELATION_TYPES: dict[Relation, tuple[frozenset[EntityType], frozenset[EntityType]]] = {
@@ -127,3 +180,14 @@ class EpisodeInput:
     # False when the update names no time and occurred_at is one memcli supplied (file
     # time, now): then it is not part of the episode's identity (see readers.episode_key).
     dated: bool = True
+    # Prefix for bare "#N" work items the reader finds in ``content`` ("acme/api" turns
+    # "#12" into "acme/api#12"), so a reference in an issue's text names that repository's
+    # issue and not every "#12" of every repository.
+    ticket_prefix: str | None = None
+    # The work item this text is written on (an issue's body or comment): a wait the
+    # reader finds for the author ("Blocked by #40", "I'm waiting on PAY-7") is that
+    # item's wait, so issues chain to issues.
+    subject: EntityRef | None = None
+    # (entity, another name for it) pairs to record, e.g. an issue's title, so that
+    # search and lookups by that name find the entity.
+    aliases: tuple[tuple[EntityRef, str], ...] = ()

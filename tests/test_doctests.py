@@ -9,7 +9,16 @@ import pytest
 
 
 @pytest.mark.parametrize(
-    "module", ["memcli.cluster", "memcli.resolve", "memcli.signatures", "memcli.writer"]
+    "module",
+    [
+        "memcli.cluster",
+        "memcli.resolve",
+        "memcli.signatures",
+        "memcli.writer",
+        "memcli.connectors.slack",
+        "memcli.connectors.jira",
+        "memcli.llm.extract",
+    ],
 )
 def test_docstring_examples(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module))

@@ -7,11 +7,10 @@ from typing import Annotated
 
 import typer
 
-from memcli import api
-from memcli.cli._app import GraphOpt, JsonOpt, command, open_store, print_json, write_out
-from memcli.digest import render_markdown
+from memcli.cli._app import command, open_store, write_out
+from memcli.cli._options import GraphOpt, JsonOpt
+from memcli.cli._output import Format, emit
 from memcli.errors import InputError, UsageError
-from memcli.readers import to_utc
 
 
 class ReportFormat(StrEnum):
@@ -19,7 +18,7 @@ class ReportFormat(StrEnum):
     JSON = "json"
 
 
-@command("report")
+@command
 def report(
     graph: GraphOpt,
     since: Annotated[
@@ -56,6 +55,10 @@ def report(
     the date is world time: a pattern that began, was restated or ended after it (by the
     dates of the updates); --learned reads it as when memcli learned of the change.
     """
+    from memcli import api
+    from memcli.digest import render_markdown
+    from memcli.readers import to_utc
+
     try:
         when = to_utc(since, source="--since") if since else None
     except InputError as exc:
@@ -64,7 +67,5 @@ def report(
         data = api.report(
             store, graph, since=when, record=not no_record and when is None, learned=learned
         )
-    if as_json or fmt is ReportFormat.JSON:
-        print_json(data)
-        return
-    write_out(render_markdown(data))
+    machine = as_json or fmt is ReportFormat.JSON
+    emit(data, Format.JSON if machine else Format.TABLE, lambda d: write_out(render_markdown(d)))
