@@ -338,7 +338,7 @@ def stages(db: Path) -> None:
                     f"{len(set(clustering.membership.values()))} clusters",
                 )
                 t = time.perf_counter()
-                cones = store.dependency_cones(GRAPH, clustering.membership)
+                cones = store.dependency_cones(GRAPH, clustering.component)
                 keys = store.signature_keys(analysis.cut_signatures(clustering))
                 say("store.dependency_cones (recursive CTE)", t, f"{len(cones)} cone rows")
                 t = time.perf_counter()

@@ -80,7 +80,7 @@ def analyze(db: Path, graph: str, mode: SignatureMode) -> list[dict[str, Any]]:
 
 def score(observations: list[dict[str, Any]], truth: dict[str, Any]) -> dict[str, Any]:
     """Compare observations (the --json contract) with the planted chains."""
-    deps = [o for o in observations if o["kind"] == analysis.DEPENDENCY]
+    deps = [o for o in observations if o["kind"] in analysis.ROOT_KINDS]
     by_root: dict[str, list[set[str]]] = defaultdict(list)
     for o in deps:
         if len(o["root_entities"]) == 1:
@@ -192,11 +192,11 @@ def what_if(db: Path, graph: str, truth: dict[str, Any], min_blocked: int = 1) -
     observations = [
         {
             "kind": d.kind,
-            "root_entities": [e.name for e in d.roots] if d.kind == analysis.DEPENDENCY else [],
+            "root_entities": [e.name for e in d.roots] if d.kind in analysis.ROOT_KINDS else [],
             "episodes": [{"source": e.source} for e in d.episodes],
         }
         for d in drafts
-        if d.kind != analysis.DEPENDENCY or len(d.blocked) >= min_blocked
+        if d.kind not in analysis.ROOT_KINDS or len(d.blocked) >= min_blocked
     ]
     return score(observations, truth)
 

@@ -17,6 +17,7 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memcli import cluster
@@ -26,8 +27,18 @@ from memcli.signatures import describe
 if TYPE_CHECKING:
     from memcli.lifecycle import Plan
 
+# Observation kinds are defined once, in ``memcli.models.ObservationKind`` (the JSON
+# ``kind``); these names are analysis's own shorthand for them.
 DEPENDENCY = ObservationKind.DEPENDENCY_CHAIN
 SHARED_CONTEXT = ObservationKind.SHARED_CONTEXT
+CYCLE = ObservationKind.DEPENDENCY_CYCLE
+OWNER_BOTTLENECK = ObservationKind.OWNER_BOTTLENECK
+STALE_BLOCKER = ObservationKind.STALE_BLOCKER
+CRITICAL_PATH = ObservationKind.CRITICAL_PATH
+KINDS = tuple(ObservationKind)
+# One root blocker is one observation over its whole life: it is a dependency chain while
+# it is confirmed and a stale blocker when nobody has confirmed it for a while.
+ROOT_KINDS = (DEPENDENCY, STALE_BLOCKER)
 
 
 # Entities, episodes and facts are named tuples rather than frozen dataclasses: an
@@ -90,6 +101,11 @@ class Draft:
     fingerprint: str = ""
     notes: list[str] = field(default_factory=list)
     valid_from: str = ""  # when the pattern began to hold (set by ``run``)
+    # the latest update that restated the root (a wait on it, or who owns it)
+    confirmed_at: str = ""
+    # the items in order: a cycle (each waits on the next, the last on the first) or a
+    # critical path (from the item that waits longest down to what it waits on)
+    path: list[Entity] = field(default_factory=list)
 
     def evidence(self) -> list[tuple[str, int, str]]:
         rows = [("episode", e.id, "support") for e in self.episodes]
@@ -125,65 +141,84 @@ def build_drafts(
     episodes: dict[int, Episode],
     writer: str = "template",
     components: dict[int, int] | None = None,
+    present: str | None = None,
+    stale_after: float | None = None,
 ) -> list[Draft]:
     """Every observation the current evidence supports, ranked by leverage.
 
-    ``membership`` maps episode -> cluster; ``cones`` are (cluster, root, node, depth) rows
-    from the store's recursive walk; ``facts`` are the currently valid facts;
-    ``components`` maps cluster id -> component id where size-cap splits happened.
+    ``membership`` maps episode -> cluster; ``components`` maps episode -> component (the
+    cluster before size-cap splits; None: the clusters are the components); ``cones``
+    are (component, root, node, depth) rows from the store's recursive walk over each
+    component; ``facts`` are the currently valid facts. ``present`` is the newest world
+    time the graph knows and ``stale_after`` (seconds) how long a root blocker may go
+    unconfirmed before it is shown as stale (None: never).
     """
-    by_cluster_facts: dict[int, list[Fact]] = defaultdict(list)
+    component_of = components if components is not None else membership
+    by_component: dict[int, list[Fact]] = defaultdict(list)
     for f in facts:
-        cluster = membership.get(f.episode_id)
-        if cluster is not None:
-            by_cluster_facts[cluster].append(f)
-    cluster_sizes = Counter(membership.values())
+        comp = component_of.get(f.episode_id)
+        if comp is not None:
+            by_component[comp].append(f)
+    component_sizes = Counter(component_of.values())
 
-    # One observation per root and component. A root normally sits in one cluster; when
-    # the size cap split a component's dependents over several clusters, the root's cone
-    # is the union across them. (With literal signatures a root can also appear in two
-    # unrelated components: those stay two observations.)
-    component_of = components or {}
+    # One observation per root and component: the cone is walked over the whole
+    # component, so the size cap (which splits a component into clusters) never splits
+    # a root's dependents. (With literal signatures, or an explicit --window, one root
+    # can sit in two unrelated components: those stay two observations.)
     cone_nodes: dict[tuple[int, int], dict[int, int]] = defaultdict(dict)
-    root_clusters: dict[tuple[int, int], set[int]] = defaultdict(set)
-    for cluster, root, node, depth in cones:
-        key = (component_of.get(cluster, cluster), root)
-        nodes_of_root = cone_nodes[key]
+    for comp, root, node, depth in cones:
+        nodes_of_root = cone_nodes[(comp, root)]
         nodes_of_root[node] = min(depth, nodes_of_root.get(node, depth))
-        root_clusters[key].add(cluster)
 
-    # Each cluster's facts indexed once (waits by who waits, ownership by what is owned),
-    # so a root's draft costs the size of its cone, not of its cluster.
+    # Each component's facts indexed once (waits by who waits, ownership by what is
+    # owned), so a root's draft costs the size of its cone, not of its component.
     waits_by_source: dict[int, dict[int, list[Fact]]] = defaultdict(lambda: defaultdict(list))
     owns_by_target: dict[int, dict[int, list[Fact]]] = defaultdict(lambda: defaultdict(list))
-    for cluster, cluster_facts in by_cluster_facts.items():
-        for f in cluster_facts:
+    for comp, comp_facts in by_component.items():
+        for f in comp_facts:
             if f.relation is Relation.BLOCKED_BY:
-                waits_by_source[cluster][f.source_id].append(f)
+                waits_by_source[comp][f.source_id].append(f)
             elif f.relation is Relation.OWNS:
-                owns_by_target[cluster][f.target_id].append(f)
+                owns_by_target[comp][f.target_id].append(f)
 
     drafts: list[Draft] = []
-    clusters_with_roots: set[int] = set()
+    clusters_with_patterns: set[int] = set()
     roots_seen = Counter(root for _, root in cone_nodes)
-    for (component, root), nodes in sorted(cone_nodes.items()):
-        clusters = sorted(root_clusters[(component, root)])
-        if sum(cluster_sizes[c] for c in clusters) < 2 or len(nodes) < 2:
+    root_drafts: list[Draft] = []
+    for (comp, root), nodes in sorted(cone_nodes.items()):
+        if component_sizes[comp] < 2 or len(nodes) < 2:
             continue
-        waits = [f for c in clusters for n in nodes for f in waits_by_source[c].get(n, ())]
-        owns = [f for c in clusters for n in nodes for f in owns_by_target[c].get(n, ())]
-        draft = _dependency_draft(clusters[0], root, nodes, waits, owns, entities, episodes)
+        waits = [f for n in nodes for f in waits_by_source[comp].get(n, ())]
+        owns = [f for n in nodes for f in owns_by_target[comp].get(n, ())]
+        draft = _dependency_draft(comp, root, nodes, waits, owns, entities, episodes)
         if not _is_pattern(draft):
             continue
-        clusters_with_roots.update(clusters)
+        draft.cluster_id = min(membership.get(e.id, comp) for e in draft.episodes)
         if roots_seen[root] > 1:
-            draft.pattern_key = f"root:{root}:c{component}"
-        drafts.append(draft)
+            draft.pattern_key = f"root:{root}:c{comp}"
+        _mark_stale(draft, present, stale_after)
+        root_drafts.append(draft)
+    drafts.extend(root_drafts)
 
-    for cluster, size in sorted(cluster_sizes.items()):
-        if size < 2 or cluster in clusters_with_roots:
+    for comp, comp_facts in sorted(by_component.items()):
+        cycle_drafts = _cycle_drafts(comp, comp_facts, entities, episodes)
+        path = _critical_path_draft(comp, comp_facts, entities, episodes)
+        for d in [*cycle_drafts, *([path] if path else [])]:
+            d.cluster_id = min(membership.get(e.id, comp) for e in d.episodes)
+            drafts.append(d)
+    drafts.extend(_owner_drafts(root_drafts, facts, entities, episodes))
+    for d in drafts:
+        clusters_with_patterns.update(membership.get(e.id, d.cluster_id) for e in d.episodes)
+
+    by_cluster_facts: dict[int, list[Fact]] = defaultdict(list)
+    for f in facts:
+        c = membership.get(f.episode_id)
+        if c is not None:
+            by_cluster_facts[c].append(f)
+    for c, size in sorted(Counter(membership.values()).items()):
+        if size < 2 or c in clusters_with_patterns:
             continue
-        context = _context_draft(cluster, by_cluster_facts[cluster], entities, episodes)
+        context = _context_draft(c, by_cluster_facts[c], entities, episodes)
         if context is not None:
             drafts.append(context)
 
@@ -191,6 +226,386 @@ def build_drafts(
         d.fingerprint = fingerprint(d, writer)
     drafts.sort(key=lambda d: (-d.rank, d.kind, d.pattern_key))
     return drafts
+
+
+def _epoch(when: str) -> float:
+    return datetime.fromisoformat(when.replace("Z", "+00:00")).timestamp()
+
+
+def _mark_stale(draft: Draft, present: str | None, stale_after: float | None) -> None:
+    """Note when the root was last confirmed (an update waiting on it or naming its
+    owner) and, when that is more than ``stale_after`` seconds before ``present``, make
+    the draft a stale blocker: still shown, with the date, but ranked at a quarter."""
+    root = draft.roots[0].id
+    confirming = {
+        f.episode_id
+        for f in draft.facts.values()
+        if f.target_id == root and f.relation in (Relation.BLOCKED_BY, Relation.OWNS)
+    }
+    dates = [e.occurred_at for e in draft.episodes if e.id in confirming]
+    draft.confirmed_at = max(dates) if dates else draft.latest_evidence_at
+    if present is None or stale_after is None:
+        return
+    if _epoch(present) - _epoch(draft.confirmed_at) > stale_after:
+        draft.kind = STALE_BLOCKER
+        draft.rank = (draft.rank + 3) // 4
+
+
+def _strong_components(edges: Mapping[int, set[int]]) -> list[list[int]]:
+    """Tarjan's strongly connected components, iteratively (no recursion limit)."""
+    index: dict[int, int] = {}
+    low: dict[int, int] = {}
+    on_stack: set[int] = set()
+    stack: list[int] = []
+    out: list[list[int]] = []
+    counter = 0
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work: list[tuple[int, list[int]]] = [(start, sorted(edges.get(start, ())))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, todo = work[-1]
+            if todo:
+                nxt = todo.pop(0)
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, sorted(edges.get(nxt, ()))))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                part: list[int] = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    part.append(top)
+                    if top == node:
+                        break
+                out.append(sorted(part))
+    return out
+
+
+def _waits(comp_facts: list[Fact]) -> tuple[dict[int, set[int]], dict[tuple[int, int], list[Fact]]]:
+    """blocked_by edges (who waits -> on what) and the facts that state each edge."""
+    edges: dict[int, set[int]] = defaultdict(set)
+    stated: dict[tuple[int, int], list[Fact]] = defaultdict(list)
+    for f in comp_facts:
+        if f.relation is Relation.BLOCKED_BY and f.source_id != f.target_id:
+            edges[f.source_id].add(f.target_id)
+            stated[(f.source_id, f.target_id)].append(f)
+    return edges, stated
+
+
+def _pattern_draft(
+    *,
+    kind: str,
+    key: str,
+    comp: int,
+    roots: list[int],
+    blocked: dict[int, tuple[int, set[int]]],  # entity -> (depth, what it waits on)
+    edge_facts: list[Fact],
+    comp_facts: list[Fact],
+    entities: dict[int, Entity],
+    episodes: dict[int, Episode],
+    path: list[int],
+) -> Draft:
+    """A draft for a structure found in the wait graph (a cycle or a path): its roots,
+    the items blocked behind it, their owners, and every fact that states them."""
+    involved = set(roots) | set(blocked)
+    owner_facts = [f for f in comp_facts if f.relation is Relation.OWNS and f.target_id in involved]
+    owners_of: dict[int, set[int]] = defaultdict(set)
+    for f in owner_facts:
+        owners_of[f.target_id].add(f.source_id)
+
+    def ents(ids: Iterable[int]) -> list[Entity]:
+        return sorted((entities[i] for i in ids if i in entities), key=_name_key)
+
+    facts_of: dict[int, list[int]] = defaultdict(list)
+    for f in edge_facts:
+        facts_of[f.source_id].append(f.id)
+    items = [
+        Blocked(entities[n], depth, ents(via), ents(owners_of[n]), sorted(facts_of[n]))
+        for n, (depth, via) in blocked.items()
+        if n in entities
+    ]
+    items.sort(key=lambda b: (b.depth, _name_key(b.entity)))
+    roles: dict[int, str] = dict.fromkeys(roots, "root")
+    root_owners = ents({o for r in roots for o in owners_of[r]})
+    for o in root_owners:
+        roles.setdefault(o.id, "owner")
+    people: dict[int, Entity] = {}
+    for b in items:
+        roles.setdefault(b.entity.id, "direct" if b.depth == 1 else "downstream")
+        if b.entity.type is not EntityType.WORK_ITEM:
+            people[b.entity.id] = b.entity
+        for o in b.owners:
+            roles.setdefault(o.id, "direct" if b.depth == 1 else "downstream")
+            people[o.id] = o
+    fact_roles = {f.id: "dependency" for f in edge_facts}
+    fact_roles.update({f.id: "ownership" for f in owner_facts})
+    used = {f.id: f for f in edge_facts + owner_facts}
+    eps = sorted(
+        (episodes[f.episode_id] for f in used.values()), key=lambda e: (e.occurred_at, e.id)
+    )
+    eps = list(dict.fromkeys(eps))
+    work = sum(1 for i in involved if i in entities and entities[i].type is EntityType.WORK_ITEM)
+    return Draft(
+        pattern_key=key,
+        kind=kind,
+        cluster_id=comp,
+        roots=ents(roots),
+        root_owners=root_owners,
+        blocked=items,
+        people=sorted(people.values(), key=_name_key),
+        shared=[],
+        entity_roles=roles,
+        fact_roles=fact_roles,
+        episodes=eps,
+        entities={i: entities[i] for i in roles if i in entities},
+        facts=used,
+        rank=work + len(people),
+        start_at=eps[0].occurred_at,
+        latest_evidence_at=eps[-1].occurred_at,
+        path=[entities[i] for i in path if i in entities],
+    )
+
+
+def _cycle_drafts(
+    comp: int, comp_facts: list[Fact], entities: dict[int, Entity], episodes: dict[int, Episode]
+) -> list[Draft]:
+    """One draft per deadlock: a set of items that wait on each other (a strongly
+    connected part of the wait graph), with everything that waits on it, directly or
+    through other work. No recursive walk: cycles cannot loop it."""
+    edges, stated = _waits(comp_facts)
+    waiters: dict[int, set[int]] = defaultdict(set)
+    for src, tgts in edges.items():
+        for t in tgts:
+            waiters[t].add(src)
+    drafts = []
+    for part in _strong_components(edges):
+        if len(part) < 2:
+            continue
+        members = set(part)
+        # everyone behind the cycle, by distance (breadth first from the cycle)
+        blocked: dict[int, tuple[int, set[int]]] = {}
+        frontier = sorted(members)
+        depth = 0
+        while frontier:
+            depth += 1
+            nxt: list[int] = []
+            for node in frontier:
+                for w in sorted(waiters.get(node, ())):
+                    if w in members:
+                        continue
+                    if w not in blocked:
+                        blocked[w] = (depth, set())
+                        nxt.append(w)
+                    if blocked[w][0] == depth:
+                        blocked[w][1].add(node)
+            frontier = nxt
+        inside = [
+            f for (a, b), fs in sorted(stated.items()) if a in members and b in members for f in fs
+        ]
+        behind = [
+            f
+            for (a, b), fs in sorted(stated.items())
+            if a in blocked and (b in members or b in blocked)
+            for f in fs
+        ]
+        drafts.append(
+            _pattern_draft(
+                kind=CYCLE,
+                key=f"cycle:{min(members)}",
+                comp=comp,
+                roots=sorted(members),
+                blocked=blocked,
+                edge_facts=inside + behind,
+                comp_facts=comp_facts,
+                entities=entities,
+                episodes=episodes,
+                path=_cycle_order(members, edges, entities),
+            )
+        )
+    return drafts
+
+
+def _cycle_order(
+    members: set[int], edges: Mapping[int, set[int]], entities: dict[int, Entity]
+) -> list[int]:
+    """A shortest cycle through the first member by name, in wait order (each waits on
+    the next, the last on the first). Neighbours are tried in name order, so the answer
+    does not depend on entity ids (that is, on the order updates arrived in)."""
+
+    def key(i: int) -> tuple[str, int]:
+        return _name_key(entities[i]) if i in entities else ("", i)
+
+    start = min(members, key=key)
+    previous: dict[int, int] = {}
+    queue = [start]
+    while queue and start not in previous:
+        nxt: list[int] = []
+        for node in queue:
+            for t in sorted(edges.get(node, ()), key=key):
+                if t not in members or t in previous:
+                    continue
+                previous[t] = node
+                if t == start:
+                    break
+                nxt.append(t)
+            if start in previous:
+                break
+        queue = nxt
+    back: list[int] = []
+    node = previous.get(start, start)
+    while node != start:
+        back.append(node)
+        node = previous[node]
+    return [start, *reversed(back)]
+
+
+def _critical_path_draft(
+    comp: int, comp_facts: list[Fact], entities: dict[int, Entity], episodes: dict[int, Episode]
+) -> Draft | None:
+    """The longest chain of waits in a component (edges inside a cycle left out, so
+    the chain is finite), when it is longer than two hops. Ties go to the chain whose
+    names come first, so the choice is deterministic."""
+    edges, stated = _waits(comp_facts)
+    in_cycle: set[tuple[int, int]] = set()
+    for part in _strong_components(edges):
+        members = set(part)
+        in_cycle.update((a, b) for a in part for b in edges.get(a, ()) if b in members)
+    dag: dict[int, list[int]] = {
+        a: sorted(b for b in tgts if (a, b) not in in_cycle) for a, tgts in edges.items()
+    }
+    nodes = set(dag) | {b for tgts in dag.values() for b in tgts}
+
+    def key(i: int) -> tuple[str, int]:
+        return _name_key(entities[i]) if i in entities else ("", i)
+
+    # longest[n]: the longest chain from n down to a root, as a list of nodes
+    indegree: dict[int, int] = dict.fromkeys(nodes, 0)
+    for tgts in dag.values():
+        for b in tgts:
+            indegree[b] += 1
+    order: list[int] = []
+    ready = sorted((n for n in nodes if indegree[n] == 0), key=key)
+    while ready:
+        n = ready.pop()
+        order.append(n)
+        for b in dag.get(n, ()):
+            indegree[b] -= 1
+            if indegree[b] == 0:
+                ready.append(b)
+    best: dict[int, tuple[int, list[tuple[str, int]], list[int]]] = {}
+    for n in reversed(order):  # targets before the items that wait on them
+        choice: tuple[int, list[tuple[str, int]], list[int]] = (0, [key(n)], [n])
+        for b in dag.get(n, ()):
+            length, names, chain = best[b]
+            cand = (length + 1, [key(n), *names], [n, *chain])
+            if cand[0] > choice[0] or (cand[0] == choice[0] and cand[1] < choice[1]):
+                choice = cand
+        best[n] = choice
+    if not best:
+        return None
+    top = min(best.values(), key=lambda v: (-v[0], v[1]))
+    hops, _, chain = top
+    if hops <= 2:
+        return None
+    bottom = chain[-1]
+    blocked = {n: (len(chain) - 1 - i, {chain[i + 1]}) for i, n in enumerate(chain[:-1])}
+    edge_facts = [f for a, b in zip(chain, chain[1:], strict=False) for f in stated[(a, b)]]
+    draft = _pattern_draft(
+        kind=CRITICAL_PATH,
+        key=f"path:{bottom}",
+        comp=comp,
+        roots=[bottom],
+        blocked=blocked,
+        edge_facts=edge_facts,
+        comp_facts=comp_facts,
+        entities=entities,
+        episodes=episodes,
+        path=chain,
+    )
+    # A path ranks by the waits it adds beyond the first hop: below the root blocker it
+    # ends in, which is the thing to act on.
+    draft.rank = hops - 1
+    return draft
+
+
+def _owner_drafts(
+    root_drafts: list[Draft],
+    facts: list[Fact],
+    entities: dict[int, Entity],
+    episodes: dict[int, Episode],
+) -> list[Draft]:
+    """A person or team who owns two or more root blockers, with all the work waiting
+    on them: one draft per owner, its evidence the union of those roots' evidence."""
+    by_owner: dict[int, list[Draft]] = defaultdict(list)
+    for d in root_drafts:
+        for o in d.root_owners:
+            by_owner[o.id].append(d)
+    out = []
+    for owner_id, owned in sorted(by_owner.items()):
+        roots = {d.roots[0].id for d in owned}
+        if len(roots) < 2 or owner_id not in entities:
+            continue
+        blocked: dict[int, Blocked] = {}
+        roles: dict[int, str] = {}
+        fact_roles: dict[int, str] = {}
+        used: dict[int, Fact] = {}
+        eps: dict[int, Episode] = {}
+        people: dict[int, Entity] = {}
+        for d in owned:
+            for b in d.blocked:
+                if b.entity.id in roots:
+                    continue
+                have = blocked.get(b.entity.id)
+                if have is None or b.depth < have.depth:
+                    blocked[b.entity.id] = b
+            roles.update({i: r for i, r in d.entity_roles.items() if i not in roles})
+            fact_roles.update(d.fact_roles)
+            used.update(d.facts)
+            eps.update({e.id: e for e in d.episodes})
+            people.update({p.id: p for p in d.people})
+        for r in roots:
+            roles[r] = "root"
+        roles[owner_id] = "owner"
+        people.pop(owner_id, None)
+        items = sorted(blocked.values(), key=lambda b: (b.depth, _name_key(b.entity)))
+        ordered = sorted(eps.values(), key=lambda e: (e.occurred_at, e.id))
+        work = sum(1 for b in items if b.entity.type is EntityType.WORK_ITEM)
+        out.append(
+            Draft(
+                pattern_key=f"owner:{owner_id}",
+                kind=OWNER_BOTTLENECK,
+                cluster_id=min(d.cluster_id for d in owned),
+                roots=sorted((entities[r] for r in roots if r in entities), key=_name_key),
+                root_owners=[entities[owner_id]],
+                blocked=items,
+                people=sorted(people.values(), key=_name_key),
+                shared=[],
+                entity_roles=roles,
+                fact_roles=fact_roles,
+                episodes=ordered,
+                entities={i: entities[i] for i in roles if i in entities},
+                facts=used,
+                rank=work + len(people),
+                start_at=ordered[0].occurred_at,
+                latest_evidence_at=ordered[-1].occurred_at,
+            )
+        )
+    return out
 
 
 def _reporters_at_least(episodes: Iterable[Episode], n: int) -> bool:
@@ -426,6 +841,7 @@ class AnalysisInput:
     ended_facts: dict[int, EndedFact]  # evidence facts of active observations now ended
     names: dict[int, str]  # entity -> name, for the roots of active observations
     sources: dict[int, str]  # episode -> source, for completions and ending episodes
+    present: str = ""  # the newest world time of the whole graph (staleness is against it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -488,7 +904,7 @@ def run(
     """Drafts, the lifecycle plan and retire reasons for one pass. Pure.
 
     ``clustering`` is ``cluster_input(inp, controls)``; ``cones`` are the store's
-    recursive walk of blocked_by chains inside those clusters; ``signature_keys`` name
+    recursive walk of blocked_by chains inside its components (``clustering.component``); ``signature_keys`` name
     the signatures the controls cut (for the explanation).
     """
     from memcli import lifecycle  # lifecycle imports this module
@@ -502,7 +918,9 @@ def run(
         entities=inp.entities,
         episodes=inp.episodes,
         writer=writer,
-        components={membership[e]: c for e, c in clustering.component.items()},
+        components=clustering.component,
+        present=inp.present or None,
+        stale_after=controls.stale_after_seconds,
     )
     for d in drafts:
         d.valid_from = valid_from(d, inp.root_since)
@@ -537,7 +955,7 @@ def valid_from(draft: Draft, root_since: Mapping[int, str]) -> str:
     if its root only became a root when what it waited on ended; for a shared context,
     when a second update joined the first."""
     start = draft.start_at
-    if draft.kind == DEPENDENCY:
+    if draft.kind in ROOT_KINDS:
         since = root_since.get(draft.roots[0].id)
         return max(start, since) if since else start
     if len(draft.episodes) > 1:
@@ -572,7 +990,10 @@ def retire_reason(obs: ActiveObservation, inp: AnalysisInput, now: str) -> Retir
             by,
         )
     return Retirement(
-        obs.id, "pattern changed: its evidence now forms other observations", now, None
+        obs.id,
+        "pattern changed: its evidence now forms other observations",
+        inp.present or now,
+        None,
     )
 
 

@@ -13,7 +13,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from memcli import analysis, cluster, writer
@@ -29,7 +29,6 @@ from memcli.contract import (
     IngestResult,
     Observation,
     ObservationDetail,
-    ObservationKind,
     ObservationVersion,
     Report,
     SearchResult,
@@ -811,6 +810,7 @@ def analyze(
             "window": controls.window_seconds,
             "max_signature_episodes": controls.max_signature_episodes,
             "max_cluster": controls.max_cluster,
+            "stale_after": controls.stale_after_seconds,
         }
     )
     write = write or writer.write
@@ -848,6 +848,7 @@ def analyze(
                 window_seconds=controls.window_seconds,
                 hub_threshold=controls.max_signature_episodes,
             )
+            affected |= _widen(store, graph, affected, int(last["max_episode_id"]), controls)
             if len(affected) * 2 < total:
                 scope = affected
         report.mode = "full" if scope is None else "incremental"
@@ -873,6 +874,26 @@ def analyze(
         )
         store.mark_analyzed(graph, int(seq), config)
     return report
+
+
+def _widen(
+    store: Store, graph: str, affected: set[int], last_max_episode: int, controls: cluster.Controls
+) -> set[int]:
+    """What an incremental pass redoes beyond the reach of new facts: the roots of the
+    same owners, and the roots that went stale because the graph's present moved."""
+    stale_from = stale_to = None
+    if controls.stale_after_seconds is not None:
+        before, now = store.present(graph, last_max_episode), store.present(graph)
+        if before and now and now > before:
+            gap = timedelta(seconds=controls.stale_after_seconds)
+            stale_from = _shift(before, -gap)
+            stale_to = _shift(now, -gap)
+    return store.widen_scope(graph, affected, stale_from=stale_from, stale_to=stale_to)
+
+
+def _shift(when: str, by: timedelta) -> str:
+    moved = datetime.fromisoformat(when.replace("Z", "+00:00")) + by
+    return moved.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _seconds_since(row: dict[str, Any], key: str) -> float | None:
@@ -904,7 +925,7 @@ def _analyze_scope(
     )
     clustering = analysis.cluster_input(inp, controls)
     inp.incidences = []  # the largest list of the run: let it go before the cones
-    cones = store.dependency_cones(graph, clustering.membership)
+    cones = store.dependency_cones(graph, clustering.component)
     keys = store.signature_keys(analysis.cut_signatures(clustering))
     result = analysis.run(
         inp,
@@ -959,7 +980,10 @@ def observations(
     first ``limit`` of them when given).
 
     ``as_of`` (world time) selects the observations that held then, whatever their
-    status now: those whose pattern had formed (``valid_from``) and not yet ended.
+    status now: those whose pattern had formed (``valid_from``) and not yet ended, each
+    shown with the status it had then (``status``; ``status_now`` is today's).
+    ``confirmed_at`` is the date of the latest update that restated an observation's
+    roots; ``stale`` is true for a root blocker nobody has confirmed for a while.
     """
     return [
         Observation.model_validate(r)
@@ -995,6 +1019,10 @@ def _observation_dicts(
     role_order = {"root": 0, "owner": 1, "direct": 2, "downstream": 3, "member": 4}
     out = []
     for r in rows:
+        status = r["status"]
+        if as_of is not None:
+            # The state at that moment: every row selected held then, whatever now.
+            status = "active" if r["end_at"] is None or r["end_at"] > as_of else "retired"
         ev = evidence[r["id"]]
         ents = sorted(
             ({**entities[i], "role": role} for t, i, role in ev if t == "entity" and i in entities),
@@ -1008,14 +1036,24 @@ def _observation_dicts(
             ({**facts[i], "role": role} for t, i, role in ev if t == "fact" and i in facts),
             key=lambda f: (f["valid_at"], f["episode_id"], f["id"]),
         )
+        roots = {e["name"] for e in ents if e["role"] == "root"}
+        confirming = {
+            f["episode_id"]
+            for f in fs
+            if f["target"] in roots and f["relation"] in ("blocked_by", "owns")
+        }
+        confirmed = [e["occurred_at"] for e in eps if e["id"] in confirming]
         out.append(
             {
                 "id": r["id"],
                 "graph": r["graph_id"],
                 "name": r["name"],
                 "summary": r["summary"],
-                "status": r["status"],
+                "status": status,
+                "status_now": r["status"],
                 "kind": r["kind"],
+                "stale": r["kind"] == analysis.STALE_BLOCKER,
+                "confirmed_at": max(confirmed) if confirmed else r["latest_evidence_at"],
                 "rank": r["rank"],
                 "leverage": r["rank"],
                 "root_entities": [e["name"] for e in ents if e["role"] == "root"],
@@ -1510,11 +1548,14 @@ def report(
     since: str | None = None,
     record: bool = False,
     now: str | None = None,
+    learned: bool = False,
 ) -> Report:
     """The digest of one graph (see :mod:`memcli.digest`): blockers ranked by leverage,
-    what is new or updated and what retired (and why) since ``since`` (memcli time), else
-    since the last recorded report (against what that report saw), else ever. ``record``
-    makes this report the graph's last report, the baseline of the next one."""
+    what is new or updated and what retired (and why) since ``since``, else since the
+    last recorded report (against what that report saw), else ever. ``since`` is world
+    time (when things happened: a pattern began, new evidence was dated, a pattern
+    ended); ``learned`` measures it in memcli time instead (when memcli learned them).
+    ``record`` makes this report the graph's last report, the baseline of the next one."""
     from memcli import digest
 
     require_graph(store, graph)
@@ -1534,6 +1575,7 @@ def report(
         since=window,
         seen=seen,
         since_source=source,
+        clock="learned" if learned or since is None else "world",
         generated_at=generated,
         episodes=retired_by,
     )
@@ -1570,9 +1612,7 @@ def dependency_picture(
         raise UsageError("name a graph or an observation to draw")
     require_graph(store, graph)
     active = [
-        o
-        for o in _observation_dicts(store, graph, "active")
-        if o["kind"] == ObservationKind.DEPENDENCY_CHAIN
+        o for o in _observation_dicts(store, graph, "active") if o["kind"] in analysis.ROOT_KINDS
     ]
     title = f"{graph}: who waits on what (current facts)"
     return build(title, store.dependency_facts(graph), [pattern(o) for o in active])

@@ -166,14 +166,16 @@ class GraphClient:
         graph_id: str,
         since: str | datetime | date | None = None,
         record: bool = False,
+        learned: bool = False,
     ) -> Report:
         """The digest: blockers by leverage, what is new, what retired and why. Changes
-        since ``since``, else since the last recorded report; ``record`` makes this the
-        last report (off by default, so an agent does not move a person's mark)."""
+        since ``since`` (world time; ``learned``: when memcli learned them), else since
+        the last recorded report; ``record`` makes this the last report (off by default,
+        so an agent does not move a person's mark)."""
         from memcli.readers import to_utc
 
         when = to_utc(since, source="since") if since else None
-        return api.report(self._store, graph_id, since=when, record=record)
+        return api.report(self._store, graph_id, since=when, record=record, learned=learned)
 
     def visualize(
         self, *, graph_id: str, format: Literal["mermaid", "dot", "html"] = "mermaid"

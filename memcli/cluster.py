@@ -87,8 +87,10 @@ def group(membership: dict[int, int]) -> dict[int, list[int]]:
 # 1. hub cut: a *literal* signature carried by more than ``max_signature_episodes``
 #    episodes links nothing. Blocker signatures are exempt: many updates waiting on one
 #    piece of work is the pattern itself, not noise.
-# 2. time window: a signature links two of its carriers only when they are at most
-#    ``window_seconds`` apart (single linkage along the time line).
+# 2. time window (opt-in, off by default): a signature links two of its carriers only
+#    when they are at most ``window_seconds`` apart (single linkage along the time line).
+#    Without it a link holds while its facts are valid; old roots are marked stale by
+#    analysis instead of being cut apart.
 # 3. size cap: a cluster larger than ``max_cluster`` is split by removing its most
 #    common signatures first (literal before blocker) until every part fits.
 #
@@ -98,9 +100,13 @@ def group(membership: dict[int, int]) -> dict[int, list[int]]:
 
 @dataclass(frozen=True, slots=True)
 class Controls:
-    window_seconds: float | None = 28 * 86400.0
+    # No episode-gap window by default: a link through a blocker holds while its fact is
+    # valid, however far apart the updates are (``--window`` opts in to the cut).
+    window_seconds: float | None = None
     max_signature_episodes: int | None = 50
     max_cluster: int | None = 1000
+    # A root blocker nobody has confirmed for this long is shown as stale (not cut).
+    stale_after_seconds: float | None = 21 * 86400.0
 
 
 @dataclass(slots=True)

@@ -183,6 +183,9 @@ class Observation(Record):
     supersedes: list[int] = Field(default_factory=list)
     superseded_by: list[int] = Field(default_factory=list)
     writer: str = "template"
+    stale: bool = False  # a root blocker nobody has confirmed for --stale-after
+    confirmed_at: str | None = None  # the latest update that restated the roots
+    status_now: ObservationStatus | None = None  # with --as-of: today's (status is then's)
 
     @model_validator(mode="before")
     @classmethod
@@ -413,6 +416,9 @@ class Action(Record):
     latest_evidence_at: str | None = None
     evidence: list[Citation]
     fact_ids: list[int]
+    kind: ObservationKind = ObservationKind.DEPENDENCY_CHAIN  # or stale_blocker
+    stale: bool = False
+    confirmed_at: str | None = None
 
 
 class ObservationRef(Record):
@@ -450,6 +456,10 @@ class Report(Record):
     updated: list[ObservationRef]
     retired: list[Retired]
     context: list[ObservationRef]
+    clock: Literal["world", "learned"] = "learned"  # how ``since`` was read
+    deadlocks: list[ObservationRef] = Field(default_factory=list)
+    bottlenecks: list[ObservationRef] = Field(default_factory=list)
+    critical_paths: list[ObservationRef] = Field(default_factory=list)
 
     def markdown(self) -> str:
         """The report as the Markdown ``memcli report`` prints."""

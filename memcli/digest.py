@@ -3,8 +3,9 @@ ended and why. Pure: observations (the JSON contract) in, a report dict and Mark
 
 Ranked by leverage: an observation's ``rank`` is how many people and work items
 unblocking its root would clear, so the first item is the unblock that helps most. "New",
-"updated" and "retired" are measured in memcli time (when memcli learned it) against
-``since``: the previous report, or a date the reader chose. Evidence is cited by episode
+"updated" and "retired" are measured against ``since``: the previous report (by what it
+saw), or a date the reader chose, in world time (a pattern began, was restated, ended)
+unless the reader asks for memcli time (when memcli learned it). Evidence is cited by episode
 id, author, world date and source, so every line can be checked.
 """
 
@@ -13,10 +14,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from memcli.models import ObservationKind, ObservationStatus
+from memcli.analysis import (
+    CRITICAL_PATH,
+    CYCLE,
+    OWNER_BOTTLENECK,
+    ROOT_KINDS,
+    SHARED_CONTEXT,
+)
+from memcli.models import ObservationStatus
 from memcli.writer import join
 
-DEPENDENCY = ObservationKind.DEPENDENCY_CHAIN
 # The Markdown report stays readable at any size: the first FULL blockers are shown in
 # full, each of their lists (waiting, downstream, evidence) cut to LISTED entries and
 # "N more"; the rest are one line each. The JSON form keeps everything.
@@ -43,20 +50,34 @@ def _evidence(obs: dict[str, Any]) -> list[dict[str, Any]]:
 Seen = dict[int, tuple[int, str]]  # observation id -> (version, status) at the last report
 
 
-def _change(obs: dict[str, Any], since: str | None, seen: Seen | None = None) -> str | None:
-    """'new', 'updated' or None: against what the last report saw, else by timestamp."""
+# The two clocks ``since`` can be read on: world time (when it happened) and memcli
+# time (when memcli learned it); (began, changed, ended) fields of an observation.
+_CLOCKS = {
+    "world": ("valid_from", "latest_evidence_at", "end_at"),
+    "learned": ("created_at", "updated_at", "updated_at"),
+}
+
+
+def _change(
+    obs: dict[str, Any], since: str | None, seen: Seen | None = None, clock: str = "learned"
+) -> str | None:
+    """'new', 'updated' or None: against what the last report saw, else by timestamp on
+    ``clock``."""
     if seen is not None:
         if obs["id"] not in seen:
             return "new"
         return "updated" if obs["version"] > seen[obs["id"]][0] else None
-    if since is None or obs["created_at"] >= since:
+    began, changed, _ = _CLOCKS[clock]
+    if since is None or (obs[began] or "") >= since:
         return "new"
-    if obs["updated_at"] >= since and obs["version"] > 1:
+    if (obs[changed] or "") >= since and obs["version"] > 1:
         return "updated"
     return None
 
 
-def action(obs: dict[str, Any], since: str | None, seen: Seen | None = None) -> dict[str, Any]:
+def action(
+    obs: dict[str, Any], since: str | None, seen: Seen | None = None, clock: str = "learned"
+) -> dict[str, Any]:
     """One dependency observation as something to act on: the root to unblock, who owns
     it, and everything waiting on it (directly, or downstream through other work)."""
     facts = obs["facts"]
@@ -107,8 +128,11 @@ def action(obs: dict[str, Any], since: str | None, seen: Seen | None = None) -> 
         "direct": blocked["direct"],
         "downstream": blocked["downstream"],
         "summary": obs["summary"],
-        "change": _change(obs, since, seen),
+        "change": _change(obs, since, seen, clock),
         "version": obs["version"],
+        "kind": obs["kind"],
+        "stale": obs.get("stale", False),
+        "confirmed_at": obs.get("confirmed_at"),
         "start_at": obs["start_at"],
         "latest_evidence_at": obs["latest_evidence_at"],
         "evidence": _evidence(obs),
@@ -139,6 +163,7 @@ def build(
     since_source: str,
     generated_at: str,
     episodes: dict[int, dict[str, Any]],
+    clock: str = "learned",
 ) -> dict[str, Any]:
     """The report as data. ``observations``: every observation of the graph (any
     status); ``seen``: what the last report saw (None: compare timestamps with ``since``);
@@ -146,7 +171,7 @@ def build(
     observation; ``since_source``: "option", "last report" or "first report"."""
     active = [o for o in observations if o["status"] == ObservationStatus.ACTIVE]
     # Most leverage first; among equals, the freshest evidence, then the oldest id.
-    act_on = sorted((o for o in active if o["kind"] == DEPENDENCY), key=lambda o: o["id"])
+    act_on = sorted((o for o in active if o["kind"] in ROOT_KINDS), key=lambda o: o["id"])
     act_on.sort(key=lambda o: o["latest_evidence_at"] or "", reverse=True)
     act_on.sort(key=lambda o: -o["rank"])
 
@@ -155,7 +180,7 @@ def build(
             return False
         if seen is not None:
             return seen.get(o["id"], (0, ObservationStatus.ACTIVE))[1] != ObservationStatus.RETIRED
-        return since is None or o["updated_at"] >= since
+        return since is None or (o[_CLOCKS[clock][2]] or "") >= since
 
     retired = sorted(
         (o for o in observations if newly_retired(o)),
@@ -189,12 +214,22 @@ def build(
         "generated_at": generated_at,
         "since": since,
         "since_source": since_source,
-        "act_on": [action(o, since, seen) for o in act_on],
-        "new": [_ref(o) for o in active if _change(o, since, seen) == "new"],
-        "updated": [_ref(o) for o in active if _change(o, since, seen) == "updated"],
+        "clock": clock,
+        "act_on": [action(o, since, seen, clock) for o in act_on],
+        "new": [_ref(o) for o in active if _change(o, since, seen, clock) == "new"],
+        "updated": [_ref(o) for o in active if _change(o, since, seen, clock) == "updated"],
         "retired": retired_items,
-        "context": [_ref(o) for o in active if o["kind"] != DEPENDENCY],
+        "deadlocks": _by_rank(active, CYCLE),
+        "bottlenecks": _by_rank(active, OWNER_BOTTLENECK),
+        "critical_paths": _by_rank(active, CRITICAL_PATH),
+        "context": [_ref(o) for o in active if o["kind"] == SHARED_CONTEXT],
     }
+
+
+def _by_rank(active: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    """The active observations of one kind, most leverage first, as report entries."""
+    found = sorted((o for o in active if o["kind"] == kind), key=lambda o: (-o["rank"], o["id"]))
+    return [{**_ref(o), "rank": o["rank"], "roots": o["root_entities"]} for o in found]
 
 
 def _counted(n: int, singular: str, plural: str) -> str:
@@ -253,6 +288,8 @@ def _since_text(report: dict[str, Any]) -> str:
         return ""
     if report["since_source"] == "last report":
         return f" since the last report ({_stamp(report['since'])})"
+    if report.get("clock") == "learned":
+        return f" since {_stamp(report['since'])} (when memcli learned them)"
     return f" since {_stamp(report['since'])}"
 
 
@@ -296,7 +333,10 @@ def render_markdown(report: dict[str, Any]) -> str:
                 f"{item['leverage']}; {show}"
             )
             continue
-        lines.append(f"{i}. **Unblock the {item['root']}**{owners}{change}")
+        stale = (
+            f" · stale: last confirmed {_date(item['confirmed_at'])}" if item.get("stale") else ""
+        )
+        lines.append(f"{i}. **Unblock the {item['root']}**{owners}{change}{stale}")
         teams = [f"the {t}" for t in item.get("teams", [])]
         parts = [
             f"{_counted(len(names), singular, plural)} ({join(names)})"
@@ -329,6 +369,22 @@ def render_markdown(report: dict[str, Any]) -> str:
             "each. `memcli observation show ID` shows one in full, `memcli report --format "
             "json` all of them._"
         )
+    for key, title in (
+        ("deadlocks", "Deadlocks (work that waits on itself)"),
+        ("bottlenecks", "Bottlenecks (one owner, several root blockers)"),
+        ("critical_paths", "Critical paths (the longest chains of waits)"),
+    ):
+        entries = report.get(key) or []
+        if not entries:
+            continue
+        lines.append("")
+        lines.append(f"## {title}")
+        lines.append("")
+        for o in entries[:FULL]:
+            lines.append(f"- #{o['observation_id']} {o['name']}: {o['summary']}")
+            lines.append(f"   - Evidence: {_cut([_cite(ev) for ev in o['evidence']])}")
+        if len(entries) > FULL:
+            lines.append(f"- and {len(entries) - FULL} more (`memcli report --format json`)")
     lines.append("")
     lines.append(f"## New{since}")
     lines.append("")

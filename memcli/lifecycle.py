@@ -4,7 +4,8 @@ Observations are read-only: nobody edits them, the evidence does. Each run compu
 drafts the evidence supports now and this module decides, against the active
 observations, what happens to each:
 
-* same pattern (a dependency draft with the same root, or a shared-context draft that
+* same pattern (a dependency draft with the same root, whether it is confirmed or has
+  gone stale: ``dependency_chain`` and ``stale_blocker`` are one root's two states, or a shared-context draft that
   overlaps exactly one active shared-context observation and nothing else), same
   fingerprint: **keep**, nothing is written;
 * same pattern, new fingerprint: **update** in place, version + 1;
@@ -20,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from memcli.analysis import SHARED_CONTEXT, Draft
+from memcli.analysis import ROOT_KINDS, SHARED_CONTEXT, Draft
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +56,9 @@ def plan(drafts: Iterable[Draft], existing: Iterable[Existing]) -> Plan:
 
     for d in drafts:
         hit = by_key.get(d.pattern_key) if d.kind != SHARED_CONTEXT else None
-        if hit is not None and hit.kind == d.kind:
+        if hit is not None and (
+            hit.kind == d.kind or (hit.kind in ROOT_KINDS and d.kind in ROOT_KINDS)
+        ):
             matched.add(hit.id)
             _keep_or_update(result, hit, d)
         else:

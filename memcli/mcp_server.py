@@ -148,7 +148,7 @@ def build_server(db_path: Path, *, redact: bool = True) -> MCPServer:
     @server.tool()
     def report(graph: str, since: str | None = None) -> dict[str, Any]:
         """The digest of what the team should act on: root blockers ranked by leverage,
-        what is new or updated and what retired and why (since an ISO date, else since
+        what is new or updated and what retired and why (since an ISO date in world time, else since
         the last report a person recorded), with evidence. 'markdown' is ready to paste.
         Does not move the last-report mark."""
 

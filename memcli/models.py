@@ -41,6 +41,10 @@ class ObservationKind(StrEnum):
     """What pattern an observation names (``memcli.analysis`` decides which)."""
 
     DEPENDENCY_CHAIN = "dependency_chain"  # one root blocker holding up people and work
+    STALE_BLOCKER = "stale_blocker"  # the same root, unconfirmed for --stale-after
+    DEPENDENCY_CYCLE = "dependency_cycle"  # work that waits on itself (a deadlock)
+    OWNER_BOTTLENECK = "owner_bottleneck"  # one owner of two or more root blockers
+    CRITICAL_PATH = "critical_path"  # the longest chain of waits, over two hops
     SHARED_CONTEXT = "shared_context"  # several updates stating the same facts
 
 

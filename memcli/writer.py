@@ -23,7 +23,16 @@ from collections.abc import Callable
 from functools import partial
 from typing import TypeVar
 
-from memcli.analysis import DEPENDENCY, Blocked, Draft, Entity
+from memcli.analysis import (
+    CRITICAL_PATH,
+    CYCLE,
+    DEPENDENCY,
+    OWNER_BOTTLENECK,
+    STALE_BLOCKER,
+    Blocked,
+    Draft,
+    Entity,
+)
 from memcli.models import EntityType, Relation
 
 T = TypeVar("T")
@@ -101,17 +110,25 @@ def write(draft: Draft) -> tuple[str, str]:
     """(name, summary) for a draft; the summary is at most MAX_SUMMARY characters."""
     if draft.kind == DEPENDENCY:
         return _dependency(draft)
+    if draft.kind == STALE_BLOCKER:
+        return _stale(draft)
+    if draft.kind == CYCLE:
+        return _cycle(draft)
+    if draft.kind == OWNER_BOTTLENECK:
+        return _owner(draft)
+    if draft.kind == CRITICAL_PATH:
+        return _critical_path(draft)
     return _shared_context(draft)
 
 
-def _fit(wording: Callable[[int], str], last: Callable[[int], str]) -> str:
+def _fit(wording: Callable[[int], str], last: Callable[[int], str], room: int = MAX_SUMMARY) -> str:
     """The most detailed wording (``wording(k)``: lists of at most k names) within
-    MAX_SUMMARY; else the last resort, given the room it has."""
+    ``room``; else the last resort, given the room it has."""
     for k in _DETAIL:
         text = wording(k)
-        if len(text) <= MAX_SUMMARY:
+        if len(text) <= room:
             return text
-    return last(MAX_SUMMARY)
+    return last(room)
 
 
 def clip(text: str, room: int) -> str:
@@ -197,6 +214,153 @@ def _pick(items: list[T], k: int, rank: Callable[[T], int]) -> list[T]:
     top = sorted(items, key=rank)[:shown]  # stable: ties keep name order
     chosen = {id(x) for x in top}
     return [x for x in items if id(x) in chosen] + [x for x in items if id(x) not in chosen]
+
+
+def _stale(d: Draft) -> tuple[str, str]:
+    """A root blocker nobody has confirmed for a while: the dependency wording, and the
+    date it was last confirmed."""
+    c = _Cone(d)
+    date = d.confirmed_at[:10]
+    tail = f" Nobody has confirmed it since {date}: it may be stale."
+    name = f"Stale blocker: {d.roots[0].name} (last confirmed {date})"
+    body = _fit(
+        partial(_dependency_summary, c),
+        partial(_dependency_counts, c),
+        room=MAX_SUMMARY - len(tail),
+    )
+    return name, body + tail
+
+
+def _tally(ents: list[Entity]) -> str:
+    """'two workstreams, one person and one team' (empty when there is nothing)."""
+    w = sum(1 for e in ents if _is_work(e))
+    p = sum(1 for e in ents if e.type is EntityType.PERSON)
+    t = len(ents) - w - p
+    return join(
+        [
+            counted(n, s, pl)
+            for n, s, pl in (
+                (w, "workstream", "workstreams"),
+                (p, "person", "people"),
+                (t, "team", "teams"),
+            )
+            if n
+        ]
+    )
+
+
+def _behind(d: Draft, k: int, what: str) -> str:
+    """'Blocked behind it: Alice's API and the search rewrite (two workstreams), and
+    Alice.' or '' when nothing waits."""
+    work = [b for b in d.blocked if _is_work(b.entity)]
+    waiting = work + [b for b in d.blocked if not _is_work(b.entity)]
+    if not waiting:
+        return ""
+    ordered = _pick(waiting, k, lambda b: b.depth)
+    names = join([item_phrase(b) for b in ordered], k)
+    people = [p.name if p.type is EntityType.PERSON else the(p) for p in d.people]
+    who = f"; their work stalls for {join(people, k)}" if people else ""
+    return f" Blocked behind {what}: {names} ({_tally([b.entity for b in waiting])}){who}."
+
+
+def _cycle(d: Draft) -> tuple[str, str]:
+    """'Deadlock: the A and the B wait on each other' and everything behind it.
+    ``d.path`` is one shortest cycle in wait order; ``d.roots`` every item caught in the
+    tangle (each waits, directly or not, on every other)."""
+    loop = d.path
+    n = len(d.roots)
+    name = f"Deadlock: {join([e.name for e in d.roots], 3)} wait on each other"
+
+    def summary(k: int) -> str:
+        pairs = list(zip(loop, [*loop[1:], loop[0]], strict=True))
+        steps = [f"{the(a)} waits on {the(b)}" for a, b in pairs[:k]]
+        if len(pairs) > k:
+            steps[-1] = f"{number(len(pairs) - k + 1)} more waits lead back to {the(loop[0])}"
+        head = capitalize(join(steps, k + 1))
+        extra = n - len(loop)
+        if extra:
+            head += (
+                f"; {counted(extra, 'more work item is', 'more work items are')} caught in"
+                " the same tangle"
+            )
+        head += (
+            f": {every(n)} wait on each other, so {'neither' if n == 2 else 'none'} can finish"
+            " first."
+        )
+        owners = [the(o) for o in d.root_owners]
+        owned = f" The cycle's work is owned by {join(owners, k)}." if owners else ""
+        return head + owned + _behind(d, k, "the cycle")
+
+    def counts(room: int) -> str:
+        behind = _tally([b.entity for b in d.blocked])
+        tail = f" {capitalize(behind)} {_be(len(d.blocked))} blocked behind it." if behind else ""
+        body = (
+            f" and {counted(n - 1, 'more work item', 'more work items')} wait on each other.{tail}"
+        )
+        return capitalize(clip(the(d.roots[0]), room - len(body))) + body
+
+    return name, _fit(summary, counts)
+
+
+def _owner(d: Draft) -> tuple[str, str]:
+    """'The platform team owns three root blockers' with the work waiting on them."""
+    owner = d.root_owners[0]
+    who = owner.name if owner.type is EntityType.PERSON else f"the {owner.name}"
+    roots = d.roots
+    name = f"{capitalize(who)} owns {counted(len(roots), 'root blocker', 'root blockers')}"
+
+    def summary(k: int) -> str:
+        listed = join([the(r) for r in roots], k)
+        waiting = _tally([b.entity for b in d.blocked])
+        text = (
+            f"{capitalize(who)} owns {counted(len(roots), 'root blocker', 'root blockers')}: "
+            f"{listed}. In all, {waiting} {_be(len(d.blocked))} waiting on "
+            f"{'it' if len(roots) == 1 else 'them'}."
+        )
+        people = [p.name if p.type is EntityType.PERSON else the(p) for p in d.people]
+        if people:
+            text += f" Their work stalls for {join(people, k)}."
+        return text
+
+    def counts(room: int) -> str:
+        waiting = _tally([b.entity for b in d.blocked])
+        body = (
+            f" owns {counted(len(roots), 'root blocker', 'root blockers')}; {waiting} "
+            f"{_be(len(d.blocked))} waiting on them."
+        )
+        return capitalize(clip(who, room - len(body))) + body
+
+    return name, _fit(summary, counts)
+
+
+def _critical_path(d: Draft) -> tuple[str, str]:
+    """'The longest chain of waits is four hops: the A waits on the B, which waits on
+    ...'."""
+    chain = d.path
+    hops = len(chain) - 1
+    bottom = chain[-1]
+    name = f"Critical path: {counted(hops, 'hop', 'hops')} down to the {bottom.name}"
+
+    def summary(k: int) -> str:
+        steps = [the(e) for e in chain]
+        if len(steps) > k + 1:
+            skipped = len(steps) - k
+            steps = [*steps[: k - 1], f"{number(skipped)} more items", steps[-1]]
+        text = f"The longest chain of waits is {counted(hops, 'hop', 'hops')}: {steps[0]} waits"
+        text += f" on {steps[1]}" + "".join(f", which waits on {s}" for s in steps[2:]) + "."
+        owners = [the(o) for o in d.root_owners]
+        owned = f", owned by {join(owners, k)}," if owners else ""
+        return (
+            text
+            + f" Nothing on it can finish before {the(bottom)}{owned} does; every step adds its"
+            " own wait."
+        )
+
+    def counts(room: int) -> str:
+        body = f"The longest chain of waits is {counted(hops, 'hop', 'hops')}, down to "
+        return body + clip(the(bottom), room - len(body) - 1) + "."
+
+    return name, _fit(summary, counts)
 
 
 def _dependency(d: Draft) -> tuple[str, str]:

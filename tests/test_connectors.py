@@ -2,8 +2,8 @@
 
 Each tracker fixture holds two dependency chains, a cycle and a cancelled blocker. The
 golden observations say what a user reads after 'memcli analyze': one observation per
-chain (its root and everything that waits on it), none for the cycle (it has no root)
-and none for the cancelled blocker (its cancellation ended every wait on it).
+chain (its root and everything that waits on it), a deadlock for the cycle (it has no
+root, so no chain) and none for the cancelled blocker (its cancellation ended every wait on it).
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ def golden(cli: Cli, graph: str) -> dict[str, dict[str, list[str]]]:
     out: dict[str, dict[str, list[str]]] = {}
     for obs in cli.json("observations", "-g", graph):
         assert obs["status"] == "active"
+        if obs["kind"] not in ("dependency_chain", "stale_blocker"):
+            continue  # cycles and the like: see cycles()
         (root,) = obs["root_entities"]
         roles: dict[str, list[str]] = {}
         for e in obs["entities"]:
@@ -40,6 +42,15 @@ def golden(cli: Cli, graph: str) -> dict[str, dict[str, list[str]]]:
                 roles.setdefault(e["role"], []).append(e["name"])
         out[root] = {role: sorted(names) for role, names in sorted(roles.items())}
     return out
+
+
+def cycles(cli: Cli, graph: str) -> list[list[str]]:
+    """The deadlocks memcli names: each cycle's items, sorted."""
+    return sorted(
+        sorted(o["root_entities"])
+        for o in cli.json("observations", "-g", graph)
+        if o["kind"] == "dependency_cycle"
+    )
 
 
 def episodes(cli: Cli, graph: str) -> list[dict[str, Any]]:
@@ -74,7 +85,8 @@ def test_github_golden_observations(cli: Cli) -> None:
             "owner": ["Olu"],
         },
     }
-    # the cycle #20 <-> #21 is stored, it just has no root
+    # the cycle #20 <-> #21 has no root: it is named as a deadlock instead
+    assert cycles(cli, "billing") == [["acme/billing#20", "acme/billing#21"]]
     facts = cli.json("facts", "-g", "billing")
     pairs = {(f["source"], f["relation"], f["target"]) for f in facts}
     assert ("acme/billing#20", "blocked_by", "acme/billing#21") in pairs
@@ -306,6 +318,7 @@ def test_jira_golden_observations(cli: Cli) -> None:
     }
     pairs = {(f["source"], f["relation"], f["target"]) for f in cli.json("facts", "-g", "pay")}
     assert ("PAY-7", "blocked_by", "PAY-8") in pairs and ("PAY-8", "blocked_by", "PAY-7") in pairs
+    assert cycles(cli, "pay") == [["PAY-7", "PAY-8"]]  # named as a deadlock
     # Relates links are not dependencies
     assert not any("PAY-9" in (s, t) for s, _r, t in pairs)
     # Won't Do cancels the blocker: completed by its assignee, waits on it ended

@@ -357,9 +357,17 @@ def analyze(
         typer.Option(
             "--window",
             metavar="DURATION",
-            help="Link two updates through a shared signature only within this time (e.g. 28d; 'none' for no limit).",
+            help="Opt in to cutting links between updates more than this far apart (e.g. 28d; default 'none': a link holds while its facts are valid).",
         ),
-    ] = "28d",
+    ] = "none",
+    stale_after: Annotated[
+        str,
+        typer.Option(
+            "--stale-after",
+            metavar="DURATION",
+            help="Show a root blocker nobody has confirmed for this long as stale, ranked lower (e.g. 21d; 'none': never).",
+        ),
+    ] = "21d",
     max_signature_episodes: Annotated[
         int,
         typer.Option(
@@ -415,6 +423,9 @@ def analyze(
             else parse_duration(window, "--window", zero=False),
             max_signature_episodes=max_signature_episodes or None,
             max_cluster=max_cluster or None,
+            stale_after_seconds=None
+            if stale_after.strip().lower() in ("none", "0", "off")
+            else parse_duration(stale_after, "--stale-after", zero=False),
         )
         llm = None
         if s.writer == "llm":

@@ -50,6 +50,8 @@ def render_observation(console: Console, obs: dict[str, Any], *, detail: bool = 
     if obs["end_at"]:
         window += f" (ended {_date(obs['end_at'])})"
     body.append(f"Window: {window}\n", style="cyan")
+    if obs.get("stale"):
+        body.append(f"Stale: last confirmed {_date(obs.get('confirmed_at'))}\n", style="yellow")
     if obs["root_entities"]:
         body.append(f"Root: {', '.join(obs['root_entities'])}\n")
     if obs.get("retire_reason"):

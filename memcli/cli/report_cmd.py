@@ -28,6 +28,13 @@ def report(
             help="Report changes since this date or time (default: since the last report).",
         ),
     ] = None,
+    learned: Annotated[
+        bool,
+        typer.Option(
+            "--learned",
+            help="Read --since as memcli time (when memcli learned of a change), not world time.",
+        ),
+    ] = False,
     fmt: Annotated[
         ReportFormat, typer.Option("--format", help="md: Markdown for people; json: for programs.")
     ] = ReportFormat.MD,
@@ -44,7 +51,9 @@ def report(
     each with its evidence.
 
     Without --since, changes are counted from the last report of this graph, and this run
-    becomes the last report (unless --no-record). With --since, nothing is recorded.
+    becomes the last report (unless --no-record). With --since, nothing is recorded, and
+    the date is world time: a pattern that began, was restated or ended after it (by the
+    dates of the updates); --learned reads it as when memcli learned of the change.
     """
     from memcli import api
     from memcli.digest import render_markdown
@@ -55,6 +64,8 @@ def report(
     except InputError as exc:
         raise UsageError(exc.message, hint="for example --since 2026-11-09") from None
     with open_store(create=False) as store:
-        data = api.report(store, graph, since=when, record=not no_record and when is None)
+        data = api.report(
+            store, graph, since=when, record=not no_record and when is None, learned=learned
+        )
     machine = as_json or fmt is ReportFormat.JSON
     emit(data, Format.JSON if machine else Format.TABLE, lambda d: write_out(render_markdown(d)))

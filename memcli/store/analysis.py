@@ -267,7 +267,11 @@ class AnalysisMixin(StoreBase):
             r["id"]: r["source"]
             for r in self.rows_in("SELECT id, source FROM episodes WHERE id IN ({marks})", involved)
         }
+        present = conn.execute(
+            "SELECT max(occurred_at) FROM episodes WHERE graph_id = ?", (graph_id,)
+        ).fetchone()[0]
         return analysis.AnalysisInput(
+            present=present or "",
             graph=graph_id,
             scope=scope,
             nodes=nodes,
@@ -397,6 +401,77 @@ class AnalysisMixin(StoreBase):
         self.conn.execute("DELETE FROM temp.seeds")
         return seeds | members
 
+    def present(self, graph_id: str, max_episode_id: int | None = None) -> str | None:
+        """The newest world time of a graph's episodes (of those up to an id, if given)."""
+        sql = "SELECT max(occurred_at) FROM episodes WHERE graph_id = ?"
+        args: list[Any] = [graph_id]
+        if max_episode_id is not None:
+            sql += " AND id <= ?"
+            args.append(max_episode_id)
+        with self._lock:
+            row = self.conn.execute(sql, args).fetchone()
+        return str(row[0]) if row and row[0] else None
+
+    def widen_scope(
+        self, graph_id: str, scope: set[int], *, stale_from: str | None, stale_to: str | None
+    ) -> set[int]:
+        """The episodes an incremental pass must redo beyond ``scope``, for the patterns
+        that reach across components or move with time alone:
+
+        * every component holding a root owned by someone who owns work in the scope (an
+          owner bottleneck is counted over all the roots its owner holds);
+        * the evidence of every active root observation that may have gone stale as the
+          graph's present moved (first confirmed before ``stale_to`` and last restated
+          on or after ``stale_from``), with their components.
+        """
+        extra: set[int] = set()
+        for chunk, marks in chunks(scope):
+            extra.update(
+                r[0]
+                for r in self.conn.execute(
+                    f"""
+                    SELECT DISTINCT f2.episode_id FROM facts f
+                    JOIN facts f2 ON f2.graph_id = f.graph_id AND f2.source_id = f.source_id
+                      AND f2.relation = 'owns' AND f2.invalid_at IS NULL
+                    WHERE f.relation = 'owns' AND f.invalid_at IS NULL
+                      AND f.episode_id IN ({marks})
+                    """,
+                    chunk,
+                )
+            )
+        if stale_from is not None and stale_to is not None:
+            extra.update(
+                r[0]
+                for r in self.conn.execute(
+                    """
+                    SELECT DISTINCT oe.item_id FROM observations o
+                    JOIN observation_evidence oe ON oe.observation_id = o.id
+                      AND oe.item_type = 'episode'
+                    WHERE o.graph_id = ? AND o.status = 'active' AND o.kind = ?
+                      AND o.start_at < ? AND o.latest_evidence_at >= ?
+                    """,
+                    (graph_id, analysis.DEPENDENCY, stale_to, stale_from),
+                )
+            )
+        extra -= scope
+        if not extra:
+            return set()
+        members: set[int] = set()
+        for chunk, marks in chunks(extra):
+            members.update(
+                r[0]
+                for r in self.conn.execute(
+                    f"""
+                    SELECT ec.episode_id FROM episode_clusters ec
+                    WHERE ec.graph_id = ? AND ec.component_id IN (
+                        SELECT e2.component_id FROM episode_clusters e2
+                        WHERE e2.episode_id IN ({marks}))
+                    """,
+                    [graph_id, *chunk],
+                )
+            )
+        return (extra | members) - scope
+
     def save_membership(
         self, graph_id: str, membership: dict[int, int], component: dict[int, int], *, full: bool
     ) -> None:
@@ -434,13 +509,16 @@ class AnalysisMixin(StoreBase):
     def dependency_cones(
         self, graph_id: str, membership: dict[int, int], as_of: str | None = None
     ) -> list[tuple[int, int, int, int]]:
-        """Walk blocked_by chains inside each cluster with a recursive CTE.
+        """Walk blocked_by chains inside each group of episodes with a recursive CTE.
 
-        ``membership`` maps episode id -> cluster id. A chain is followed only through
-        facts of the same cluster, so clusters stay the unit of analysis. Returns
-        (cluster id, root entity id, node entity id, depth) rows; depth 0 is the root
-        itself. A root is work that others in the cluster wait on and that waits on
-        nothing in the cluster. Cycles stop at depth 64 and contribute no root.
+        ``membership`` maps episode id -> group id; analyze passes the components (the
+        clusters before size-cap splits), so a split never cuts a root's dependents
+        apart. A chain is followed only through facts of the same group. Returns
+        (group id, root entity id, node entity id, depth) rows; depth 0 is the root
+        itself. A root is work that others in the group wait on and that waits on
+        nothing in the group. The walk is cycle-safe: UNION drops repeated rows and the
+        depth stops at 64, so a cycle neither loops it nor contributes a root (cycles
+        are found by ``analysis`` from the facts instead).
         """
         where, params = validity(as_of)
         self.conn.execute(

@@ -287,7 +287,12 @@ class ReadsMixin(StoreBase):
             params.extend(ids)
         return self.rows(
             f"SELECT * FROM observations WHERE {' AND '.join(where)}"
-            " ORDER BY status = 'retired', rank DESC, id"
+            # at a past moment every row selected held then: rank alone orders them
+            + (
+                " ORDER BY rank DESC, id"
+                if as_of is not None
+                else " ORDER BY status = 'retired', rank DESC, id"
+            )
             + (f" LIMIT {int(limit)}" if limit else ""),
             params,
         )
