@@ -184,6 +184,25 @@ class Observation(Record):
     superseded_by: list[int] = Field(default_factory=list)
     writer: str = "template"
 
+    @property
+    def uuid(self) -> str:
+        """The id as a string, the name Zep's SDK gives it (``obs.uuid``)."""
+        return str(self.id)
+
+    @property
+    def uuid_(self) -> str:
+        """``obs.uuid_``: the zep-cloud SDK's spelling of :attr:`uuid`."""
+        return str(self.id)
+
+    @property
+    def episode_ids(self) -> list[int]:
+        """The ids of the evidence episodes, oldest first (Zep: ``episode_uuids``)."""
+        return [e.id for e in self.episodes]
+
+    @property
+    def episode_uuids(self) -> list[str]:
+        return [str(e.id) for e in self.episodes]
+
     @model_validator(mode="before")
     @classmethod
     def _leverage_from_rank(cls, data: Any) -> Any:
