@@ -332,7 +332,9 @@ def build_server(db_path: Path, *, redact: bool = True, analyze_on_add: bool = T
                     raise NotFound(f"observation {observation_id} is not in graph {graph_id!r}")
                 ids = [e.id for e in obs.episodes]
             else:
-                ids = [r["id"] for r in store.episode_rows(graph_id=graph_id)]
+                rows = store.episode_rows(graph_id=graph_id)
+                rows.sort(key=lambda r: (r["occurred_at"], r["id"]), reverse=True)
+                ids = [r["id"] for r in rows]
             window = ids[offset : offset + limit]
             by_id = {e.id: e for e in api.episodes(store, ids=window)} if window else {}
             # an observation's episodes oldest first as evidence lists them; a graph's newest first
