@@ -233,6 +233,8 @@ def test_zep_shaped_calls(db_path: Path) -> None:
         assert obs.root_entities == ["consent form"]
         assert obs.uuid == str(obs.id) == obs.uuid_
         assert obs.episode_ids == [e.id for e in episodes]
+        assert obs.episode_uuids == [str(e.id) for e in episodes]
+        assert client.graph.get(graph_id="growth").active_observations == 1
         same = client.observation.get(uuid_=obs.uuid)
         assert same.id == obs.id and client.graph.observation.get(str(obs.id)).id == obs.id
         assert client.graph.episode.get(uuid_=str(episodes[1].id)).author == "Ivan"
