@@ -570,8 +570,11 @@ class SearchHit(Record):
 
 
 class SearchPage(Page):
+    """One page of search results (``total`` counts those found up to the page's end
+    and one more: enough to say whether another page exists). The query is not echoed:
+    it may hold what the agent should not see again (a pasted token)."""
+
     graph_id: str
-    query: str
     scope: str
     results: list[SearchHit] = Field(default_factory=list)
 

@@ -27,7 +27,7 @@ from typing import Annotated, Literal, TypeVar
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import AliasChoices, Field
 
 from memcli import __version__, api, bounded
 from memcli.bounded import DEFAULT_LIMIT, DEFAULT_MAX_CHARS
@@ -66,7 +66,21 @@ Cite evidence by episode id and source."""
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True)
 
-GraphId = Annotated[str, Field(description="the graph's id (list_graphs lists them)")]
+# ``graph`` (the name before 0.2) is still accepted; the schema publishes only graph_id.
+GraphId = Annotated[
+    str,
+    Field(
+        description="the graph's id (list_graphs lists them)",
+        validation_alias=AliasChoices("graph_id", "graph"),
+    ),
+]
+ObservationId = Annotated[
+    int,
+    Field(
+        description="an observation id (list_observations lists them)",
+        validation_alias=AliasChoices("observation_id", "id"),
+    ),
+]
 Scope = Literal["observations", "facts", "episodes", "entities", "all", "edges", "nodes"]
 # Zep's names for the same kinds: an edge is a fact, a node an entity.
 SCOPE_ALIASES = {"edges": "facts", "nodes": "entities"}
@@ -243,16 +257,14 @@ def build_server(db_path: Path, *, redact: bool = True, analyze_on_add: bool = T
             )
             hits = [bounded.search_hit(r) for r in found]
             out = bounded.page(
-                lambda items: SearchPage(
-                    total=0, graph_id=graph_id, query=query, scope=kind, results=items
-                ),
+                lambda items: SearchPage(total=0, graph_id=graph_id, scope=kind, results=items),
                 hits,
                 offset=offset,
                 limit=limit,
                 max_chars=max_chars,
             )
             lines = [f"{h.position}. {h.type} {h.id}: {h.title}" for h in out.results]
-            head = f"{out.returned} results for {query!r} ({kind})."
+            head = f"{out.returned} results ({kind})."
             return _reply(out, "\n".join([head + _more(out), *lines]))
 
         return call(work)
@@ -290,7 +302,9 @@ def build_server(db_path: Path, *, redact: bool = True, analyze_on_add: bool = T
 
     @server.tool(annotations=READ)
     def get_observation(
-        observation_id: int, limit: int = DEFAULT_LIMIT, max_chars: int = DEFAULT_MAX_CHARS
+        observation_id: ObservationId,
+        limit: int = DEFAULT_LIMIT,
+        max_chars: int = DEFAULT_MAX_CHARS,
     ) -> Annotated[CallToolResult, ObservationView]:
         """One observation by id (any status): summary, root, roles, and up to limit
         entities, evidence episodes and facts (each fact with its sentence);
@@ -300,7 +314,7 @@ def build_server(db_path: Path, *, redact: bool = True, analyze_on_add: bool = T
             bounded.check(limit, 0, max_chars)
             obs = api.observation(store, observation_id)
             out = bounded.observation_view(obs, limit=limit, max_chars=max_chars)
-            text = f"#{out.id} {out.name}: {out.summary}"
+            text = f"#{out.id} {out.name}: {bounded.first_sentence(out.summary)}"
             if out.truncated:
                 text += (
                     f" (showing {len(out.episodes)} of {out.episodes_total} episodes and"

@@ -274,6 +274,12 @@ def test_analyze_on_add_can_be_turned_off(db_path: Path) -> None:
         assert client.observation.get_by_graph_id("g") == []
         client.graph.add(graph_id="g", data="Lu owns the consent form.", analyze=True)
         assert len(client.observation.get_by_graph_id("g")) == 1
+    with memcli.Client(db_path) as client:
+        # a label is not a speaker; an explicit author wins over the opening name
+        note = client.graph.add(graph_id="n", data="Status: the badge reader waits on Ops.")
+        assert (note.author, note.content) == (None, "Status: the badge reader waits on Ops.")
+        given = client.graph.add(graph_id="n", type="message", data="Ro: hi.", author="Su")
+        assert (given.author, given.content) == ("Su", "Ro: hi.")
     with memcli.Client(db_path) as client:  # on by default; off for one call
         client.graph.add(graph_id="h", data="The app audit is blocked by the key rotation.")
         client.graph.add(
