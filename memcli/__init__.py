@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.2.0"
 
 if TYPE_CHECKING:
-    from memcli.client import Client
+    from memcli.client import AsyncClient, Client
 
-__all__ = ["Client", "__version__"]
+__all__ = ["AsyncClient", "Client", "__version__"]
 
 
 def __getattr__(name: str) -> Any:
-    if name == "Client":
-        from memcli.client import Client
+    if name in ("Client", "AsyncClient"):
+        from memcli import client
 
-        return Client
+        return getattr(client, name)
     raise AttributeError(f"module 'memcli' has no attribute {name!r}")

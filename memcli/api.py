@@ -1410,6 +1410,31 @@ def _fact_ref(f: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+# "Alice: ...", "Alice Ng (user): ..." as chat logs and Zep messages write a speaker.
+_SPEAKER = re.compile(
+    r"^\s*([A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2})(?: \([^)]{1,30}\))?:\s+(\S.*)$", re.S
+)
+# Words that open a line with a colon without naming anyone.
+_NOT_SPEAKERS = frozenset(
+    "note notes update updates status summary fyi re subject todo warning error info done "
+    "next today yesterday tomorrow blocked blocker blockers question answer action why "
+    "what when where how context background eta ps".split()
+)
+
+
+def split_speaker(text: str, *, message: bool) -> tuple[str | None, str]:
+    """``("Alice", "I am blocked ...")`` for ``"Alice: I am blocked ..."``: the speaker of
+    a message becomes its author, so "I", "she" and "my" resolve to them. For plain text
+    (``message`` False) a label such as "Note:" or "Status:" is not taken for a name."""
+    m = _SPEAKER.match(text)
+    if not m:
+        return None, text
+    name = m.group(1).strip()
+    if not message and name.lower() in _NOT_SPEAKERS:
+        return None, text
+    return name, m.group(2).strip()
+
+
 def add(
     store: Store,
     graph: str,
@@ -1422,7 +1447,9 @@ def add(
     extractor: Extractor | None = None,
     redact: bool = True,
 ) -> list[Episode]:
-    """Add one update (``type="text"``) or memcli JSON episodes (``type="json"``: an
+    """Add one update (``type="text"``; ``type="message"`` when it opens with its
+    speaker, "Alice: ...", who becomes the author unless ``author`` is given; plain text
+    opening with a name and a colon is read the same way) or memcli JSON episodes (``type="json"``: an
     object or a list of objects with ``content`` and optionally ``author``,
     ``occurred_at``, ``source``, ``facts``) to ``graph``, in one transaction.
 
@@ -1442,9 +1469,13 @@ def add(
     if not graph or not graph.strip():
         raise UsageError("graph_id must be a non-empty string")
     graph = graph.strip()
-    if type == "text":
+    if type in ("text", "message"):
         if not isinstance(data, str) or not data.strip():
-            raise UsageError("data must be non-empty text for type='text'")
+            raise UsageError(f"data must be non-empty text for type={type!r}")
+        if not (author and author.strip()):
+            speaker, said = split_speaker(data, message=type == "message")
+            if speaker:
+                author, data = speaker, said
         items = [
             EpisodeInput(
                 content=data.strip(),
@@ -1472,7 +1503,7 @@ def add(
             label = f"{where}[{i}]" if isinstance(data, list) else where
             items.append(episode_from_json(obj, label, when))
     else:
-        raise UsageError(f"unknown type {type!r}: use 'text' or 'json'")
+        raise UsageError(f"unknown type {type!r}: use 'text', 'message' or 'json'")
 
     report = IngestReport(files=1)
     results: list[tuple[int, bool]] = []

@@ -187,6 +187,25 @@ class Observation(Record):
     confirmed_at: str | None = None  # the latest update that restated the roots
     status_now: ObservationStatus | None = None  # with --as-of: today's (status is then's)
 
+    @property
+    def uuid(self) -> str:
+        """The id as a string, the name Zep's SDK gives it (``obs.uuid``)."""
+        return str(self.id)
+
+    @property
+    def uuid_(self) -> str:
+        """``obs.uuid_``: the zep-cloud SDK's spelling of :attr:`uuid`."""
+        return str(self.id)
+
+    @property
+    def episode_ids(self) -> list[int]:
+        """The ids of the evidence episodes, oldest first (Zep: ``episode_uuids``)."""
+        return [e.id for e in self.episodes]
+
+    @property
+    def episode_uuids(self) -> list[str]:
+        return [str(e.id) for e in self.episodes]
+
     @model_validator(mode="before")
     @classmethod
     def _leverage_from_rank(cls, data: Any) -> Any:
@@ -468,7 +487,178 @@ class Report(Record):
         return render_markdown(self.model_dump(mode="json"))
 
 
+# --- bounded replies (the MCP tools): compact records, pages and what was left out ---
+#
+# An agent's context is small: a list tool returns one page of compact records (ids,
+# names, a one-line summary, counts) within a character budget, says whether it left
+# anything out and where the next page starts; a get tool fetches the detail by id.
+
+
+class Page(Record):
+    """Where a page sits in the whole list, and whether anything was left out."""
+
+    total: int  # items in the whole list
+    offset: int = 0  # position of the first item returned
+    returned: int = 0
+    truncated: bool = False  # True when items after this page (or inside a record) were left out
+    next_offset: int | None = None  # pass as ``offset`` for the next page; None at the end
+
+
+class ObservationBrief(Record):
+    """An observation in a list: enough to choose one; fetch the rest by ``id``."""
+
+    id: int
+    graph_id: str
+    name: str
+    summary: str  # the first sentence of the summary
+    status: ObservationStatus
+    kind: ObservationKind
+    leverage: int
+    root_entities: list[str]
+    entities: int
+    episodes: int
+    facts: int
+    latest_evidence_at: str | None = None
+    updated_at: str
+
+
+class ObservationPage(Page):
+    graph_id: str
+    observations: list[ObservationBrief] = Field(default_factory=list)
+
+
+class ObservationView(Observation):
+    """One observation with its evidence lists cut to a limit (``*_total`` say how many
+    there are; list_episodes with ``observation_id`` pages through the episodes)."""
+
+    graph_id: str
+    entities_total: int
+    episodes_total: int
+    facts_total: int
+    truncated: bool = False
+
+
+class GraphPage(Page):
+    graphs: list[GraphInfo] = Field(default_factory=list)
+
+
+class EpisodeBrief(Record):
+    """An episode in a list: who, when, where, the start of its text and its fact count."""
+
+    id: int
+    source: str
+    author: str | None = None
+    occurred_at: str
+    excerpt: str  # the first ~200 characters
+    facts: int
+
+
+class EpisodePage(Page):
+    graph_id: str
+    observation_id: int | None = None
+    episodes: list[EpisodeBrief] = Field(default_factory=list)
+
+
+class SearchHit(Record):
+    """A search result with its evidence ids cut to ten of each (``*_total`` say how many)."""
+
+    type: Literal["observation", "fact", "episode", "entity"]
+    id: int
+    title: str
+    snippet: str
+    score: float
+    position: int
+    match: Literal["all", "any"]
+    status: str | None = None
+    date: str | None = None
+    episode_ids: list[int]
+    fact_ids: list[int]
+    observation_ids: list[int]
+    sources: list[str]
+    episodes_total: int
+    facts_total: int
+
+
+class SearchPage(Page):
+    """One page of search results (``total`` counts those found up to the page's end
+    and one more: enough to say whether another page exists). The query is not echoed:
+    it may hold what the agent should not see again (a pasted token)."""
+
+    graph_id: str
+    scope: str
+    results: list[SearchHit] = Field(default_factory=list)
+
+
+class TimelinePage(Page):
+    graph_id: str
+    name: str
+    entities: list[Entity] = Field(default_factory=list)
+    facts: list[TimelineFact] = Field(default_factory=list)
+
+
+class AnalyzeSummary(Record):
+    """An analyze pass in counts, with the ids it created, updated and retired (up to
+    ten of each; ``unchanged`` is only counted)."""
+
+    graph_id: str
+    skipped: bool
+    reason: str = ""
+    episodes: int = 0
+    clusters: int = 0
+    created: list[int] = Field(default_factory=list)
+    updated: list[int] = Field(default_factory=list)
+    retired: list[int] = Field(default_factory=list)
+    created_total: int = 0
+    updated_total: int = 0
+    retired_total: int = 0
+    unchanged_total: int = 0
+
+
+class AddedEpisode(Record):
+    """What add_episode stored (``created`` False: it was already there) and, when it
+    analyzed, what that changed."""
+
+    episode: Episode
+    analysis: AnalyzeSummary | None = None
+
+
+class ReportView(Record):
+    """The report (:class:`Report`) cut to ``limit`` items a section and a few
+    citations an item, with the Markdown of what is shown; ``*_total`` count them all."""
+
+    graph_id: str
+    generated_at: str
+    since: str | None = None
+    since_source: str
+    previous_report_at: str | None = None
+    act_on: list[Action]
+    new: list[ObservationRef]
+    updated: list[ObservationRef]
+    retired: list[Retired]
+    context: list[ObservationRef]
+    act_on_total: int
+    new_total: int
+    updated_total: int
+    retired_total: int
+    context_total: int
+    truncated: bool = False
+    markdown: str
+
+
 __all__ = [
+    "TimelinePage",
+    "SearchPage",
+    "SearchHit",
+    "ReportView",
+    "Page",
+    "ObservationView",
+    "ObservationPage",
+    "ObservationBrief",
+    "GraphPage",
+    "EpisodePage",
+    "EpisodeBrief",
+    "AnalyzeSummary",
+    "AddedEpisode",
     "Action",
     "AnalyzeResult",
     "Blocked",

@@ -135,3 +135,26 @@ def test_connectors_benchmark_runs(tmp_path: Path) -> None:
     for fmt in ("github", "jira", "slack"):
         assert f"| {fmt} | 20 |" in out
     assert "25-issue GitHub export" in out
+
+
+def test_mcp_sizes_runs_on_a_small_store(tmp_path: Path) -> None:
+    """benchmarks/mcp_sizes.py drives every tool over stdio and checks the 20 KB target."""
+    pytest.importorskip("mcp")
+    import subprocess
+
+    corpus = generate.write(generate.generate(TINY), tmp_path / "corpus")
+    db = tmp_path / "tiny.db"
+    with Store(db) as store:
+        assert api.ingest(store, expand([str(corpus / "facts")])).ok
+        api.analyze(store, TINY.graph)
+    run = subprocess.run(
+        [sys.executable, str(BENCH / "mcp_sizes.py"), "--db", str(db), "--graph", TINY.graph],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    tools = {line.split()[0] for line in run.stdout.splitlines()[1:-1]}
+    assert {"list_observations", "get_observation", "report", "add_episode"} <= tools
+    assert "target <= 20,000 met" in run.stdout

@@ -138,8 +138,9 @@ def test_add_is_idempotent_and_takes_json_with_facts(db_path: Path) -> None:
             ],
         )
         assert [e.created for e in batch] == [True, False]
+        # add analyzed already (the default, as in Zep): a second pass has nothing new
         result = client.graph.analyze(graph_id="g")
-        assert result.created and not result.skipped
+        assert result.skipped and not result.created
         [obs] = client.graph.observation.get_by_graph_id(graph_id="g")
         assert obs.root_entities == ["CMS migration"]
         assert obs.rank == 5  # docs site, blog relaunch, wiki move; Eve, Gus
@@ -195,3 +196,120 @@ def test_entity_timeline_covers_ended_facts(cli: Cli, atlas: Path, write, db_pat
         with pytest.raises(NotFound) as missing:
             client.graph.entity_timeline(graph_id="project-atlas", name="auth refactr")
         assert missing.value.hint is not None
+
+
+ZEP_UPDATES = [
+    ("Hana: My onboarding survey is waiting on the consent form.", "06-01"),
+    ("Ivan: The referral widget is blocked by the consent form.", "06-02"),
+    ("Jo: My pricing page test is waiting on the referral widget.", "06-03"),
+]
+
+
+def test_zep_shaped_calls(db_path: Path) -> None:
+    """The calls a Zep SDK user writes first, against a real database file."""
+    with memcli.Client(db_path) as client:
+        made = client.graph.create(graph_id="growth", name="Growth", description="team")
+        assert (made.graph, made.episodes) == ("growth", 0)
+        for text, day in ZEP_UPDATES:
+            client.graph.add(
+                graph_id="growth",
+                type="message",
+                data=text,
+                created_at=f"2026-{day}T09:00:00Z",
+                source_description=f"slack/{text.split(':')[0].lower()}",
+            )
+        # the speaker is the author: "I" and "My" are theirs
+        episodes = client.graph.episode.get_by_graph_id("growth")
+        assert [(e.author, e.source, e.occurred_at[:10]) for e in episodes] == [
+            ("Hana", "slack/hana", "2026-06-01"),
+            ("Ivan", "slack/ivan", "2026-06-02"),
+            ("Jo", "slack/jo", "2026-06-03"),
+        ]
+        assert ("Hana", "owns", "onboarding survey") in {
+            (f.source, f.relation, f.target) for f in episodes[0].facts
+        }
+        # analyzed on add, as Zep's observations appear without a separate call
+        [obs] = client.observation.get_by_graph_id("growth", limit=5)
+        assert obs.root_entities == ["consent form"]
+        assert obs.uuid == str(obs.id) == obs.uuid_
+        assert obs.episode_ids == [e.id for e in episodes]
+        assert obs.episode_uuids == [str(e.id) for e in episodes]
+        assert client.graph.get(graph_id="growth").active_observations == 1
+        same = client.observation.get(uuid_=obs.uuid)
+        assert same.id == obs.id and client.graph.observation.get(str(obs.id)).id == obs.id
+        assert client.graph.episode.get(uuid_=str(episodes[1].id)).author == "Ivan"
+        with pytest.raises(UsageError, match="string of digits"):
+            client.observation.get(uuid_="abc")
+
+        edges = client.graph.search(graph_id="growth", query="consent form", scope="edges")
+        assert edges and all(r.type == "fact" for r in edges) and edges.edges == list(edges)
+        nodes = client.graph.search(graph_id="growth", query="consent form", scope="nodes")
+        assert [r.title for r in nodes.nodes][:1] == ["consent form"]
+        mixed = client.graph.search(graph_id="growth", query="consent form", scope="all")
+        assert [r.id for r in mixed.observations] == [obs.id]
+        assert mixed.episodes and mixed.edges == mixed.facts
+
+        # pages: limit with cursor (or offset)
+        client.graph.add(graph_id="growth", data="Kim owns the pricing page test.")
+        everything = client.graph.episode.get_by_graph_id("growth")
+        first = client.graph.episode.get_by_graph_id("growth", limit=3)
+        rest = client.graph.episode.get_by_graph_id("growth", limit=3, offset=len(first))
+        assert [e.id for e in first + rest] == [e.id for e in everything] and len(rest) == 1
+        assert client.observation.get_by_graph_id("growth", limit=1, cursor="1") == []
+        assert [g.graph for g in client.graph.list_all(page_number=1, page_size=1)] == ["growth"]
+        assert client.graph.list_all(page_number=2, page_size=1) == []
+
+        client.graph.delete(graph_id="growth")
+        assert client.graph.list_all() == []
+        with pytest.raises(NotFound, match="no graph named 'growth'"):
+            client.graph.delete(graph_id="growth")
+        with pytest.raises(NotFound):
+            client.observation.get(obs.id)
+
+
+def test_analyze_on_add_can_be_turned_off(db_path: Path) -> None:
+    with memcli.Client(db_path, analyze_on_add=False) as client:
+        for text, day in ZEP_UPDATES:
+            client.graph.add(graph_id="g", type="message", data=text, created_at=f"2026-{day}")
+        assert client.observation.get_by_graph_id("g") == []
+        client.graph.add(graph_id="g", data="Lu owns the consent form.", analyze=True)
+        assert len(client.observation.get_by_graph_id("g")) == 1
+    with memcli.Client(db_path) as client:
+        # a label is not a speaker; an explicit author wins over the opening name
+        note = client.graph.add(graph_id="n", data="Status: the badge reader waits on Ops.")
+        assert (note.author, note.content) == (None, "Status: the badge reader waits on Ops.")
+        given = client.graph.add(graph_id="n", type="message", data="Ro: hi.", author="Su")
+        assert (given.author, given.content) == ("Su", "Ro: hi.")
+    with memcli.Client(db_path) as client:  # on by default; off for one call
+        client.graph.add(graph_id="h", data="The app audit is blocked by the key rotation.")
+        client.graph.add(
+            graph_id="h", data="The store listing is blocked by the key rotation.", analyze=False
+        )
+        assert client.observation.get_by_graph_id("h") == []
+        assert client.graph.analyze(graph_id="h").created
+        assert len(client.observation.get_by_graph_id("h")) == 1
+
+
+def test_async_client_runs_the_same_calls(db_path: Path) -> None:
+    import asyncio
+
+    async def main() -> tuple[list[int], list[str], str]:
+        async with memcli.AsyncClient(db_path) as client:
+            for text, day in ZEP_UPDATES:
+                await client.graph.add(
+                    graph_id="growth", type="message", data=text, created_at=f"2026-{day}"
+                )
+            [obs] = await client.observation.get_by_graph_id("growth", limit=5)
+            detail = await client.graph.observation.get(uuid_=obs.uuid)
+            hits = await client.graph.search(graph_id="growth", query="referral", scope="edges")
+            return obs.episode_ids, [h.type for h in hits], detail.name
+
+    episode_ids, kinds, name = asyncio.run(main())
+    assert episode_ids == [1, 2, 3] and set(kinds) == {"fact"}
+    assert "consent form" in name.lower()
+    with memcli.Client(db_path) as client:  # it wrote the real file
+        assert [e.author for e in client.graph.episode.get_by_graph_id("growth")] == [
+            "Hana",
+            "Ivan",
+            "Jo",
+        ]

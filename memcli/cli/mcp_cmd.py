@@ -22,9 +22,17 @@ def mcp(
             help="Store what agents add exactly as written, without redacting secrets.",
         ),
     ] = False,
+    no_analyze: Annotated[
+        bool,
+        typer.Option(
+            "--no-analyze",
+            help="Do not re-analyze after add_episode unless the agent asks (analyze=true).",
+        ),
+    ] = False,
 ) -> None:
-    """Serve memcli over MCP on stdin/stdout: tools add_episode, search, list_observations,
-    get_observation, entity_timeline and report, each returning JSON with evidence ids.
+    """Serve memcli over MCP on stdin/stdout: tools list_graphs, add_episode, analyze,
+    search, list_observations, get_observation, list_episodes, get_episode,
+    entity_timeline and report, each returning a page of JSON with evidence ids.
 
     Configure an MCP client with the command 'memcli mcp --db PATH'. Needs the mcp extra:
     pip install 'memcli[mcp]'.
@@ -36,4 +44,4 @@ def mcp(
             f"the MCP server needs the 'mcp' package ({exc.name or exc} is missing)",
             hint="pip install 'memcli[mcp]'",
         ) from None
-    serve(resolve_db_path(db or state.db), redact=not no_redact)
+    serve(resolve_db_path(db or state.db), redact=not no_redact, analyze_on_add=not no_analyze)

@@ -127,6 +127,35 @@ class IngestMixin(StoreBase):
             (graph_id, utcnow()),
         )
 
+    def delete_graph(self, graph_id: str) -> bool:
+        """Remove a graph and everything in it (episodes, facts, entities, observations,
+        analysis state, report marks), children first so foreign keys hold; the search
+        indexes follow through their triggers. False when there was no such graph."""
+        if not self.conn.execute("SELECT 1 FROM graphs WHERE id = ?", (graph_id,)).fetchone():
+            return False
+        obs = "SELECT id FROM observations WHERE graph_id = :g"
+        with self.transaction():
+            for sql in (
+                f"DELETE FROM observation_links WHERE from_id IN ({obs}) OR to_id IN ({obs})",
+                f"DELETE FROM observation_versions WHERE observation_id IN ({obs})",
+                f"DELETE FROM observation_evidence WHERE observation_id IN ({obs})",
+                "DELETE FROM observations WHERE graph_id = :g",
+                "DELETE FROM analysis_runs WHERE graph_id = :g",
+                "DELETE FROM episode_clusters WHERE graph_id = :g",
+                "DELETE FROM fact_signatures WHERE fact_id IN"
+                " (SELECT id FROM facts WHERE graph_id = :g)",
+                "DELETE FROM signatures WHERE graph_id = :g",
+                "DELETE FROM facts WHERE graph_id = :g",
+                "DELETE FROM entity_aliases WHERE entity_id IN"
+                " (SELECT id FROM entities WHERE graph_id = :g)",
+                "DELETE FROM entities WHERE graph_id = :g",
+                "DELETE FROM episodes WHERE graph_id = :g",
+                "DELETE FROM report_marks WHERE graph_id = :g",
+                "DELETE FROM graphs WHERE id = :g",
+            ):
+                self.conn.execute(sql, {"g": graph_id})
+        return True
+
     def bump_ingest(self, graph_id: str) -> None:
         self.conn.execute(
             "UPDATE graphs SET ingest_seq = ingest_seq + 1, last_ingest_at = ? WHERE id = ?",
