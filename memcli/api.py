@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from memcli import analysis, cluster, writer
+from memcli import analysis, cluster, corrections, writer
 from memcli.config import DEFAULT_GRAPH
 from memcli.errors import InputError, NotFound, UsageError
 from memcli.extract import Extractor
@@ -541,6 +541,7 @@ class AnalyzeReport:
     seconds: float = 0.0
     mode: str = ""
     explain: list[str] = field(default_factory=list)
+    merged: list[dict[str, Any]] = field(default_factory=list)  # automatic merges made
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -557,6 +558,7 @@ class AnalyzeReport:
             "unchanged": self.unchanged,
             "seconds": round(self.seconds, 4),
             "explain": self.explain,
+            "merged": self.merged,
         }
 
 
@@ -620,11 +622,32 @@ def analyze(
             report.seconds = time.perf_counter() - started
             return report
         now = utcnow()
+        # Safe abbreviations merge first (recorded, reversible): a new merge makes this
+        # a full pass, as does any merge, unmerge or correction since the last run.
+        report.merged = corrections.auto_resolve(store, graph)
+        info = store.graph(graph)
+        assert info is not None
         seq = info["ingest_seq"]
         max_episode, max_fact, total = store.analysis_watermark(graph)
         last = store.last_run(graph)
         scope: set[int] | None = None
-        if incremental and not force and last is not None and last["config"] == config:
+        canon = store.entity_canon(graph)
+        if (
+            incremental
+            and not force
+            and not info["needs_full"]
+            and last is not None
+            and last["config"] == config
+            and not (
+                canon
+                and store.changes_touch(
+                    graph,
+                    last["started_at"],
+                    int(last["max_fact_id"]),
+                    set(canon) | set(canon.values()),
+                )
+            )
+        ):
             affected = store.affected_episodes(
                 graph,
                 last["started_at"],
@@ -840,8 +863,14 @@ def facts(
 
 
 def entities(store: Store, graph: str) -> list[dict[str, Any]]:
+    """A graph's entities; ``merged_into`` names the entity a merged one resolves to."""
     require_graph(store, graph)
-    return store.entity_list(graph)
+    rows = store.entity_list(graph)
+    canon = store.entity_canon(graph)
+    names = {r["id"]: r["name"] for r in rows}
+    for r in rows:
+        r["merged_into"] = names.get(canon[r["id"]]) if r["id"] in canon else None
+    return rows
 
 
 # --- search, report, entity timeline, dependency pictures, adding one episode ---

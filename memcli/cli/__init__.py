@@ -13,6 +13,7 @@ from memcli.cli._app import app
 COMMAND_MODULES = (
     "ingest_cmd",
     "read_cmd",
+    "identity_cmd",
     "search_cmd",
     "report_cmd",
     "visualize_cmd",

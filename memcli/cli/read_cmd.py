@@ -248,14 +248,34 @@ def facts(
 
 
 @command("entities")
-def entities(graph: GraphOpt, as_json: JsonOpt = False) -> None:
+def entities(
+    graph: GraphOpt,
+    suggest_merges: Annotated[
+        bool,
+        typer.Option(
+            "--suggest-merges", help="List likely duplicate entities with why, to merge or not."
+        ),
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
     """List the entities of a graph with their types and aliases."""
+    if suggest_merges:
+        from memcli import corrections
+        from memcli.cli.identity_cmd import print_suggestions
+
+        with open_store(create=False) as store:
+            found = corrections.suggest_merges(store, graph)
+        if as_json:
+            print_json(found)
+        else:
+            print_suggestions(found)
+        return
     with open_store(create=False) as store:
         rows = api.entities(store, graph)
     if as_json:
         print_json(rows)
         return
-    table = Table("id", "name", "type", "current facts", "episodes", "aliases")
+    table = Table("id", "name", "type", "current facts", "episodes", "aliases", "merged into")
     for r in rows:
         table.add_row(
             str(r["id"]),
@@ -264,6 +284,7 @@ def entities(graph: GraphOpt, as_json: JsonOpt = False) -> None:
             str(r["current_facts"]),
             str(r["episodes"]),
             ", ".join(a for a in r["aliases"] if a != r["name"]),
+            r.get("merged_into") or "",
         )
     out_console().print(table)
 
