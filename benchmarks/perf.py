@@ -301,8 +301,16 @@ def stages(db: Path) -> None:
     from memcli.signatures import SignatureMode
     from memcli.store import Store, utcnow
 
+    cpu = [time.process_time()]
+
     def say(name: str, started: float, detail: str) -> None:
-        print(f"{name}\t{time.perf_counter() - started:.3f}\t{detail}", flush=True)
+        # wall seconds, then this process's CPU seconds for the step (steadier on a
+        # shared machine)
+        used = time.process_time() - cpu[0]
+        cpu[0] = time.process_time()
+        print(
+            f"{name}\t{time.perf_counter() - started:.3f}\t{detail}; {used:.2f} s CPU", flush=True
+        )
 
     class Rollback(Exception):
         pass
@@ -312,6 +320,7 @@ def stages(db: Path) -> None:
         try:
             with store.transaction():
                 t = time.perf_counter()
+                cpu[0] = time.process_time()
                 inp = store.load_analysis(
                     GRAPH, scope=None, kinds=SignatureMode.EXTENDED.kinds(), with_times=True
                 )

@@ -140,16 +140,17 @@ def main(argv: list[str] | None = None) -> int:
             [sys.executable, "-c", YARDSTICK, str(work / "yardstick.db"), str(corpus / "facts")]
         )
         say(
-            f"yardstick ingest, {n} updates: {n / float(y['seconds']):.0f}/s ({y['seconds']:.1f} s wall)"
+            f"yardstick ingest, {n} updates: {n / float(y['seconds']):.0f}/s wall, "
+            f"{n / float(y['cpu']):.0f}/s of CPU ({y['seconds']:.1f} s wall, {y['cpu']:.1f} s CPU)"
         )
         for label, tree in trees:
             db = work / f"{label.replace(' ', '-')}.db"
             run = memcli(db, "ingest", str(corpus / "facts"), "--quiet", tree=tree)
-            rate = n / float(run["seconds"])
             say(
-                f"{label}: ingest, JSONL with given facts, {n} updates: {rate:.0f}/s "
+                f"{label}: ingest, JSONL with given facts, {n} updates: "
+                f"{n / float(run['seconds']):.0f}/s wall, {n / float(run['cpu']):.0f}/s of CPU "
                 f"({run['seconds']:.1f} s wall, {run['cpu']:.1f} s CPU, {run['rss_mb']:.0f} MB); "
-                f"{float(y['seconds']) / float(run['seconds']) * 100:.0f}% of the yardstick's rate"
+                f"{float(run['cpu']) / float(y['cpu']):.0f}x the yardstick's CPU"
             )
         fresh = work / "this-tree.db"
     else:

@@ -15,9 +15,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memcli import cluster
 from memcli.models import EntityType, Relation
@@ -30,23 +30,25 @@ DEPENDENCY = "dependency_chain"
 SHARED_CONTEXT = "shared_context"
 
 
-@dataclass(frozen=True, slots=True)
-class Entity:
+# Entities, episodes and facts are named tuples rather than frozen dataclasses: an
+# analysis of a large graph builds hundreds of thousands of them, and a tuple is built
+# in C (a frozen dataclass's __init__ sets each field through object.__setattr__).
+
+
+class Entity(NamedTuple):
     id: int
     name: str
     type: EntityType
 
 
-@dataclass(frozen=True, slots=True)
-class Episode:
+class Episode(NamedTuple):
     id: int
     author: str | None
     occurred_at: str
     source: str
 
 
-@dataclass(frozen=True, slots=True)
-class Fact:
+class Fact(NamedTuple):
     id: int
     episode_id: int
     source_id: int
@@ -191,16 +193,22 @@ def build_drafts(
     return drafts
 
 
-def _authors(episodes: list[Episode]) -> int:
-    """Distinct reporters; an episode with no author counts as its own reporter."""
-    return len({e.author if e.author else f"#{e.id}" for e in episodes})
+def _reporters_at_least(episodes: Iterable[Episode], n: int) -> bool:
+    """At least ``n`` distinct reporters (an episode with no author counts as its own
+    reporter), stopping as soon as it is known: clusters can hold a thousand updates."""
+    seen: set[str] = set()
+    for e in episodes:
+        seen.add(e.author if e.author else f"#{e.id}")
+        if len(seen) >= n:
+            return True
+    return False
 
 
 def _is_pattern(draft: Draft) -> bool:
     """Worth an observation: one root blocking two or more things, or a chain that
     several people's updates put together. A lone "X is blocked on Y", reported by one
     person (however often), is a fact, not a pattern."""
-    return len(draft.blocked) >= 2 or _authors(draft.episodes) >= 2
+    return len(draft.blocked) >= 2 or _reporters_at_least(draft.episodes, 2)
 
 
 def _dependency_draft(
@@ -308,7 +316,7 @@ def _context_draft(
         return None
     used = [f for k in shared_keys for f in first[k]]
     episode_ids = {f.episode_id for f in used}
-    if len(episode_ids) < 2 or _authors([episodes[i] for i in episode_ids]) < 2:
+    if len(episode_ids) < 2 or not _reporters_at_least((episodes[i] for i in episode_ids), 2):
         return None  # one person restating their own facts is not a shared context
     roles: dict[int, str] = {}
     for f in used:

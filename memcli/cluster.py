@@ -142,9 +142,26 @@ def cluster_episodes(
             continue
         active[signature] = eps
 
-    uf = UnionFind()
-    for node in all_nodes:
-        uf.add(node)
+    # The union-find inlined over a plain dict (the same smallest-id-wins rule as
+    # ``UnionFind``): a graph of 100k updates makes hundreds of thousands of unions, and
+    # method calls were most of their cost.
+    parent = {node: node for node in all_nodes}
+
+    def find(x: int) -> int:
+        root = x
+        while parent[root] != root:
+            root = parent[root]
+        while parent[x] != root:  # path compression
+            parent[x], x = root, parent[x]
+        return root
+
+    def union(a: int, b: int) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            if rb < ra:
+                ra, rb = rb, ra
+            parent[rb] = ra
+
     window = controls.window_seconds
     position: dict[int, int] = {}
     if window is not None and times is not None:
@@ -156,15 +173,16 @@ def cluster_episodes(
         if window is None or times is None:
             first = eps[0]
             for other in eps[1:]:
-                uf.union(first, other)
+                union(first, other)
             continue
         ordered = sorted(eps, key=position.__getitem__)
-        for a, b in zip(ordered, ordered[1:], strict=False):
-            if times.get(b, 0.0) - times.get(a, 0.0) <= window:
-                uf.union(a, b)
+        time_of = [times.get(e, 0.0) for e in ordered]
+        for i in range(len(ordered) - 1):
+            if time_of[i + 1] - time_of[i] <= window:
+                union(ordered[i], ordered[i + 1])
             else:
                 result.window_breaks += 1
-    result.component = {node: uf.find(node) for node in sorted(all_nodes)}
+    result.component = {node: find(node) for node in sorted(all_nodes)}
     result.membership = dict(result.component)
 
     cap = controls.max_cluster

@@ -193,3 +193,44 @@ def _largest_part(
             if window is None or times[b] - times[a] <= window:
                 uf.union(a, b)
     return max(len(m) for m in group({e: uf.find(e) for e in members}).values())
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    incidences,
+    st.dictionaries(st.integers(1, 40), st.integers(0, 20), max_size=40),
+    st.integers(0, 6),
+)
+def test_window_and_hub_cut_match_a_plain_union_find(
+    pairs: list[tuple[int, int]], days: dict[int, int], hub: int
+) -> None:
+    """Components under the window and the hub cut equal a reference built with
+    ``UnionFind`` over the same links: time-consecutive carriers within the window, of
+    every signature that is not a literal hub."""
+    from memcli.cluster import Controls, cluster_episodes
+
+    times = {e: float(days.get(e, 0)) for e, _ in pairs}
+    kinds = {s: "blocker" if s % 4 == 0 else "literal" for _, s in pairs}
+    result = cluster_episodes(
+        pairs,
+        kinds=kinds,
+        times=times,
+        controls=Controls(window_seconds=2.0, max_signature_episodes=hub, max_cluster=None),
+    )
+    uf = UnionFind()
+    carriers: dict[int, list[int]] = {}
+    for e, s in pairs:
+        uf.add(e)
+        carriers.setdefault(s, []).append(e)
+    breaks = 0
+    for s, eps in carriers.items():
+        if len(eps) > hub and kinds[s] == "literal":
+            continue
+        eps = sorted(eps, key=lambda e: (times[e], e))
+        for a, b in zip(eps, eps[1:], strict=False):
+            if times[b] - times[a] <= 2.0:
+                uf.union(a, b)
+            else:
+                breaks += 1
+    assert result.component == {e: uf.find(e) for e in sorted(uf.parent)}
+    assert result.window_breaks == breaks

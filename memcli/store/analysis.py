@@ -136,20 +136,27 @@ class AnalysisMixin(IdentityMixin):
             nodes.append(i)
             times[i] = float(t or 0)
             episodes[i] = analysis.Episode(i, author, occurred_at, source)
+        # A whole graph is read in table order ("+f.graph_id" keeps SQLite off the
+        # graph_id index, whose row-by-row lookups cost more than the scan), the facts
+        # driving the join; duplicates (two facts of one episode with one signature) go
+        # in Python, cheaper than SQLite's DISTINCT b-tree.
+        graph_term = "f.graph_id = :graph" if scoped else "+f.graph_id = :graph"
         marks = ", ".join(f":k{i}" for i in range(len(kinds)))
-        incidences = [
-            (int(a), int(b), str(c))
-            for a, b, c in conn.execute(
-                f"""
-                SELECT DISTINCT f.episode_id, fs.signature_id, s.kind
-                FROM {self._from("facts", "episode_id", scoped)}
-                JOIN fact_signatures fs ON fs.fact_id = f.id
-                JOIN signatures s ON s.id = fs.signature_id
-                WHERE f.graph_id = :graph AND s.kind IN ({marks}) AND {where}
-                """,
-                {**g, **{f"k{i}": k for i, k in enumerate(kinds)}},
+        incidences = list(
+            dict.fromkeys(
+                (int(a), int(b), str(c))
+                for a, b, c in conn.execute(
+                    f"""
+                    SELECT f.episode_id, fs.signature_id, s.kind
+                    FROM {self._from("facts", "episode_id", scoped)}
+                    CROSS JOIN fact_signatures fs ON fs.fact_id = f.id
+                    CROSS JOIN signatures s ON s.id = fs.signature_id
+                    WHERE {graph_term} AND s.kind IN ({marks}) AND {where}
+                    """,
+                    {**g, **{f"k{i}": k for i, k in enumerate(kinds)}},
+                )
             )
-        ]
+        )
         # Merged entities (memcli.identity): facts, signatures and roots are read as the
         # entity each end resolves to; a fact joining an entity to itself drops out.
         canon = self.entity_canon(graph_id)
@@ -168,26 +175,27 @@ class AnalysisMixin(IdentityMixin):
                 f"""
                 SELECT f.id, f.episode_id, f.source_id, f.relation, f.target_id
                 FROM {self._from("facts", "episode_id", scoped)}
-                WHERE f.graph_id = :graph AND {where} ORDER BY f.id
+                WHERE {graph_term} AND {where} ORDER BY f.id
                 """,
                 g,
             )
             if canon.get(src, src) != canon.get(tgt, tgt)
         ]
         entity_ids = {f.source_id for f in facts} | {f.target_id for f in facts}
+        type_of = {t.value: t for t in EntityType}
+        entities: dict[int, analysis.Entity] = {}
         if scoped:
-            entity_rows = self.rows_in(
-                "SELECT id, name, type FROM entities WHERE id IN ({marks})", entity_ids
-            )
+            for chunk, m in chunks(entity_ids):
+                for i, name, t in conn.execute(
+                    f"SELECT id, name, type FROM entities WHERE id IN ({m})", chunk
+                ):
+                    entities[i] = analysis.Entity(i, name, type_of[t])
         else:
-            entity_rows = self.rows(
+            for i, name, t in conn.execute(
                 "SELECT id, name, type FROM entities WHERE graph_id = ?", (graph_id,)
-            )
-        entities = {
-            r["id"]: analysis.Entity(r["id"], r["name"], EntityType(r["type"]))
-            for r in entity_rows
-            if r["id"] in entity_ids
-        }
+            ):
+                if i in entity_ids:
+                    entities[i] = analysis.Entity(i, name, type_of[t])
 
         # Active observations (in a scoped run, those with evidence in the scope) and
         # their evidence, in one query each.
