@@ -402,6 +402,8 @@ class EndedFact:
     id: int
     invalid_at: str
     invalidated_by: int | None
+    retracted_from: int | None = None  # its episode, when a person retracted that episode
+    retract_reason: str | None = None
 
 
 @dataclass(slots=True)
@@ -560,6 +562,18 @@ def retire_reason(obs: ActiveObservation, inp: AnalysisInput, now: str) -> Retir
             hit.episode_id,
         )
     ended = [inp.ended_facts[i] for t, i, _ in obs.evidence if t == "fact" and i in inp.ended_facts]
+    withdrawn = [f for f in ended if f.retracted_from is not None]
+    if withdrawn:
+        last = max(withdrawn, key=lambda f: (f.invalid_at, f.retracted_from or 0))
+        ep = last.retracted_from
+        source = f" ({inp.sources[ep]})" if ep is not None and ep in inp.sources else ""
+        why = f": {last.retract_reason}" if last.retract_reason else ""
+        return Retirement(
+            obs.id,
+            f"evidence retracted: episode #{ep}{source} was retracted{why}",
+            last.invalid_at,
+            None,
+        )
     if ended:
         last = max(ended, key=lambda f: (f.invalid_at, f.invalidated_by or 0))
         by = last.invalidated_by

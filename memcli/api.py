@@ -968,6 +968,10 @@ def _evidence(
     observation_ids: list[int],
     sources: dict[int, str] | None = None,
 ) -> dict[str, Any]:
+    withdrawn, withdrawn_facts = store.retracted_among(episode_ids, fact_ids)
+    if withdrawn or withdrawn_facts:  # a retracted update is never cited as evidence
+        episode_ids = [i for i in episode_ids if i not in withdrawn]
+        fact_ids = [i for i in fact_ids if i not in withdrawn_facts]
     known = sources if sources is not None else store.episode_sources(episode_ids)
     return {
         "episode_ids": episode_ids,

@@ -193,3 +193,136 @@ def merges(store: Store, graph: str, *, include_undone: bool = True) -> list[dic
     """Every merge decision of ``graph``, with who made it, when, why, and any undo."""
     _require_graph(store, graph)
     return store.merges(graph, include_undone=include_undone)
+
+
+# --- corrections ---
+
+
+def _episode(store: Store, episode_id: int) -> dict[str, Any]:
+    row = store.episode_row(episode_id)
+    if row is None:
+        raise NotFound(
+            f"no episode #{episode_id}", hint="see 'memcli search QUERY --scope episodes'"
+        )
+    return row
+
+
+def _reapply(store: Store, episode_ids: list[int]) -> int:
+    """Apply the contradiction rules of these episodes again (not retracted ones)."""
+    ended = 0
+    for i in episode_ids:
+        row = store.episode_row(i)
+        if row is not None and row["retracted_at"] is None:
+            ended += store.apply_contradictions(i)
+    return ended
+
+
+def retract(store: Store, episode_id: int, *, reason: str | None = None) -> dict[str, Any]:
+    """Withdraw an episode: it stays stored, marked retracted with ``reason``; its facts
+    end at the retraction; what it had ended (a completion it reported) holds again
+    unless another update ends it; analysis and search evidence leave it out. The next
+    analyze regenerates or retires the observations it supported, saying why."""
+    row = _episode(store, episode_id)
+    if row["retracted_at"] is not None:
+        raise UsageError(
+            f"episode #{episode_id} was already retracted on {row['retracted_at'][:10]}"
+            + (f": {row['retract_reason']}" if row["retract_reason"] else "")
+        )
+    now = utcnow()
+    with store.transaction():
+        ended = store.retract_episode(episode_id, reason, now)
+        touched = store.reset_ends_by([episode_id])
+        _reapply(store, touched)
+        store.mark_needs_full(row["graph_id"])
+    return {
+        "episode_id": episode_id,
+        "graph": row["graph_id"],
+        "source": row["source"],
+        "retracted_at": now,
+        "reason": reason,
+        "facts_ended": ended,
+        "facts_restored_from": touched,
+    }
+
+
+def move_episode(store: Store, episode_id: int, to_graph: str) -> dict[str, Any]:
+    """Move an episode with its facts to ``to_graph`` (created if new). Its entities are
+    resolved again in the new graph, its signatures re-derived, and the contradiction
+    rules re-applied on both sides; both graphs' next analyze is a full pass."""
+    from memcli.signatures import fact_signatures
+
+    row = _episode(store, episode_id)
+    to_graph = to_graph.strip()
+    if not to_graph:
+        raise UsageError("empty graph name")
+    old = row["graph_id"]
+    if old == to_graph:
+        raise UsageError(f"episode #{episode_id} is already in graph {to_graph!r}")
+    same = store.episode_id_by_hash(to_graph, row["content_hash"])
+    if same is not None:
+        raise UsageError(
+            f"graph {to_graph!r} already holds this update as episode #{same}",
+            hint=f"retract #{episode_id} instead: memcli episode retract {episode_id}",
+        )
+    with store.transaction():
+        store.ensure_graph(to_graph)
+        touched = store.reset_ends_by([episode_id])
+        ends = store.episode_fact_ends(episode_id)
+        store.move_episode_rows(episode_id, to_graph)
+        old_entities: set[int] = set()
+        for f in ends:
+            src = store.upsert_entity(
+                to_graph, f["source_name"], f["source_norm"], f["source_type"]
+            )
+            tgt = store.upsert_entity(
+                to_graph, f["target_name"], f["target_norm"], f["target_type"]
+            )
+            store.repoint_fact(f["id"], src, tgt)
+            store.add_signatures(
+                to_graph,
+                f["id"],
+                fact_signatures(
+                    (f["source_type"], f["source_norm"]),
+                    f["relation"],
+                    (f["target_type"], f["target_norm"]),
+                ),
+            )
+            old_entities |= {f["source_id"], f["target_id"]}
+        if row["retracted_at"] is None:
+            store.apply_contradictions(episode_id)
+        _reapply(store, touched)
+        dropped = store.drop_unused_entities(old_entities)
+        for g in (old, to_graph):
+            store.mark_needs_full(g)
+            store.bump_ingest(g)
+    return {
+        "episode_id": episode_id,
+        "from": old,
+        "to": to_graph,
+        "facts": len(ends),
+        "entities_dropped": dropped,
+    }
+
+
+def rename_graph(store: Store, old: str, new: str) -> dict[str, Any]:
+    """Rename a graph: every episode, fact, entity, observation and run moves with it."""
+    _require_graph(store, old)
+    new = new.strip()
+    if not new:
+        raise UsageError("empty graph name")
+    if store.graph_exists(new):
+        raise UsageError(
+            f"a graph named {new!r} already exists",
+            hint="move single episodes with 'memcli episode move', or delete one graph first",
+        )
+    with store.transaction():
+        store.rename_graph(old, new)
+    return {"from": old, "to": new}
+
+
+def delete_graph(store: Store, graph: str) -> dict[str, Any]:
+    """Delete a graph and everything in it, in one transaction (all or nothing)."""
+    _require_graph(store, graph)
+    with store.transaction():
+        counts = store.delete_graph(graph)
+    return {"graph": graph, "deleted": {k: v for k, v in counts.items() if v}}

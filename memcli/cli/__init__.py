@@ -14,6 +14,7 @@ COMMAND_MODULES = (
     "ingest_cmd",
     "read_cmd",
     "identity_cmd",
+    "corrections_cmd",
     "search_cmd",
     "report_cmd",
     "visualize_cmd",

@@ -34,6 +34,7 @@ from memcli.store.connection import (
     read_only_reason,
     utcnow,
 )
+from memcli.store.corrections import CorrectionsMixin
 from memcli.store.health import HealthMixin
 from memcli.store.identity import IdentityMixin
 from memcli.store.ingest import IngestMixin
@@ -47,6 +48,7 @@ class Store(
     IngestMixin,
     AnalysisMixin,
     IdentityMixin,
+    CorrectionsMixin,
     ReadsMixin,
     SearchMixin,
     HealthMixin,

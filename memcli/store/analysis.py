@@ -275,19 +275,23 @@ class AnalysisMixin(IdentityMixin):
             for r in self.rows_in("SELECT id, name FROM entities WHERE id IN ({marks})", roots)
         }
         ended = {
-            int(i): analysis.EndedFact(int(i), at, by)
-            for i, at, by in conn.execute(
-                "SELECT DISTINCT f.id, f.invalid_at, f.invalidated_by FROM observations o"
+            int(i): analysis.EndedFact(int(i), at, by, withdrawn, why)
+            for i, at, by, withdrawn, why in conn.execute(
+                "SELECT DISTINCT f.id, f.invalid_at, f.invalidated_by, r.id, r.retract_reason"
+                " FROM observations o"
                 " JOIN observation_evidence oe ON oe.observation_id = o.id"
                 " AND oe.item_type = 'fact'"
                 " JOIN facts f ON f.id = oe.item_id AND f.invalid_at IS NOT NULL"
+                " LEFT JOIN episodes r ON r.id = f.episode_id AND r.retracted_at IS NOT NULL"
                 f" WHERE {active_sql}",
                 {"graph": graph_id},
             )
         }
-        involved = {c.episode_id for c in completions.values()} | {
-            f.invalidated_by for f in ended.values() if f.invalidated_by is not None
-        }
+        involved = (
+            {c.episode_id for c in completions.values()}
+            | {f.invalidated_by for f in ended.values() if f.invalidated_by is not None}
+            | {f.retracted_from for f in ended.values() if f.retracted_from is not None}
+        )
         sources = {
             r["id"]: r["source"]
             for r in self.rows_in("SELECT id, source FROM episodes WHERE id IN ({marks})", involved)

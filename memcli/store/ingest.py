@@ -36,7 +36,7 @@ def _reverse_rule(relation: str, join: str) -> str:
               FROM facts f {join}
               JOIN episodes ex ON ex.id = x.episode_id
               WHERE f.episode_id = :ep AND f.relation = '{relation}'
-                AND x.episode_id != f.episode_id) AS c
+                AND x.episode_id != f.episode_id AND ex.retracted_at IS NULL) AS c
         WHERE facts.id = c.fid AND c.n = 1
           AND {_EARLIER.format(at="c.valid_at", hash="c.hash")}
         """
