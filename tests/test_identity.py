@@ -193,3 +193,43 @@ def test_automatic_merges_only_when_unambiguous() -> None:
     assert relation(work(3, "billing engine rollout"), work(2, "billing engine rewrite")) is None
     refused = auto_merges(names, refused=[(4, 5)])
     assert refused == []
+
+
+def test_a_completion_under_one_name_ends_waits_under_the_other_until_unmerged(
+    cli: Cli, write: Callable[..., Path]
+) -> None:
+    ingest(cli, write, "week.jsonl", *TWO_NAMES)
+    cli("entity", "alias", "DB migration", "--to", "Postgres 16 migration", "--graph", GRAPH)
+    cli("analyze")
+    [merged] = active(cli)
+    shipped = {
+        "content": "The DB migration shipped.",
+        "author": "Erin",
+        "occurred_at": "2026-11-09T10:00:00Z",
+        "graph": GRAPH,
+        "source": "erin-9.md",
+        "facts": [
+            {
+                "source": "Erin",
+                "relation": "completed",
+                "target": "DB migration",
+                "source_type": "person",
+                "target_type": "work_item",
+                "sentence": "The DB migration shipped.",
+            }
+        ],
+    }
+    ingest(cli, write, "ship.jsonl", shipped)
+    cli("analyze")
+    assert active(cli) == []
+    [retired] = [
+        o
+        for o in cli.json("observations", "--graph", GRAPH, "--status", "retired")
+        if o["id"] == merged["id"]
+    ]
+    assert retired["retire_reason"].startswith("root resolved: Postgres 16 migration was completed")
+
+    # unmerged, the waits stated as "Postgres 16 migration" hold again
+    cli("entity", "unmerge", "DB migration", "--graph", GRAPH)
+    cli("analyze")
+    assert roots(cli) == ["Postgres 16 migration"]

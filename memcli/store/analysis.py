@@ -141,6 +141,12 @@ class AnalysisMixin(IdentityMixin):
         # driving the join; duplicates (two facts of one episode with one signature) go
         # in Python, cheaper than SQLite's DISTINCT b-tree.
         graph_term = "f.graph_id = :graph" if scoped else "+f.graph_id = :graph"
+        # Merged entities (memcli.identity): facts, signatures and roots are read as the
+        # entity each end resolves to; a fact joining an entity to itself drops out, and
+        # so do waits ended under another name of the same entity.
+        canon = self.entity_canon(graph_id)
+        if canon and as_of is None:
+            where += self.fill_merge_ended(graph_id, canon)
         marks = ", ".join(f":k{i}" for i in range(len(kinds)))
         incidences = list(
             dict.fromkeys(
@@ -157,9 +163,6 @@ class AnalysisMixin(IdentityMixin):
                 )
             )
         )
-        # Merged entities (memcli.identity): facts, signatures and roots are read as the
-        # entity each end resolves to; a fact joining an entity to itself drops out.
-        canon = self.entity_canon(graph_id)
         if canon:
             sig_map = self.canonical_signatures(graph_id, canon, kinds)
             mapped: set[tuple[int, int, str]] = set()
@@ -181,6 +184,8 @@ class AnalysisMixin(IdentityMixin):
             )
             if canon.get(src, src) != canon.get(tgt, tgt)
         ]
+        if canon:
+            self.clear_merge_ended()
         entity_ids = {f.source_id for f in facts} | {f.target_id for f in facts}
         type_of = {t.value: t for t in EntityType}
         entities: dict[int, analysis.Entity] = {}
@@ -503,6 +508,8 @@ class AnalysisMixin(IdentityMixin):
                 " LEFT JOIN temp.canon cs ON cs.entity_id = f.source_id"
                 " LEFT JOIN temp.canon ct ON ct.entity_id = f.target_id"
             )
+            if as_of is None:
+                where += self.fill_merge_ended(graph_id, canon)
         cur = self.conn.execute(
             f"""
             WITH RECURSIVE
@@ -535,6 +542,7 @@ class AnalysisMixin(IdentityMixin):
         self.conn.execute("DELETE FROM temp.cluster_members")
         if canon:
             self.conn.execute("DELETE FROM temp.canon")
+            self.clear_merge_ended()
         return rows
 
     def insert_observation(self, row: dict[str, Any], evidence: list[tuple[str, int, str]]) -> int:

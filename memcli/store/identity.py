@@ -205,3 +205,68 @@ class IdentityMixin(StoreBase):
                 if hit:
                     return True
         return False
+
+    def merge_ended(self, graph_id: str, canon: dict[int, int]) -> set[int]:
+        """Current waits that a merge ends: a completion or unblocking stated under
+        another name of the same entity ("pg16 shipped" ends "waits on Postgres 16
+        migration"), by the contradiction rules' own test (stated at or after the wait),
+        retracted updates left out. The stored facts are not touched: an unmerge makes
+        them hold again."""
+        if not canon:
+            return set()
+        members = sorted(set(canon) | set(canon.values()))
+
+        def c(i: int) -> int:
+            return canon.get(i, i)
+
+        done: dict[int, str] = {}
+        freed: dict[tuple[int, int], str] = {}
+        waits: list[tuple[int, int, int, str]] = []
+        with self._lock:
+            for chunk, marks in chunks(members):
+                for rel, src, tgt, at in self.conn.execute(
+                    f"""
+                    SELECT f.relation, f.source_id, f.target_id, f.valid_at FROM facts f
+                    JOIN episodes e ON e.id = f.episode_id AND e.retracted_at IS NULL
+                    WHERE f.graph_id = ? AND f.relation IN ('completed', 'unblocked_from')
+                      AND f.target_id IN ({marks})
+                    """,
+                    [graph_id, *chunk],
+                ):
+                    if rel == "completed":
+                        done[c(tgt)] = max(done.get(c(tgt), ""), at)
+                    else:
+                        key = (c(src), c(tgt))
+                        freed[key] = max(freed.get(key, ""), at)
+                waits += self.conn.execute(
+                    f"""
+                    SELECT id, source_id, target_id, valid_at FROM facts
+                    WHERE graph_id = ? AND relation = 'blocked_by' AND invalid_at IS NULL
+                      AND target_id IN ({marks})
+                    """,
+                    [graph_id, *chunk],
+                ).fetchall()
+        return {
+            int(i)
+            for i, src, tgt, at in waits
+            if done.get(c(tgt), "") >= at or freed.get((c(src), c(tgt)), "") >= at
+        }
+
+    def fill_merge_ended(self, graph_id: str, canon: dict[int, int]) -> str:
+        """Put ``merge_ended`` in a temp table; returns the SQL condition that leaves
+        those facts out (``f`` is the facts alias), or "" when there are none. Empty the
+        table with ``clear_merge_ended``."""
+        ended = self.merge_ended(graph_id, canon)
+        if not ended:
+            return ""
+        self.conn.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS merge_ended (fact_id INTEGER PRIMARY KEY)"
+        )
+        self.conn.execute("DELETE FROM temp.merge_ended")
+        self.conn.executemany(
+            "INSERT INTO temp.merge_ended (fact_id) VALUES (?)", ((i,) for i in sorted(ended))
+        )
+        return " AND f.id NOT IN (SELECT fact_id FROM temp.merge_ended)"
+
+    def clear_merge_ended(self) -> None:
+        self.conn.execute("DROP TABLE IF EXISTS temp.merge_ended")
