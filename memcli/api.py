@@ -623,13 +623,15 @@ def analyze(
             return report
         now = utcnow()
         # Safe abbreviations merge first (recorded, reversible): a new merge makes this
-        # a full pass, as does any merge, unmerge or correction since the last run.
-        report.merged = corrections.auto_resolve(store, graph)
+        # a full pass, as does any merge, unmerge or correction since the last run. Only
+        # a new name can make a new safe merge, so a run that adds none skips the check.
+        last = store.last_run(graph)
+        if last is None or store.entities_created_since(graph, last["started_at"]):
+            report.merged = corrections.auto_resolve(store, graph)
         info = store.graph(graph)
         assert info is not None
         seq = info["ingest_seq"]
         max_episode, max_fact, total = store.analysis_watermark(graph)
-        last = store.last_run(graph)
         scope: set[int] | None = None
         canon = store.entity_canon(graph)
         if (
@@ -1251,7 +1253,9 @@ def entity_timeline(store: Store, graph: str, name: str) -> dict[str, Any]:
     order they became true, each with the episode that stated it and the one that ended it.
 
     ``name`` matches an entity's normalised name or any alias it was written as; a name
-    used for both a person and a work item returns both entities' facts.
+    used for both a person and a work item returns both entities' facts. Entities merged
+    into it (``memcli entity alias``) are listed and their facts included, each entity
+    with ``merged_into`` (None unless it is merged into another).
     """
     require_graph(store, graph)
     norm = normalize(name)
@@ -1263,6 +1267,19 @@ def entity_timeline(store: Store, graph: str, name: str) -> dict[str, Any]:
             hint=(f"did you mean: {', '.join(close)}?" if close else None)
             or f"see 'memcli entities --graph {graph}'",
         )
+    canon = store.entity_canon(graph)
+    if canon:
+        named = {e["id"] for e in found}
+        extra = sorted(a for a, c in canon.items() if c in named and a not in named)
+        aliases = store.entity_aliases(extra)
+        found += [
+            {"id": i, "name": r["name"], "type": r["type"], "aliases": aliases[i]}
+            for i, r in sorted(store.entities_by_id(extra).items())
+        ]
+        every = store.entities_by_id(set(canon.values()))
+        for e in found:
+            into = canon.get(e["id"])
+            e["merged_into"] = every[into]["name"] if into in every else None
     facts = []
     for f in store.fact_rows(entity_ids=[e["id"] for e in found]):
         facts.append(

@@ -7,7 +7,8 @@ This module finds such pairs and says why, in two tiers:
 
 - **automatic** (``auto_merges``): the short name abbreviates the long one word by word
   and covers at least two of its words ("pg16" = pg~postgres, 16; "staging env"), or is
-  its acronym ("asr" for "auth service refactor"); both are work items or both teams;
+  its acronym written in capitals ("ASR" for "auth service refactor"; "api" stays a
+  suggestion); both are work items or both teams;
   and the short name has exactly one such long name in the graph. People are never
   merged automatically, and a pair a person has unmerged is never merged again.
 - **suggested** (``suggest``): every abbreviation, acronym or leading-words pair, and
@@ -26,6 +27,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 _RUN = re.compile(r"[^\W\d_]+|\d+")
 
@@ -71,9 +73,10 @@ class Candidate:
         }
 
 
-def tokens(norm: str) -> list[str]:
-    """Words of a normalised name, letters and digits apart: "pg16" -> ["pg", "16"]."""
-    return _RUN.findall(norm)
+@lru_cache(maxsize=1 << 16)
+def tokens(norm: str) -> tuple[str, ...]:
+    """Words of a normalised name, letters and digits apart: "pg16" -> ("pg", "16")."""
+    return tuple(_RUN.findall(norm))
 
 
 def _abbreviates(short: str, long: str) -> bool:
@@ -125,34 +128,50 @@ def relation(short: Name, long: Name) -> tuple[str, str] | None:
     return "leading words", f"'{short.name}' is the first words of '{long.name}'"
 
 
-def _bucket_keys(norm: str) -> list[tuple[str, str]]:
-    """Keys a long name is filed under: first letters of its first one and two words."""
-    t = tokens(norm)
+_DEPTH = 4  # words of a long name its first letters are filed under
+
+
+def _keys_of_long(n: Name) -> list[tuple[str, ...]]:
+    """Keys a name is filed under as the longer of a pair: the first letters of its first
+    2..4 words (a shortened name of k >= 2 words has the same first letters), its first
+    word's first two letters (a one-word short name), and its initials (an acronym)."""
+    t = tokens(n.norm)
     if not t:
         return []
-    return [(t[0][0], ""), (t[0][0], t[1][0] if len(t) > 1 else "")]
+    keys: list[tuple[str, ...]] = [(n.type, "w", t[0][:2])]
+    for j in range(2, min(len(t), _DEPTH) + 1):
+        keys.append((n.type, "l", *(w[0] for w in t[:j])))
+    words = n.norm.split()
+    if len(words) >= 2:
+        keys.append((n.type, "a", "".join(w[0] for w in words)))
+    return keys
 
 
-def _candidates_of(short: Name, index: Mapping[tuple[str, str, str], list[Name]]) -> list[Name]:
-    t = tokens(short.norm)
+def _keys_of_short(n: Name) -> list[tuple[str, ...]]:
+    """Where the longer names a name may stand for are filed (see ``_keys_of_long``)."""
+    t = tokens(n.norm)
     if not t:
         return []
-    keys = {(short.type, t[0][0], "")}
-    if len(t) == 1 and len(t[0]) >= 2:
-        keys.add((short.type, t[0][0], t[0][1]))  # an acronym's second letter
-    out: dict[int, Name] = {}
-    for k in keys:
-        for n in index.get(k, ()):
-            out[n.id] = n
-    return [out[i] for i in sorted(out)]
+    if len(t) == 1:
+        return [(n.type, "w", t[0][:2]), (n.type, "a", t[0])]
+    return [(n.type, "l", *(w[0] for w in t[:_DEPTH]))]
 
 
-def _index(names: Iterable[Name]) -> dict[tuple[str, str, str], list[Name]]:
-    index: dict[tuple[str, str, str], list[Name]] = defaultdict(list)
+def _index(names: Iterable[Name]) -> dict[tuple[str, ...], list[Name]]:
+    index: dict[tuple[str, ...], list[Name]] = defaultdict(list)
     for n in names:
-        for a, b in set(_bucket_keys(n.norm)):
-            index[(n.type, a, b)].append(n)
+        for k in _keys_of_long(n):
+            index[k].append(n)
     return index
+
+
+def _candidates_of(short: Name, index: Mapping[tuple[str, ...], list[Name]]) -> list[Name]:
+    out: dict[int, Name] = {}
+    for k in _keys_of_short(short):
+        for n in index.get(k, ()):
+            if len(n.norm) > len(short.norm):
+                out[n.id] = n
+    return [out[i] for i in sorted(out)]
 
 
 def _pairs(names: Sequence[Name]) -> dict[int, list[tuple[Name, str, str]]]:
@@ -173,8 +192,9 @@ def _pairs(names: Sequence[Name]) -> dict[int, list[tuple[Name, str, str]]]:
 def _is_safe(short: Name, kind: str) -> bool:
     if short.type not in AUTO_TYPES:
         return False
-    if kind == "acronym":
-        return True
+    if kind == "acronym":  # written in capitals: "ASR" is an acronym, "api" may be a word
+        letters = [ch for ch in short.name if ch.isalpha()]
+        return bool(letters) and all(ch.isupper() for ch in letters)
     return kind == "abbreviation" and len(tokens(short.norm)) >= 2
 
 
@@ -185,12 +205,14 @@ def auto_merges(
     evidence. ``names`` are the graph's entities as they resolve now (merged aliases
     left out); ``refused`` are (alias, canonical) pairs a person has unmerged."""
     no = set(refused)
+    names = [n for n in names if n.type in AUTO_TYPES]  # both ends share one type
+    by_id = {n.id: n for n in names}
     out = []
     for short_id, found in sorted(_pairs(names).items()):
         if len(found) != 1:
             continue  # ambiguous: several longer names fit
         long, kind, reason = found[0]
-        short = next(n for n in names if n.id == short_id)
+        short = by_id[short_id]
         if not _is_safe(short, kind) or (short.id, long.id) in no:
             continue
         out.append(

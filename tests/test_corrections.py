@@ -39,6 +39,8 @@ def test_retract_regenerates_then_retires_with_the_reason(cli: Cli, atlas: Path)
     ended = cli.json("facts", "--graph", ATLAS, "--include-ended")
     assert all(f["invalid_at"] for f in ended if f["episode_id"] == clara)
     assert cli.json("search", "checkout", "--graph", ATLAS, "--scope", "episodes") == []
+    exported = cli("export", "--graph", ATLAS).stdout
+    assert "checkout" not in exported and "payments integration" in exported
     again_twice = cli("episode", "retract", str(clara), ok=False)
     assert again_twice.exit_code == 2 and "already retracted" in again_twice.stderr
 

@@ -79,6 +79,12 @@ def test_alias_merges_two_roots_into_one_observation_and_unmerge_splits_them(
     assert decision["decided_by"] == "person" and decision["undone_at"] is None
     listed = {e["name"]: e for e in cli.json("entities", "--graph", GRAPH)}
     assert listed["DB migration"]["merged_into"] == "Postgres 16 migration"
+    shown = cli.json("entity", "show", "Postgres 16 migration", "--graph", GRAPH)
+    assert {e["name"]: e["merged_into"] for e in shown["entities"]} == {
+        "Postgres 16 migration": None,
+        "DB migration": "Postgres 16 migration",
+    }
+    assert len(shown["facts"]) == 4
 
     cli("entity", "unmerge", "DB migration", "--graph", GRAPH, "--reason", "different work")
     cli("analyze")
@@ -183,11 +189,14 @@ def test_automatic_merges_only_when_unambiguous() -> None:
         work(5, "auth service refactor"),
         work(6, "api"),
         work(7, "api gateway"),
+        work(10, "dpm"),
+        work(11, "data platform migration"),
         Name(8, "Bo", "bo", "person"),
         Name(9, "Bob Ortiz", "bob ortiz", "person"),
     ]
     made = {(c.alias.name, c.canonical.name) for c in auto_merges(names)}
-    # "billing eng" fits two work items, "api" is only leading words, people never
+    # "billing eng" fits two work items, "api" is only leading words, "dpm" is not
+    # written as an acronym, people never
     assert made == {("ASR", "auth service refactor")}
     assert relation(work(2, "billing engine rewrite"), work(3, "billing engine rollout")) is None
     assert relation(work(3, "billing engine rollout"), work(2, "billing engine rewrite")) is None

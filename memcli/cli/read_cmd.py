@@ -307,7 +307,9 @@ def entity_show(
     for e in timeline["entities"]:
         aliases = ", ".join(a for a in e["aliases"] if a != e["name"])
         console.print(
-            f"{e['name']} ({e['type']}, #{e['id']})" + (f"  aliases: {aliases}" if aliases else ""),
+            f"{e['name']} ({e['type']}, #{e['id']})"
+            + (f"  aliases: {aliases}" if aliases else "")
+            + (f"  merged into: {e['merged_into']}" if e.get("merged_into") else ""),
             style="bold",
             markup=False,
         )

@@ -270,3 +270,13 @@ class IdentityMixin(StoreBase):
 
     def clear_merge_ended(self) -> None:
         self.conn.execute("DROP TABLE IF EXISTS temp.merge_ended")
+
+    def entities_created_since(self, graph_id: str, since: str) -> bool:
+        """Whether the graph has an entity created at or after ``since``."""
+        return (
+            self.scalar(
+                "SELECT 1 FROM entities WHERE graph_id = ? AND created_at >= ? LIMIT 1",
+                (graph_id, since),
+            )
+            is not None
+        )
