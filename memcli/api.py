@@ -1366,10 +1366,30 @@ def dependency_picture(
         obs = observation(store, observation_id)
         facts = store.dependency_facts(obs["graph"], fact_ids=[f["id"] for f in obs["facts"]])
         title = f"{obs['graph']}: observation #{obs['id']} {obs['name']}"
-        return build(title, facts, [pattern(obs)])
+        return build(title, _through_merges(store, obs["graph"], facts), [pattern(obs)])
     if graph is None:
         raise UsageError("name a graph or an observation to draw")
     require_graph(store, graph)
     active = [o for o in observations(store, graph, "active") if o["kind"] == "dependency_chain"]
     title = f"{graph}: who waits on what (current facts)"
-    return build(title, store.dependency_facts(graph), [pattern(o) for o in active])
+    facts = _through_merges(store, graph, store.dependency_facts(graph))
+    return build(title, facts, [pattern(o) for o in active])
+
+
+def _through_merges(store: Store, graph: str, facts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Fact rows with each end drawn as the entity it resolves to (one node per merged
+    entity, as analysis counts it); a fact that joins an entity to itself is left out."""
+    canon = store.entity_canon(graph)
+    if not canon:
+        return facts
+    names = store.entities_by_id(set(canon.values()))
+    out = []
+    for f in facts:
+        f = dict(f)
+        for end in ("source", "target"):
+            into = canon.get(f[f"{end}_id"])
+            if into is not None and into in names:
+                f[f"{end}_id"], f[end] = into, names[into]["name"]
+        if f["source_id"] != f["target_id"]:
+            out.append(f)
+    return out

@@ -85,6 +85,8 @@ def test_alias_merges_two_roots_into_one_observation_and_unmerge_splits_them(
         "DB migration": "Postgres 16 migration",
     }
     assert len(shown["facts"]) == 4
+    drawn = cli("visualize", "--graph", GRAPH, "--format", "mermaid").stdout
+    assert "Postgres 16 migration" in drawn and "DB migration" not in drawn
 
     cli("entity", "unmerge", "DB migration", "--graph", GRAPH, "--reason", "different work")
     cli("analyze")
