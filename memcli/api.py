@@ -8,18 +8,27 @@ instead of printing.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from memcli import analysis, cluster, corrections, writer
 from memcli.config import DEFAULT_GRAPH
+from memcli.connectors import Batch
 from memcli.errors import InputError, NotFound, UsageError
 from memcli.extract import Extractor
-from memcli.models import EntityRef, EpisodeInput, Extraction
+from memcli.models import (
+    EntityRef,
+    EntityType,
+    EpisodeInput,
+    ExtractedFact,
+    Extraction,
+    Relation,
+)
 from memcli.readers import content_hash, episode_key, parse_document, unknown_keys_message
 from memcli.redact import merge, redact_episode
 from memcli.resolve import display_name, normalize
@@ -155,6 +164,8 @@ def store_episode(
     else:
         extraction = extractor(episode.content, episode.author)
         extractor_name = extractor.name
+    if episode.ticket_prefix or episode.subject:
+        extraction = replace(extraction, facts=[_in_context(f, episode) for f in extraction.facts])
     store.ensure_graph(graph)
     episode_id = store.insert_episode(
         {
@@ -180,6 +191,11 @@ def store_episode(
         report,
         source=episode.source if episode.facts is not None else None,
     )
+    created: list[int] = []
+    for ref, alias in episode.aliases:
+        if alias.strip():
+            store.add_alias(_resolve(store, graph, ref, created), alias.strip())
+    report.entities_new += len(created)
     report.episodes_new += 1
     if extraction.status == "pending":
         report.episodes_pending += 1
@@ -187,6 +203,40 @@ def store_episode(
     report.explain.extend((episode.source, s) for s in extraction.unparsed)
     report.graphs.add(graph)
     return episode_id
+
+
+_BARE_TICKET = re.compile(r"#\d+")
+# A tracker reference: "owner/repo#12", "#12", "PAY-118". Only a wait on one of these is
+# moved from a tracker text's author to its subject: a wait the reader found on a loose
+# phrase ("a managed queue") stays the author's, so it cannot re-root the tracker's chain.
+_TICKET = re.compile(r"(?:[\w.-]+/[\w.-]+)?#\d+|[A-Z][A-Z0-9_]*-\d+")
+
+
+def _in_context(fact: ExtractedFact, episode: EpisodeInput) -> ExtractedFact:
+    """A fact read from a tracker item's text, in that item's context (see EpisodeInput):
+    bare "#N" work items become "<ticket_prefix>#N", and the author's own wait on another
+    ticket becomes the subject's."""
+    prefix = episode.ticket_prefix
+
+    def name(ref: EntityRef) -> EntityRef:
+        if prefix and ref.type is EntityType.WORK_ITEM:
+            shown = display_name(ref.name, ref.type)
+            if _BARE_TICKET.fullmatch(shown):
+                return EntityRef(prefix + shown, ref.type)
+        return ref
+
+    source, target = name(fact.source), name(fact.target)
+    if (
+        episode.subject is not None
+        and _TICKET.fullmatch(display_name(target.name, target.type))
+        and episode.author
+        and fact.relation in (Relation.BLOCKED_BY, Relation.UNBLOCKED_FROM)
+        and source.type is EntityType.PERSON
+        and normalize(display_name(source.name, source.type))
+        == normalize(display_name(episode.author, EntityType.PERSON))
+    ):
+        source = episode.subject
+    return replace(fact, source=source, target=target)
 
 
 def _store_facts(
@@ -462,9 +512,131 @@ def _counters(report: IngestReport) -> dict[str, Any]:
     return {k: copy(v) for k, v in vars(report).items()}
 
 
+def _mark(report: IngestReport) -> dict[str, Any]:
+    """A cheap snapshot for one record: counters, list lengths and copies of the small
+    sets and dicts. ``_counters`` copies every list, which per record of a large export
+    would cost time quadratic in the sentences not understood."""
+    return {
+        k: len(v) if isinstance(v, list) else _counters_copy(v) for k, v in vars(report).items()
+    }
+
+
+def _rewind(report: IngestReport, mark: dict[str, Any]) -> None:
+    for k, v in mark.items():
+        current = getattr(report, k)
+        if isinstance(current, list):
+            del current[v:]
+        else:
+            setattr(report, k, v)
+
+
+def _counters_copy(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _counters_copy(x) for k, x in v.items()}
+    return set(v) if isinstance(v, set) else v
+
+
 def _restore(report: IngestReport, snapshot: dict[str, Any]) -> None:
     for k, v in snapshot.items():
         setattr(report, k, v)
+
+
+def ingest_records(
+    store: Store,
+    batches: Iterable[Batch | InputError],
+    *,
+    graph: str | None = None,
+    extractor: Extractor | None = None,
+    progress: Callable[[str], None] | None = None,
+    redact: bool = True,
+) -> IngestReport:
+    """Store what connectors read from tracker and chat exports (``memcli.connectors``).
+
+    One transaction per export file and a savepoint per record inside it: a record that
+    cannot be stored is reported as FILE: RECORD and rolled back alone (an issue lands
+    with all its episodes or none), the file's other records still land. Records the
+    connector could not read arrive as ``batch.errors`` and are reported the same way.
+    """
+    extractor = extractor or RulesExtractor()
+    report = IngestReport()
+    prepare = getattr(extractor, "prepare", None)
+    if prepare is not None:
+        batches = list(batches)
+        texts: list[tuple[str, str | None]] = []
+        for batch in batches:
+            if isinstance(batch, InputError):
+                continue
+            for _label, episodes in batch.records:
+                for ep in episodes:
+                    if redact:
+                        ep, _found = redact_episode(ep)
+                    if ep.facts is None and _stored_id(store, _graph_for(ep, graph), ep) is None:
+                        texts.append((ep.content, ep.author))
+        prepare(texts)
+    items = iter(batches)
+    for batch in items:
+        report.files += 1
+        if isinstance(batch, InputError):
+            report.files_failed += 1
+            report.errors.append((batch.source, batch.reason))
+            if progress:
+                progress(batch.source)
+            continue
+        for err in batch.errors:
+            report.episodes_failed += 1
+            report.errors.append((err.source, err.reason))
+        snapshot = _counters(report)
+        try:
+            with store.transaction():
+                touched: set[str] = set()
+                for label, episodes in batch.records:
+                    record = _mark(report)
+                    try:
+                        with store.transaction():
+                            for episode in episodes:
+                                target = _graph_for(episode, graph)
+                                stored = store_episode(
+                                    store,
+                                    episode,
+                                    target,
+                                    extractor,
+                                    report,
+                                    redact=redact,
+                                    origin=batch.source,
+                                )
+                                if stored:
+                                    touched.add(target)
+                    except (ValueError, KeyError) as exc:
+                        _rewind(report, record)
+                        report.episodes_failed += 1
+                        report.errors.append(
+                            (f"{batch.source}: {label}", f"could not store: {exc}")
+                        )
+                for g in sorted(touched):
+                    store.bump_ingest(g)
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            _restore(report, snapshot)
+            total = report.files + sum(1 for _ in items)
+            report.files_failed += 1
+            report.incomplete = (report.files_stored, total)
+            report.errors.append(
+                (
+                    batch.source,
+                    "database is locked (another writer held it longer than"
+                    f" MEMCLI_BUSY_TIMEOUT allows): stored {report.files_stored} of"
+                    f" {total} file(s); re-run to finish (re-import is idempotent)",
+                )
+            )
+            break
+        else:
+            report.files_stored += 1
+        if batch.errors and not batch.records:
+            report.files_failed += 1
+        if progress:
+            progress(batch.source)
+    return report
 
 
 @dataclass

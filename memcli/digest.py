@@ -16,6 +16,11 @@ from typing import Any
 from memcli.writer import join
 
 DEPENDENCY = "dependency_chain"
+# The Markdown report stays readable at any size: the first FULL blockers are shown in
+# full, each of their lists (waiting, downstream, evidence) cut to LISTED entries and
+# "N more"; the rest are one line each. The JSON form keeps everything.
+FULL = 10
+LISTED = 5
 
 
 def _date(value: str | None) -> str:
@@ -68,12 +73,15 @@ def action(obs: dict[str, Any], since: str | None, seen: Seen | None = None) -> 
     roots = obs["root_entities"]
     blocked: dict[str, list[dict[str, Any]]] = {"direct": [], "downstream": []}
     people: list[str] = []
+    teams: list[str] = []
     work_items: list[str] = []
     for e in obs["entities"]:
         if e["role"] not in blocked:
             continue
         if e["type"] == "work_item":
             work_items.append(e["name"])
+        elif e["type"] == "team":
+            teams.append(e["name"])
         else:
             people.append(e["name"])
         if e["type"] == "work_item" or e["name"] in waits_on:
@@ -93,6 +101,7 @@ def action(obs: dict[str, Any], since: str | None, seen: Seen | None = None) -> 
         "root_owner_types": [e["type"] for e in obs["entities"] if e["role"] == "owner"],
         "leverage": obs["rank"],
         "people": sorted(people, key=str.lower),
+        "teams": sorted(teams, key=str.lower),
         "work_items": sorted(work_items, key=str.lower),
         "direct": blocked["direct"],
         "downstream": blocked["downstream"],
@@ -187,6 +196,17 @@ def build(
     }
 
 
+def _counted(n: int, singular: str, plural: str) -> str:
+    return f"{n} {singular if n == 1 else plural}"
+
+
+def _cut(entries: list[str], sep: str = "; ") -> str:
+    """At most LISTED entries, then "and N more"."""
+    if len(entries) <= LISTED:
+        return sep.join(entries)
+    return f"{sep.join(entries[:LISTED])}{sep}and {len(entries) - LISTED} more"
+
+
 def _who(entry: dict[str, Any]) -> str:
     owners = entry["owners"]
     return f"{entry['item']} ({join(owners, limit=3)})" if owners else entry["item"]
@@ -257,7 +277,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines.append("")
     else:
         lines.append(
-            "Ranked by leverage: how many people and work items unblocking the root would clear."
+            "Ranked by leverage: how many people, teams and work items unblocking the root "
+            "would clear."
         )
         lines.append("")
     for i, item in enumerate(report["act_on"], start=1):
@@ -267,23 +288,45 @@ def render_markdown(report: dict[str, Any]) -> str:
         ]
         owners = f" (owned by {join(named, limit=3)})" if named else ""
         change = f" · **{item['change']}**" if item["change"] else ""
+        show = f"`memcli observation show {item['observation_id']}`"
+        if i > FULL:
+            lines.append(
+                f"{i}. **Unblock the {item['root']}**{owners}{change}: clears "
+                f"{item['leverage']}; {show}"
+            )
+            continue
         lines.append(f"{i}. **Unblock the {item['root']}**{owners}{change}")
-        parts = []
-        if item["people"]:
-            parts.append(f"{len(item['people'])} people ({join(item['people'])})")
-        if item["work_items"]:
-            parts.append(f"{len(item['work_items'])} work items ({join(item['work_items'])})")
-        lines.append(f"   - Clears {item['leverage']}: {' and '.join(parts)}")
+        teams = [f"the {t}" for t in item.get("teams", [])]
+        parts = [
+            f"{_counted(len(names), singular, plural)} ({join(names)})"
+            for names, singular, plural in (
+                (item["people"], "person", "people"),
+                (teams, "team", "teams"),
+                (item["work_items"], "work item", "work items"),
+            )
+            if names
+        ]
+        lines.append(f"   - Clears {item['leverage']}: {join(parts)}")
         if item["direct"]:
-            lines.append(f"   - Waiting on it: {'; '.join(_who(b) for b in item['direct'])}")
-        for b in item["downstream"]:
+            lines.append(f"   - Waiting on it: {_cut([_who(b) for b in item['direct']])}")
+        for b in item["downstream"][:LISTED]:
             via = f", via {join(b['via'], limit=3)}" if b["via"] else ""
             lines.append(f"   - Downstream: {_who(b)}{via}")
-        lines.append(f"   - Evidence: {'; '.join(_cite(ev) for ev in item['evidence'])}")
+        if len(item["downstream"]) > LISTED:
+            more = len(item["downstream"]) - LISTED
+            lines.append(f"   - Downstream: {more} more ({show} lists all)")
+        lines.append(f"   - Evidence: {_cut([_cite(ev) for ev in item['evidence']])}")
         lines.append(
             f"   - Observation #{item['observation_id']} (v{item['version']}, "
-            f"{_date(item['start_at'])} .. {_date(item['latest_evidence_at'])}): "
-            f"`memcli observation show {item['observation_id']}`"
+            f"{_date(item['start_at'])} .. {_date(item['latest_evidence_at'])}): {show}"
+        )
+    if len(report["act_on"]) > FULL:
+        rest = len(report["act_on"]) - FULL
+        lines.append("")
+        lines.append(
+            f"_The first {FULL} are in full; {_counted(rest, 'more is', 'more are')} one line "
+            "each. `memcli observation show ID` shows one in full, `memcli report --format "
+            "json` all of them._"
         )
     lines.append("")
     lines.append(f"## New{since}")

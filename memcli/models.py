@@ -127,3 +127,14 @@ class EpisodeInput:
     # False when the update names no time and occurred_at is one memcli supplied (file
     # time, now): then it is not part of the episode's identity (see readers.episode_key).
     dated: bool = True
+    # Prefix for bare "#N" work items the reader finds in ``content`` ("acme/api" turns
+    # "#12" into "acme/api#12"), so a reference in an issue's text names that repository's
+    # issue and not every "#12" of every repository.
+    ticket_prefix: str | None = None
+    # The work item this text is written on (an issue's body or comment): a wait the
+    # reader finds for the author ("Blocked by #40", "I'm waiting on PAY-7") is that
+    # item's wait, so issues chain to issues.
+    subject: EntityRef | None = None
+    # (entity, another name for it) pairs to record, e.g. an issue's title, so that
+    # search and lookups by that name find the entity.
+    aliases: tuple[tuple[EntityRef, str], ...] = ()

@@ -331,22 +331,28 @@ def redact_episode(episode: EpisodeInput) -> tuple[EpisodeInput, dict[str, int]]
         merge(counts, counts_found)
         return text
 
+    def clean_fact(f: ExtractedFact) -> ExtractedFact:
+        return ExtractedFact(
+            EntityRef(clean(f.source.name), f.source.type),
+            f.relation,
+            EntityRef(clean(f.target.name), f.target.type),
+            clean(f.sentence),
+        )
+
     facts = None
     if episode.facts is not None:
-        facts = [
-            ExtractedFact(
-                EntityRef(clean(f.source.name), f.source.type),
-                f.relation,
-                EntityRef(clean(f.target.name), f.target.type),
-                clean(f.sentence),
-            )
-            for f in episode.facts
-        ]
+        facts = [clean_fact(f) for f in episode.facts]
     cleaned = replace(
         episode,
         content=clean(episode.content),
         author=clean(episode.author) if episode.author is not None else None,
         source=clean(episode.source),
         facts=facts,
+        subject=None
+        if episode.subject is None
+        else EntityRef(clean(episode.subject.name), episode.subject.type),
+        aliases=tuple(
+            (EntityRef(clean(ref.name), ref.type), clean(alias)) for ref, alias in episode.aliases
+        ),
     )
     return cleaned, counts

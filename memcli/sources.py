@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import BinaryIO
 
 from memcli.errors import InputError
 
@@ -66,6 +68,21 @@ def _too_big(source: str, size: str, limit: int) -> InputError:
     )
 
 
+def read_capped(fh: BinaryIO, limit: int, chunk: int = 1 << 20) -> bytes:
+    """At most ``limit`` + 1 bytes from ``fh``, read in chunks: a huge ``--max-bytes``
+    must not make Python allocate a buffer of that size up front (a MemoryError), and
+    one byte past the limit is enough to know the input is too big."""
+    parts: list[bytes] = []
+    left = limit + 1
+    while left > 0:
+        part = fh.read(min(chunk, left))
+        if not part:
+            break
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
+
+
 def read_path(path: Path, source: str, limit: int | None = None) -> SourceText:
     """One input file. Reads at most ``limit`` + 1 bytes, so a pipe, a device or a file
     that grows while it is read cannot exhaust memory."""
@@ -80,7 +97,7 @@ def read_path(path: Path, source: str, limit: int | None = None) -> SourceText:
         if size > limit:
             raise _too_big(source, f"{size:,}", limit)
         with path.open("rb") as fh:
-            data = fh.read(limit + 1)
+            data = read_capped(fh, limit)
         mtime = _mtime(path)
     except PermissionError:
         raise InputError(source, "permission denied") from None
@@ -132,7 +149,7 @@ def expand(paths: list[str], *, limit: int | None = None) -> Iterator[SourceText
     for raw in paths:
         if raw == "-":
             data = (
-                sys.stdin.buffer.read(limit + 1)
+                read_capped(sys.stdin.buffer, limit)
                 if hasattr(sys.stdin, "buffer")
                 else sys.stdin.read(limit + 1).encode()
             )
@@ -164,3 +181,50 @@ def expand(paths: list[str], *, limit: int | None = None) -> Iterator[SourceText
             yield read_path(path, raw, limit)
         except InputError as exc:
             yield exc
+
+
+_DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.json$")
+
+
+def slack_export(
+    paths: list[str], *, channels: list[str] | None = None, limit: int | None = None
+) -> Iterator[SourceText | InputError]:
+    """The files of unzipped Slack workspace exports, in the order a reader needs them:
+    ``users.json`` and ``channels.json`` first, then each channel folder's day files
+    (``YYYY-MM-DD.json``), channels and days sorted. ``channels`` keeps only those
+    channel folders."""
+    wanted = None if channels is None else {c.lstrip("#") for c in channels}
+    for raw in paths:
+        root = Path(raw)
+        if not root.is_dir():
+            reason = "no such directory" if not root.exists() else "not a directory"
+            yield InputError(raw, f"{reason}: give the unzipped export folder")
+            continue
+        if not (root / "channels.json").is_file():
+            yield InputError(raw, "no channels.json: not a Slack workspace export folder")
+            continue
+        for name in ("users.json", "channels.json"):
+            try:
+                yield read_path(root / name, str(root / name), limit)
+            except InputError as exc:
+                yield exc
+        try:
+            folders = sorted(p for p in root.iterdir() if p.is_dir())
+        except OSError as exc:
+            yield InputError(raw, exc.strerror or str(exc))
+            continue
+        missing = sorted((wanted or set()) - {f.name for f in folders})
+        if missing:  # a folder per channel, public or private, named after it
+            yield InputError(
+                raw,
+                f"no channel named {', '.join(missing)} "
+                f"(channels: {', '.join(f.name for f in folders)})",
+            )
+        for folder in folders:
+            if wanted is not None and folder.name not in wanted:
+                continue
+            for day in sorted(p for p in folder.iterdir() if _DAY_FILE.match(p.name)):
+                try:
+                    yield read_path(day, str(day), limit)
+                except InputError as exc:
+                    yield exc

@@ -39,6 +39,7 @@ class Node:
     root: bool = False
     owners: list[str] = field(default_factory=list)
     observations: list[int] = field(default_factory=list)  # best (highest leverage) first
+    hidden: list[str] = field(default_factory=list)  # an "and N more" box: who it stands for
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,7 @@ class Picture:
     nodes: dict[int, Node]
     blocks: list[tuple[int, int, list[int]]]  # (blocker, waiting, fact ids)
     patterns: list[Pattern]
+    notes: list[str] = field(default_factory=list)  # what was left out, and how to see it
 
     def color(self, obs_id: int) -> str:
         index = [p.id for p in self.patterns].index(obs_id)
@@ -98,6 +100,169 @@ def build(title: str, facts: Iterable[dict[str, Any]], patterns: Sequence[Patter
     )
 
 
+def key(node_id: int) -> str:
+    """The id a node is drawn under: ``e<entity id>``, or ``more<blocker id>`` for the box
+    that stands for the rest of a collapsed fan."""
+    return f"e{node_id}" if node_id >= 0 else f"more{-node_id}"
+
+
+# --- What to draw: filters, top N, collapsed fans ---
+
+AUTO_TOP_NODES = 150  # above this many boxes, visualize draws the top observations only
+AUTO_TOP = 10
+DEFAULT_FAN = 8  # a blocker with more waiting leaves than this shows FAN-1 and "and N more"
+MERMAID_MAX_EDGES = 500  # Mermaid's own maxEdges default: above it, it refuses to draw
+
+
+def by_leverage(patterns: Iterable[Pattern]) -> list[Pattern]:
+    return sorted(patterns, key=lambda pat: (-pat.rank, pat.id))
+
+
+def subset(p: Picture, keep: set[int], patterns: Sequence[Pattern]) -> Picture:
+    """The picture restricted to the nodes in ``keep`` (edges between them) and to
+    ``patterns``; notes are carried over."""
+    ids = {pat.id for pat in patterns}
+    nodes = {
+        n.id: Node(
+            n.id,
+            n.name,
+            n.type,
+            n.root,
+            list(n.owners),
+            [o for o in n.observations if o in ids],
+            list(n.hidden),
+        )
+        for n in p.nodes.values()
+        if n.id in keep
+    }
+    blocks = [(b, w, f) for b, w, f in p.blocks if b in nodes and w in nodes]
+    return Picture(p.title, nodes, blocks, list(patterns), list(p.notes))
+
+
+def select(
+    p: Picture,
+    *,
+    observation: int | None = None,
+    root: str | None = None,
+    top: int | None = None,
+) -> Picture:
+    """The part of the picture a person asked for: one observation's chain, the chain
+    through one named item (a root: everything waiting on it), and/or the ``top`` highest
+    leverage observations (``None``: all of them up to :data:`AUTO_TOP_NODES` boxes, the
+    top :data:`AUTO_TOP` above; 0: all). Each cut is said in ``notes``."""
+    patterns = by_leverage(p.patterns)
+    if observation is not None:
+        found = [pat for pat in patterns if pat.id == observation]
+        if not found:
+            raise UsageError(
+                f"observation {observation} is not an active dependency observation of this graph",
+                hint="'memcli observations --graph G' lists them; 'memcli observation show "
+                "ID --mermaid' draws a retired one",
+            )
+        p = subset(p, set(found[0].members) & set(p.nodes), found)
+        patterns = found
+    if root is not None:
+        wanted = root.strip().lower()
+        matches = [n for n in p.nodes.values() if n.name.lower() == wanted]
+        if not matches:
+            roots = sorted({n.name for n in p.nodes.values() if n.root}, key=str.lower)
+            listed = ", ".join(roots[:10]) + (", ..." if len(roots) > 10 else "")
+            raise UsageError(
+                f"nothing named {root!r} in the picture",
+                hint=f"root blockers: {listed}" if roots else "the picture has no root blockers",
+            )
+        chain = _chain(p)
+        keep = set().union(*(chain[n.id] for n in matches))
+        kept = [pat for pat in patterns if pat.members & keep]
+        p = subset(p, keep, kept)
+        patterns = kept
+    if top is None and len(p.nodes) > AUTO_TOP_NODES and len(patterns) > AUTO_TOP:
+        top = AUTO_TOP
+    if top and len(patterns) > top:
+        best = patterns[:top]
+        keep = {m for pat in best for m in pat.members} & set(p.nodes)
+        total = len(p.nodes)
+        p = subset(p, keep, best)
+        p.notes.append(
+            f"Drawn: the top {top} of {len(patterns)} observations by leverage "
+            f"({len(p.nodes)} of {total} boxes); --top 0 draws them all, --observation ID "
+            "or --root NAME one chain."
+        )
+    else:
+        p = Picture(p.title, p.nodes, p.blocks, patterns, list(p.notes))
+    return p
+
+
+def collapse(p: Picture, fan: int = DEFAULT_FAN) -> Picture:
+    """Long fans folded: a blocker with more than ``fan`` waiting items that wait on
+    nothing else and block nothing keeps ``fan - 1`` of them (by name) and one box
+    "and N more" for the rest (its tooltip names them). Nothing else changes, so no
+    chain is hidden. ``fan`` 0 or less: no folding."""
+    if fan <= 0:
+        return p
+    blockers_of: dict[int, list[int]] = defaultdict(list)
+    waiting_on: dict[int, list[int]] = defaultdict(list)
+    for b, w, _ in p.blocks:
+        blockers_of[w].append(b)
+        waiting_on[b].append(w)
+    hide: dict[int, list[int]] = {}
+    for b, ws in waiting_on.items():
+        leaves = [
+            w for w in ws if blockers_of[w] == [b] and not waiting_on.get(w) and not p.nodes[w].root
+        ]
+        if len(leaves) > fan:
+            ordered = _sorted(p.nodes[w] for w in leaves)
+            hide[b] = [n.id for n in ordered[fan - 1 :]]
+    if not hide:
+        return p
+    hidden = {w for ws in hide.values() for w in ws}
+    out = subset(p, set(p.nodes) - hidden, p.patterns)
+    folded = 0
+    for b, ws in hide.items():
+        names = [p.nodes[w].name for w in ws]
+        obs = list(p.nodes[b].observations)
+        out.nodes[-b] = Node(-b, f"and {len(ws)} more", "more", observations=obs, hidden=names)
+        facts = sorted(f for bb, w, fs in p.blocks if bb == b and w in ws for f in fs)
+        out.blocks.append((b, -b, facts))
+        folded += len(ws)
+    out.blocks.sort(key=lambda e: (e[0], e[1] if e[1] >= 0 else 2**62 - e[1]))
+    out.notes.append(
+        f"Folded: {folded} waiting items behind {len(hide)} blocker(s) with more than "
+        f"{fan} each are drawn as 'and N more' (their tooltip names them); --fan 0 draws "
+        "every one."
+    )
+    return out
+
+
+def trim_for_mermaid(p: Picture, max_edges: int = MERMAID_MAX_EDGES) -> Picture:
+    """At most ``max_edges`` arrows, which Mermaid draws (it refuses the whole chart
+    above its ``maxEdges``, 500 by default): the highest-leverage observations' arrows
+    are kept first, boxes left without an arrow are dropped, and a note says what went."""
+    if len(p.blocks) <= max_edges:
+        return p
+    place = {pat.id: i for i, pat in enumerate(by_leverage(p.patterns))}
+
+    def best(edge: tuple[int, int, list[int]]) -> int:
+        shared = set(p.nodes[edge[0]].observations) & set(p.nodes[edge[1]].observations)
+        return min((place[o] for o in shared if o in place), default=len(place))
+
+    kept = sorted(p.blocks, key=lambda e: (best(e), e[0], e[1]))[:max_edges]
+    ends = {n for b, w, _ in kept for n in (b, w)}
+    out = subset(p, ends, p.patterns)
+    out.blocks = sorted(kept, key=lambda e: (e[0], e[1]))
+    lost = [pat for pat in p.patterns if not (pat.members & ends)]
+    out.patterns = [pat for pat in out.patterns if pat not in lost]
+    out.notes.append(
+        f"Trimmed for Mermaid, which draws at most {max_edges} edges (its maxEdges): kept "
+        f"{len(kept)} of {len(p.blocks)} edges and {len(out.nodes)} of {len(p.nodes)} boxes, "
+        "the highest-leverage observations' first"
+        + (f" ({len(lost)} observation(s) left out)" if lost else "")
+        + ". "
+        "Use --top N, --observation ID or --root NAME to choose, or --format html for all."
+    )
+    return out
+
+
 # --- Mermaid ---
 
 
@@ -135,29 +300,51 @@ def _lines(n: Node) -> list[str]:
     return lines
 
 
-def mermaid(p: Picture) -> str:
-    """A Mermaid flowchart (left to right: blockers on the left)."""
+def _label(n: Node) -> str:
+    return "<br/>".join(map(_mermaid_text, _lines(n)))
+
+
+def mermaid(p: Picture, max_edges: int = MERMAID_MAX_EDGES) -> str:
+    """A Mermaid flowchart, left to right (blockers on the left), one box per observation
+    with the highest leverage on top; trimmed to ``max_edges`` arrows (see
+    :func:`trim_for_mermaid`), with a comment saying so.
+
+    Two Mermaid habits are worked around: a subgraph without its own ``direction`` is laid
+    out top to bottom whatever the chart says, and sibling subgraphs not linked to each
+    other are stacked in the reverse of the order they are written (mermaid-js/mermaid
+    #6204), so the best observation is written last to be drawn first.
+    """
+    p = trim_for_mermaid(p, max_edges)
     out = ["flowchart LR", f"  %% memcli: {_mermaid_text(p.title)}"]
+    out += [f"  %% {_mermaid_text(note)}" for note in p.notes]
+    nodes = _sorted(p.nodes.values())
     placed: set[int] = set()
-    for pat in p.patterns:
-        members = [n for n in _sorted(p.nodes.values()) if n.observations[:1] == [pat.id]]
+    groups: list[list[str]] = []
+    for pat in by_leverage(p.patterns):
+        members = [n for n in nodes if n.observations[:1] == [pat.id]]
         if not members:
             continue
         label = _mermaid_text(f"Observation {pat.id}: {pat.name} (leverage {pat.rank})")
-        out.append(f'  subgraph obs{pat.id}["{label}"]')
-        for n in members:
-            out.append(f'    e{n.id}["{"<br/>".join(map(_mermaid_text, _lines(n)))}"]')
-            placed.add(n.id)
-        out.append("  end")
-    for n in _sorted(p.nodes.values()):
+        group = [f'  subgraph obs{pat.id}["{label}"]', "    direction LR"]
+        group += [f'    {key(n.id)}["{_label(n)}"]' for n in members]
+        group.append("  end")
+        groups.append(group)
+        placed.update(n.id for n in members)
+    for group in reversed(groups):
+        out += group
+    for n in nodes:
         if n.id not in placed:
-            out.append(f'  e{n.id}["{"<br/>".join(map(_mermaid_text, _lines(n)))}"]')
+            out.append(f'  {key(n.id)}["{_label(n)}"]')
     for b, w, _ in p.blocks:
-        out.append(f"  e{b} -->|blocks| e{w}")
+        out.append(f"  {key(b)} -->|blocks| {key(w)}")
     out.append(f"  classDef root fill:{ROOT_FILL},stroke:{ROOT_STROKE},stroke-width:3px;")
-    roots = [f"e{n.id}" for n in _sorted(p.nodes.values()) if n.root]
+    roots = [key(n.id) for n in nodes if n.root]
     if roots:
         out.append(f"  class {','.join(roots)} root;")
+    more = [key(n.id) for n in nodes if n.hidden]
+    if more:
+        out.append("  classDef more fill:#f3f4f6,stroke:#9ca3af,stroke-dasharray:4;")
+        out.append(f"  class {','.join(more)} more;")
     return "\n".join(out) + "\n"
 
 
@@ -183,7 +370,9 @@ def dot(p: Picture) -> str:
         attrs = f"label={_dot(chr(10).join(_lines(n)))}"
         if n.root:
             attrs += f', fillcolor="{ROOT_FILL}", color="{ROOT_STROKE}", penwidth=3'
-        return f"{indent}{_dot(f'e{n.id}')} [{attrs}];"
+        if n.hidden:
+            attrs += f', style="rounded,dashed", tooltip={_dot(", ".join(n.hidden))}'
+        return f"{indent}{_dot(key(n.id))} [{attrs}];"
 
     placed: set[int] = set()
     for pat in p.patterns:
@@ -202,7 +391,7 @@ def dot(p: Picture) -> str:
             out.append(node_line(n, "  "))
     for b, w, facts in p.blocks:
         tip = "facts " + ", ".join(f"#{i}" for i in facts)
-        out.append(f"  {_dot(f'e{b}')} -> {_dot(f'e{w}')} [label=blocks, tooltip={_dot(tip)}];")
+        out.append(f"  {_dot(key(b))} -> {_dot(key(w))} [label=blocks, tooltip={_dot(tip)}];")
     out.append("}")
     return "\n".join(out) + "\n"
 
@@ -272,6 +461,33 @@ def layers(members: Sequence[int], edges: Sequence[tuple[int, int]]) -> dict[int
     return column
 
 
+MAX_COLUMNS = 12  # deeper bands are laid out by hops from their roots instead
+
+
+def hops(
+    members: Sequence[int], edges: Sequence[tuple[int, int]], columns: dict[int, int]
+) -> dict[int, int]:
+    """Columns for a band too deep for :func:`layers` to stay readable (a dense web of
+    work waiting on work is dozens of columns, thousands of pixels, wide): each node in
+    the column of its fewest hops from a root blocker, so the width follows the shortest
+    chains. Arrows between nodes at the same or a lower hop count then point back; they
+    are drawn dashed. Nodes reached from no root (cycles) keep their column, capped."""
+    succ: dict[int, list[int]] = defaultdict(list)
+    for a, b in edges:
+        succ[a].append(b)
+    column = {n: min(c, MAX_COLUMNS - 1) for n, c in columns.items()}
+    frontier = sorted(n for n in members if columns[n] == 0)
+    seen = set(frontier)
+    depth = 0
+    while frontier:
+        for n in frontier:
+            column[n] = depth
+        nxt = sorted({m for n in frontier for m in succ[n] if m not in seen})
+        seen.update(nxt)
+        frontier, depth = nxt, depth + 1
+    return column
+
+
 def order(
     columns: dict[int, int], edges: Sequence[tuple[int, int]], names: dict[int, str]
 ) -> dict[int, list[int]]:
@@ -321,12 +537,17 @@ def layout(p: Picture) -> Layout:
     for members in components(p):
         member_set = set(members)
         edges = [(b, w) for b, w, _ in p.blocks if b in member_set and w in member_set]
-        rows = order(layers(members, edges), edges, names)
+        columns = layers(members, edges)
+        if max(columns.values()) >= MAX_COLUMNS:
+            columns = hops(members, edges, columns)
+        rows = order(columns, edges, names)
         tallest = max(len(r) for r in rows.values())
         band_h = BAND_HEAD + tallest * (NODE_H + GAP_Y) - GAP_Y + 12
-        band_w = len(rows) * (NODE_W + GAP_X) - GAP_X + 24
+        band_w = (max(rows) + 1) * (NODE_W + GAP_X) - GAP_X + 24
         for col, row in rows.items():
-            offset = (tallest - len(row)) * (NODE_H + GAP_Y) // 2
+            # Short columns are centred; in a tall band everything starts at the top, so
+            # the root blocker is on screen when the page opens.
+            offset = (tallest - len(row)) * (NODE_H + GAP_Y) // 2 if tallest <= 12 else 0
             for i, n in enumerate(row):
                 boxes[n] = (
                     MARGIN + 12 + col * (NODE_W + GAP_X),
@@ -367,6 +588,11 @@ def _chain(p: Picture) -> dict[int, set[int]]:
     return {n: reach(n, up) | reach(n, down) for n in p.nodes}
 
 
+def _waiting(n: Node) -> str:
+    """A node as the work that waits: its name, or for an "and N more" box every name."""
+    return ", ".join(n.hidden) if n.hidden else n.name
+
+
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -381,7 +607,8 @@ margin-right:5px}.wrap{overflow:auto;padding:0 0 12px}
 svg text{font-family:inherit}.node{cursor:pointer}.node rect.box{fill:#fff;stroke:#9ca3af}
 .node.root rect.box{fill:ROOT_FILL;stroke:ROOT_STROKE;stroke-width:3}
 .node .name{font-size:13px;font-weight:600;fill:#111827}.node .sub{font-size:11px;fill:#4b5563}
-.edge{fill:none;stroke:#6b7280;stroke-width:1.4}.band-title{font-size:13px;font-weight:600}
+.edge{fill:none;stroke:#6b7280;stroke-width:1.4}.edge.back{stroke-dasharray:5 4;opacity:.35}
+.node.more rect.box{fill:#f3f4f6;stroke-dasharray:5 3}.note{color:#92400e}.band-title{font-size:13px;font-weight:600}
 svg.focus .node:not(.on),svg.focus .edge:not(.on){opacity:.15}
 details{padding:4px 20px 20px}li{margin:2px 0}
 """.replace("ROOT_FILL", ROOT_FILL).replace("ROOT_STROKE", ROOT_STROKE)
@@ -432,24 +659,30 @@ def html_page(p: Picture) -> str:
         sx, sy, tx, ty = x1 + NODE_W, y1 + NODE_H // 2, x2, y2 + NODE_H // 2
         bend = max(40, abs(tx - sx) // 2)
         path = f"M{sx},{sy} C{sx + bend},{sy} {tx - bend},{ty} {tx},{ty}"
-        tip = f"{p.nodes[b].name} blocks {p.nodes[w].name} (facts {', '.join(map(str, facts))})"
+        back = tx <= sx  # a deep band laid out by hops: this arrow points back
+        tip = (
+            f"{p.nodes[b].name} blocks {_waiting(p.nodes[w])} (facts {', '.join(map(str, facts))})"
+        )
         svg.append(
-            f'<path class="edge" data-ends="e{b} e{w}" d="{path}" marker-end="url(#arrow)">'
-            f"<title>{esc(tip)}</title></path>"
+            f'<path class="{"edge back" if back else "edge"}" data-ends="{key(b)} {key(w)}" '
+            f'd="{path}" marker-end="url(#arrow)"><title>{esc(tip)}</title></path>'
         )
     for n in _sorted(p.nodes.values()):
         x, y = lay.boxes[n.id]
-        classes = "node root" if n.root else "node"
-        ids = " ".join(f"e{m}" for m in sorted(chain[n.id]))
+        classes = "node root" if n.root else "node more" if n.hidden else "node"
+        ids = " ".join(key(m) for m in sorted(chain[n.id]))
         stripe = p.color(n.observations[0]) if n.observations else "#d1d5db"
-        sub = ("ROOT · " if n.root else "") + (
-            "owner: " + ", ".join(n.owners) if n.owners else n.type.replace("_", " ")
-        )
-        tip = n.name + (f" (owner: {', '.join(n.owners)})" if n.owners else "")
+        if n.hidden:
+            sub = "hover for the list"
+        else:
+            sub = ("ROOT · " if n.root else "") + (
+                "owner: " + ", ".join(n.owners) if n.owners else n.type.replace("_", " ")
+            )
+        tip = _waiting(n) + (f" (owner: {', '.join(n.owners)})" if n.owners else "")
         if n.observations:
             tip += "; observation " + ", ".join(f"#{o}" for o in n.observations)
         svg.append(
-            f'<g class="{classes}" id="e{n.id}" data-chain="{ids}">'
+            f'<g class="{classes}" id="{key(n.id)}" data-chain="{ids}">'
             f"<title>{esc(tip)}</title>"
             f'<rect class="box" x="{x}" y="{y}" width="{NODE_W}" height="{NODE_H}" rx="6"/>'
             f'<rect x="{x}" y="{y}" width="6" height="{NODE_H}" rx="3" fill="{stripe}"/>'
@@ -459,6 +692,7 @@ def html_page(p: Picture) -> str:
     svg.append("</svg>")
 
     roots = sum(1 for n in p.nodes.values() if n.root)
+    notes = "".join(f'<p class="meta note">{esc(note)}</p>' for note in p.notes)
     legend = [
         f'<span><i class="chip" style="background:{ROOT_FILL};border:2px solid {ROOT_STROKE}">'
         "</i>root blocker</span>"
@@ -468,7 +702,7 @@ def html_page(p: Picture) -> str:
         for pat in p.patterns
     ]
     listing = [
-        f"<li>{esc(p.nodes[b].name)} blocks {esc(p.nodes[w].name)} "
+        f"<li>{esc(p.nodes[b].name)} blocks {esc(_waiting(p.nodes[w]))} "
         f"<small>(facts {', '.join('#' + str(i) for i in facts)})</small></li>"
         for b, w, facts in sorted(
             p.blocks, key=lambda e: (p.nodes[e[0]].name.lower(), p.nodes[e[1]].name.lower())
@@ -486,6 +720,7 @@ def html_page(p: Picture) -> str:
             f"dependencies, {roots} root blocker{'s' if roots != 1 else ''}. Arrows point from "
             "a blocker to the work waiting on it. Click a box to follow its chain; click again "
             "or press Esc to clear.</p>",
+            notes,
             f'<p class="legend">{"".join(legend)}</p></header>',
             f'<div class="wrap">{"".join(svg)}</div>',
             f"<details><summary>Every dependency as text ({len(listing)})</summary>"
@@ -497,9 +732,14 @@ def html_page(p: Picture) -> str:
     )
 
 
-def render(p: Picture, fmt: str) -> str:
+def render(p: Picture, fmt: str, notes: list[str] | None = None) -> str:
+    """The picture as text in ``fmt``; what was left out to draw it (a Mermaid trim) is
+    added to ``notes`` when given, as well as written in the output."""
     if fmt == "mermaid":
-        return mermaid(p)
+        trimmed = trim_for_mermaid(p)
+        if notes is not None:
+            notes.extend(trimmed.notes[len(p.notes) :])
+        return mermaid(trimmed)
     if fmt == "dot":
         return dot(p)
     if fmt == "html":

@@ -112,3 +112,26 @@ def test_perf_stages_run_the_real_pipeline_and_leave_no_trace(
     with Store(db) as store:  # rolled back: the graph was never analyzed
         assert api.observations(store, perf.GRAPH) == []
         assert api.analyze(store, perf.GRAPH).created  # and a real analyze finds patterns
+
+
+def test_connectors_benchmark_runs(tmp_path: Path) -> None:
+    import subprocess
+
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(BENCH / "connectors.py"),
+            "--records",
+            "20",
+            "--issues",
+            "25",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    for fmt in ("github", "jira", "slack"):
+        assert f"| {fmt} | 20 |" in out
+    assert "25-issue GitHub export" in out

@@ -9,7 +9,15 @@ import pytest
 
 
 @pytest.mark.parametrize(
-    "module", ["memcli.cluster", "memcli.resolve", "memcli.signatures", "memcli.writer"]
+    "module",
+    [
+        "memcli.cluster",
+        "memcli.resolve",
+        "memcli.signatures",
+        "memcli.writer",
+        "memcli.connectors.slack",
+        "memcli.connectors.jira",
+    ],
 )
 def test_docstring_examples(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module))

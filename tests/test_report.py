@@ -47,7 +47,8 @@ def test_json_matches_the_observations(cli: Cli) -> None:
     assert [a["observation_id"] for a in data["act_on"]] == [1, 2]
     for item in data["act_on"]:
         obs = observations[item["observation_id"]]
-        assert item["leverage"] == obs["rank"] == len(item["people"]) + len(item["work_items"])
+        counted = len(item["people"]) + len(item["teams"]) + len(item["work_items"])
+        assert item["leverage"] == obs["rank"] == counted
         assert [e["episode_id"] for e in item["evidence"]] == [e["id"] for e in obs["episodes"]]
         assert item["fact_ids"] == [f["id"] for f in obs["facts"]]
     assert data["since_source"] == "first report" and data["since"] is None
@@ -121,3 +122,103 @@ def test_retired_since_the_last_report_says_why(
     assert "1. **Unblock the CMS migration** · **" not in md  # ranked, not just listed
     act = md.split("## Act on first")[1].split("## New")[0]
     assert act.index("CMS migration") < act.index("payments integration")
+
+
+def _facts_update(author: str, day: int, facts: list[tuple[str, str, str, str, str]]) -> str:
+    """One JSONL update stating ``facts`` (source, relation, target, source type, target
+    type) outright, so a test can build a large graph without prose."""
+    return json.dumps(
+        {
+            "source": f"{author.lower()}-{day}",
+            "author": author,
+            "occurred_at": f"2026-03-{day:02d}T09:00:00Z",
+            "graph": "wide",
+            "content": f"Status from {author}.",
+            "facts": [
+                {"source": s, "relation": r, "target": t, "source_type": st, "target_type": tt}
+                for s, r, t, st, tt in facts
+            ],
+        }
+    )
+
+
+def test_a_large_report_stays_bounded_and_counts_teams_apart(
+    cli: Cli, write: Callable[..., Path]
+) -> None:
+    lines = []
+    # One hub: 14 items wait on the storage swap, each reported by its own person, and the
+    # data team's export waits too; 12 downstream items hang off the first item.
+    for i in range(14):
+        lines.append(
+            _facts_update(
+                f"Person{i:02d}",
+                1 + i % 20,
+                [
+                    (f"hub item {i:02d}", "blocked_by", "storage swap", "work_item", "work_item"),
+                    (f"Person{i:02d}", "owns", f"hub item {i:02d}", "person", "work_item"),
+                ],
+            )
+        )
+    lines.append(
+        _facts_update(
+            "Dana",
+            3,
+            [
+                ("data export", "blocked_by", "storage swap", "work_item", "work_item"),
+                ("data team", "owns", "data export", "team", "work_item"),
+            ],
+        )
+    )
+    for j in range(12):
+        lines.append(
+            _facts_update(
+                f"Helper{j:02d}",
+                5,
+                [(f"leaf {j:02d}", "blocked_by", "hub item 00", "work_item", "work_item")],
+            )
+        )
+    # Twelve small blockers elsewhere: two items each, from two people.
+    for k in range(12):
+        for side in ("a", "b"):
+            lines.append(
+                _facts_update(
+                    f"Side{k:02d}{side}",
+                    10,
+                    [
+                        (
+                            f"side {k:02d}{side}",
+                            "blocked_by",
+                            f"small root {k:02d}",
+                            "work_item",
+                            "work_item",
+                        )
+                    ],
+                )
+            )
+    cli("ingest", str(write("wide.jsonl", "\n".join(lines) + "\n")))
+    cli("analyze", "--graph", "wide")
+    md = cli("report", "--graph", "wide", "--no-record").stdout
+    data = json.loads(cli("report", "--graph", "wide", "--json", "--no-record").stdout)
+
+    top = data["act_on"][0]
+    assert top["root"] == "storage swap"
+    assert top["teams"] == ["data team"] and "data team" not in top["people"]
+    assert len(top["people"]) == 14 and len(top["work_items"]) == 27
+    assert top["leverage"] == 14 + 1 + 27
+    # People and teams are counted apart, each noun agreeing with its number.
+    assert (
+        "Clears 42: 14 people (Person00, Person01, Person02, Person03, Person04 and 9 more), " in md
+    )
+    assert "1 team (the data team) and 27 work items (" in md
+    # Long lists are cut, and say how to see the rest.
+    assert "; and 10 more" in md  # 15 waiting directly, 5 shown
+    assert "   - Downstream: 7 more (`memcli observation show " in md
+    assert md.count("   - Downstream: leaf") == 5
+    # 13 blockers: the first 10 in full, the rest one line each.
+    assert len(data["act_on"]) == 13
+    assert "_The first 10 are in full; 3 more are one line each." in md
+    assert md.count("   - Evidence: ") == 10
+    assert "13. **Unblock the " in md and ": clears 2; `memcli observation show " in md
+    # The JSON keeps everything.
+    assert len(top["direct"]) == 15 and len(top["downstream"]) == 12
+    assert len(top["evidence"]) == 27

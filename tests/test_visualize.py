@@ -19,6 +19,7 @@ ID = r"[A-Za-z][A-Za-z0-9_]*"
 LABEL = r'"[^"]*"'
 MERMAID_LINE = [
     ("header", re.compile(r"^flowchart LR$")),
+    ("direction", re.compile(r"^\s*direction LR$")),
     ("comment", re.compile(r"^\s*%%.*$")),
     ("subgraph", re.compile(rf"^\s*subgraph ({ID})\[({LABEL})\]$")),
     ("end", re.compile(r"^\s*end$")),

@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "doctor_cmd",
     "transfer_cmd",
     "demo_cmd",
+    "watch_cmd",
 )
 
 for _module in COMMAND_MODULES:

@@ -32,7 +32,8 @@ def demo(
 ) -> None:
     """Ingest the sample data into a fresh database, analyze it and print the observations.
 
-    Uses a new temporary database unless --db names one that does not exist yet.
+    Uses a temporary database, removed when the demo ends, unless --db (or $MEMCLI_DB)
+    names one that does not exist yet: that one is kept, to explore afterwards.
     """
     folder = path or sample_dir()
     relative = os.path.relpath(folder)
@@ -48,19 +49,27 @@ def demo(
         if db_path.exists():
             raise UsageError(
                 f"{db_path} already exists; demo wants a fresh database",
-                hint="omit --db to use a temporary one",
+                hint="omit --db (and unset MEMCLI_DB) to use a temporary one",
             )
-    else:
-        db_path = Path(tempfile.mkdtemp(prefix="memcli-demo-")) / "memcli.db"
+        run(folder, db_path, as_json=as_json, keep=True)
+        return
+    # Nothing of a demo run is left behind: the folder goes even on an error or Ctrl-C.
+    with tempfile.TemporaryDirectory(prefix="memcli-demo-") as scratch:
+        run(folder, Path(scratch) / "memcli.db", as_json=as_json, keep=False)
+
+
+def run(folder: Path, db_path: Path, *, as_json: bool, keep: bool) -> None:
+    """The demo proper; ``keep`` says whether ``db_path`` outlives it (and so whether to
+    point at it)."""
     console = err_console()
     with Store(db_path) as store:
         report = api.ingest(store, expand([str(folder)]))
         for g in store.graph_ids():
             api.analyze(store, g)
         rows = api.observations(store, None, "active")
+    where = f"into {db_path}" if keep else "into a temporary database"
     console.print(
-        f"Ingested {report.episodes_new} updates from {folder} "
-        f"({report.facts_new} facts) into {db_path}",
+        f"Ingested {report.episodes_new} updates from {folder} ({report.facts_new} facts) {where}",
         markup=False,
     )
     if as_json:
@@ -72,6 +81,15 @@ def demo(
             for obs in rows:
                 if obs["graph"] == graph:
                     render_observation(out, obs)
-    console.print(f"Explore: memcli --db {db_path} observation show ID", markup=False)
+    if keep:
+        console.print(
+            f"The database is kept at {db_path}. Explore: memcli --db {db_path} observation show ID",
+            markup=False,
+        )
+    else:
+        console.print(
+            "The temporary database was removed. To keep one and explore it: memcli --db FILE demo",
+            markup=False,
+        )
     if not report.ok:
         raise typer.Exit(code=1)

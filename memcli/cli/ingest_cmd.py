@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 import os
 import sys
+from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from memcli import api
+from memcli import api, connectors
 from memcli.cli._app import (
     MAX_BYTES_LIMIT,
     SQL_INT_MAX,
@@ -32,9 +33,10 @@ from memcli.cli.config_cmd import (
     settings,
 )
 from memcli.cluster import Controls
+from memcli.connectors import github
 from memcli.errors import UsageError
 from memcli.signatures import SignatureMode
-from memcli.sources import expand
+from memcli.sources import expand, slack_export
 
 
 @command("ingest")
@@ -76,6 +78,39 @@ def ingest(
             help="Store updates exactly as written, without redacting secrets (tokens, keys, passwords).",
         ),
     ] = False,
+    from_: Annotated[
+        Connector | None,
+        typer.Option(
+            "--from",
+            help="Read a tracker or chat export instead of update files: github (gh or REST"
+            " issue JSON), jira (REST search JSON) or slack (an unzipped workspace export folder).",
+        ),
+    ] = None,
+    repo: Annotated[
+        str | None,
+        typer.Option(
+            "--repo",
+            metavar="OWNER/REPO",
+            help="With --from github: the repository of issues whose JSON has no url.",
+        ),
+    ] = None,
+    jira_dependency_links: Annotated[
+        str | None,
+        typer.Option(
+            "--jira-dependency-links",
+            metavar="NAMES",
+            help="With --from jira: comma-separated link type names that mean a dependency"
+            " (default: Blocks,Dependency,Depends,Required).",
+        ),
+    ] = None,
+    channel: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--channel",
+            metavar="NAME",
+            help="With --from slack: only this channel (repeat for more; default: all).",
+        ),
+    ] = None,
     extractor: ExtractorOpt = None,
     llm_model: LLMModelOpt = None,
     llm_base_url: LLMBaseUrlOpt = None,
@@ -83,6 +118,10 @@ def ingest(
     as_json: JsonOpt = False,
 ) -> None:
     """Ingest status updates as episodes, extracting entities and facts.
+
+    With --from github|jira|slack, read the exports those tools write instead: issues
+    become work items with their owners, links and resolutions as facts, and their text,
+    comments and chat messages are read like any update (see the README).
 
     Re-ingesting the same update into the same graph adds nothing. A file that fails is
     reported with its path and reason, the others are still ingested, and the exit code
@@ -97,6 +136,7 @@ def ingest(
     retries it.
     """
     console = err_console()
+    options = _connector_options(from_, repo, jira_dependency_links, channel)
     s = settings(llm_model, llm_base_url, llm_mode, extractor=extractor)
     use_llm = s.extractor == "llm" or (s.extractor == "auto" and s.configured)
     if use_llm:
@@ -109,6 +149,15 @@ def ingest(
     # A generator: each file is read when its turn comes and dropped once stored, so
     # memory follows the largest input, not the sum of them all.
     items = expand(paths, limit=max_bytes)
+    if from_ is Connector.SLACK:
+        items = slack_export(paths, channels=channel, limit=max_bytes)
+    ingest_fn: Any = api.ingest
+    if from_ is not None:
+        converted = connectors.batches(from_.value, items, **options)
+
+        def ingest_fn(store: Any, _items: Any, **kw: Any) -> api.IngestReport:
+            return api.ingest_records(store, converted, **kw)
+
     with open_store() as store:
         llm = model_extractor = None
         if use_llm:
@@ -129,7 +178,7 @@ def ingest(
                 transient=True,
             ) as bar:
                 task = bar.add_task("ingest", total=None)  # files are counted as read
-                report = api.ingest(
+                report = ingest_fn(
                     store,
                     items,
                     graph=graph,
@@ -138,7 +187,7 @@ def ingest(
                     redact=not no_redact,
                 )
         else:
-            report = api.ingest(
+            report = ingest_fn(
                 store, items, graph=graph, extractor=model_extractor, redact=not no_redact
             )
     print_ingest_report(
@@ -148,6 +197,41 @@ def ingest(
         explain=explain,
         llm=None if llm is None else (llm.model, llm.usage),
     )
+
+
+class Connector(StrEnum):
+    GITHUB = "github"
+    JIRA = "jira"
+    SLACK = "slack"
+
+
+def _connector_options(
+    from_: Connector | None,
+    repo: str | None,
+    links: str | None,
+    channels: list[str] | None,
+) -> dict[str, Any]:
+    """The --from options, each checked against the format it belongs to."""
+    for value, option, fmt in (
+        (repo, "--repo", Connector.GITHUB),
+        (links, "--jira-dependency-links", Connector.JIRA),
+        (channels, "--channel", Connector.SLACK),
+    ):
+        if value is not None and from_ is not fmt:
+            raise UsageError(f"{option} needs --from {fmt.value}")
+    if from_ is Connector.GITHUB:
+        try:
+            return {"repo": None if repo is None else github.check_repo(repo)}
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--repo") from None
+    if from_ is Connector.JIRA:
+        names = None if links is None else [n.strip() for n in links.split(",") if n.strip()]
+        if names is not None and not names:
+            raise typer.BadParameter(
+                "give at least one link type name", param_hint="--jira-dependency-links"
+            )
+        return {"dependency_links": names}
+    return {}
 
 
 def print_ingest_report(

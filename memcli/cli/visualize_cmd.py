@@ -9,9 +9,9 @@ from typing import Annotated
 import typer
 
 from memcli import api
-from memcli.cli._app import GraphOpt, command, err_console, open_store, write_out
+from memcli.cli._app import SQL_INT_MAX, GraphOpt, command, err_console, open_store, write_out
 from memcli.errors import UsageError
-from memcli.visualize import render
+from memcli.visualize import AUTO_TOP, AUTO_TOP_NODES, DEFAULT_FAN, collapse, render, select
 
 
 class PictureFormat(StrEnum):
@@ -45,11 +45,60 @@ def visualize(
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write to this file (default: stdout).")
     ] = None,
+    observation: Annotated[
+        int | None,
+        typer.Option(
+            "--observation",
+            metavar="ID",
+            min=1,
+            max=SQL_INT_MAX,
+            help="Only this active observation's chain.",
+        ),
+    ] = None,
+    root: Annotated[
+        str | None,
+        typer.Option(
+            "--root",
+            metavar="NAME",
+            help="Only the chain through the item named NAME (a root: all that waits on it).",
+        ),
+    ] = None,
+    top: Annotated[
+        int | None,
+        typer.Option(
+            "--top",
+            metavar="N",
+            min=0,
+            max=SQL_INT_MAX,
+            help=f"Only the N highest-leverage observations (default: all, or the top "
+            f"{AUTO_TOP} above {AUTO_TOP_NODES} boxes; 0: all).",
+        ),
+    ] = None,
+    fan: Annotated[
+        int,
+        typer.Option(
+            "--fan",
+            metavar="N",
+            min=0,
+            max=SQL_INT_MAX,
+            help="Fold a blocker's waiting items beyond N into one 'and K more' box (0: never).",
+        ),
+    ] = DEFAULT_FAN,
 ) -> None:
     """Draw who waits on what: current blocked_by facts as arrows from blocker to the work
-    waiting on it, owners, root blockers highlighted, grouped by observation."""
+    waiting on it, owners, root blockers highlighted, grouped by observation.
+
+    Large graphs stay readable: --top, --observation and --root choose what to draw, long
+    fans are folded, and Mermaid output is trimmed to the 500 edges Mermaid will draw.
+    What was left out is said on stderr and in the picture.
+    """
     with open_store(create=False) as store:
         picture = api.dependency_picture(store, graph)
     if not picture.nodes:
         err_console().print(f"{graph} has no current dependencies to draw.", markup=False)
-    emit(render(picture, fmt.value), output)
+    picture = collapse(select(picture, observation=observation, root=root, top=top), fan)
+    notes = list(picture.notes)
+    text = render(picture, fmt.value, notes)
+    for note in notes:
+        err_console().print(f"Note: {note}", markup=False)
+    emit(text, output)

@@ -194,6 +194,15 @@ class IngestMixin(StoreBase):
             self._aliases.add((existing, name))
         return existing
 
+    def add_alias(self, entity_id: int, alias: str) -> None:
+        """Record another name for an entity (search and lookups find it by this name)."""
+        if (entity_id, alias) not in self._aliases:
+            self.conn.execute(
+                "INSERT OR IGNORE INTO entity_aliases (entity_id, alias) VALUES (?, ?)",
+                (entity_id, alias),
+            )
+            self._aliases.add((entity_id, alias))
+
     def insert_fact(
         self,
         graph_id: str,

@@ -142,3 +142,19 @@ def test_import_takes_max_bytes(db: Path, tmp_path: Path) -> None:
 
 if sys.platform == "win32":  # pragma: no cover
     pytestmark = pytest.mark.skip(reason="resource limits are POSIX")
+
+
+@pytest.mark.parametrize("where", ["file", "stdin"])
+def test_a_huge_but_accepted_max_bytes_reads_a_small_input(tmp_path: Path, where: str) -> None:
+    """A limit far above any real input (here ~90 PB) is a limit, not a buffer size:
+    reading a two-line update must not try to allocate it (it used to: MemoryError)."""
+    update = tmp_path / "one.md"
+    update.write_text("---\nauthor: Al\ndate: 2026-11-02\n---\nThe API migration shipped.\n")
+    fresh = tmp_path / "fresh.db"
+    limit = str(10**17)
+    if where == "file":
+        result = run(fresh, "ingest", "--max-bytes", limit, str(update))
+    else:
+        result = run(fresh, "ingest", "--max-bytes", limit, "-", stdin=update.read_text())
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "1 new episode(s)" in result.stderr + result.stdout
