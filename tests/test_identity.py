@@ -244,3 +244,18 @@ def test_a_completion_under_one_name_ends_waits_under_the_other_until_unmerged(
     cli("entity", "unmerge", "DB migration", "--graph", GRAPH)
     cli("analyze")
     assert roots(cli) == ["Postgres 16 migration"]
+
+
+def test_a_new_update_under_a_merged_name_joins_the_merged_observation(
+    cli: Cli, write: Callable[..., Path]
+) -> None:
+    unrelated = [wait(f"P{i}", 10 + i, f"report {i}", f"vendor contract {i}") for i in range(6)]
+    ingest(cli, write, "week.jsonl", *TWO_NAMES, *unrelated)
+    cli("entity", "alias", "DB migration", "--to", "Postgres 16 migration", "--graph", GRAPH)
+    cli("analyze")
+    [merged] = active(cli)
+    ingest(cli, write, "late.jsonl", wait("Erin", 9, "mobile sync", "DB migration"))
+    [run] = cli.json("analyze", "--graph", GRAPH)
+    assert run["mode"] == "full"  # an incremental pass cannot follow the merge
+    [grown] = active(cli)
+    assert grown["id"] == merged["id"] and len(grown["episodes"]) == 5
