@@ -428,6 +428,8 @@ class AnalysisInput:
     ended_facts: dict[int, EndedFact]  # evidence facts of active observations now ended
     names: dict[int, str]  # entity -> name, for the roots of active observations
     sources: dict[int, str]  # episode -> source, for completions and ending episodes
+    # root of an active observation -> name of the entity it is now merged into
+    merged_into: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -584,6 +586,14 @@ def retire_reason(obs: ActiveObservation, inp: AnalysisInput, now: str) -> Retir
             f"contradicted by episode #{by}{source}",
             last.invalid_at,
             by,
+        )
+    into = [(inp.names.get(r, str(r)), inp.merged_into[r]) for r in roots if r in inp.merged_into]
+    if into:
+        return Retirement(
+            obs.id,
+            f"merged: {into[0][0]} is now another name for {into[0][1]} (memcli entity merges)",
+            now,
+            None,
         )
     return Retirement(
         obs.id, "pattern changed: its evidence now forms other observations", now, None

@@ -301,6 +301,13 @@ class AnalysisMixin(IdentityMixin):
             r["id"]: r["source"]
             for r in self.rows_in("SELECT id, source FROM episodes WHERE id IN ({marks})", involved)
         }
+        merged_names = {
+            r["id"]: r["name"]
+            for r in self.rows_in(
+                "SELECT id, name FROM entities WHERE id IN ({marks})",
+                {canon[r] for r in roots if r in canon},
+            )
+        }
         return analysis.AnalysisInput(
             graph=graph_id,
             scope=scope,
@@ -316,6 +323,7 @@ class AnalysisMixin(IdentityMixin):
             ended_facts=ended,
             names=names,
             sources=sources,
+            merged_into={r: merged_names[canon[r]] for r in roots if canon.get(r) in merged_names},
         )
 
     def last_run(self, graph_id: str) -> dict[str, Any] | None:
