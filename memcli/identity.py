@@ -40,6 +40,10 @@ STOPWORDS = frozenset(
 # Kinds an automatic merge may join. People are never merged without a person.
 AUTO_TYPES = frozenset({"work_item", "team"})
 
+# Neighbours that hint at one entity under two names: the same owner, or blocking the
+# same work. Two items waiting on one blocker is the pattern itself, not a hint.
+IDENTITY_NEIGHBOURS = frozenset({"owned by", "block"})
+
 
 @dataclass(frozen=True, slots=True)
 class Name:
@@ -115,7 +119,8 @@ def relation(short: Name, long: Name) -> tuple[str, str] | None:
     for a, b in zip(s, words, strict=False):
         if a == b:
             parts.append(a)
-        elif _abbreviates(a, b):
+        elif _abbreviates(a, b) and (len(s) > 1 or b.startswith(a)):
+            # one word alone must be a prefix ("env", not "kai" for "karin")
             parts.append(f"{a}~{b}")
             shortened = True
         else:
@@ -238,10 +243,11 @@ def suggest(
     """Likely duplicates with why, most reasons first.
 
     ``neighbours`` maps an entity to (relation, other entity's name) pairs such as
-    ("owned by", "data team") or ("blocks", "API migration"). A pair sharing only
-    neighbours, or only words, is not suggested: both together, or a name relation.
-    Neighbours held by more than ``max_group`` entities (a team that owns everything)
-    say nothing and are skipped.
+    ("owned by", "data team") or ("block", "API migration"); only those two relations
+    count ("wait on" is ignored). A pair sharing only neighbours, or only words, is not
+    suggested: a rare shared word (used by few names of that kind) together with a
+    shared neighbour, or a name relation. Neighbours held by more than ``max_group``
+    entities (a team that owns everything) say nothing and are skipped.
     """
     no = set(refused)
     by_id = {n.id: n for n in names}
@@ -269,18 +275,32 @@ def suggest(
                     by_id[short_id], long, f"ambiguous: '{by_id[short_id].name}' also fits {others}"
                 )
 
+    # A word says something only when few names of that kind use it: "migration" in
+    # three names of a small graph does, "rollout" in six hundred does not.
+    seen: dict[tuple[str, str], int] = defaultdict(int)
+    per_type: dict[str, int] = defaultdict(int)
+    for n in names:
+        per_type[n.type] += 1
+        for w in set(tokens(n.norm)):
+            seen[(n.type, w)] += 1
+
+    def rare(kind: str, words: list[str]) -> list[str]:
+        limit = max(3, per_type[kind] // 50)
+        return [w for w in words if seen[(kind, w)] <= limit]
+
     shared: dict[tuple[str, str, str], list[int]] = defaultdict(list)
     for entity_id, items in neighbours.items():
         if entity_id in by_id:
             for rel, other in set(items):
-                shared[(by_id[entity_id].type, rel, other)].append(entity_id)
+                if rel in IDENTITY_NEIGHBOURS:
+                    shared[(by_id[entity_id].type, rel, other)].append(entity_id)
     for (_, rel, other), members in sorted(shared.items()):
         if len(members) < 2 or len(members) > max_group:
             continue
         for i, a in enumerate(sorted(members)):
             for b in sorted(members)[i + 1 :]:
                 x, y = by_id[a], by_id[b]
-                words = _shared_words(x.norm, y.norm)
+                words = rare(x.type, _shared_words(x.norm, y.norm))
                 if not words and (a, b) not in found and (b, a) not in found:
                     continue
                 short, long = (x, y) if len(x.norm) <= len(y.norm) else (y, x)

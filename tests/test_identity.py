@@ -203,6 +203,8 @@ def test_automatic_merges_only_when_unambiguous() -> None:
     # written as an acronym, people never
     assert made == {("ASR", "auth service refactor")}
     assert relation(work(2, "billing engine rewrite"), work(3, "billing engine rollout")) is None
+    assert relation(Name(20, "Kai", "kai", "person"), Name(21, "Karin", "karin", "person")) is None
+    assert relation(Name(22, "Bob", "bob", "person"), Name(23, "Bobby", "bobby", "person"))
     assert relation(work(3, "billing engine rollout"), work(2, "billing engine rewrite")) is None
     refused = auto_merges(names, refused=[(4, 5)])
     assert refused == []
