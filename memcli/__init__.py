@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+# The one place the version is written: pyproject.toml reads it (dynamic version), and
+# ``memcli --version``, the MCP server and CHANGELOG.md name it.
+__version__ = "0.2.0"
 
 if TYPE_CHECKING:
     from memcli.client import Client

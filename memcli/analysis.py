@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memcli import cluster
-from memcli.models import EntityType, Relation
+from memcli.models import EntityType, ObservationKind, Relation
 from memcli.signatures import describe
 
 if TYPE_CHECKING:
     from memcli.lifecycle import Plan
 
-DEPENDENCY = "dependency_chain"
-SHARED_CONTEXT = "shared_context"
+DEPENDENCY = ObservationKind.DEPENDENCY_CHAIN
+SHARED_CONTEXT = ObservationKind.SHARED_CONTEXT
 
 
 # Entities, episodes and facts are named tuples rather than frozen dataclasses: an

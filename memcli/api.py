@@ -19,6 +19,22 @@ from typing import Any
 from memcli import analysis, cluster, corrections, writer
 from memcli.config import DEFAULT_GRAPH
 from memcli.connectors import Batch
+from memcli.contract import (
+    AnalyzeResult,
+    EntitySummary,
+    EntityTimeline,
+    Episode,
+    ExtractResult,
+    GraphInfo,
+    IngestResult,
+    Observation,
+    ObservationDetail,
+    ObservationKind,
+    ObservationVersion,
+    Report,
+    SearchResult,
+    StoredFact,
+)
 from memcli.errors import InputError, NotFound, UsageError
 from memcli.extract import Extractor
 from memcli.models import (
@@ -28,6 +44,7 @@ from memcli.models import (
     ExtractedFact,
     Extraction,
     Relation,
+    SentenceTrace,
 )
 from memcli.readers import content_hash, episode_key, parse_document, unknown_keys_message
 from memcli.redact import merge, redact_episode
@@ -71,6 +88,8 @@ class IngestReport:
     episodes_pending: int = 0  # stored with rules facts only: the model could not be used
     errors: list[tuple[str, str]] = field(default_factory=list)
     explain: list[tuple[str, str]] = field(default_factory=list)  # (source, sentence)
+    # (source, how the extractor read one sentence), for ``ingest --explain``
+    trace: list[tuple[str, SentenceTrace]] = field(default_factory=list)
     graphs: set[str] = field(default_factory=set)
     warnings: list[tuple[str, str]] = field(default_factory=list)  # (source, message)
     redactions: dict[str, dict[str, int]] = field(default_factory=dict)  # source -> kind -> n
@@ -109,10 +128,24 @@ class IngestReport:
                 for s, kinds in self.redactions.items()
             ],
             "not_understood": [{"source": s, "sentence": t} for s, t in self.explain],
+            "sentences": [
+                {
+                    "source": s,
+                    "sentence": t.sentence,
+                    "facts": t.facts,
+                    "frame": t.frame,
+                    "reason": t.reason,
+                }
+                for s, t in self.trace
+            ],
             "incomplete": None
             if self.incomplete is None
             else {"files_stored": self.incomplete[0], "files": self.incomplete[1]},
         }
+
+    def record(self) -> IngestResult:
+        """This report as the contract record ``ingest --json`` prints."""
+        return IngestResult.model_validate(self.as_dict())
 
 
 def _graph_for(episode: EpisodeInput, override: str | None) -> str:
@@ -201,6 +234,7 @@ def store_episode(
         report.episodes_pending += 1
     report.unparsed += len(extraction.unparsed)
     report.explain.extend((episode.source, s) for s in extraction.unparsed)
+    report.trace.extend((episode.source, t) for t in extraction.trace)
     report.graphs.add(graph)
     return episode_id
 
@@ -660,6 +694,10 @@ class ExtractReport:
             "graphs": sorted(self.graphs),
         }
 
+    def record(self) -> ExtractResult:
+        """This report as the contract record ``extract --json`` prints."""
+        return ExtractResult.model_validate(self.as_dict())
+
 
 def extract_pending(store: Store, extractor: Extractor, graph: str | None = None) -> ExtractReport:
     """Retry the model extraction of episodes stored while the model was unreachable.
@@ -732,6 +770,10 @@ class AnalyzeReport:
             "explain": self.explain,
             "merged": self.merged,
         }
+
+    def record(self) -> AnalyzeResult:
+        """This report as the contract record ``analyze --json`` prints."""
+        return AnalyzeResult.model_validate(self.as_dict())
 
 
 # (name, summary), or (name, summary, writer) when the prose came from another writer
@@ -937,13 +979,28 @@ def observations(
     ids: list[int] | None = None,
     as_of: str | None = None,
     limit: int | None = None,
-) -> list[dict[str, Any]]:
-    """Observations as the documented JSON contract, most leverage first (the first
-    ``limit`` of them when given).
+) -> list[Observation]:
+    """Observations (:class:`memcli.contract.Observation`), most leverage first (the
+    first ``limit`` of them when given).
 
     ``as_of`` (world time) selects the observations that held then, whatever their
     status now: those whose pattern had formed (``valid_from``) and not yet ended.
     """
+    return [
+        Observation.model_validate(r)
+        for r in _observation_dicts(store, graph, status, ids, as_of, limit)
+    ]
+
+
+def _observation_dicts(
+    store: Store,
+    graph: str | None = None,
+    status: str = "active",
+    ids: list[int] | None = None,
+    as_of: str | None = None,
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """The fields of :func:`observations` as plain dicts, for the pure digest."""
     if status not in ("active", "retired", "all"):
         raise UsageError(f"unknown status {status!r}: use active, retired or all")
     if graph is not None:
@@ -985,6 +1042,7 @@ def observations(
                 "status": r["status"],
                 "kind": r["kind"],
                 "rank": r["rank"],
+                "leverage": r["rank"],
                 "root_entities": [e["name"] for e in ents if e["role"] == "root"],
                 "entities": ents,
                 "episodes": eps,
@@ -1007,9 +1065,13 @@ def observations(
     return out
 
 
-def observation(store: Store, obs_id: int) -> dict[str, Any]:
+def observation(store: Store, obs_id: int) -> ObservationDetail:
     """One observation, with the other observations of its cluster as context."""
-    found = observations(store, None, "all", ids=[obs_id])
+    return ObservationDetail.model_validate(_observation_dict(store, obs_id))
+
+
+def _observation_dict(store: Store, obs_id: int) -> dict[str, Any]:
+    found = _observation_dicts(store, None, "all", ids=[obs_id])
     if not found:
         raise NotFound(f"no observation with id {obs_id}")
     obs = found[0]
@@ -1018,7 +1080,8 @@ def observation(store: Store, obs_id: int) -> dict[str, Any]:
     return obs
 
 
-def history(store: Store, obs_id: int) -> list[dict[str, Any]]:
+def history(store: Store, obs_id: int) -> list[ObservationVersion]:
+    """Every version of an observation, oldest first, with its evidence ids."""
     rows = store.observation_versions(obs_id)
     if not rows:
         raise NotFound(f"no observation with id {obs_id}")
@@ -1026,25 +1089,35 @@ def history(store: Store, obs_id: int) -> list[dict[str, Any]]:
         ev = json.loads(r.pop("evidence"))
         r["episodes"] = [i for t, i, _ in ev if t == "episode"]
         r["facts"] = [i for t, i, _ in ev if t == "fact"]
-    return rows
+    return [ObservationVersion.model_validate(r) for r in rows]
 
 
 def facts(
     store: Store, graph: str, *, include_ended: bool = False, as_of: str | None = None
-) -> list[dict[str, Any]]:
+) -> list[StoredFact]:
+    """A graph's facts in world-time order: current ones, all, or those valid ``as_of``."""
     require_graph(store, graph)
-    return store.fact_list(graph, include_ended=include_ended, as_of=as_of)
+    return [
+        StoredFact.model_validate(r)
+        for r in store.fact_list(graph, include_ended=include_ended, as_of=as_of)
+    ]
 
 
-def entities(store: Store, graph: str) -> list[dict[str, Any]]:
-    """A graph's entities; ``merged_into`` names the entity a merged one resolves to."""
+def entities(store: Store, graph: str) -> list[EntitySummary]:
+    """A graph's entities by type and name, with their aliases and how much cites them;
+    ``merged_into`` names the entity a merged one resolves to (``memcli entity alias``)."""
     require_graph(store, graph)
     rows = store.entity_list(graph)
     canon = store.entity_canon(graph)
     names = {r["id"]: r["name"] for r in rows}
     for r in rows:
         r["merged_into"] = names.get(canon[r["id"]]) if r["id"] in canon else None
-    return rows
+    return [EntitySummary.model_validate(r) for r in rows]
+
+
+def graphs(store: Store) -> list[GraphInfo]:
+    """Every graph in the database with its counts."""
+    return [GraphInfo.model_validate(r) for r in store.graphs_with_counts()]
 
 
 # --- search, report, entity timeline, dependency pictures, adding one episode ---
@@ -1060,12 +1133,12 @@ def search(
     scope: str = "observations",
     limit: int = 10,
     include_ended: bool = False,
-) -> list[dict[str, Any]]:
+) -> list[SearchResult]:
     """Records of ``graph`` that match ``query``, best first, each with why and evidence.
 
-    Any text is a valid query (see :mod:`memcli.search`). Every result has ``type``,
-    ``id``, ``title``, ``snippet`` (the matching words in ``**bold**``), ``score``,
-    ``rank``, ``match`` ("all" terms or only "any"), ``status``, ``date`` and ``evidence``
+    Any text is a valid query (see :mod:`memcli.search`). Every result (a
+    :class:`memcli.contract.SearchResult`) has ``type``, ``id``, ``title``, ``snippet``
+    (the matching words in ``**bold**``), ``score``, ``position`` (also ``rank``), ``match`` ("all" terms or only "any"), ``status``, ``date`` and ``evidence``
     (``episode_ids``, ``fact_ids``, ``observation_ids``, ``sources``), plus ``details``
     specific to its type. Ended facts and retired observations only with
     ``include_ended``. Text with no letters or digits matches nothing.
@@ -1078,7 +1151,8 @@ def search(
         raise UsageError(f"unknown search scope {scope!r}: use {allowed}") from None
     if limit < 1:
         raise UsageError(f"limit must be at least 1, not {limit}")
-    return _search_scope(store, graph, parse_query(query), chosen, limit, include_ended)
+    hits = _search_scope(store, graph, parse_query(query), chosen, limit, include_ended)
+    return [SearchResult.model_validate(r) for r in hits]
 
 
 def _search_scope(
@@ -1132,6 +1206,7 @@ def _search_scope(
     results = results[:limit]
     for position, r in enumerate(results, start=1):
         r["rank"] = position
+        r["position"] = position
     return results
 
 
@@ -1296,7 +1371,7 @@ def episodes(
     *,
     ids: list[int] | None = None,
     lastn: int | None = None,
-) -> list[dict[str, Any]]:
+) -> list[Episode]:
     """Whole episodes, oldest first, each with the facts read from it.
 
     ``lastn`` keeps only the newest n of the graph. Facts have the shape of an
@@ -1313,7 +1388,7 @@ def episodes(
         by_episode[f["episode_id"]].append(_fact_ref(f))
     for r in rows:
         r["facts"] = by_episode[r["id"]]
-    return rows
+    return [Episode.model_validate(r) for r in rows]
 
 
 def _fact_ref(f: dict[str, Any]) -> dict[str, Any]:
@@ -1343,7 +1418,7 @@ def add(
     source: str | None = None,
     extractor: Extractor | None = None,
     redact: bool = True,
-) -> list[dict[str, Any]]:
+) -> list[Episode]:
     """Add one update (``type="text"``) or memcli JSON episodes (``type="json"``: an
     object or a list of objects with ``content`` and optionally ``author``,
     ``occurred_at``, ``source``, ``facts``) to ``graph``, in one transaction.
@@ -1416,11 +1491,11 @@ def add(
                 store.bump_ingest(graph)
     except (ValueError, KeyError) as exc:
         raise UsageError(f"could not store the episode: {exc}") from None
-    stored = {e["id"]: e for e in episodes(store, graph, ids=[i for i, _ in results])}
-    return [{**stored[i], "created": created} for i, created in results]
+    stored = {e.id: e for e in episodes(store, graph, ids=[i for i, _ in results])}
+    return [stored[i].model_copy(update={"created": created}) for i, created in results]
 
 
-def entity_timeline(store: Store, graph: str, name: str) -> dict[str, Any]:
+def entity_timeline(store: Store, graph: str, name: str) -> EntityTimeline:
     """Every fact about the entity called ``name`` in ``graph``, valid and ended, in the
     order they became true, each with the episode that stated it and the one that ended it.
 
@@ -1433,7 +1508,7 @@ def entity_timeline(store: Store, graph: str, name: str) -> dict[str, Any]:
     norm = normalize(name)
     found = store.entities_named(graph, norm, name.strip()) if norm else []
     if not found:
-        close = [r["title"] for r in search(store, graph, name, scope="entities", limit=5)]
+        close = [r.title for r in search(store, graph, name, scope="entities", limit=5)]
         raise NotFound(
             f"no entity named {name!r} in graph {graph!r}",
             hint=(f"did you mean: {', '.join(close)}?" if close else None)
@@ -1473,7 +1548,9 @@ def entity_timeline(store: Store, graph: str, name: str) -> dict[str, Any]:
                 ),
             }
         )
-    return {"graph": graph, "name": name, "entities": found, "facts": facts}
+    return EntityTimeline.model_validate(
+        {"graph": graph, "name": name, "entities": found, "facts": facts}
+    )
 
 
 def report(
@@ -1483,7 +1560,7 @@ def report(
     since: str | None = None,
     record: bool = False,
     now: str | None = None,
-) -> dict[str, Any]:
+) -> Report:
     """The digest of one graph (see :mod:`memcli.digest`): blockers ranked by leverage,
     what is new or updated and what retired (and why) since ``since`` (memcli time), else
     since the last recorded report (against what that report saw), else ever. ``record``
@@ -1497,7 +1574,7 @@ def report(
     seen = last[1] if last and since is None else None
     window = since if since is not None else previous
     source = "option" if since is not None else "last report" if last else "first report"
-    rows = observations(store, graph, "all")
+    rows = _observation_dicts(store, graph, "all")
     retired_by = store.episodes_by_id(
         {o["retired_by_episode"] for o in rows if o["retired_by_episode"] is not None}
     )
@@ -1513,7 +1590,7 @@ def report(
     result["previous_report_at"] = previous
     if record:
         store.mark_report(graph, generated, {o["id"]: (o["version"], o["status"]) for o in rows})
-    return result
+    return Report.model_validate(result)
 
 
 def dependency_picture(
@@ -1535,14 +1612,18 @@ def dependency_picture(
         )
 
     if observation_id is not None:
-        obs = observation(store, observation_id)
+        obs = _observation_dict(store, observation_id)
         facts = store.dependency_facts(obs["graph"], fact_ids=[f["id"] for f in obs["facts"]])
         title = f"{obs['graph']}: observation #{obs['id']} {obs['name']}"
         return build(title, _through_merges(store, obs["graph"], facts), [pattern(obs)])
     if graph is None:
         raise UsageError("name a graph or an observation to draw")
     require_graph(store, graph)
-    active = [o for o in observations(store, graph, "active") if o["kind"] == "dependency_chain"]
+    active = [
+        o
+        for o in _observation_dicts(store, graph, "active")
+        if o["kind"] == ObservationKind.DEPENDENCY_CHAIN
+    ]
     title = f"{graph}: who waits on what (current facts)"
     facts = _through_merges(store, graph, store.dependency_facts(graph))
     return build(title, facts, [pattern(o) for o in active])
@@ -1565,3 +1646,20 @@ def _through_merges(store: Store, graph: str, facts: list[dict[str, Any]]) -> li
         if f["source_id"] != f["target_id"]:
             out.append(f)
     return out
+
+
+def explain_episode(store: Store, episode_id: int) -> dict[str, Any]:
+    """Re-read a stored update with today's reader: each sentence with the frame that
+    read it, or why nothing did. Raises NotFound naming the id when there is none."""
+    from memcli.extract.explain import explain
+
+    row = store.episode_text(episode_id)
+    if row is None:
+        raise NotFound(f"no episode with id {episode_id} (see: memcli facts, memcli search)")
+    return {
+        "episode_id": row["id"],
+        "source": row["source"],
+        "author": row["author"],
+        "occurred_at": row["occurred_at"],
+        "sentences": explain(row["content"], row["author"]),
+    }

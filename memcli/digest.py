@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from memcli.models import ObservationKind, ObservationStatus
 from memcli.writer import join
 
-DEPENDENCY = "dependency_chain"
+DEPENDENCY = ObservationKind.DEPENDENCY_CHAIN
 # The Markdown report stays readable at any size: the first FULL blockers are shown in
 # full, each of their lists (waiting, downstream, evidence) cut to LISTED entries and
 # "N more"; the rest are one line each. The JSON form keeps everything.
@@ -143,17 +144,17 @@ def build(
     status); ``seen``: what the last report saw (None: compare timestamps with ``since``);
     ``episodes``: id -> {id, author, occurred_at, source} for the episodes that retired an
     observation; ``since_source``: "option", "last report" or "first report"."""
-    active = [o for o in observations if o["status"] == "active"]
+    active = [o for o in observations if o["status"] == ObservationStatus.ACTIVE]
     # Most leverage first; among equals, the freshest evidence, then the oldest id.
     act_on = sorted((o for o in active if o["kind"] == DEPENDENCY), key=lambda o: o["id"])
     act_on.sort(key=lambda o: o["latest_evidence_at"] or "", reverse=True)
     act_on.sort(key=lambda o: -o["rank"])
 
     def newly_retired(o: dict[str, Any]) -> bool:
-        if o["status"] != "retired":
+        if o["status"] != ObservationStatus.RETIRED:
             return False
         if seen is not None:
-            return seen.get(o["id"], (0, "active"))[1] != "retired"
+            return seen.get(o["id"], (0, ObservationStatus.ACTIVE))[1] != ObservationStatus.RETIRED
         return since is None or o["updated_at"] >= since
 
     retired = sorted(

@@ -11,7 +11,13 @@ MCP, the Python client, an ingest report), the secret is not repeated.
 
 from __future__ import annotations
 
-from memcli.redact import redact
+
+def _scrub(text: str) -> str:
+    """``text`` through :func:`memcli.redact.redact`, imported when an error is made:
+    its patterns cost start-up time that a command which never fails should not pay."""
+    from memcli.redact import redact
+
+    return redact(text)[0]
 
 
 class MemcliError(Exception):
@@ -20,10 +26,10 @@ class MemcliError(Exception):
     exit_code = 1
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
-        message = redact(message)[0]
+        message = _scrub(message)
         super().__init__(message)
         self.message = message
-        self.hint = redact(hint)[0] if hint is not None else None
+        self.hint = _scrub(hint) if hint is not None else None
 
 
 class UsageError(MemcliError):
@@ -41,8 +47,8 @@ class InputError(MemcliError):
 
     def __init__(self, source: str, reason: str) -> None:
         super().__init__(f"{source}: {reason}")
-        self.source = redact(source)[0]
-        self.reason = redact(reason)[0]
+        self.source = _scrub(source)
+        self.reason = _scrub(reason)
 
 
 class StoreError(MemcliError):

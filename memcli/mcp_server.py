@@ -14,7 +14,7 @@ server down. Needs the ``mcp`` extra: ``pip install 'memcli[mcp]'``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -22,6 +22,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from memcli import __version__, api
+from memcli.contract import Record
 from memcli.digest import render_markdown
 from memcli.errors import MemcliError
 from memcli.sources import max_bytes
@@ -36,6 +37,11 @@ Observations are patterns bound to evidence, e.g. one root blocker holding up se
 people; list_observations ranks them by leverage. search finds observations, facts,
 episodes or entities by relevance; report is the digest of what to act on. Cite
 evidence by episode id and source."""
+
+
+def _dump(records: Sequence[Record]) -> list[dict[str, Any]]:
+    """Contract records as the JSON the CLI's --json prints (one definition for both)."""
+    return [r.model_dump(mode="json") for r in records]
 
 
 def _within_limit(**arguments: str | None) -> None:
@@ -91,9 +97,9 @@ def build_server(db_path: Path, *, redact: bool = True) -> MCPServer:
                 source=source,
                 redact=redact,
             )
-            out: dict[str, Any] = {"episode": episode}
+            out: dict[str, Any] = {"episode": episode.model_dump(mode="json")}
             if analyze:
-                out["analysis"] = api.analyze(store, graph.strip()).as_dict()
+                out["analysis"] = api.analyze(store, graph.strip()).record().model_dump(mode="json")
             return out
 
         return call(work)
@@ -111,8 +117,10 @@ def build_server(db_path: Path, *, redact: bool = True) -> MCPServer:
         (episode_ids, fact_ids, observation_ids, sources). scope 'all' fuses every kind."""
         return call(
             lambda store: {
-                "results": api.search(
-                    store, graph, query, scope=scope, limit=limit, include_ended=include_ended
+                "results": _dump(
+                    api.search(
+                        store, graph, query, scope=scope, limit=limit, include_ended=include_ended
+                    )
                 )
             }
         )
@@ -123,19 +131,19 @@ def build_server(db_path: Path, *, redact: bool = True) -> MCPServer:
     ) -> dict[str, Any]:
         """A graph's observations, most leverage first, each with its summary, root,
         entities and roles, evidence episodes and facts."""
-        return call(lambda store: {"observations": api.observations(store, graph, status)})
+        return call(lambda store: {"observations": _dump(api.observations(store, graph, status))})
 
     @server.tool()
     def get_observation(id: int) -> dict[str, Any]:
         """One observation by id (any status), with every evidence fact and its sentence."""
-        return call(lambda store: api.observation(store, id))
+        return call(lambda store: api.observation(store, id).model_dump(mode="json"))
 
     @server.tool()
     def entity_timeline(graph: str, name: str) -> dict[str, Any]:
         """Every fact about one entity (a person, team or work item, by name or alias),
         current and ended, in the order they became true, each with its episode and, if
         it ended, the episode that ended it."""
-        return call(lambda store: api.entity_timeline(store, graph, name))
+        return call(lambda store: api.entity_timeline(store, graph, name).model_dump(mode="json"))
 
     @server.tool()
     def report(graph: str, since: str | None = None) -> dict[str, Any]:
@@ -150,7 +158,7 @@ def build_server(db_path: Path, *, redact: bool = True) -> MCPServer:
                 from memcli.readers import to_utc
 
                 when = to_utc(since, source="since")
-            data = api.report(store, graph, since=when)
+            data = api.report(store, graph, since=when).model_dump(mode="json")
             return {**data, "markdown": render_markdown(data)}
 
         return call(work)

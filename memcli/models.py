@@ -37,6 +37,55 @@ class Relation(StrEnum):
     UNBLOCKED_FROM = "unblocked_from"
 
 
+class ObservationKind(StrEnum):
+    """What pattern an observation names (``memcli.analysis`` decides which)."""
+
+    DEPENDENCY_CHAIN = "dependency_chain"  # one root blocker holding up people and work
+    SHARED_CONTEXT = "shared_context"  # several updates stating the same facts
+
+
+class ObservationStatus(StrEnum):
+    """An observation is active until its evidence no longer supports it."""
+
+    ACTIVE = "active"
+    RETIRED = "retired"
+
+
+class FactStatus(StrEnum):
+    """A fact is current until a later update ends it (``invalid_at`` set)."""
+
+    CURRENT = "current"
+    ENDED = "ended"
+
+
+class EvidenceRole(StrEnum):
+    """The part an entity or a fact plays in an observation's evidence.
+
+    Entities: ``root`` (the blocker), ``owner`` (owns the root), ``direct`` and
+    ``downstream`` (wait on the root, in one step or through other work), ``member``
+    (named in a shared context). Facts: ``dependency``, ``ownership``, ``shared``.
+    """
+
+    ROOT = "root"
+    OWNER = "owner"
+    DIRECT = "direct"
+    DOWNSTREAM = "downstream"
+    MEMBER = "member"
+    DEPENDENCY = "dependency"
+    OWNERSHIP = "ownership"
+    SHARED = "shared"
+
+
+class SearchScope(StrEnum):
+    """What to search: one kind of record, or all of them fused."""
+
+    OBSERVATIONS = "observations"
+    FACTS = "facts"
+    EPISODES = "episodes"
+    ENTITIES = "entities"
+    ALL = "all"
+
+
 # Which entity types each relation accepts at its two ends. Readers of JSON facts and the
 # LLM extractor validate against this, so a fact can never be stored half-formed.
 RELATION_TYPES: dict[Relation, tuple[frozenset[EntityType], frozenset[EntityType]]] = {

@@ -15,9 +15,6 @@ from datetime import UTC, date, datetime
 from difflib import get_close_matches
 from typing import Any
 
-import frontmatter
-import yaml
-
 from memcli.errors import InputError
 from memcli.models import (
     RELATION_TYPES,
@@ -142,6 +139,10 @@ def _optional_str(meta: dict[str, Any], key: str, source: str) -> str | None:
 def _front_matter(text: str, source: str) -> tuple[dict[Any, Any], str]:
     """(metadata, body). Front matter that is not a mapping is an error, not ignored:
     python-frontmatter would drop a YAML list silently, and the author with it."""
+    # Imported here: YAML costs start-up time, and only ingest reads front matter.
+    import frontmatter
+    import yaml
+
     text = text.strip()
     handler = frontmatter.detect_format(text, frontmatter.handlers)
     if handler is None:

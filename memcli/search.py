@@ -27,7 +27,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
+
+from memcli.models import SearchScope
 
 MAX_TERMS = 32  # a pasted paragraph is still a query, not a 1,000-term OR
 HIGHLIGHT = ("**", "**")  # snippet() markers: Markdown bold, pastes into chat
@@ -47,14 +48,8 @@ STOPWORDS = frozenset(
 )
 
 
-class Scope(StrEnum):
-    """What to search: one kind of record, or all of them fused."""
-
-    OBSERVATIONS = "observations"
-    FACTS = "facts"
-    EPISODES = "episodes"
-    ENTITIES = "entities"
-    ALL = "all"
+# What to search: one kind of record, or all of them fused (the contract's enum).
+Scope = SearchScope
 
 
 # Result "type" per scope, and the order ties are broken in under scope "all".

@@ -17,6 +17,7 @@ import pytest
         "memcli.writer",
         "memcli.connectors.slack",
         "memcli.connectors.jira",
+        "memcli.llm.extract",
     ],
 )
 def test_docstring_examples(module: str) -> None:

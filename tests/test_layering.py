@@ -1,94 +1,107 @@
-"""The store boundary: no module outside ``memcli/store/`` runs SQL or reaches into the
-store's private state. Every query has a name (a store method), so following one piece
-of data never means crossing back and forth between the library and the database."""
+"""The shape of the package: the CLI sits on top, the core is pure.
+
+``memcli.cli`` parses and prints; nothing below it may import it (the library must work
+without the command line). The core modules take data in and give data out: they
+import neither the store, nor the api, nor the CLI, so each can be tested with literals.
+Imports are read from the source (every ``import`` statement, also those inside
+functions), not from a running interpreter.
+"""
 
 from __future__ import annotations
 
 import ast
-import re
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[1] / "memcli"
-STORE = PACKAGE / "store"
 
-# Methods that take SQL text: on a connection, on sqlite-utils, or the store's own
-# low-level helpers (public for tests and the store's rooms, not for the library).
-SQL_CALLS = {"execute", "executemany", "executescript", "query", "rows", "rows_in", "scalar"}
-# What a store hands out only to its own rooms.
-PRIVATE_STORE_ATTRS = {"conn", "db"}
-MESSAGE = "# SQL for the user to run"
-SQL_TEXT = re.compile(
-    r"\b(SELECT\b[\s\S]+\bFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM"
-    r"|CREATE\s+(TEMP\s+|VIRTUAL\s+)?(TABLE|INDEX|TRIGGER|VIEW)|PRAGMA\s+\w+\s*(=|\(|;|$)|WITH\s+RECURSIVE)\b"
-)
+CORE = [
+    "readers",
+    "extract",
+    "resolve",
+    "signatures",
+    "cluster",
+    "analysis",
+    "lifecycle",
+    "writer",
+    "search",
+    "digest",
+    "visualize",
+    "contract",
+    "models",
+]
 
 
-def violations(path: Path, source: str) -> list[str]:
-    """Every SQL call, SQL text and private store access in one module, as FILE:LINE."""
-    found: list[str] = []
-    where = path.relative_to(PACKAGE.parent)
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
-    def hit(node: ast.AST, what: str) -> None:
-        found.append(f"{where}:{getattr(node, 'lineno', 0)}: {what}")
 
-    lines = source.splitlines()
-
-    def shown(node: ast.AST) -> bool:
-        """SQL written for a person to run (a repair hint) is marked where it stands."""
-        n = getattr(node, "lineno", 0)
-        return any(MESSAGE in lines[i] for i in range(max(0, n - 2), min(len(lines), n)))
-
-    for node in ast.walk(ast.parse(source, filename=str(path))):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in SQL_CALLS
-        ):
-            hit(node, f".{node.func.attr}(...) runs SQL outside memcli/store/")
-        elif isinstance(node, ast.Attribute) and _is_store(node.value):
-            private = node.attr.startswith("_") and not node.attr.startswith("__")
-            if private or node.attr in PRIVATE_STORE_ATTRS:
-                hit(node, f"store.{node.attr}: the store's private state")
-        elif (
-            isinstance(node, ast.Constant)
-            and isinstance(node.value, str)
-            and SQL_TEXT.search(node.value)
-            and not shown(node)
-        ):
-            hit(node, f"SQL text {node.value.strip()[:40]!r}")
+def imports(path: Path, name: str | None = None) -> set[str]:
+    """Every module ``path`` (the module ``name``) imports, as absolute dotted names."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    name = name or module_name(path)
+    package = name.rsplit(".", 1)[0] if path.name != "__init__.py" else None
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: resolve against this module's package
+                anchor = (package or name).split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
     return found
 
 
-def _is_store(node: ast.AST) -> bool:
-    """``store``, ``self.store``, ``self._store``: a name that holds a Store."""
-    if isinstance(node, ast.Name):
-        return "store" in node.id.lower()
-    if isinstance(node, ast.Attribute):
-        return "store" in node.attr.lower()
-    return False
+def sources(prefix: str) -> list[Path]:
+    base = PACKAGE / prefix.replace(".", "/")
+    return sorted(base.rglob("*.py")) if base.is_dir() else [base.with_suffix(".py")]
 
 
-def test_no_sql_or_private_store_state_outside_the_store() -> None:
-    found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        if STORE in path.parents:
-            continue
-        found += violations(path, path.read_text(encoding="utf-8"))
-    assert found == [], "SQL belongs in memcli/store/ (add a named method):\n" + "\n".join(found)
+def reaches(imported: set[str], target: str) -> list[str]:
+    return sorted(i for i in imported if i == target or i.startswith(target + "."))
 
 
-def test_the_scan_catches_what_it_is_for(tmp_path: Path) -> None:
-    """The scan itself must be able to fail: each kind of breach in a sample module."""
-    sample = PACKAGE / "sample.py"
-    source = (
-        "def f(store, conn):\n"
-        "    store.rows('SELECT id FROM episodes WHERE graph_id = ?', ('g',))\n"
-        "    conn.execute(sql)\n"
-        "    for chunk in store._chunks([1]):\n"
-        "        pass\n"
-        "    return store.conn\n"
+def test_the_core_list_names_real_modules() -> None:
+    for name in CORE:
+        assert sources(name)[0].exists(), name
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        p
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if p.relative_to(PACKAGE).parts[0] not in ("cli", "__main__.py")  # the entry points
+    ],
+    ids=lambda p: module_name(p),
+)
+def test_nothing_below_the_cli_imports_it(path: Path) -> None:
+    assert reaches(imports(path), "memcli.cli") == []
+
+
+@pytest.mark.parametrize(
+    "path", [p for name in CORE for p in sources(name)], ids=lambda p: module_name(p)
+)
+def test_core_modules_import_no_store_api_or_cli(path: Path) -> None:
+    imported = imports(path)
+    assert [
+        i for t in ("memcli.store", "memcli.api", "memcli.cli") for i in reaches(imported, t)
+    ] == []
+
+
+def test_the_checker_sees_upward_imports(tmp_path: Path) -> None:
+    # The tests above must be able to fail: imports inside functions and relative
+    # imports count.
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "def f():\n    from memcli.cli import app\n    return app\nfrom .store import Store\n"
     )
-    found = violations(sample, source)
-    lines = sorted({int(f.split(":")[1]) for f in found})
-    assert lines == [2, 3, 4, 6]
-    assert any("SQL text" in f for f in found)
+    found = imports(probe, "memcli.probe")
+    assert reaches(found, "memcli.cli") == ["memcli.cli", "memcli.cli.app"]
+    assert reaches(found, "memcli.store") == ["memcli.store", "memcli.store.Store"]

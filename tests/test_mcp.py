@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, Cli
 
 mcp = pytest.importorskip("mcp")
 
@@ -168,3 +168,11 @@ def test_mcp_round_trip_over_stdio(tmp_path: Path) -> None:
     assert "non-empty text" in errors[4]
     assert seen["after_errors"] == {"results": []}  # hostile text: no match, no error
     assert db.exists()
+
+    # One contract: the MCP tools return exactly what the CLI prints with --json.
+    cli = Cli()
+    graph = ["--db", str(db)]
+    listed = cli.json(*graph, "observations", "--graph", "project-atlas")
+    assert seen["observations"]["observations"] == listed
+    assert seen["observation"] == cli.json(*graph, "observation", "show", str(obs["id"]))
+    assert seen["timeline"] == cli.json(*graph, "entity", "show", "bob", "-g", "project-atlas")

@@ -1,37 +1,97 @@
 """The command-line interface: parses options, calls :mod:`memcli.api`, prints results.
 
-Each command group lives in its own module and registers itself on the shared ``app``
-when imported; ``COMMAND_MODULES`` fixes the order ``memcli --help`` lists them in.
+Every command is registered here, in the order ``memcli --help`` lists them: the
+modules only define functions, so importing one never changes the app. Command modules
+import the library (store, api, pydantic, rich tables) inside the commands, which keeps
+``import memcli.cli`` (paid by every invocation) small.
 """
 
 from __future__ import annotations
 
-import importlib
+import typer
 
+from memcli.cli import (
+    config_cmd,
+    corrections_cmd,
+    demo_cmd,
+    doctor_cmd,
+    explain_cmd,
+    identity_cmd,
+    ingest_cmd,
+    mcp_cmd,
+    read_cmd,
+    report_cmd,
+    search_cmd,
+    transfer_cmd,
+    visualize_cmd,
+    watch_cmd,
+)
 from memcli.cli._app import app
 
-COMMAND_MODULES = (
-    "ingest_cmd",
-    "read_cmd",
-    "identity_cmd",
-    "corrections_cmd",
-    "search_cmd",
-    "report_cmd",
-    "visualize_cmd",
-    "mcp_cmd",
-    "config_cmd",
-    "doctor_cmd",
-    "transfer_cmd",
-    "demo_cmd",
-    "watch_cmd",
-)
 
-for _module in COMMAND_MODULES:
-    importlib.import_module(f"memcli.cli.{_module}")
+def register(app: typer.Typer) -> None:
+    """Add every command and command group to ``app``."""
+    app.command("ingest")(ingest_cmd.ingest)
+    app.command("analyze")(ingest_cmd.analyze)
+    app.command("extract")(ingest_cmd.extract)
+    app.command("explain")(explain_cmd.explain)
+    app.command("observations")(read_cmd.observations)
+    app.command("graphs")(read_cmd.graphs)
+    app.command("facts")(read_cmd.facts)
+    app.command("entities")(read_cmd.entities)
+    app.command("search")(search_cmd.search)
+    app.command("report")(report_cmd.report)
+    app.command("visualize")(visualize_cmd.visualize)
+    app.command("mcp")(mcp_cmd.mcp)
+    app.command("doctor")(doctor_cmd.doctor_command)
+    app.command("export")(transfer_cmd.export)
+    app.command("import")(transfer_cmd.import_)
+    app.command("demo")(demo_cmd.demo)
+    app.command("watch")(watch_cmd.watch)
+
+    config = typer.Typer(
+        help="Show the effective settings (language model backends) and where each came from.",
+        no_args_is_help=True,
+    )
+    config.command("show")(config_cmd.show)
+    app.add_typer(config, name="config")
+
+    observation = typer.Typer(
+        help="Show one observation and its history (observations are read-only).",
+        no_args_is_help=True,
+    )
+    observation.command("show")(read_cmd.show)
+    observation.command("history")(read_cmd.history)
+    app.add_typer(observation, name="observation")
+
+    entity = typer.Typer(
+        help="Show one entity's facts over time; merge and unmerge names.", no_args_is_help=True
+    )
+    entity.command("show")(read_cmd.entity_show)
+    entity.command("alias")(identity_cmd.alias)
+    entity.command("unmerge")(identity_cmd.unmerge)
+    entity.command("merges")(identity_cmd.merges)
+    app.add_typer(entity, name="entity")
+
+    episode = typer.Typer(
+        help="Correct one stored update: retract it, or move it to another graph.",
+        no_args_is_help=True,
+    )
+    episode.command("retract")(corrections_cmd.retract)
+    episode.command("move")(corrections_cmd.move)
+    app.add_typer(episode, name="episode")
+
+    graph = typer.Typer(help="Rename or delete a whole graph.", no_args_is_help=True)
+    graph.command("rename")(corrections_cmd.rename)
+    graph.command("delete")(corrections_cmd.delete)
+    app.add_typer(graph, name="graph")
+
+
+register(app)
 
 
 def main() -> None:
     app(prog_name="memcli")
 
 
-__all__ = ["app", "main"]
+__all__ = ["app", "main", "register"]

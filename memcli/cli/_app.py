@@ -2,29 +2,33 @@
 
 Library code raises :class:`memcli.errors.MemcliError`; :func:`command` turns it into a
 message on stderr and an exit code, so a person or a cron mail never sees a traceback
-(set ``MEMCLI_DEBUG=1`` for one).
+(set ``MEMCLI_DEBUG=1`` for one). Commands are registered in :mod:`memcli.cli`, not here.
+
+Start-up matters (every agent call starts a process): rich, sqlite-utils and pydantic are
+imported inside the functions that use them, never at module level.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
-import sqlite3
 import sys
 from collections.abc import Callable, Iterable
-from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console, ConsoleOptions, RenderableType
-from rich.segment import Segment
 
 from memcli import __version__
+from memcli.cli._options import DbOpt
+from memcli.cli._output import print_json as print_json
 from memcli.config import resolve_db_path
 from memcli.errors import MemcliError, StoreError
-from memcli.store import Store
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from memcli.store import Store
 
 app = typer.Typer(
     name="memcli",
@@ -71,34 +75,53 @@ def safe_text(text: str) -> str:
     return _UNSAFE.sub(_picture, text) if _UNSAFE.search(text) else text
 
 
-class SafeConsole(Console):
+_safe_console: type[Console] | None = None
+
+
+def _console_class() -> type[Console]:
     """A rich Console that neutralises control characters in everything it prints.
 
-    Every string, Text, table cell and panel title becomes segments in :meth:`render`,
-    so this is the one place all human-readable output passes; rich's own styling is
-    not in the segment text and is kept.
+    Every string, Text, table cell and panel title becomes segments in ``render``, so
+    this is the one place all human-readable output passes; rich's own styling is not in
+    the segment text and is kept. Built on first use: rich costs start-up time.
     """
+    global _safe_console
+    if _safe_console is None:
+        from rich.console import Console, ConsoleOptions, RenderableType
+        from rich.segment import Segment
 
-    def render(
-        self, renderable: RenderableType, options: ConsoleOptions | None = None
-    ) -> Iterable[Segment]:
-        for segment in super().render(renderable, options):
-            if segment.control is None and _UNSAFE.search(segment.text):
-                yield Segment(safe_text(segment.text), segment.style)
-            else:
-                yield segment
+        class SafeConsole(Console):
+            def render(
+                self, renderable: RenderableType, options: ConsoleOptions | None = None
+            ) -> Iterable[Segment]:
+                for segment in super().render(renderable, options):
+                    if segment.control is None and _UNSAFE.search(segment.text):
+                        yield Segment(safe_text(segment.text), segment.style)
+                    else:
+                        yield segment
+
+        _safe_console = SafeConsole
+    return _safe_console
 
 
 def err_console() -> Console:
-    return SafeConsole(stderr=True, highlight=False, soft_wrap=True)
+    return _console_class()(stderr=True, highlight=False, soft_wrap=True)
 
 
 def out_console() -> Console:
     """stdout for people; when piped, wide enough that evidence lines are not folded."""
-    console = SafeConsole(highlight=False, soft_wrap=False)
+    safe_console = _console_class()
+    console = safe_console(highlight=False, soft_wrap=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = SafeConsole(highlight=False, soft_wrap=False, width=120)
+        console = safe_console(highlight=False, soft_wrap=False, width=120)
     return console
+
+
+def note(message: str) -> None:
+    """One plain line for a person on stderr (a notice beside --json output), written
+    without rich so the machine-readable commands do not pay for loading it."""
+    sys.stderr.write(safe_text(message) + "\n")
+    sys.stderr.flush()
 
 
 def write_out(text: str) -> None:
@@ -109,15 +132,9 @@ def write_out(text: str) -> None:
 
 
 def open_store(*, create: bool = True) -> Store:
+    from memcli.store import Store
+
     return Store(resolve_db_path(state.db), create=create)
-
-
-def print_json(data: Any) -> None:
-    """Stable JSON on stdout; nothing else ever goes there in --json mode."""
-    # Indented for a person at a terminal; compact (C encoder, 3x faster) for programs.
-    indent = 2 if sys.stdout.isatty() else None
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=indent, default=str) + "\n")
-    sys.stdout.flush()
 
 
 def fail(exc: MemcliError) -> typer.Exit:
@@ -128,33 +145,35 @@ def fail(exc: MemcliError) -> typer.Exit:
     return typer.Exit(code=exc.exit_code)
 
 
-def command(*args: Any, on: typer.Typer | None = None, **kwargs: Any) -> Callable[[F], F]:
-    """``app.command`` that maps memcli errors (and SQLite lock time-outs) to exit codes."""
+def command(func: F) -> F:
+    """A command body whose memcli errors (and SQLite lock time-outs) become a message
+    on stderr and an exit code. Registration is separate (see :mod:`memcli.cli`)."""
 
-    def decorator(func: F) -> F:
-        @functools.wraps(func)
-        def wrapper(*a: Any, **kw: Any) -> Any:
-            try:
-                return func(*a, **kw)
-            except MemcliError as exc:
-                if os.environ.get("MEMCLI_DEBUG"):
-                    raise
-                raise fail(exc) from None
-            except sqlite3.DatabaseError as exc:
-                if os.environ.get("MEMCLI_DEBUG"):
-                    raise
-                hint = (
-                    "another memcli process held the database too long; retry, or raise "
-                    "MEMCLI_BUSY_TIMEOUT (seconds)"
-                    if "locked" in str(exc)
-                    else "run 'memcli doctor' to check the database and see how to repair it"
-                )
-                raise fail(StoreError(f"database error: {exc}", hint=hint)) from None
+    @functools.wraps(func)
+    def wrapper(*a: Any, **kw: Any) -> Any:
+        try:
+            return func(*a, **kw)
+        except MemcliError as exc:
+            if os.environ.get("MEMCLI_DEBUG"):
+                raise
+            raise fail(exc) from None
+        except Exception as exc:
+            # sqlite3 is not imported at start-up; if no command loaded it, no SQLite
+            # error can have been raised.
+            sqlite3 = sys.modules.get("sqlite3")
+            if sqlite3 is None or not isinstance(exc, sqlite3.DatabaseError):
+                raise
+            if os.environ.get("MEMCLI_DEBUG"):
+                raise
+            hint = (
+                "another memcli process held the database too long; retry, or raise "
+                "MEMCLI_BUSY_TIMEOUT (seconds)"
+                if "locked" in str(exc)
+                else "run 'memcli doctor' to check the database and see how to repair it"
+            )
+            raise fail(StoreError(f"database error: {exc}", hint=hint)) from None
 
-        (on or app).command(*args, **kwargs)(wrapper)
-        return func
-
-    return decorator
+    return wrapper  # type: ignore[return-value]
 
 
 def _version(value: bool) -> None:
@@ -165,15 +184,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def root(
-    db: Annotated[
-        Path | None,
-        typer.Option(
-            "--db",
-            help="SQLite database file (default: $MEMCLI_DB, else a per-user data file).",
-            envvar="MEMCLI_DB",
-            show_envvar=False,
-        ),
-    ] = None,
+    db: DbOpt = None,
     version: Annotated[
         bool,
         typer.Option(
@@ -198,20 +209,5 @@ def parse_when(value: str | None, option: str) -> str | None:
         raise typer.BadParameter(exc.reason, param_hint=option) from None
 
 
-# The largest integer SQLite stores: a larger --limit or id is a usage error, not a crash.
-SQL_INT_MAX = 2**63 - 1
 # The largest byte count a read can be asked for (one more than it must fit in a ssize_t).
 MAX_BYTES_LIMIT = 2**62
-
-
-def graph_name(value: str | None) -> str | None:
-    """--graph callback: a blank name is a mistake (it used to mean 'default' silently)."""
-    if value is not None and not value.strip():
-        raise typer.BadParameter("empty graph name", param_hint="--graph")
-    return value
-
-
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for programs and agents.")]
-GraphOpt = Annotated[
-    str, typer.Option("--graph", "-g", help="Graph (project) to use.", callback=graph_name)
-]

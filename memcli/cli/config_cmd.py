@@ -6,19 +6,17 @@ model is actually called.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
-from memcli.cli._app import JsonOpt, app, command, err_console, out_console, print_json
-from memcli.llm import EXTRACTORS, MODES, WRITERS, LLMSettings, Usage, load_settings
+from memcli.cli._app import command, err_console, out_console
+from memcli.cli._options import JsonOpt
+from memcli.cli._output import choose, emit
+from memcli.llm.settings import EXTRACTORS, MODES, WRITERS, LLMSettings, load_settings
 
-config_app = typer.Typer(
-    help="Show the effective settings (language model backends) and where each came from.",
-    no_args_is_help=True,
-)
-app.add_typer(config_app, name="config")
+if TYPE_CHECKING:
+    from memcli.llm.usage import Usage
 
 LLMModelOpt = Annotated[
     str | None,
@@ -76,7 +74,7 @@ def print_usage(usage: Usage, model: str) -> None:
         console.print(f"  llm error: {error}", markup=False)
 
 
-@command("show", on=config_app)
+@command
 def show(
     model: LLMModelOpt = None,
     base_url: LLMBaseUrlOpt = None,
@@ -89,21 +87,24 @@ def show(
     OPENAI_API_KEY, MEMCLI_LLM_MODE, ...), [llm] in the config file, default.
     """
     s = settings(model, base_url, mode)
-    data = s.as_dict()
-    if as_json:
-        print_json(data)
-        return
-    table = Table("setting", "value", "source", title=f"config file: {data['config_file']}")
-    for key, item in data["settings"].items():
-        value = item["value"]
-        table.add_row(key, "-" if value is None else str(value), item["source"])
-    out_console().print(table)
-    if not s.configured:
-        err_console().print(
-            "No language model configured: the rules extractor and template writer are used. "
-            "Set MEMCLI_LLM_MODEL (and MEMCLI_LLM_BASE_URL for a local server) to add one.",
-            markup=False,
-        )
+
+    def human(data: dict[str, Any]) -> None:
+        from rich.table import Table
+
+        table = Table("setting", "value", "source", title=f"config file: {data['config_file']}")
+        for key, item in data["settings"].items():
+            value = item["value"]
+            table.add_row(key, "-" if value is None else str(value), item["source"])
+        out_console().print(table)
+        if not s.configured:
+            err_console().print(
+                "No language model configured: the rules extractor and template writer are "
+                "used. Set MEMCLI_LLM_MODEL (and MEMCLI_LLM_BASE_URL for a local server) to "
+                "add one.",
+                markup=False,
+            )
+
+    emit(s.as_dict(), choose(as_json=as_json), human)
 
 
 __all__ = [

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from memcli import api
-from memcli.cli._app import command, err_console, out_console, print_json, state
+from memcli.cli._app import command, err_console, out_console, state
+from memcli.cli._options import JsonOpt
+from memcli.cli._output import choose, emit
 from memcli.cli.read_cmd import render_observation
 from memcli.errors import UsageError
-from memcli.sources import expand
-from memcli.store import Store
 
 
 def sample_dir() -> Path:
@@ -22,13 +20,13 @@ def sample_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "sample_data"
 
 
-@command("demo")
+@command
 def demo(
     path: Annotated[
         Path | None,
         typer.Argument(help="Folder of updates to use (default: the bundled sample_data/)."),
     ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print observations as JSON.")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Ingest the sample data into a fresh database, analyze it and print the observations.
 
@@ -53,6 +51,8 @@ def demo(
             )
         run(folder, db_path, as_json=as_json, keep=True)
         return
+    import tempfile
+
     # Nothing of a demo run is left behind: the folder goes even on an error or Ctrl-C.
     with tempfile.TemporaryDirectory(prefix="memcli-demo-") as scratch:
         run(folder, Path(scratch) / "memcli.db", as_json=as_json, keep=False)
@@ -61,6 +61,10 @@ def demo(
 def run(folder: Path, db_path: Path, *, as_json: bool, keep: bool) -> None:
     """The demo proper; ``keep`` says whether ``db_path`` outlives it (and so whether to
     point at it)."""
+    from memcli import api
+    from memcli.sources import expand
+    from memcli.store import Store
+
     console = err_console()
     with Store(db_path) as store:
         report = api.ingest(store, expand([str(folder)]))
@@ -72,15 +76,16 @@ def run(folder: Path, db_path: Path, *, as_json: bool, keep: bool) -> None:
         f"Ingested {report.episodes_new} updates from {folder} ({report.facts_new} facts) {where}",
         markup=False,
     )
-    if as_json:
-        print_json(rows)
-    else:
+
+    def human(rows: list[dict[str, Any]]) -> None:
         out = out_console()
         for graph in sorted({r["graph"] for r in rows}):
             out.rule(f"graph: {graph}")
             for obs in rows:
                 if obs["graph"] == graph:
                     render_observation(out, obs)
+
+    emit(rows, choose(as_json=as_json), human)
     if keep:
         console.print(
             f"The database is kept at {db_path}. Explore: memcli --db {db_path} observation show ID",

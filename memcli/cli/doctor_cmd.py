@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
-from memcli import doctor
-from memcli.cli._app import (
-    JsonOpt,
-    command,
-    err_console,
-    open_store,
-    out_console,
-    print_json,
-    state,
-)
+from memcli.cli._app import command, err_console, open_store, out_console, state
+from memcli.cli._options import JsonOpt
+from memcli.cli._output import choose, emit
 from memcli.config import resolve_db_path
 from memcli.errors import StoreError
 
 
-@command("doctor")
+@command
 def doctor_command(as_json: JsonOpt = False) -> None:
     """Check the database: SQLite integrity, foreign keys, full-text indexes, orphaned
     rows, unfinished extraction, schema version and file permissions.
@@ -26,6 +21,8 @@ def doctor_command(as_json: JsonOpt = False) -> None:
     Prints each finding with how to repair it, and exits 1 when anything is wrong.
     Changes nothing.
     """
+    from memcli import doctor
+
     try:
         with open_store(create=False) as store:
             diagnosis = doctor.diagnose(store)
@@ -36,9 +33,8 @@ def doctor_command(as_json: JsonOpt = False) -> None:
         ):
             raise
         diagnosis = doctor.unopenable(resolve_db_path(state.db), exc.message)
-    if as_json:
-        print_json(diagnosis.as_dict())
-    else:
+
+    def human(data: dict[str, Any]) -> None:
         out = out_console()
         out.print(f"database: {diagnosis.database}", markup=False)
         for check in diagnosis.checks:
@@ -46,6 +42,8 @@ def doctor_command(as_json: JsonOpt = False) -> None:
             out.print(f"  {mark} {check.name:<12} {check.summary}", markup=False)
             if check.repair:
                 out.print(f"          repair: {check.repair}", markup=False)
+
+    emit(diagnosis.as_dict(), choose(as_json=as_json), human)
     if not diagnosis.ok:
         bad = [c.name for c in diagnosis.checks if not c.ok]
         err_console().print(f"doctor: problems found: {', '.join(bad)}", markup=False)

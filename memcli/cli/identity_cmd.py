@@ -1,23 +1,15 @@
-"""Entity identity commands: entity alias, entity unmerge, entity merges."""
+"""Entity identity commands: entity alias, entity unmerge, entity merges (and the table
+of ``memcli entities --suggest-merges``)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
-from memcli import corrections
-from memcli.cli._app import (
-    GraphOpt,
-    JsonOpt,
-    command,
-    err_console,
-    open_store,
-    out_console,
-    print_json,
-)
-from memcli.cli.read_cmd import entity_app
+from memcli.cli._app import command, note, open_store, out_console
+from memcli.cli._options import GraphOpt, JsonOpt
+from memcli.cli._output import choose, emit
 
 TypeOpt = Annotated[
     str | None,
@@ -31,8 +23,8 @@ ReasonOpt = Annotated[
 ]
 
 
-@command("alias", on=entity_app)
-def entity_alias(
+@command
+def alias(
     name: Annotated[str, typer.Argument(help="The other name (e.g. an abbreviation).")],
     to: Annotated[str, typer.Option("--to", help="The entity it means.")],
     graph: GraphOpt,
@@ -42,21 +34,23 @@ def entity_alias(
 ) -> None:
     """Treat NAME as another name for --to: re-analysis counts them as one entity.
     Recorded and reversible (memcli entity unmerge)."""
+    from memcli import corrections
+
     with open_store(create=False) as store:
         merge = corrections.alias(store, graph, name, to, type_=type_, reason=reason)
-    if as_json:
-        print_json(merge)
-        return
+    emit(merge, choose(as_json=as_json), _said_merged)
+
+
+def _said_merged(merge: dict[str, Any]) -> None:
     verb = "merged" if merge["changed"] else "already merged"
-    err_console().print(
+    note(
         f"{verb}: {merge['alias']!r} -> {merge['canonical']!r} (merge #{merge['id']}); "
-        "run 'memcli analyze' to update the observations",
-        markup=False,
+        "run 'memcli analyze' to update the observations"
     )
 
 
-@command("unmerge", on=entity_app)
-def entity_unmerge(
+@command
+def unmerge(
     name: Annotated[str, typer.Argument(help="A name merged into another entity.")],
     graph: GraphOpt,
     type_: TypeOpt = None,
@@ -65,20 +59,22 @@ def entity_unmerge(
 ) -> None:
     """Undo a merge (a person's or an automatic one); the decision stays in the history
     and the pair is never merged automatically again."""
+    from memcli import corrections
+
     with open_store(create=False) as store:
         merge = corrections.unmerge(store, graph, name, type_=type_, reason=reason)
-    if as_json:
-        print_json(merge)
-        return
-    err_console().print(
+    emit(merge, choose(as_json=as_json), _said_unmerged)
+
+
+def _said_unmerged(merge: dict[str, Any]) -> None:
+    note(
         f"unmerged: {merge['alias']!r} is its own entity again, not {merge['canonical']!r}; "
-        "run 'memcli analyze' to update the observations",
-        markup=False,
+        "run 'memcli analyze' to update the observations"
     )
 
 
-@command("merges", on=entity_app)
-def entity_merges(
+@command
+def merges(
     graph: GraphOpt,
     active: Annotated[
         bool, typer.Option("--active", help="Only merges in force (not undone ones).")
@@ -86,11 +82,16 @@ def entity_merges(
     as_json: JsonOpt = False,
 ) -> None:
     """Every merge decision: who made it (a person or auto), when, why, and any undo."""
+    from memcli import corrections
+
     with open_store(create=False) as store:
         rows = corrections.merges(store, graph, include_undone=not active)
-    if as_json:
-        print_json(rows)
-        return
+    emit(rows, choose(as_json=as_json), _merges_table)
+
+
+def _merges_table(rows: list[dict[str, Any]]) -> None:
+    from rich.table import Table
+
     table = Table("id", "alias", "canonical", "by", "when", "why", "undone")
     for r in rows:
         table.add_row(
@@ -105,8 +106,10 @@ def entity_merges(
     out_console().print(table)
 
 
-def print_suggestions(rows: list[dict[str, Any]]) -> None:
+def suggestions_table(rows: list[dict[str, Any]]) -> None:
     """The table of ``memcli entities --suggest-merges``."""
+    from rich.table import Table
+
     table = Table("alias", "canonical", "type", "why", "automatic")
     for r in rows:
         table.add_row(

@@ -6,23 +6,13 @@ import math
 import os
 import sys
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from memcli import api, connectors
-from memcli.cli._app import (
-    MAX_BYTES_LIMIT,
-    SQL_INT_MAX,
-    GraphOpt,
-    JsonOpt,
-    command,
-    err_console,
-    graph_name,
-    open_store,
-    print_json,
-)
+from memcli.cli._app import MAX_BYTES_LIMIT, command, err_console, open_store, print_json
+from memcli.cli._options import SQL_INT_MAX, AnyGraphOpt, JsonOpt, graph_name
+from memcli.cli._output import choose, emit
 from memcli.cli.config_cmd import (
     ExtractorOpt,
     LLMBaseUrlOpt,
@@ -32,14 +22,14 @@ from memcli.cli.config_cmd import (
     print_usage,
     settings,
 )
-from memcli.cluster import Controls
-from memcli.connectors import github
 from memcli.errors import UsageError
 from memcli.signatures import SignatureMode
-from memcli.sources import expand, slack_export
+
+if TYPE_CHECKING:
+    from memcli import api
 
 
-@command("ingest")
+@command
 def ingest(
     paths: Annotated[
         list[str],
@@ -135,6 +125,9 @@ def ingest(
     is still stored with the rules' facts and marked pending: 'memcli extract --pending'
     retries it.
     """
+    from memcli import api, connectors
+    from memcli.sources import expand, slack_export
+
     console = err_console()
     options = _connector_options(from_, repo, jira_dependency_links, channel)
     s = settings(llm_model, llm_base_url, llm_mode, extractor=extractor)
@@ -169,6 +162,14 @@ def ingest(
         many = len(paths) > 1 or any(os.path.isdir(p) for p in paths)
         show_bar = not quiet and not as_json and sys.stderr.isatty() and many
         if show_bar:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
             with Progress(
                 TextColumn("ingesting"),
                 BarColumn(),
@@ -220,6 +221,8 @@ def _connector_options(
         if value is not None and from_ is not fmt:
             raise UsageError(f"{option} needs --from {fmt.value}")
     if from_ is Connector.GITHUB:
+        from memcli.connectors import github
+
         try:
             return {"repo": None if repo is None else github.check_repo(repo)}
         except ValueError as exc:
@@ -248,9 +251,10 @@ def print_ingest_report(
     """
     console = err_console()
     if as_json:
-        data = report.as_dict()
+        data = report.record().model_dump(mode="json")
         if not explain:
             data.pop("not_understood")
+            data.pop("sentences")
         if llm is not None:
             data["llm"] = {"model": llm[0], **llm[1].as_dict()}
         print_json(data)
@@ -275,7 +279,15 @@ def print_ingest_report(
             + (f"; {report.secrets_redacted} secret(s) redacted" if report.redactions else ""),
             markup=False,
         )
-        if explain:
+        if explain and report.trace:
+            for source, t in report.trace:
+                how = (
+                    f"read by {t.frame} ({t.facts} fact(s))"
+                    if t.facts
+                    else f"not understood ({t.reason or 'no fact'})"
+                )
+                console.print(f"  {how}: {source}: {t.sentence}", markup=False)
+        elif explain:
             for source, sentence in report.explain:
                 console.print(f"  not understood: {source}: {sentence}", markup=False)
         if llm is not None:
@@ -310,14 +322,9 @@ def parse_duration(text: str, option: str, *, zero: bool = True) -> float:
     return seconds
 
 
-@command("analyze")
+@command
 def analyze(
-    graph: Annotated[
-        str | None,
-        typer.Option(
-            "--graph", "-g", help="Graph to analyze (default: all graphs).", callback=graph_name
-        ),
-    ] = None,
+    graph: AnyGraphOpt = None,
     signatures: Annotated[
         SignatureMode,
         typer.Option(
@@ -388,6 +395,9 @@ def analyze(
     the algorithm's); an answer that cites facts outside the evidence or names what the
     evidence does not support is replaced by the template's prose.
     """
+    from memcli import api
+    from memcli.cluster import Controls
+
     s = settings(llm_model, llm_base_url, llm_mode, writer=writer)
     if s.writer == "llm":
         s.require()
@@ -435,13 +445,23 @@ def analyze(
             )
             if llm is not None:
                 usages.append(llm.usage)
-    if as_json:
-        data = [r.as_dict() for r in reports]
-        if llm is not None:
-            for d, u in zip(data, usages, strict=True):
-                d["llm"] = {"model": llm.model, **u.as_dict()}
-        print_json(data)
-        return
+    records = [r.record() for r in reports]
+    if llm is not None:  # what each graph's prose cost, beside its record
+        records = [
+            record.model_copy(update={"llm": {"model": llm.model, **usage.as_dict()}})
+            for record, usage in zip(records, usages, strict=True)
+        ]
+
+    def human(_records: list[dict[str, Any]]) -> None:
+        _analyze_summary(reports, explain, llm, usages)
+
+    emit(records, choose(as_json=as_json), human)
+
+
+def _analyze_summary(
+    reports: list[api.AnalyzeReport], explain: bool, llm: Any, usages: list[Any]
+) -> None:
+    """One line per graph on stderr (the data stays on stdout for --json)."""
     console = err_console()
     for i, r in enumerate(reports):
         if r.skipped:
@@ -467,16 +487,13 @@ def analyze(
             print_usage(usages[i], llm.model)
 
 
-@command("extract")
+@command
 def extract(
     pending: Annotated[
         bool,
         typer.Option("--pending", help="Retry the model extraction of episodes marked pending."),
     ] = False,
-    graph: Annotated[
-        str | None,
-        typer.Option("--graph", "-g", help="Only this graph (default: all).", callback=graph_name),
-    ] = None,
+    graph: AnyGraphOpt = None,
     llm_model: LLMModelOpt = None,
     llm_base_url: LLMBaseUrlOpt = None,
     llm_mode: LLMModeOpt = None,
@@ -491,17 +508,19 @@ def extract(
         raise UsageError("nothing to do", hint="use 'memcli extract --pending'")
     s = settings(llm_model, llm_base_url, llm_mode)
     s.require()
+    from memcli import api
     from memcli.llm import LLM
     from memcli.llm.extract import LLMExtractor
 
     with open_store() as store:
         llm = LLM(s, store)
         report = api.extract_pending(store, LLMExtractor(llm, floor=True), graph)
-    if as_json:
-        print_json({**report.as_dict(), "llm": {"model": llm.model, **llm.usage.as_dict()}})
-    elif not quiet:
-        console = err_console()
-        console.print(
+    record = report.record().model_copy(update={"llm": {"model": llm.model, **llm.usage.as_dict()}})
+
+    def human(_record: dict[str, Any]) -> None:
+        if quiet:
+            return
+        err_console().print(
             f"{report.episodes} pending episode(s): {report.done} extracted, "
             f"{report.still_pending} still pending; {report.entities_new} new entities, "
             f"{report.facts_new} new facts"
@@ -509,12 +528,10 @@ def extract(
             markup=False,
         )
         print_usage(llm.usage, llm.model)
+
+    emit(record, choose(as_json=as_json), human)
     if report.still_pending:
         raise typer.Exit(code=1)
 
 
-GraphOptional = Annotated[
-    str | None,
-    typer.Option("--graph", "-g", help="Only this graph (default: all).", callback=graph_name),
-]
-__all__ = ["analyze", "extract", "ingest", "print_ingest_report", "GraphOpt", "GraphOptional"]
+__all__ = ["analyze", "extract", "ingest", "print_ingest_report"]

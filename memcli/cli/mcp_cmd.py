@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from memcli.cli._app import command, state
+from memcli.cli._options import DbOpt
 from memcli.config import resolve_db_path
 from memcli.errors import BackendUnavailable
 
 
-@command("mcp")
+@command
 def mcp(
-    db: Annotated[
-        Path | None,
-        typer.Option("--db", help="SQLite database file (default: the global --db / $MEMCLI_DB)."),
-    ] = None,
+    db: DbOpt = None,
     no_redact: Annotated[
         bool,
         typer.Option(

@@ -2,37 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.panel import Panel
-from rich.table import Table
-from rich.text import Text
 
-from memcli import api
-from memcli.cli._app import (
+from memcli.cli._app import command, note, open_store, out_console, parse_when, write_out
+from memcli.cli._options import (
     SQL_INT_MAX,
+    AnyGraphOpt,
+    AsOfOpt,
     GraphOpt,
+    IdsOpt,
+    IncludeEndedOpt,
+    JsonlOpt,
     JsonOpt,
-    app,
-    command,
-    err_console,
-    graph_name,
-    open_store,
-    out_console,
-    parse_when,
-    print_json,
-    write_out,
+    ObservationIdArg,
 )
+from memcli.cli._output import choose, emit
+from memcli.models import ObservationStatus
 
-observation_app = typer.Typer(
-    help="Show one observation and its history (observations are read-only).",
-    no_args_is_help=True,
-)
-app.add_typer(observation_app, name="observation")
-entity_app = typer.Typer(help="Show one entity's facts over time.", no_args_is_help=True)
-app.add_typer(entity_app, name="entity")
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def _date(value: str | None) -> str:
@@ -41,8 +31,11 @@ def _date(value: str | None) -> str:
 
 def render_observation(console: Console, obs: dict[str, Any], *, detail: bool = False) -> None:
     """A person's view: name, summary, window, evidence."""
+    from rich.panel import Panel
+    from rich.text import Text
+
     status = obs["status"]
-    style = "green" if status == "active" else "dim"
+    style = "green" if status == ObservationStatus.ACTIVE else "dim"
     header = Text()
     header.append(f"#{obs['id']} ", style="bold")
     header.append(obs["name"], style="bold")
@@ -94,17 +87,11 @@ def render_observation(console: Console, obs: dict[str, Any], *, detail: bool = 
     console.print(Panel(body, title=header, title_align="left", expand=True))
 
 
-@command("observations")
+@command
 def observations(
-    graph: Annotated[
-        str | None,
-        typer.Option("--graph", "-g", help="Only this graph (default: all).", callback=graph_name),
-    ] = None,
+    graph: AnyGraphOpt = None,
     status: Annotated[str, typer.Option("--status", help="active, retired or all.")] = "active",
-    as_of: Annotated[
-        str | None,
-        typer.Option("--as-of", help="The observations that held at this date (world time)."),
-    ] = None,
+    as_of: AsOfOpt = None,
     limit: Annotated[
         int,
         typer.Option(
@@ -116,8 +103,13 @@ def observations(
         ),
     ] = 50,
     as_json: JsonOpt = False,
+    as_jsonl: JsonlOpt = False,
+    quiet: IdsOpt = False,
 ) -> None:
     """List observations, most leverage first, each with its evidence."""
+    from memcli import api
+
+    fmt = choose(as_json=as_json, as_jsonl=as_jsonl, quiet=quiet)
     when = parse_when(as_of, "--as-of")
     with open_store(create=False) as store:
         rows = api.observations(
@@ -125,31 +117,31 @@ def observations(
         )
     if limit and len(rows) > limit:
         rows = rows[:limit]
-        err_console().print(
-            f"showing the first {limit} by leverage; --limit 0 shows all", markup=False
-        )
-    if as_json:
-        print_json(rows)
-        return
-    console = out_console()
-    if not rows:
-        console.print(f"No {status if status != 'all' else ''} observations.".replace("  ", " "))
-        return
-    for obs in rows:
-        render_observation(console, obs)
+        note(f"showing the first {limit} by leverage; --limit 0 shows all")
+
+    def human(rows: list[dict[str, Any]]) -> None:
+        console = out_console()
+        if not rows:
+            console.print(
+                f"No {status if status != 'all' else ''} observations.".replace("  ", " ")
+            )
+        for obs in rows:
+            render_observation(console, obs)
+
+    emit(rows, fmt, human)
 
 
-@command("show", on=observation_app)
+@command
 def show(
-    obs_id: Annotated[
-        int, typer.Argument(metavar="ID", min=1, max=SQL_INT_MAX, help="Observation id.")
-    ],
+    obs_id: ObservationIdArg,
     as_json: JsonOpt = False,
     as_mermaid: Annotated[
         bool, typer.Option("--mermaid", help="Print just this observation's chain as Mermaid.")
     ] = False,
 ) -> None:
     """Show one observation: summary, evidence episodes, each fact with its sentence."""
+    from memcli import api
+
     if as_mermaid and as_json:
         raise typer.BadParameter("choose one of --json and --mermaid", param_hint="--mermaid")
     with open_store(create=False) as store:
@@ -159,25 +151,24 @@ def show(
             write_out(mermaid(api.dependency_picture(store, observation_id=obs_id)))
             return
         obs = api.observation(store, obs_id)
-    if as_json:
-        print_json(obs)
-        return
-    render_observation(out_console(), obs, detail=True)
+    emit(obs, choose(as_json=as_json), lambda o: render_observation(out_console(), o, detail=True))
 
 
-@command("history", on=observation_app)
+@command
 def history(
-    obs_id: Annotated[
-        int, typer.Argument(metavar="ID", min=1, max=SQL_INT_MAX, help="Observation id.")
-    ],
+    obs_id: ObservationIdArg,
     as_json: JsonOpt = False,
+    as_jsonl: JsonlOpt = False,
 ) -> None:
     """Every version of an observation, oldest first."""
+    from memcli import api
+
     with open_store(create=False) as store:
         rows = api.history(store, obs_id)
-    if as_json:
-        print_json(rows)
-        return
+    emit(rows, choose(as_json=as_json, as_jsonl=as_jsonl), _history_table)
+
+
+def _history_table(rows: list[dict[str, Any]]) -> None:
     console = out_console()
     for r in rows:
         console.print(
@@ -192,14 +183,19 @@ def history(
         )
 
 
-@command("graphs")
-def graphs(as_json: JsonOpt = False) -> None:
+@command
+def graphs(as_json: JsonOpt = False, as_jsonl: JsonlOpt = False, quiet: IdsOpt = False) -> None:
     """List graphs with their counts."""
+    from memcli import api
+
     with open_store(create=False) as store:
-        rows = store.graphs_with_counts()
-    if as_json:
-        print_json(rows)
-        return
+        rows = api.graphs(store)
+    emit(rows, choose(as_json=as_json, as_jsonl=as_jsonl, quiet=quiet), _graphs_table)
+
+
+def _graphs_table(rows: list[dict[str, Any]]) -> None:
+    from rich.table import Table
+
     table = Table(
         "graph", "episodes", "entities", "facts (current)", "active observations", "last analyzed"
     )
@@ -215,24 +211,28 @@ def graphs(as_json: JsonOpt = False) -> None:
     out_console().print(table)
 
 
-@command("facts")
+@command
 def facts(
     graph: GraphOpt,
-    include_ended: Annotated[
-        bool, typer.Option("--include-ended", help="Also show facts that later updates ended.")
-    ] = False,
-    as_of: Annotated[
-        str | None, typer.Option("--as-of", help="Facts valid at this date (world time).")
-    ] = None,
+    include_ended: IncludeEndedOpt = False,
+    as_of: AsOfOpt = None,
     as_json: JsonOpt = False,
+    as_jsonl: JsonlOpt = False,
+    quiet: IdsOpt = False,
 ) -> None:
     """List the facts of a graph (currently valid ones unless told otherwise)."""
+    from memcli import api
+
+    fmt = choose(as_json=as_json, as_jsonl=as_jsonl, quiet=quiet)
     when = parse_when(as_of, "--as-of")
     with open_store(create=False) as store:
         rows = api.facts(store, graph, include_ended=include_ended, as_of=when)
-    if as_json:
-        print_json(rows)
-        return
+    emit(rows, fmt, _facts_table)
+
+
+def _facts_table(rows: list[dict[str, Any]]) -> None:
+    from rich.table import Table
+
     table = Table("id", "source", "relation", "target", "episode", "valid", "ended")
     for r in rows:
         table.add_row(
@@ -247,7 +247,7 @@ def facts(
     out_console().print(table)
 
 
-@command("entities")
+@command
 def entities(
     graph: GraphOpt,
     suggest_merges: Annotated[
@@ -257,24 +257,29 @@ def entities(
         ),
     ] = False,
     as_json: JsonOpt = False,
+    as_jsonl: JsonlOpt = False,
+    quiet: IdsOpt = False,
 ) -> None:
     """List the entities of a graph with their types and aliases."""
+    from memcli import api
+
+    fmt = choose(as_json=as_json, as_jsonl=as_jsonl, quiet=quiet)
     if suggest_merges:
         from memcli import corrections
-        from memcli.cli.identity_cmd import print_suggestions
+        from memcli.cli.identity_cmd import suggestions_table
 
         with open_store(create=False) as store:
             found = corrections.suggest_merges(store, graph)
-        if as_json:
-            print_json(found)
-        else:
-            print_suggestions(found)
+        emit(found, fmt, suggestions_table)
         return
     with open_store(create=False) as store:
         rows = api.entities(store, graph)
-    if as_json:
-        print_json(rows)
-        return
+    emit(rows, fmt, _entities_table)
+
+
+def _entities_table(rows: list[dict[str, Any]]) -> None:
+    from rich.table import Table
+
     table = Table("id", "name", "type", "current facts", "episodes", "aliases", "merged into")
     for r in rows:
         table.add_row(
@@ -284,12 +289,12 @@ def entities(
             str(r["current_facts"]),
             str(r["episodes"]),
             ", ".join(a for a in r["aliases"] if a != r["name"]),
-            r.get("merged_into") or "",
+            r["merged_into"] or "",
         )
     out_console().print(table)
 
 
-@command("show", on=entity_app)
+@command
 def entity_show(
     name: Annotated[
         str, typer.Argument(help="Entity name (any alias; case and articles ignored).")
@@ -298,11 +303,16 @@ def entity_show(
     as_json: JsonOpt = False,
 ) -> None:
     """An entity's timeline: what it waited on, who owned it, when it shipped, valid and ended."""
+    from memcli import api
+
     with open_store(create=False) as store:
         timeline = api.entity_timeline(store, graph, name)
-    if as_json:
-        print_json(timeline)
-        return
+    emit(timeline, choose(as_json=as_json), _timeline_table)
+
+
+def _timeline_table(timeline: dict[str, Any]) -> None:
+    from rich.table import Table
+
     console = out_console()
     for e in timeline["entities"]:
         aliases = ", ".join(a for a in e["aliases"] if a != e["name"])

@@ -7,11 +7,10 @@ from typing import Annotated
 
 import typer
 
-from memcli import api
-from memcli.cli._app import GraphOpt, JsonOpt, command, open_store, print_json, write_out
-from memcli.digest import render_markdown
+from memcli.cli._app import command, open_store, write_out
+from memcli.cli._options import GraphOpt, JsonOpt
+from memcli.cli._output import Format, emit
 from memcli.errors import InputError, UsageError
-from memcli.readers import to_utc
 
 
 class ReportFormat(StrEnum):
@@ -19,7 +18,7 @@ class ReportFormat(StrEnum):
     JSON = "json"
 
 
-@command("report")
+@command
 def report(
     graph: GraphOpt,
     since: Annotated[
@@ -47,13 +46,15 @@ def report(
     Without --since, changes are counted from the last report of this graph, and this run
     becomes the last report (unless --no-record). With --since, nothing is recorded.
     """
+    from memcli import api
+    from memcli.digest import render_markdown
+    from memcli.readers import to_utc
+
     try:
         when = to_utc(since, source="--since") if since else None
     except InputError as exc:
         raise UsageError(exc.message, hint="for example --since 2026-11-09") from None
     with open_store(create=False) as store:
         data = api.report(store, graph, since=when, record=not no_record and when is None)
-    if as_json or fmt is ReportFormat.JSON:
-        print_json(data)
-        return
-    write_out(render_markdown(data))
+    machine = as_json or fmt is ReportFormat.JSON
+    emit(data, Format.JSON if machine else Format.TABLE, lambda d: write_out(render_markdown(d)))

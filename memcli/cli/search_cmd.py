@@ -2,27 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.text import Text
 
-from memcli import api
-from memcli.cli._app import (
-    SQL_INT_MAX,
-    GraphOpt,
-    JsonOpt,
-    command,
-    err_console,
-    open_store,
-    out_console,
-    print_json,
-)
+from memcli.cli._app import command, note, open_store, out_console
+from memcli.cli._options import GraphOpt, IdsOpt, IncludeEndedOpt, JsonlOpt, JsonOpt, LimitOpt
+from memcli.cli._output import choose, emit
 from memcli.search import HIGHLIGHT, Scope, parse_query
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 def highlighted(snippet: str, style: str = "bold reverse") -> Text:
     """A snippet with its ``**match**`` markers turned into terminal highlighting."""
+    from rich.text import Text
+
     opener, closer = HIGHLIGHT
     text = Text()
     rest = snippet
@@ -48,6 +44,8 @@ def _ids(label: str, ids: list[int]) -> str:
 
 
 def render_result(r: dict[str, Any]) -> Text:
+    from rich.text import Text
+
     line = Text()
     line.append(f"{r['rank']:>2}. ", style="bold")
     line.append(f"{r['type']} #{r['id']}  ", style="cyan")
@@ -74,7 +72,7 @@ def render_result(r: dict[str, Any]) -> Text:
     return line
 
 
-@command("search")
+@command
 def search(
     query: Annotated[
         str,
@@ -87,18 +85,11 @@ def search(
         Scope,
         typer.Option("--scope", help="What to search; 'all' fuses every kind by reciprocal rank."),
     ] = Scope.OBSERVATIONS,
-    limit: Annotated[
-        int,
-        typer.Option("--limit", "-n", min=1, max=SQL_INT_MAX, help="At most this many results."),
-    ] = 10,
-    include_ended: Annotated[
-        bool,
-        typer.Option(
-            "--include-ended",
-            help="Also match facts that later updates ended and retired observations.",
-        ),
-    ] = False,
+    limit: LimitOpt = 10,
+    include_ended: IncludeEndedOpt = False,
     as_json: JsonOpt = False,
+    as_jsonl: JsonlOpt = False,
+    quiet: IdsOpt = False,
 ) -> None:
     """Search a graph by relevance (SQLite FTS5, BM25); every result shows the words that
     matched and links to its evidence.
@@ -106,26 +97,26 @@ def search(
     Observations are also ranked by how many episodes support them and how recent their
     evidence is. Only current facts and active observations unless --include-ended.
     """
+    from memcli import api
+
+    fmt = choose(as_json=as_json, as_jsonl=as_jsonl, quiet=quiet)
     with open_store(create=False) as store:
         rows = api.search(
             store, graph, query, scope=scope.value, limit=limit, include_ended=include_ended
         )
     if parse_query(query).empty:
-        err_console().print(
-            "Nothing to search for: the query has no letters or digits.", markup=False
-        )
-    if as_json:
-        print_json(rows)
-        return
-    console = out_console()
-    if not rows:
-        if not parse_query(query).empty:
+        note("Nothing to search for: the query has no letters or digits.")
+
+    def human(rows: list[dict[str, Any]]) -> None:
+        console = out_console()
+        if not rows and not parse_query(query).empty:
             hint = (
                 ""
                 if include_ended or scope in (Scope.EPISODES, Scope.ENTITIES)
                 else " (--include-ended also searches retired observations and ended facts)"
             )
             console.print(f"No {scope.value} in {graph} match {query!r}{hint}.", markup=False)
-        return
-    for r in rows:
-        console.print(render_result(r), soft_wrap=True)
+        for r in rows:
+            console.print(render_result(r), soft_wrap=True)
+
+    emit(rows, fmt, human)

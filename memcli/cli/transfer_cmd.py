@@ -6,7 +6,6 @@ import glob
 import os
 import signal
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,22 +13,13 @@ from typing import Annotated
 
 import typer
 
-from memcli import api, transfer
-from memcli.cli._app import (
-    MAX_BYTES_LIMIT,
-    GraphOpt,
-    JsonOpt,
-    command,
-    err_console,
-    graph_name,
-    open_store,
-)
+from memcli.cli._app import MAX_BYTES_LIMIT, command, err_console, open_store
+from memcli.cli._options import GraphOpt, JsonOpt, graph_name
 from memcli.cli.ingest_cmd import print_ingest_report
 from memcli.errors import MemcliError, UsageError
-from memcli.sources import SourceText, expand
 
 
-@command("export")
+@command
 def export(
     graph: GraphOpt,
     fmt: Annotated[
@@ -46,6 +36,8 @@ def export(
     then derives the same observations. A file given with --output is written whole or
     not at all, readable only by you.
     """
+    from memcli import transfer
+
     if fmt not in transfer.FORMATS:
         raise UsageError(f"unknown format {fmt!r}: use {', '.join(transfer.FORMATS)}")
     if output is not None and output.is_dir():
@@ -128,6 +120,8 @@ def _write_atomically(path: Path, lines: Iterable[tuple[str, int]]) -> tuple[int
 
     A write that fails (disk full, file size limit) removes the temporary file and
     leaves ``path`` as it was."""
+    import tempfile
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _sweep_stale(path)
@@ -157,7 +151,7 @@ def _write_atomically(path: Path, lines: Iterable[tuple[str, int]]) -> tuple[int
     return episodes, facts
 
 
-@command("import")
+@command
 def import_(
     file: Annotated[str, typer.Argument(metavar="FILE", help="A memcli export (JSONL), or '-'.")],
     graph: Annotated[
@@ -189,6 +183,9 @@ def import_(
     Facts in the file are stored as given, without extraction; episodes already present
     are skipped, so importing twice adds nothing. Exit 1 if any record failed.
     """
+    from memcli import api, transfer
+    from memcli.sources import SourceText, expand
+
     items = list(expand([file], limit=max_bytes))
     fmt = next(
         (transfer.import_format(i.text) for i in items if isinstance(i, SourceText)), "jsonl"

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from memcli import api
-from memcli.cli._app import SQL_INT_MAX, GraphOpt, command, err_console, open_store, write_out
+from memcli.cli._app import command, err_console, open_store, write_out
+from memcli.cli._options import SQL_INT_MAX, GraphOpt
 from memcli.errors import UsageError
 from memcli.visualize import AUTO_TOP, AUTO_TOP_NODES, DEFAULT_FAN, collapse, render, select
 
@@ -32,7 +32,7 @@ def emit(text: str, output: Path | None) -> None:
     err_console().print(f"Wrote {output} ({len(text.encode()):,} bytes)", markup=False)
 
 
-@command("visualize")
+@command
 def visualize(
     graph: GraphOpt,
     fmt: Annotated[
@@ -92,6 +92,8 @@ def visualize(
     fans are folded, and Mermaid output is trimmed to the 500 edges Mermaid will draw.
     What was left out is said on stderr and in the picture.
     """
+    from memcli import api
+
     with open_store(create=False) as store:
         picture = api.dependency_picture(store, graph)
     if not picture.nodes:

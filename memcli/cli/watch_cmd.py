@@ -11,12 +11,12 @@ from typing import Annotated
 
 import typer
 
-from memcli.cli._app import command, err_console, graph_name, open_store
+from memcli.cli._app import command, err_console, open_store
+from memcli.cli._options import graph_name
 from memcli.cli.ingest_cmd import parse_duration
-from memcli.watch import Watcher
 
 
-@command("watch")
+@command
 def watch(
     inbox: Annotated[Path, typer.Argument(help="Folder that update files are dropped into.")],
     graph: Annotated[
@@ -51,6 +51,8 @@ def watch(
     to stderr. Each file is read once (by path, size and time; a changed file is read
     again). Ctrl-C or SIGTERM stops it cleanly after the current file: exit 0.
     """
+    from memcli.watch import Watcher
+
     quiet_for = parse_duration(settle, "--settle")
     every = parse_duration(interval, "--interval", zero=False)
     console = err_console()

@@ -16,6 +16,16 @@ the update (the author may stand for "I").
 ``rules`` extraction still runs: in ``auto`` mode its facts are a floor (the stored facts
 are the union, deduplicated), and whenever the model cannot be used the episode is
 stored with the rules' facts and marked pending.
+
+``auto`` mode also pays for itself: the rules reader runs first, and only the sentences
+it flags as worth a model's time (a dependency, ownership or completion cue, yet no fact:
+``SentenceTrace.cue and not SentenceTrace.facts``) go to the model. An update with no
+such sentence costs no call at all. Otherwise the model sees an excerpt (see
+:func:`excerpt`): each flagged sentence after the sentence before it, so "that work" or
+"it" can be resolved, with the author's name as before and ``[...]`` where text was left
+out; it keeps only the facts it read from the flagged sentences (the rules already read
+the context ones). ``llm`` mode sends the whole update. The cache is keyed by the
+messages sent, so an excerpt and a whole update never share an answer.
 """
 
 from __future__ import annotations
@@ -35,6 +45,7 @@ from memcli.models import (
     ExtractedFact,
     Extraction,
     Relation,
+    SentenceTrace,
 )
 from memcli.readers import to_utc
 from memcli.resolve import display_name, normalize
@@ -234,18 +245,69 @@ def union(first: list[ExtractedFact], second: list[ExtractedFact]) -> list[Extra
 
 
 _UPDATE_TAG = re.compile(r"</?\s*update\s*>", re.IGNORECASE)
+GAP = "[...]"
+PARTIAL_NOTE = (
+    "Only part of the update is shown: the sentences still to be read, each after the "
+    f"sentence before it for context; {GAP} marks text left out."
+)
 
 
-def messages(text: str, author: str | None) -> list[dict[str, str]]:
-    """The episode, delimited; a delimiter inside the text is defused."""
+def messages(text: str, author: str | None, *, partial: bool = False) -> list[dict[str, str]]:
+    """The episode, delimited; a delimiter inside the text is defused. ``partial``: the
+    text is an :func:`excerpt`, and the model is told so."""
     body = _UPDATE_TAG.sub(lambda m: m.group(0).replace("<", "&lt;"), text)
+    note = f"{PARTIAL_NOTE}\n\n" if partial else ""
     return [
         {"role": "system", "content": SYSTEM},
         {
             "role": "user",
-            "content": f"Author: {author or 'unknown'}\n\n<update>\n{body}\n</update>",
+            "content": f"Author: {author or 'unknown'}\n\n{note}<update>\n{body}\n</update>",
         },
     ]
+
+
+def flagged(trace: list[SentenceTrace]) -> list[int]:
+    """Indexes of the sentences the rules reader could not read although they use a
+    dependency, ownership or completion word: the only ones ``auto`` asks a model about."""
+    return [i for i, t in enumerate(trace) if t.cue and t.facts == 0]
+
+
+def excerpt(trace: list[SentenceTrace], picked: list[int]) -> tuple[str, int]:
+    """The text ``auto`` sends, and how many sentences it holds. Pure.
+
+    Each picked sentence comes after the one before it (the likeliest place for what
+    "it", "she" or "that work" refers to; the author's name is sent separately), in the
+    update's order, one per line, with :data:`GAP` wherever sentences were left out.
+
+    >>> t = [SentenceTrace(s) for s in ("A ships.", "B owns it.", "C waits.", "D is late.")]
+    >>> print(excerpt(t, [2])[0])
+    [...]
+    B owns it.
+    C waits.
+    [...]
+    """
+    keep = sorted({j for i in picked for j in (i - 1, i) if j >= 0})
+    lines: list[str] = []
+    last = -1
+    for j in keep:
+        if j != last + 1:
+            lines.append(GAP)
+        lines.append(trace[j].sentence)
+        last = j
+    if keep and last != len(trace) - 1:
+        lines.append(GAP)
+    return "\n".join(lines), len(keep)
+
+
+def _from_any(facts: list[ExtractedFact], sentences: list[str]) -> list[ExtractedFact]:
+    """The facts whose sentence is (part of) one of ``sentences``."""
+    keys = [normalize(s) for s in sentences]
+    out = []
+    for f in facts:
+        key = normalize(f.sentence)
+        if any(_mentions(k, key) or _mentions(key, k) for k in keys):
+            out.append(f)
+    return out
 
 
 class LLMExtractor:
@@ -257,34 +319,59 @@ class LLMExtractor:
         self.name = f"{'auto' if floor else 'llm'}:{llm.model}"
         self._answers: dict[str, Answer] = {}
 
-    def _ask(self, text: str, author: str | None) -> Ask:
+    def _plan(self, text: str, author: str | None) -> tuple[Extraction, Ask | None, list[str], int]:
+        """The rules' reading, the question for the model (None: no call needed), the
+        sentences whose model facts count (empty: all of them) and how many were sent."""
+        rules = rules_extract(text, author)
+        if not self.floor:
+            return rules, self._ask(text, author, partial=False), [], len(rules.trace)
+        picked = flagged(rules.trace)
+        if not picked:
+            return rules, None, [], 0
+        part, sent = excerpt(rules.trace, picked)
+        return (
+            rules,
+            self._ask(part, author, partial=True),
+            [rules.trace[i].sentence for i in picked],
+            sent,
+        )
+
+    def _ask(self, text: str, author: str | None, *, partial: bool) -> Ask:
         return Ask(
             prompt_version=PROMPT_VERSION,
-            messages=messages(text, author),
+            messages=messages(text, author, partial=partial),
             response_model=ExtractionOut,
             context={"text": text, "author": author},
         )
 
     def prepare(self, items: list[tuple[str, str | None]]) -> None:
-        """Ask for every episode at once (cache first, then concurrent calls)."""
+        """Ask for every episode that needs it at once (cache first, then concurrent calls)."""
         asks: dict[str, Ask] = {}
         for text, author in items:
-            ask = self._ask(text, author)
-            asks.setdefault(ask.content_hash(), ask)
+            ask = self._plan(text, author)[1]
+            if ask is not None:
+                asks.setdefault(ask.content_hash(), ask)
         todo = [a for h, a in asks.items() if h not in self._answers]
         for ask, answer in zip(todo, self.llm.ask_many(todo), strict=True):
             self._answers[ask.content_hash()] = answer
 
     def __call__(self, text: str, author: str | None) -> Extraction:
-        rules = rules_extract(text, author)
-        ask = self._ask(text, author)
+        rules, ask, only, sent = self._plan(text, author)
+        self.llm.usage.add(sentences_total=len(rules.trace))
+        if ask is None:
+            self.llm.usage.add(updates_skipped=1)
+            return Extraction(facts=rules.facts, unparsed=rules.unparsed)
         answer = self._answers.pop(ask.content_hash(), None) or self.llm.ask(ask)
+        if not answer.cached:
+            self.llm.usage.add(sentences_sent=sent)
         if not answer.ok:
             return Extraction(facts=rules.facts, unparsed=rules.unparsed, status="pending")
         assert isinstance(answer.value, ExtractionOut)
         if not answer.cached:
             self.llm.usage.add(dropped_facts=len(answer.context.get("dropped", [])))
         found = to_facts(answer.value)
+        if only:
+            found = _from_any(found, only)
         facts = union(rules.facts, found) if self.floor else found
         read = [normalize(f.sentence) for f in found]
         unparsed = [

@@ -76,6 +76,14 @@ class ReadsMixin(StoreBase):
         sql = "SELECT id, name, type, norm FROM entities WHERE id IN ({marks})"
         return {r["id"]: r for r in self.rows_in(sql, ids)}
 
+    def episode_text(self, episode_id: int) -> dict[str, Any] | None:
+        """One episode's stored content and author (what ``memcli explain`` re-reads)."""
+        rows = self.rows(
+            "SELECT id, author, source, occurred_at, content FROM episodes WHERE id = ?",
+            [episode_id],
+        )
+        return rows[0] if rows else None
+
     def episodes_by_id(self, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
         sql = "SELECT id, author, occurred_at, source FROM episodes WHERE id IN ({marks})"
         return {r["id"]: r for r in self.rows_in(sql, ids)}

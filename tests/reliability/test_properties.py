@@ -15,13 +15,21 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from memcli.errors import InputError
+from memcli.extract.core import core_cues
+from memcli.extract.lexicon import TYPOS
 from memcli.extract.rules import extract
 from memcli.readers import content_hash, parse_document
 
-RULES_SOURCE = (Path(__file__).resolve().parents[2] / "memcli" / "extract" / "rules.py").read_text()
-# Every word the extractor's source mentions (keywords, stop words, names it knows):
-# random words avoiding all of them state no relation the rules could read.
-KNOWN_WORDS = {w.lower() for w in re.findall(r"[A-Za-z]+", RULES_SOURCE)}
+EXTRACT_DIR = Path(__file__).resolve().parents[2] / "memcli" / "extract"
+RULES_SOURCE = "\n".join(p.read_text() for p in sorted(EXTRACT_DIR.glob("*.py")))
+# Every word the extractor mentions (keywords, stop words, names it knows) and every
+# word of its generated lexicon (inflections, typo variants): random words avoiding all
+# of them state no relation the reader could read.
+KNOWN_WORDS = (
+    {w.lower() for w in re.findall(r"[A-Za-z]+", RULES_SOURCE)}
+    | {w for cue in core_cues() for w in re.findall(r"[a-z]+", cue)}
+    | set(TYPOS)
+)
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

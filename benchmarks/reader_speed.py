@@ -1,0 +1,72 @@
+"""Sentences per second of the rules reader, beside a yardstick, in the same run.
+
+The texts are the blind evaluation corpus when it is present (``benchmarks/corpus/
+dev.jsonl``: real-looking updates in five styles), else the Markdown updates under
+``sample_data/``. Each update is read whole, as ingest does, and the rate counts the
+sentences the reader traced. The yardstick is the cheapest possible reader: one compiled
+regex search per sentence. The ratio between the two travels between machines better
+than either figure alone.
+
+Run::
+
+    python benchmarks/reader_speed.py            # prints both rates
+    python benchmarks/reader_speed.py --repeat 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import time
+from pathlib import Path
+
+from memcli.extract.rules import extract
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def updates() -> list[tuple[str, str | None]]:
+    """(text, author) pairs to read: the dev corpus if present, else the sample data."""
+    dev = ROOT / "benchmarks" / "corpus" / "dev.jsonl"
+    if dev.exists():
+        rows = [json.loads(line) for line in dev.read_text(encoding="utf-8").splitlines() if line]
+        return [(r["text"], r.get("author")) for r in rows]
+    out: list[tuple[str, str | None]] = []
+    for path in sorted((ROOT / "sample_data").rglob("*.md")):
+        body = path.read_text(encoding="utf-8").split("---", 2)[-1]
+        author = path.stem.split("-")[-1].capitalize()
+        out.append((body, author))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=10, help="passes over the texts")
+    args = parser.parse_args()
+    texts = updates()
+    sentences = [t.sentence for text, author in texts for t in extract(text, author).trace]
+    yard = re.compile(r"\b(?:blocked|waiting|owns|shipped)\b", re.IGNORECASE)
+
+    start = time.perf_counter()
+    for _ in range(args.repeat):
+        for sentence in sentences:
+            yard.search(sentence)
+    yard_rate = len(sentences) * args.repeat / (time.perf_counter() - start)
+
+    start, cpu = time.perf_counter(), time.process_time()
+    for _ in range(args.repeat):
+        for text, author in texts:
+            extract(text, author)
+    rate = len(sentences) * args.repeat / (time.perf_counter() - start)
+    cpu_rate = len(sentences) * args.repeat / (time.process_time() - cpu)
+
+    print(f"updates: {len(texts)}  sentences: {len(sentences)}  passes: {args.repeat}")
+    print(f"reader     {rate:12,.0f} sentences/s  ({1e6 / rate:7.1f} us/sentence)")
+    print(f"reader CPU {cpu_rate:12,.0f} sentences/s  (process time: steadier on a busy machine)")
+    print(f"yardstick  {yard_rate:12,.0f} sentences/s  ({1e6 / yard_rate:7.1f} us/sentence)")
+    print(f"ratio      {yard_rate / rate:12.1f}x slower than one regex search")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+"""Start-up cost of the CLI, beside a bare interpreter start measured in the same run.
+
+Every agent call and every shell pipeline starts a new memcli process, so what
+``import memcli.cli`` costs is paid on every command. This prints, as medians of
+``--runs`` runs:
+
+* a bare interpreter start (``python -c pass``): the yardstick, the floor any Python CLI
+  pays on this machine right now;
+* ``import memcli.cli`` (wall time of the process, and the cumulative figure
+  ``python -X importtime`` reports for the module);
+* ``memcli --help``;
+* with ``--size N`` (default 10,000; 0 skips it): ``memcli observations --json`` on an
+  analyzed store of N generated updates (built once under ``out/``, from JSONL with
+  given facts, so building it is quick).
+
+Targets (issue 13): ``import memcli.cli`` <= 60 ms, ``observations --json`` <= 120 ms wall
+at 10k updates.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+sys.path.insert(0, str(HERE))
+
+
+def memcli_command() -> list[str]:
+    """The installed ``memcli`` script beside this interpreter (what a user runs), else
+    ``python -m memcli``."""
+    script = Path(sys.executable).parent / "memcli"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "memcli"]
+
+
+def wall(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) one process takes from start to exit. CPU time (user
+    + system) is the steadier figure on a machine other work is using."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed")
+    return elapsed, usage.ru_utime + usage.ru_stime
+
+
+def import_time_ms() -> float:
+    """``-X importtime``'s cumulative microseconds for memcli.cli, in ms."""
+    run = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import memcli.cli"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    for line in run.stderr.splitlines():
+        m = re.match(r"import time:\s+\d+ \|\s+(\d+) \| memcli\.cli$", line)
+        if m:
+            return int(m.group(1)) / 1000
+    raise RuntimeError("memcli.cli not in -X importtime output")
+
+
+def medians_ms(fn: Callable[[], tuple[float, float]], runs: int) -> tuple[float, float]:
+    """Median wall and CPU milliseconds over ``runs`` runs (after one warm-up run)."""
+    fn()  # warm the file cache
+    samples = [fn() for _ in range(runs)]
+    return (
+        statistics.median(w for w, _ in samples) * 1000,
+        statistics.median(c for _, c in samples) * 1000,
+    )
+
+
+def store(n: int) -> Path:
+    """An analyzed store of ``n`` generated updates (JSONL with given facts)."""
+    from generate import cached
+    from perf import scale_config
+
+    db = OUT / "db" / f"startup-{n}.db"
+    if db.exists():
+        return db
+    db.parent.mkdir(parents=True, exist_ok=True)
+    corpus = cached(scale_config(n), OUT / f"scale-{n}", ("facts",))
+    memcli = [*memcli_command(), "--db", str(db)]
+    print(f"building {db} from {corpus / 'facts'} ...", file=sys.stderr, flush=True)
+    subprocess.run([*memcli, "ingest", str(corpus / "facts"), "--quiet"], check=True)
+    subprocess.run([*memcli, "analyze"], check=True, stdout=subprocess.DEVNULL)
+    return db
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--runs", type=int, default=15, help="runs per figure (median)")
+    p.add_argument("--size", type=int, default=10000, help="updates in the read store (0: skip)")
+    args = p.parse_args(argv)
+    py = sys.executable
+    env = {**os.environ, "NO_COLOR": "1"}
+    memcli = memcli_command()
+    rows: list[tuple[str, tuple[float, float] | float]] = [
+        (
+            "bare interpreter (python -c pass)",
+            medians_ms(lambda: wall([py, "-c", "pass"]), args.runs),
+        ),
+        (
+            "import memcli.cli (whole process)",
+            medians_ms(lambda: wall([py, "-c", "import memcli.cli"]), args.runs),
+        ),
+        (
+            "import memcli.cli (-X importtime, cumulative)",
+            statistics.median(times := [import_time_ms() for _ in range(args.runs)]),
+        ),
+        # On a busy machine the fastest run is the closest to the intrinsic cost.
+        ("import memcli.cli (-X importtime, fastest run)", min(times)),
+        ("memcli --help", medians_ms(lambda: wall([*memcli, "--help"], env), args.runs)),
+    ]
+    if args.size:
+        db = store(args.size)
+        cmd = [*memcli, "--db", str(db), "observations", "--json"]
+        rows.append(
+            (
+                f"memcli observations --json ({args.size:,} updates)",
+                medians_ms(lambda: wall(cmd, env), args.runs),
+            )
+        )
+    width = max(len(name) for name, _ in rows)
+    load = os.getloadavg()[0]
+    print(
+        f"{'figure':<{width}}  wall ms   CPU ms   (medians of {args.runs} runs; "
+        f"{os.cpu_count()} cores, load average {load:.1f})"
+    )
+    for name, value in rows:
+        if isinstance(value, tuple):
+            print(f"{name:<{width}}  {value[0]:7.1f}  {value[1]:7.1f}")
+        else:
+            print(f"{name:<{width}}  {value:7.1f}        -")
+
+
+if __name__ == "__main__":
+    main()

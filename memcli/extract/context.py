@@ -1,0 +1,615 @@
+"""Discourse context: who "I", "she", "they", "it" and "that work" are.
+
+``_Reader`` reads one update sentence by sentence and carries what later sentences
+need: the author, the current topic work item, the last person and team named, each
+owner's current work item, what each item waits on. Its relation handlers turn a
+frame's raw argument text into typed facts (via ``memcli.extract.phrases``) and apply
+the author rules of the README contract. The state lives for one ``extract`` call.
+
+``Minutes`` recognises meeting minutes (an attendance line, or action items) and the
+speaker of each line: the speaker stands where the author stands, and the note-taker is
+a scribe who owns and completes nothing by default.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from memcli.extract.phrases import (
+    _ACRONYM,
+    _AGENT_SPLIT,
+    _BEFORE_START,
+    _FIRST_PERSON,
+    _FOR_TAIL,
+    _ITEM_SPLIT,
+    _LEADING_ARTICLE,
+    _MEMBER_OF,
+    _NON_NAMES,
+    _NOUN_SUFFIXES,
+    _ON_STOPLIST,
+    _PLURAL_PERSON,
+    _PRONOUNS,
+    _REFS,
+    _SELF_GROUPS,
+    _THIRD_PERSON,
+    _agent_shaped,
+    _is_team,
+    _name_like,
+    _name_token,
+    _parse_phrase,
+    _Phrase,
+    _split_waiters,
+    _trim,
+    _valid_core,
+)
+from memcli.models import RELATION_TYPES, EntityRef, EntityType, Relation
+
+PERSON = EntityType.PERSON
+TEAM = EntityType.TEAM
+ITEM = EntityType.WORK_ITEM
+
+# --------------------------------------------------------------------------------------
+# Per-text reading state
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Draft:
+    """A fact before dedupe; ``tentative`` marks rule-1 author ownership."""
+
+    source: EntityRef
+    relation: Relation
+    target: EntityRef
+    sentence: str
+    tentative: bool = False
+
+
+@dataclass(slots=True)
+class _Outcome:
+    """What one pattern read from one clause, and the context it updates."""
+
+    drafts: list[_Draft] = field(default_factory=list)
+    items: list[EntityRef] = field(default_factory=list)
+    people: list[EntityRef] = field(default_factory=list)
+    teams: list[EntityRef] = field(default_factory=list)
+    current: list[tuple[str, EntityRef]] = field(default_factory=list)
+    frame: str = ""  # the frame that read the clause, for the trace
+
+
+_LINK_STOP = frozenset("the a an our my their his her its this that new for of on to in".split())
+
+
+def _content_words(name: str) -> frozenset[str]:
+    return frozenset(w for w in name.lower().split() if w not in _LINK_STOP)
+
+
+def _key(ref: EntityRef) -> str:
+    """Case-insensitive identity of an entity inside one text."""
+    return f"{ref.type}:{ref.name.casefold()}"
+
+
+class _Reader:
+    """Reads one text sentence by sentence, carrying the context rules need.
+
+    The state lives only for one ``extract`` call; nothing module-level is mutated.
+    """
+
+    def __init__(self, text: str, author: str | None) -> None:
+        self.author = author.strip() if author and author.strip() else None
+        self.lower_words = frozenset(
+            w for w in re.findall(r"[A-Za-z][A-Za-z'-]*", text) if w == w.lower()
+        )
+        self.last_item: EntityRef | None = None
+        self.last_person: EntityRef | None = None
+        self.last_team: EntityRef | None = None
+        self.current: dict[str, EntityRef] = {}
+        self.waits: dict[str, list[EntityRef]] = {}
+        self.owner_of: dict[str, EntityRef] = {}
+        self.sentence = ""
+        self.subject: str | None = None
+        self.addressee: str | None = None  # "@mehmet you keep X": you is Mehmet
+        self.recent_done: str | None = None  # the last item reported done
+        self.known: list[EntityRef] = []  # work items named so far, oldest first
+        self.line = -1  # the line being read, and the "Heading:" that opened it
+        self.line_topic: str | None = None
+
+    # -- entity resolution -------------------------------------------------------------
+
+    @property
+    def author_ref(self) -> EntityRef | None:
+        """The author as a person, when known."""
+        return EntityRef(self.author, PERSON) if self.author else None
+
+    @property
+    def self_key(self) -> str:
+        """Key under which the author's current work item is kept ('' when anonymous)."""
+        return _key(self.author_ref) if self.author_ref else ""
+
+    def _is_author(self, name: str) -> bool:
+        if not self.author:
+            return False
+        low, author = name.casefold(), self.author.casefold()
+        return low == author or low == author.split()[0]
+
+    def _pronoun(self, low: str) -> EntityRef | None:
+        """Resolve a personal pronoun (or 'the team') to an entity, or None."""
+        if low in _FIRST_PERSON or low in _SELF_GROUPS:
+            return self.author_ref
+        if low in _THIRD_PERSON:
+            return self.last_person or self.author_ref
+        if low in _PLURAL_PERSON:
+            return self.last_team or self.author_ref
+        if low == "you" and self.addressee:
+            return EntityRef(self.addressee, PERSON)
+        return None
+
+    def _person_like(self, core: str) -> bool:
+        """Single capitalised name-shaped word never written in lowercase in this text."""
+        return _name_like(core) and core.lower() not in self.lower_words
+
+    def agent(self, raw: str, out: _Outcome, *, loose: bool = False) -> EntityRef | None:
+        """Resolve a phrase in a person-or-team slot (owner, doer)."""
+        core = _trim(raw)
+        low = core.lower()
+        if low in _FIRST_PERSON | _THIRD_PERSON | _PLURAL_PERSON | _SELF_GROUPS or (
+            low == "you" and self.addressee
+        ):
+            return self._pronoun(low)
+        core = _trim(_LEADING_ARTICLE.sub("", core, count=1))
+        if (m := _MEMBER_OF.fullmatch(core)) and _agent_shaped(m["who"], strict=True):
+            core = _trim(m["who"])  # "Dana from the identity team" is Dana
+        if not _valid_core(core) and not _is_team(core):
+            return None
+        ref: EntityRef | None = None
+        tokens = core.split()
+        if _is_team(core):
+            ref = EntityRef(core, TEAM)
+        elif self._is_author(core):
+            return self.author_ref
+        elif len(tokens) == 1 and _name_like(core):
+            ref = EntityRef(core, PERSON)
+        elif len(tokens) == 1 and _ACRONYM.fullmatch(core) and low not in _NON_NAMES:
+            ref = EntityRef(core, TEAM)
+        elif (
+            loose
+            and len(tokens) == 1
+            and _name_token(core, loose=True)
+            and low not in _NON_NAMES
+            and not low.endswith(_NOUN_SUFFIXES)
+        ):
+            ref = EntityRef(core, PERSON)
+        elif len(tokens) in (2, 3) and all(_name_like(t) for t in tokens):
+            ref = EntityRef(core, PERSON)
+        if ref is not None:
+            (out.teams if ref.type is TEAM else out.people).append(ref)
+        return ref
+
+    def agents(self, raw: str, out: _Outcome, *, loose: bool = False) -> list[EntityRef] | None:
+        """Resolve a list of owners/doers ('Alice and Bob'); None if any part fails."""
+        refs = [self.agent(part, out, loose=loose) for part in _AGENT_SPLIT.split(_trim(raw))]
+        if not refs or any(r is None for r in refs):
+            return None
+        return [r for r in refs if r is not None]
+
+    def _ref_item(self, core: str) -> EntityRef | None:
+        return self.last_item if core.lower() in _REFS else None
+
+    def item(self, phrase: _Phrase, out: _Outcome) -> EntityRef | None:
+        """Resolve a phrase in a work-item slot; people, teams and junk are rejected."""
+        core, low = phrase.core, phrase.core.lower()
+        if low in _REFS:
+            ref = self.last_item
+        elif (
+            low in _PRONOUNS
+            or low in _SELF_GROUPS
+            or _is_team(core)
+            or self._is_author(core)
+            or self._person_like(core)
+            or not _valid_core(core)
+        ):
+            return None
+        else:
+            ref = self._earlier(core) or EntityRef(core, ITEM)
+        if ref is not None:
+            out.items.append(ref)
+        return ref
+
+    def _earlier(self, core: str) -> EntityRef | None:
+        """A longer name this update used before for the same item: "health checks" after
+        "gRPC health checks for the gateway", "vpc terraform" after "terraform for the new
+        vpc". A short definite mention refers back to the fuller one."""
+        words = _content_words(core)
+        if not words:
+            return None
+        for ref in reversed(self.known):
+            known = _content_words(ref.name)
+            if words < known and len(known) <= len(words) + 3:
+                return ref
+        return None
+
+    def any_entity(self, phrase: _Phrase, out: _Outcome) -> EntityRef | None:
+        """Resolve a phrase in a slot that takes a person, team or work item."""
+        core, low = phrase.core, phrase.core.lower()
+        if low in _REFS:
+            return self.item(phrase, out)
+        if low in _FIRST_PERSON | _THIRD_PERSON | _PLURAL_PERSON | _SELF_GROUPS or (
+            low == "you" and self.addressee
+        ):
+            return self._pronoun(low)
+        if _is_team(core) or self._is_author(core) or self._person_like(core):
+            return self.agent(core, out)
+        return self.item(phrase, out)
+
+    def owners_of(self, phrase: _Phrase, item: EntityRef, out: _Outcome) -> bool:
+        """Emit the ownership a noun phrase states about itself; True if it had any."""
+        found = False
+        for owner_raw in phrase.owners:
+            owner = self.agent(owner_raw, out, loose=True)
+            if owner is not None:
+                self.draft(out, owner, Relation.OWNS, item)
+                found = True
+        return found
+
+    def items(
+        self, raw: str, out: _Outcome, *, target: bool = True, from_owner: bool = True
+    ) -> list[tuple[EntityRef, _Phrase]] | None:
+        """Resolve a list of work items ('X and the Y'); None if any part fails."""
+        result: list[tuple[EntityRef, _Phrase]] = []
+        for part in _ITEM_SPLIT.split(_trim(raw)):
+            phrase = _parse_phrase(part, target=target, from_owner=from_owner)
+            ref = self.item(phrase, out)
+            if ref is None:
+                return None
+            result.append((ref, phrase))
+        return result or None
+
+    # -- drafting ----------------------------------------------------------------------
+
+    def draft(
+        self,
+        out: _Outcome,
+        source: EntityRef,
+        relation: Relation,
+        target: EntityRef,
+        *,
+        tentative: bool = False,
+    ) -> None:
+        """Add a fact if its endpoint types are allowed and it is not a self-loop."""
+        sources, targets = RELATION_TYPES[relation]
+        if source.type not in sources or target.type not in targets:
+            return
+        if _key(source) == _key(target):
+            return
+        out.drafts.append(_Draft(source, relation, target, self.sentence, tentative))
+
+    def claim_item(self, item: EntityRef, phrase: _Phrase | None, out: _Outcome) -> None:
+        """Rules 1 and 2: a reported blocked item is its owner's (default: author's)
+        current work item, and the author owns it unless someone else is named."""
+        owner_key = self.self_key
+        if phrase is not None and phrase.owners:
+            before = len(out.drafts)
+            self.owners_of(phrase, item, out)
+            owned = [d.source for d in out.drafts[before:] if d.relation is Relation.OWNS]
+            if owned:
+                owner_key = _key(owned[0])
+        elif _key(item) in self.owner_of:
+            owner_key = _key(self.owner_of[_key(item)])
+        elif self.author_ref is not None:
+            self.draft(out, self.author_ref, Relation.OWNS, item, tentative=True)
+        out.current.append((owner_key, item))
+
+    def self_source(self) -> EntityRef | None:
+        """Implied or first-person waiter: the author's current work item, else the author."""
+        return self.current.get(self.self_key) or self.author_ref
+
+    def waiter(
+        self, raw: str | None, out: _Outcome
+    ) -> list[tuple[EntityRef, _Phrase | None, bool]] | None:
+        """Resolve the waiting side of a blocker sentence.
+
+        Returns (entity, phrase, is_agent) triples; agents are mapped to their current
+        work item later, once the "for the Z" tail of the blocker has been read.
+        """
+        if raw is None:
+            ref = self.self_source()
+            return [(ref, None, ref.type is not ITEM)] if ref else None
+        result: list[tuple[EntityRef, _Phrase | None, bool]] = []
+        for part in _split_waiters(raw):
+            phrase = _parse_phrase(part, target=False)
+            low = phrase.core.lower()
+            if not self.author and (low in _FIRST_PERSON or low in _SELF_GROUPS):
+                ref = self.current.get("")
+            else:
+                ref = self.any_entity(phrase, out)
+            if ref is None:
+                return None
+            result.append((ref, phrase, ref.type is not ITEM))
+        return result
+
+    def resolve_waiters(
+        self,
+        waiters: list[tuple[EntityRef, _Phrase | None, bool]],
+        waiting_items: list[EntityRef],
+        out: _Outcome,
+        *,
+        claim: bool,
+    ) -> list[EntityRef]:
+        """Map people/teams to the item they wait for (rule 2) and claim items (rule 1)."""
+        sources: list[EntityRef] = []
+        for ref, phrase, is_agent in waiters:
+            if is_agent and waiting_items:
+                for z in waiting_items:
+                    self.draft(out, ref, Relation.OWNS, z, tentative=True)
+                    out.current.append((_key(ref), z))
+                    sources.append(z)
+            elif is_agent:
+                sources.append(self.current.get(_key(ref), ref))
+            else:
+                if claim:
+                    self.claim_item(ref, phrase, out)
+                elif phrase is not None:
+                    self.owners_of(phrase, ref, out)
+                sources.append(ref)
+        return sources
+
+    # -- relation handlers -------------------------------------------------------------
+
+    def blocked(
+        self, src_raw: str | None, tgt_raw: str, waiting_raw: str | None = None
+    ) -> _Outcome | None:
+        """``src_raw`` waits on ``tgt_raw`` (None: the author/current work item).
+
+        ``waiting_raw`` (or a "for the Z" tail when the waiter is a person or team)
+        names the work item that actually waits.
+        """
+        out = _Outcome()
+        waiters = self.waiter(src_raw, out)
+        if not waiters:
+            return None
+        tgt_raw = _trim(tgt_raw)
+        if waiting_raw is None and any(is_agent for _, _, is_agent in waiters):
+            if m := _FOR_TAIL.fullmatch(tgt_raw) or _BEFORE_START.fullmatch(tgt_raw):
+                tgt_raw, waiting_raw = m["head"], m["z"]
+        targets = self.items(tgt_raw, out)
+        if targets is None:
+            return None
+        waiting_items: list[EntityRef] = []
+        if waiting_raw is not None:
+            found = self.items(waiting_raw, out, target=False, from_owner=False)
+            if found is None:
+                return None
+            for z, phrase in found:
+                self.owners_of(phrase, z, out)
+                waiting_items.append(z)
+        sources = self.resolve_waiters(waiters, waiting_items, out, claim=True)
+        for target, phrase in targets:
+            self.owners_of(phrase, target, out)
+            for source in sources:
+                self.draft(out, source, Relation.BLOCKED_BY, target)
+        return out
+
+    def stalled(self, src_raw: str) -> _Outcome | None:
+        """``src_raw`` is blocked/stalled with no blocker named yet."""
+        out = _Outcome()
+        waiters = self.waiter(src_raw, out)
+        if not waiters:
+            return None
+        self.resolve_waiters(waiters, [], out, claim=True)
+        return out
+
+    def unblocked(self, src_raw: str | None, tgt_raw: str | None) -> _Outcome | None:
+        """``src_raw`` no longer waits on ``tgt_raw`` (or on what it waited on earlier)."""
+        out = _Outcome()
+        waiters = self.waiter(src_raw, out)
+        if not waiters:
+            return None
+        sources = self.resolve_waiters(waiters, [], out, claim=False)
+        if tgt_raw is None:
+            for source in sources:
+                if not self.waits.get(_key(source)) and src_raw and src_raw.lower() in _REFS:
+                    source = self.current.get(self.self_key, source)  # "it's unblocked"
+                for target in self.waits.get(_key(source), []):
+                    self.draft(out, source, Relation.UNBLOCKED_FROM, target)
+            return out
+        targets = self.items(tgt_raw, out)
+        if targets is None:
+            return None
+        for target, phrase in targets:
+            self.owners_of(phrase, target, out)
+            for source in sources:
+                self.draft(out, source, Relation.UNBLOCKED_FROM, target)
+        return out
+
+    def owns(self, owner_raw: str | None, item_raw: str | None) -> _Outcome | None:
+        """``owner_raw`` (None: the author) owns ``item_raw`` (None: the last work item)."""
+        out = _Outcome()
+        if owner_raw is None:
+            owners = [self.author_ref] if self.author_ref else None
+        else:
+            owners = self.agents(owner_raw, out, loose=True)
+        if item_raw is None:
+            targets = [(self.last_item, _Phrase("it"))] if self.last_item else None
+        else:
+            targets = self.items(item_raw, out, from_owner=False)
+        if not owners or not targets:
+            return None
+        for item, phrase in targets:
+            self.owners_of(phrase, item, out)
+            for owner in owners:
+                self.draft(out, owner, Relation.OWNS, item)
+        return out
+
+    def owns_on(self, owner_raw: str, item_raw: str) -> _Outcome | None:
+        """'X is on Y': ownership unless Y is hold/PTO/call...; 'bob is on it' is fine."""
+        phrase = _parse_phrase(item_raw)
+        low = phrase.core.lower()
+        if low.split()[0:1] and low.split()[0] in _ON_STOPLIST:
+            return None
+        if low not in _REFS and not _agent_shaped(_trim(owner_raw), strict=True):
+            return None
+        return self.owns(owner_raw, item_raw)
+
+    def completed(self, doer_raw: str | None, item_raw: str) -> _Outcome | None:
+        """``doer_raw`` finished ``item_raw``; no doer means the author, else the owner."""
+        out = _Outcome()
+        targets = self.items(item_raw, out)
+        if targets is None:
+            return None
+        doers: list[EntityRef] | None
+        if doer_raw is not None:
+            doers = self.agents(doer_raw, out, loose=True)
+            if doers is None:
+                return None
+        for item, phrase in targets:
+            had_owner = self.owners_of(phrase, item, out)
+            if doer_raw is None:
+                if self.author_ref:
+                    doers = [self.author_ref]
+                elif had_owner:
+                    doers = [d.source for d in out.drafts if d.target == item]
+                else:
+                    doers = []
+            for doer in doers or []:
+                self.draft(out, doer, Relation.COMPLETED, item)
+        return out
+
+    # -- reading -----------------------------------------------------------------------
+
+    def commit(self, out: _Outcome, clause: str) -> None:
+        """Fold a clause's outcome into the context used by later clauses."""
+        lowered = clause.lower()
+        for ref in out.items:
+            if ref.type is ITEM and ref not in self.known:
+                self.known.append(ref)
+        if out.items:
+            ranked = sorted(
+                enumerate(out.items),
+                key=lambda pair: (lowered.rfind(pair[1].name.lower()), pair[0]),
+            )
+            self.last_item = ranked[-1][1]
+        for owner_key, item in out.current:
+            self.current[owner_key] = item
+        for d in out.drafts:
+            if d.relation is Relation.OWNS and not d.tentative:
+                self.owner_of.setdefault(_key(d.target), d.source)
+            if d.relation is Relation.BLOCKED_BY:
+                waits = self.waits.setdefault(_key(d.source), [])
+                if d.target not in waits:
+                    waits.append(d.target)
+
+    def end_sentence(self, outcomes: Iterable[_Outcome]) -> None:
+        """People and teams named in this sentence become pronoun antecedents for the next."""
+        for out in outcomes:
+            for person in out.people:
+                if not self._is_author(person.name):
+                    self.last_person = person
+            for team in out.teams:
+                self.last_team = team
+
+
+# --------------------------------------------------------------------------------------
+# Meeting minutes: who is speaking
+# --------------------------------------------------------------------------------------
+
+_ROSTER = re.compile(
+    r"^\s*[*_]*(?:attendees|attending|present|participants|in attendance|people)[*_]*\s*:"
+    r"\s*(?P<names>.+)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_SCRIBE = re.compile(r"\b(?:notes?|scribe|minutes|note-?taker|taking notes)\b", re.IGNORECASE)
+_TITLES = frozenset("dr dr. mr mr. ms ms. mrs mrs. prof prof. pm vendor".split())
+_NAME_WORD = re.compile(r"[^\W\d_][\w'’.-]*\Z")
+_SPEAKER_COLON = re.compile(
+    r"(?P<who>[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*){0,2})\s*:\s*(?P<rest>.+)"
+)
+_SPEAKER_VERB = re.compile(
+    r"(?P<who>[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*){0,2})\s+(?:reported|reports|confirmed"
+    r"|confirms|said|says|noted|notes|mentioned|mentions|explained|shared|announced|stated"
+    r"|added|flagged|flags|told the group|updated|let us know)\s+(?:that\s+)?(?P<rest>.+)",
+    re.IGNORECASE,
+)
+
+
+_ACTION_LINE = re.compile(
+    r"^\W*(?:action(?:\s+items?)?|ai|todo)\s*(?::|-|–|—)\s*\S", re.IGNORECASE | re.MULTILINE
+)
+
+
+_COMMON = frozenset(
+    """not no the this that these those next done shipped status update blocked blockers
+    today yesterday risks decision action note notes root cause load release migration
+    go shipped finished completed owner owners cancelled heads summary we our they it""".split()
+)
+
+
+class Minutes:
+    """The roster of a meeting's minutes and who speaks on each line.
+
+    Minutes are recognised by an attendance line ("Attendees: Raj, Lena (notes)"). On a
+    line that opens with an attendee ("Raj: ...", "Raj reported that ...", "Raj took
+    over ..."), that attendee is the speaker: they stand where the author stands in an
+    ordinary update (first person, owner of what they report blocked, doer of completions
+    without a doer). The note-taker is a scribe: on a line with no speaker nobody takes
+    the author's place, so the scribe owns and completes nothing by default.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.full: dict[str, str] = {}
+        self.scribe: str | None = None
+        m = _ROSTER.search(text)
+        # Minutes without an attendance line still show themselves by action items.
+        self.open = m is None and _ACTION_LINE.search(text) is not None
+        self.active = m is not None or self.open
+        if m is None:
+            return
+        seen: dict[str, set[str]] = {}
+        for entry in re.split(r"\s*[,;]\s*|\s+and\s+", m["names"]):
+            scribe = bool(_SCRIBE.search(entry))
+            entry = re.sub(r"\([^)]*\)|\btaking notes\b|\(.*", " ", entry, flags=re.IGNORECASE)
+            words = [w for w in entry.split() if _NAME_WORD.match(w) and w[0].isupper()]
+            words = [w for w in words if w.lower() not in _TITLES and not w.isupper()]
+            if not words:
+                continue
+            name = " ".join(words[-3:])
+            if scribe:
+                self.scribe = name
+            for key in {name.lower(), *(w.lower() for w in words)}:
+                seen.setdefault(key, set()).add(name)
+        self.full = {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
+
+    def roster_line(self, sentence: str) -> bool:
+        """Whether the sentence is the attendance line itself."""
+        return self.active and _ROSTER.match(sentence) is not None
+
+    def who(self, words: str) -> str | None:
+        """The attendee a name refers to ("Raj", "Raj Patel", "Dr. Patel"), or None."""
+        tokens = [w for w in words.split() if w.lower() not in _TITLES]
+        if not tokens:
+            return None
+        if self.open:  # no roster: any name-shaped word that is not a common word
+            if all(_name_like(t) and t.lower() not in _COMMON for t in tokens):
+                return " ".join(tokens)
+            return None
+        return self.full.get(" ".join(tokens).lower()) or (
+            self.full.get(tokens[0].lower()) if len(tokens) == 1 else None
+        )
+
+    def speaker(self, sentence: str) -> tuple[str, str] | None:
+        """(speaker, what they said) for a line that opens with an attendee, else None.
+
+        "Raj: X is blocked" and "Raj reported that X is blocked" give ("Raj ...", "X is
+        blocked"); "Raj took over X" keeps the whole sentence, Raj being its subject.
+        """
+        if not self.active:
+            return None
+        for pattern in (_SPEAKER_COLON, _SPEAKER_VERB):
+            m = pattern.match(sentence)
+            if m is not None and (name := self.who(m["who"])) is not None:
+                return name, m["rest"]
+        words = sentence.split()
+        for n in (3, 2, 1):
+            if len(words) > n and (name := self.who(" ".join(words[:n]))) is not None:
+                return name, sentence
+        return None

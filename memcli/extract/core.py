@@ -1,0 +1,1547 @@
+"""The compositional core: clauses -> token classes -> frames -> argument spans.
+
+What it reads. Each sentence is tokenised once (ticket references such as ``#41``,
+``PROJ-42``, ``org/repo#12`` and ``PR #62`` stay whole) and every token gets a
+one-character class from a phrase lexicon (``_lexicon``): noun-phrase material, a
+trigger of one relation in one voice, "by", a preposition, a negator, a modal, a
+subordinator. The lexicon is written as lemma rows and expanded in code to every
+inflection and to passive, nominal and adjectival forms. Clauses are split at
+punctuation, subordinators (the subordinator is the clause's kind: "once X ships" is a
+dependency, "if X slips" a condition) and at an "and" that joins two predicates. The
+frame table (``FRAMES``: name, handler, pattern over classes) is compiled into one
+alternation; a match's groups are token spans, turned into normalised noun phrases
+(``_noun_phrase``: ticket lists, "the old tickets INC-1/INC-2", "PLAT-9 log rotation")
+and resolved by the handlers of ``memcli.extract.context``.
+
+Around the frames: relative clauses take their antecedent (subject or object gap:
+"..., which Rohan owns"), coordinated and "Heading:" clauses borrow their subject, a
+label names the relation of a list ("Owner: Priya", "Blockers: X, Y", "Done: X"), a
+completion in one clause explains "so Y is unblocked" in another, "X is blocked because
+Y ..." names Y, and a few frames span a subordinate clause ("once X ships we can start
+Y", "the only thing left for Y is X"). A clause with a modal or negator, under "if", or
+after "Decision:" gives no fact; its reason is returned for the trace.
+
+Known limits: no parser, so a verb outside the lexicon ("Hana pushed the fix") is not a
+predicate; one frame reads a clause; pronouns resolve to the most recent fitting entity.
+Everything is compiled once, lazily (``_table``, ``_frames``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from memcli.extract.context import _Outcome, _Reader
+from memcli.extract.phrases import _agent_shaped, _name_like, _parse_phrase, _trim
+from memcli.models import EntityRef, EntityType, Relation
+
+# --------------------------------------------------------------------------------------
+# Action items: "ACTION: Dana to migrate the cron jobs", "AI - Sam to chase VEND-88"
+# --------------------------------------------------------------------------------------
+
+_ACTION = re.compile(
+    r"(?:action(?:\s+items?)?|ai|todo|to-do|follow-?ups?|next steps?)\s*(?::|-|–|—)\s*"
+    r"(?P<who>.+?)\s+(?:to|will|is to|should|needs to|has to)\s+(?P<verb>[a-z]+)"
+    r"(?P<particle>(?:\s+(?:up|on|out|over|through|back|together|in|off))*)"
+    r"\s+(?P<obj>.+)",
+    re.IGNORECASE,
+)
+_ACTION_TAIL = re.compile(
+    r"\s+(?:once|by|before|after|when|if|from|with|for|via|at|on|in|until|so|to|weekly"
+    r"|daily|asap|next|this|each|every|and report|and share)\b.*",
+    re.IGNORECASE,
+)
+_ACTION_VAGUE = re.compile(
+    r"(?:a|an|the)?\s*(?:revised\s+|new\s+|updated\s+)?(?:eta|date|estimate|update|status"
+    r"|numbers|answer|thoughts|options|notes|time|call|meeting|slot)s?",
+    re.IGNORECASE,
+)
+_OBJ_START_PREP = re.compile(r"(?:with|to|about|for|at|in|into|from)\b", re.IGNORECASE)
+
+
+def read_action(reader: _Reader, text: str, who: str | None = None) -> _Outcome | None:
+    """An action-item line: its assignee owns the object of the action's verb.
+
+    ``who`` is the assignee's full name when the caller knows it (minutes roster).
+    """
+    m = _ACTION.fullmatch(text)
+    if m is None:
+        return None
+    obj = _ACTION_TAIL.sub("", m["obj"]).strip(" .;,")
+    if not obj or _OBJ_START_PREP.match(obj) or _ACTION_VAGUE.fullmatch(obj):
+        return None
+    out = reader.owns(who or m["who"], obj)
+    if out is not None:
+        out.frame = "action-item"
+    return out
+
+
+def action_assignee(text: str) -> str | None:
+    """The raw assignee of an action-item line, or None."""
+    m = _ACTION.fullmatch(text)
+    return m["who"] if m else None
+
+
+# --------------------------------------------------------------------------------------
+# The trigger lexicon: phrase -> token class
+# --------------------------------------------------------------------------------------
+#
+# Classes (one character each):
+#   n  noun-phrase material (content words, names, determiners, ticket refs, pronouns)
+#   p  preposition inside or after a noun phrase     &  list conjunction (and, &, +)
+#   x  auxiliary / copula                            b  "by" (the agent of a passive)
+#   N  negator                                       M  modal or hedge
+#   F  "first" ("X needs Y first")                   G  light verbs of a relative clause
+#   W  waiter-first dependency ("blocked on", "waiting for", "pending", "gated on")
+#   K  blocker-first dependency ("blocks", "is a prerequisite for", "has to land before")
+#   R  "needs" / "requires" (a dependency only with "first")
+#   C  "cannot start until" and kin (waiter first, blocker after)
+#   S  a bare stall ("stuck", "on hold") with no blocker named
+#   O  owner-first ownership ("owns", "is driving", "took over")
+#   o  item-first ownership ("owned by", "assigned to")
+#   Q  "is on" (ownership when the owner is a person: "Nadia is on the runbook")
+#   H  "has" (ownership only for a person subject: "Tamar has the invoice preview")
+#   D  completion verbs ("shipped", "was rolled out", "got merged")
+#   E  completion states ("is live", "is done", "went to production")
+#   U  unblocked ("unblocked", "no longer blocked on", "freed up")
+#   V  blocker-first unblock ("which unblocks Y")
+#   Y  nominal dependency ("X's dependency on Y")
+
+_AUX = (
+    "is are am was were be been being has have had get gets got getting remains remain stays having"
+)
+_MODALS = (
+    "might may could would should will shall can must maybe perhaps probably possibly likely"
+    " hopefully almost nearly mostly soon eventually gonna planning hoping intend intending"
+    " expect expects expected tentatively supposedly"
+)
+_PREPS = (
+    "of for from in on to with without into at across via about under over through as per behind"
+)
+_MOVE = (
+    "start,begin,proceed,progress,continue,resume,ship,land,launch,merge,finish,complete"
+    ",release,deploy,go,go ahead,go live,go in,go out,move,move forward,happen,enable,roll out"
+    ",get started,get merged,be merged,be enabled,be released,be deployed,be shipped"
+)
+
+
+def _inflect(lemmas: str) -> list[str]:
+    """Every inflection of each (phrasal) verb lemma; see ``lexicon.forms``."""
+    from memcli.extract.lexicon import forms
+
+    return [f for lemma in lemmas.split(",") for f in forms(lemma.strip())]
+
+
+def _past(lemmas: str) -> list[str]:
+    """Past and participle forms only: "the release branch", "the login fix" are nouns."""
+    from memcli.extract.lexicon import forms
+
+    out: list[str] = []
+    for lemma in lemmas.split(","):
+        every = forms(lemma.strip())
+        out += [f for f in every[2:] if not f.split()[0].endswith("ing")]
+    return out
+
+
+def _combine(*parts: list[str] | str) -> list[str]:
+    """All phrases made of one option from each part (a part is a list or a ``|`` string)."""
+    out = [""]
+    for part in parts:
+        options = part.split("|") if isinstance(part, str) else part
+        out = [f"{a} {b}".strip() for a in out for b in options]
+    return [" ".join(o.split()) for o in out]
+
+
+def _lexicon() -> dict[str, str]:
+    """The phrase -> class table, built once from lemma rows (see ``_classes``)."""
+    table: dict[str, str] = {}
+
+    def add(cls: str, phrases: list[str]) -> None:
+        for phrase in phrases:
+            table.setdefault(phrase, cls)
+
+    blocked_on = "on|upon|by|behind|until|till|pending|waiting on|waiting for|due to|because of"
+    add(
+        "U",
+        _combine(
+            "no longer|not",
+            "blocked|waiting|stuck|stalled|held up|gated|dependent|depending|pending|on hold",
+            "|on|by|for|behind|upon",
+        )
+        + ["unblocked", "unblocked on", "unblocked from", "unstuck", "freed up", "off hold"]
+        + ["clear to proceed", "clear to start", "free to proceed", "free to start"]
+        + ["moving again", "no longer blocked"],
+    )
+    add("V", _combine("no longer|not", "blocking|holding up|gating|blocks"))
+    add("V", ["unblocks", "unblocked", "unblocking", "frees up", "freed up", "unsticks"])
+    add(
+        "W",
+        _combine("hard|", "blocked|stuck|stalled|held up|hung up|gated|parked|paused", blocked_on)
+        + _combine("on hold|frozen|on ice|queued", "pending|until|till|for|behind|waiting on")
+        + _combine(_inflect("wait"), "on|for|upon|until|till")
+        + _combine(_inflect("depend,rely,hinge,sit"), "on|upon|behind")
+        + _combine("dependent|dependant|contingent|conditional|reliant", "on|upon")
+        + ["pending", "pending on", "awaiting", "awaits", "await", "stuck behind"]
+        + _combine("has to|have to|had to|needs to|need to", "wait", "on|for|until"),
+    )
+    add("S", _combine("hard|", "blocked|stuck|stalled|on hold|paused|held up|frozen|parked"))
+    add("S", _combine("is|are|was|were|remains|remain|stays", "on hold|on ice"))
+    add("W", _combine("is|are|was|were|remains|remain|stays", "on hold|on ice", "pending|until"))
+    add(
+        "K",
+        ["block", "blocks", "blocking", "gates", "gating", "holds up", "holding up"]
+        + _combine("a|the|the main|the last|a hard|the only|a big|another", "blocker", "for|on|to")
+        + _combine("a|the|", "prerequisite|prereq|dependency|hard dependency", "for|of|to")
+        + _combine("needed|required", "for|before|by")
+        + _combine(
+            "has to|have to|needs to|need to|must|should",
+            "land|ship|merge|go in|go out|happen|be done|be in|be merged|be finished|be live"
+            "|be shipped|be deployed|finish|be fixed|be sorted",
+            "before|ahead of",
+        ),
+    )
+    add("W", _inflect("require"))
+    add("R", _inflect("need"))
+    add(
+        "C",
+        _combine(
+            "cannot|can not|could not|will not|would not|does not|do not|did not|is not able to"
+            "|are not able to|unable to|not able to|is not going to|are not going to|not",
+            _inflect(_MOVE),
+            "until|till|before|without|pending",
+        )
+        + _combine(
+            "can only|will only|only",
+            _inflect(_MOVE),
+            "once|after|when",
+        ),
+    )
+    add(
+        "O",
+        ["own", "owns", "leads", "leading", "led", "driving", "drives", "drove", "running"]
+        + _combine(_inflect("handle,manage,coordinate,take over,pick up,take on"), "")
+        + _combine(_inflect("take care of,work on"), "")
+        + ["responsible for", "accountable for", "in charge of", "on the hook for"]
+        + ["tasked with", "the owner of", "owner of", "the dri for", "dri for"]
+        + ["on point for", "point on", "has the ball on", "have the ball on", "looking after"]
+        + ["has got the ball on", "got the ball on"]
+        + ["working on", "is working on", "are working on", "leading on", "the lead on"]
+        + ["the lead for", "lead on", "lead for", "looking into", "is looking into"],
+    )
+    add(
+        "O",
+        _combine("will|am going to|is going to|are going to", "take|own|handle|drive|pick up")
+        + _combine("will|am going to|is going to|are going to", "take care of|take over|grab")
+        + _inflect("co-own,co-lead,co-drive,grab,claim")
+        + ["kicking off", "kicked off", "started on", "starting on", "back on", "continuing on"]
+        + ["continuing with", "kept going on", "keep going on", "keeps going on", "still on"],
+    )
+    add(
+        "J",
+        ["slipping", "late", "delayed", "at risk", "flaky", "broken", "in progress", "in review"]
+        + ["under review", "behind schedule", "on track", "off track", "underway", "a mess"]
+        + ["red", "amber", "yellow", "going well", "kicking off", "a priority", "top priority"]
+        + ["slipped", "slips", "moving", "progressing", "in testing", "in qa", "close"]
+        + ["sitting in review", "still in review", "up for review", "in code review"],
+    )
+    add("O", _combine("to", "own|take|drive|lead|handle|pick up|take over|take on"))
+    add("O", _combine("continue|continues|will continue", "to own|to drive|to lead|owning"))
+    add(
+        "O",
+        _combine("taking|took|take|takes|taken|picking|picked|pick", "it|that|this", "over|up|on"),
+    )
+    add("Z", ["yours", "all yours", "yours now", "all yours now"])
+    add("T", _combine("tracked|filed|logged|captured|tracked separately", "in|as|under"))
+    add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
+    add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm", "only", "fwiw", "re"])
+    add("G", ["doing", "arranging", "organising", "organizing", "sorting out", "chasing"])
+    add("G", ["adding", "writing", "preparing", "drafting", "fixing"])
+    add(
+        "o",
+        _combine(
+            "owned|handled|driven|led|run|managed|coordinated|covered|being handled|being driven",
+            "by",
+        )
+        + ["assigned to", "reassigned to", "belongs to", "belong to", "belonged to"]
+        + _combine("handed off|handed over|handed|given|passed|passed over|moved", "to")
+        + _combine("been", "handed off|handed over|handed|given|passed|reassigned|assigned", "to"),
+    )
+    add(
+        "c",
+        _combine(
+            "cannot|can not|could not|will not|would not|unable to|not able to|is not able to",
+            "ship|start|begin|launch|merge|release|deploy|finish|enable|roll out|do|move forward"
+            "|continue|resume|proceed with|test|land|turn on|cut over|go in|go out|go live"
+            "|be enabled|be merged|be released|be deployed|be shipped",
+        ),
+    )
+    add("L", ["until", "till", "without", "before"])
+    add("A", _combine("assigned|reassigned|handed|handed over|handed off|given", ""))
+    add("Q", _combine("is|am|are|was|were", "on"))
+    add("H", ["has", "have", "has got", "have got"])
+    done_lemmas = (
+        "ship,finish,complete,merge,land,deploy,release,launch,close,close out,wrap up"
+        ",publish,roll out,deliver,fix,resolve,finalise,finalize,submit,cancel"
+        ",decommission,retire,sunset,migrate,upgrade,install,update,kill,scrap"
+        ",shelve,abandon,descope,de-scope"
+    )
+    done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up"]
+    add("I", [f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing")])
+    add("D", done)
+    add(
+        "E",
+        _combine("done|live|complete|in production|in prod|in main|in master|out the door", "")
+        + ["went live", "gone live", "went out", "went to production", "went to prod"]
+        + ["over the line", "across the line", "good to go", "out", "wrapped"],
+    )
+    add("Y", _combine("dependency|dependence|reliance", "on|upon"))
+    add("b", ["by"])
+    add("F", ["first", "beforehand"])
+    add("N", ["not", "never", "no", "nothing", "none", "neither", "nor", "without"])
+    add("M", _MODALS.split() + ["going to", "plan to", "plans to", "hope to", "want to"])
+    add("x", _AUX.split())
+    add("p", _PREPS.split())
+    add("&", ["and", "&", "+", "/"])
+    for mark in _SPLIT_PUNCT:
+        table[mark] = "|"
+    for word in _SUBORDINATORS | {"that"}:
+        table[word] = "s"
+    _DROP_WORDS.update(w for w, c in table.items() if c == "-")
+    return table
+
+
+_TABLE: dict[str, str] | None = None
+_PREFIX: dict[tuple[str, str], tuple[int, ...]] = {}  # first two words -> phrase lengths
+
+
+_FUNCTION_WORDS = frozenset(
+    "is are am was were be been being the a an to for of by with in at it not no will would"
+    " can could do does did has have had get got gets main only another big last hard".split()
+)
+_CUES: set[str] = set()
+
+
+def core_cues() -> frozenset[str]:
+    """Words at least one of which every sentence the core can read contains."""
+    _table()
+    return frozenset(_CUES)
+
+
+def _table() -> dict[str, str]:
+    """The lexicon, built on first use (importing the reader stays cheap)."""
+    global _TABLE
+    if _TABLE is None:
+        table = _lexicon()
+        lengths: dict[tuple[str, str], set[int]] = {}
+        for phrase in table:
+            words = phrase.split()
+            if len(words) > 1:
+                lengths.setdefault((words[0], words[1]), set()).add(len(words))
+        _PREFIX.update({k: tuple(sorted(v, reverse=True)) for k, v in lengths.items()})
+        _CUES.update(
+            word
+            for phrase, cls in table.items()
+            if cls in _TRIGGERS or cls in "L"
+            for word in phrase.split()
+            if word not in _FUNCTION_WORDS
+            for piece in re.findall(r"[a-z]+", word)
+        )
+        _CUES.update({"on", "has", "have", "had"})
+        _CUES.update(w for label in _LABEL_RELATIONS for w in re.findall(r"[a-z]+", label))
+        _TABLE = table
+    return _TABLE
+
+
+# --------------------------------------------------------------------------------------
+# Tokens and clauses
+# --------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"[A-Za-z][\w.-]*/[\w.-]+#\d+"  # org/repo#12
+    r"|(?:PR|MR|pr|mr)\s*#\d+"  # PR #62
+    r"|#\d+"
+    r"|[^\W_](?:[\w'’&.+/-]*[\w])?%?"  # words, R&D, CI/CD, v4.2.0, right-to-left, X's, 82%
+    r"|—|–|->|[,;:()&+]|(?<=\s)[-/](?=\s)"
+)
+_SPLIT_PUNCT = frozenset([",", ";", ":", "(", ")", "—", "–", "->", "-"])
+_SUBORDINATORS = frozenset(
+    "which who whom because since once although though unless if whereas while when"
+    " whether after so but then".split()
+)
+_MULTI_SUB = {
+    ("now", "that"): "now that",
+    ("so", "that"): "so that",
+    ("as", "soon"): "as soon as",
+    ("even", "though"): "even though",
+    ("in", "case"): "in case",
+    ("and", "then"): "and then",
+}
+_CONDITIONAL = frozenset({"if", "unless", "in case", "whether", "when"})
+_CAUSAL = frozenset({"now that", "since", "because", "as", "after", "once", "with", ","})
+_RELATIVE = frozenset({"which", "who", "whom", "that"})
+_POSSESSIVE = frozenset("our my their your his her its".split())
+_TRIGGERS = frozenset("WKRCSOoQHDEUVYIGAZTcPJ")
+
+
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_TIME = re.compile(
+    rf"""\b(?:{_DAY}(?:\s+(?:morning|afternoon|evening|night))?
+    |weekend|yesterday|yday|today|tonight|tomorrow|tmrw|morning|afternoon|evening|night
+    |week|month|quarter|fortnight|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}
+    (?:st|nd|rd|th)?|\d{{1,2}}:\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)(?!\s+\w))\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# The words that may lead a time phrase ("on Monday", "over the weekend", "by the 30th"),
+# matched backwards from where the time word starts.
+_TIME_LEAD = re.compile(
+    r"(?:\b(?:on|at|by|over|since|from|until|till|early|late|before|after)\s+)?(?:\bthe\s+)?"
+    r"(?:\b(?:last|this|next|past)\s+)?\Z",
+    re.IGNORECASE,
+)
+
+
+def _blank_times(text: str) -> str:
+    """Blank out time phrases (keeping offsets): they are never arguments."""
+    spans: list[tuple[int, int]] = []
+    for m in _TIME.finditer(text):
+        lead = _TIME_LEAD.search(text, max(0, m.start() - 30), m.start())
+        spans.append((lead.start() if lead else m.start(), m.end()))
+    for start, end in reversed(spans):
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
+_DIGIT = re.compile(r"\d")
+_LETTERS = re.compile(r"[a-z]+")
+_TIME_WORDS = frozenset(
+    """monday tuesday wednesday thursday friday saturday sunday weekend yesterday yday today
+    tonight tomorrow tmrw morning afternoon evening night noon week month quarter fortnight
+    jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june
+    july august september october november december""".split()
+)
+_TIME_HINT = re.compile(
+    r"\d|day|night|morning|week|yesterday|today|tonight|tomorrow|tmrw|yday|evening|noon"
+    r"|afternoon|month|quarter|fortnight",
+    re.IGNORECASE,
+)
+_TICKET = re.compile(r"(?:[A-Za-z][\w.-]*/[\w.-]+)?#\d+|[A-Z][A-Z0-9]+-\d+|(?:PR|MR)\s*#\d+", re.I)
+_TICKETS = re.compile(r"(?:[A-Z][A-Z0-9]+-\d+|#\d+)(?:/(?:[A-Z][A-Z0-9]+-\d+|#\d+))+")
+
+
+def _split_ticket_list(token: tuple[str, int, int]) -> list[tuple[str, int, int]]:
+    """ "INC-301/INC-302" is two tickets joined by a slash."""
+    text, start, _ = token
+    if "/" not in text or not _TICKETS.fullmatch(text):
+        return [token]
+    out: list[tuple[str, int, int]] = []
+    pos = start
+    for i, piece in enumerate(text.split("/")):
+        if i:
+            out.append(("/", pos, pos + 1))
+            pos += 1
+        out.append((piece, pos, pos + len(piece)))
+        pos += len(piece)
+    return out
+
+
+class _Tok:
+    __slots__ = ("cls", "end", "low", "start", "text")
+
+    def __init__(self, text: str, start: int, end: int, cls: str, low: str = "") -> None:
+        self.text, self.start, self.end, self.cls = text, start, end, cls
+        self.low = low or text.lower()
+
+
+def tokenise(text: str) -> list[_Tok]:
+    """Tokens with their classes; multiword lexicon phrases become one token."""
+    table = _table()
+    words = _TOKEN.findall(text)  # offsets are laid out later, by _rebase
+    lows = [w.lower() for w in words]
+    if _DIGIT.search(text) or not _TIME_WORDS.isdisjoint(lows):
+        words = _TOKEN.findall(_blank_times(text))
+        lows = [w.lower() for w in words]
+    if "/" in text:
+        words = [p[0] for w in words for p in _split_ticket_list((w, 0, len(w)))]
+        lows = [w.lower() for w in words]
+    if "’" in text:
+        lows = [low.replace("’", "'") for low in lows]
+    out: list[_Tok] = []
+    i = 0
+    size = len(words)
+    prefix, get, tok_ = _PREFIX, table.get, _Tok
+    while i < size:
+        low = lows[i]
+        lengths = prefix.get((low, lows[i + 1])) if i + 1 < size else None
+        if lengths:
+            for n in lengths:
+                if i + n <= size:
+                    phrase = " ".join(lows[i : i + n])
+                    cls = get(phrase)
+                    if cls is not None:
+                        out.append(tok_(" ".join(words[i : i + n]), 0, 0, cls, phrase))
+                        i += n
+                        break
+            else:
+                out.append(tok_(words[i], 0, 0, get(low, "n"), low))
+                i += 1
+            continue
+        out.append(tok_(words[i], 0, 0, get(low, "n"), low))
+        i += 1
+    if "that" in lows:
+        for k, tok in enumerate(out):  # "that": relative pronoun or demonstrative?
+            if tok.low == "that":
+                prev = out[k - 1].cls if k else ""
+                nxt = out[k + 1].cls if k + 1 < len(out) else ""
+                if prev != "n" or nxt in ("", "&", "|", "s", "p", "b"):
+                    tok.cls = "n"
+    if _DROP_WORDS.intersection(lows):
+        out = [tok for tok in out if tok.cls != "-"]
+    for k, tok in enumerate(out):  # context: "our own X", "has been" vs "has X"
+        if tok.cls == "n" and tok.low not in _CONTEXT_WORDS and not tok.low.endswith("s"):
+            continue
+        prev = out[k - 1].low if k else ""
+        nxt = out[k + 1].cls if k + 1 < len(out) else ""
+        if tok.low == "own" and prev in _POSSESSIVE:
+            tok.cls = "n"
+        elif tok.low == "unblocked" and (not k or out[k - 1].cls != "x") and nxt == "n":
+            tok.cls = "V"  # "the payments integration unblocked the checkout flow"
+        elif (
+            tok.cls == "n"
+            and k
+            and (out[k - 1].cls == "x" or (out[k - 1].low == "all" and out[k - 2].cls == "x"))
+            and tok.low.endswith(("'s", "’s"))
+            and (k + 1 == len(out) or out[k + 1].cls == "|")
+        ):
+            tok.cls = "P"  # "Search revamp is Priya's"
+        elif (
+            tok.cls in "OI"
+            and tok.low.endswith("ing")
+            and k
+            and out[k - 1].cls == "n"
+            and (
+                nxt in ("x", "|", "")
+                or out[k + 1].low in _SUBORDINATORS
+                or out[k - 1].low in _DETERMINERS
+                or (tok.cls == "I" and nxt == "n" and out[k - 1].low not in _PERSONS)
+            )
+        ):
+            tok.cls = "n"  # "the Windows path handling is ...": a noun
+        elif tok.low in _CLOSING_PRESENT and k and out[k - 1].low in ("this", "which", "it"):
+            tok.cls, out[k - 1].cls = "D", "-"  # "this closes #5521": the author's PR
+        elif tok.cls == "G" and nxt not in ("", "|", "s", "p"):
+            tok.cls = "n"  # "the writing guide": only "that Paulo is doing" ends on G
+        elif tok.cls == "J" and (not k or out[k - 1].cls != "x"):
+            tok.cls = "n"  # "the flaky test cleanup": an adjective, not a status
+        elif tok.cls == "H" and (
+            nxt not in ("n", "")
+            or (nxt == "n" and out[k + 1].low.endswith(("ed", "en")) and out[k + 1].low != "red")
+        ):
+            tok.cls = "x"  # "has been", "has confirmed": an auxiliary
+    if any(tok.cls == "-" for tok in out):
+        out = [tok for tok in out if tok.cls != "-"]
+    return out
+
+
+_CLOSING_PRESENT = frozenset("closes fixes resolves completes".split())
+_PERSONS = frozenset("i we you he she they".split())
+_DETERMINERS = frozenset("the a an our my their his her its this that these those".split())
+
+
+_CONTEXT_WORDS = frozenset({"own", "unblocked"})
+_DROP_WORDS: set[str] = set()
+
+
+class _Clause:
+    __slots__ = ("antecedent", "kind", "toks")
+
+    def __init__(self, kind: str, toks: list[_Tok], antecedent: list[_Tok] | None = None) -> None:
+        self.kind, self.toks, self.antecedent = kind, toks, antecedent
+
+    @property
+    def classes(self) -> str:
+        return "".join(t.cls for t in self.toks)
+
+
+def clauses(toks: list[_Tok]) -> list[_Clause]:
+    """Split at punctuation, subordinators and clause-joining coordinators.
+
+    A comma or "and" splits only once the clause before it has a predicate, so lists
+    ("A, B and C are blocked") stay one noun phrase.
+    """
+    result: list[_Clause] = []
+    current: list[_Tok] = []
+    kind = ""
+    i = 0
+    has_pred = False
+    while i < len(toks):
+        tok = toks[i]
+        pair = (tok.low, toks[i + 1].low) if i + 1 < len(toks) else None
+        if pair in _MULTI_SUB:
+            result.append(_Clause(kind, current))
+            current, kind, has_pred = [], _MULTI_SUB[pair], False
+            i += 3 if pair == ("as", "soon") else 2
+            continue
+        split = None
+        nxt = toks[i + 1] if i + 1 < len(toks) else None
+        if tok.cls == "|":
+            split = tok.low if tok.low in ":" or has_pred else None
+            if nxt is not None and (nxt.cls in _TRIGGERS or nxt.cls in "xs"):
+                split = tok.low  # ", owned by Amir", ", which ..."
+            if current and current[0].cls == "p":
+                split = tok.low  # "Per discussion in standup, ..." introduces the clause
+            if nxt is not None and nxt.low in _PERSONS and tok.low == ",":
+                split = tok.low  # "you keep X, I'll take Y"
+            if split is None and tok.low not in ",":
+                split = tok.low
+            if split is None:
+                tok.cls = "&"  # a list comma
+        elif tok.cls == "s":
+            split = tok.low
+        elif tok.cls == "&" and tok.low in ("and", "&") and has_pred:
+            rest = "".join(t.cls for t in toks[i + 1 :])
+            if any(c in _TRIGGERS or c == "x" for c in re.split("[&|]", rest)[0]):
+                split = "and"
+            elif nxt is not None and nxt.cls in "MN":
+                split = "and"  # "... and expects a draft by the 30th"
+            elif (
+                nxt is not None
+                and nxt.cls == "n"
+                and (nxt.low.endswith("ed") or nxt.low in _LATER_VERBS)
+            ):
+                split = "and"  # "... and passed certification"
+        if split is not None:
+            result.append(_Clause(kind, current))
+            current, kind, has_pred = [], split, False
+        else:
+            current.append(tok)
+            has_pred = has_pred or tok.cls in _TRIGGERS
+        i += 1
+    result.append(_Clause(kind, current))
+    for clause in result:  # "and packaging is ...": the joiner is the clause's kind
+        while clause.toks and clause.toks[0].cls in "&p" and clause.toks[0].low in _JOIN_WORDS:
+            clause.kind = clause.toks[0].low
+            clause.toks = clause.toks[1:]
+    return [c for c in result if c.toks or c.kind == ":"]
+
+
+_JOIN_WORDS = frozenset({"and", "&", "+", "/", "with"})
+_STAND_INS = frozenset({"i", "we", "they", "it"})
+_OBJECT_PRONOUNS = frozenset({"it", "them", "that", "this", "those", "these"})
+_LATER_VERBS = frozenset(
+    "says said thinks expects hopes plans wants reckons mentions notes adds reports confirms"
+    " promised promises tells told asks asked".split()
+)
+
+
+# --------------------------------------------------------------------------------------
+# The frame table
+# --------------------------------------------------------------------------------------
+
+_NP = r"n(?:[n&p]*n)?"
+_PP = rf"(?:[pL]{_NP})"
+
+# (name, handler, pattern over classes). Groups: s waiter, t blocker, o owner, w work
+# item, d doer, k a "with <doer>" partner. Rows are tried in order; the first whose
+# arguments resolve reads the clause.
+FRAMES: tuple[tuple[str, str, str], ...] = (
+    ("x-unblocked-from-y", "unblocked", rf"(?P<s>{_NP})x*U(?P<t>{_NP})?"),
+    ("unblocked-from-y", "unblocked", rf"x*U(?P<t>{_NP})?"),
+    ("y-unblocks-x", "unblocked", rf"(?P<t>{_NP})x*V(?P<s>{_NP})"),
+    ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP})F?(?:x+[DEn])?"),
+    ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP})F?(?:x+[DEn])?"),
+    ("y-blocks-x-can-start-z", "blocked_mv", rf"(?P<t>{_NP})x*K{_NP}M(?P<v>n)(?P<s>{_NP})"),
+    ("y-blocks-x", "blocked", rf"(?P<t>{_NP})x*K(?P<s>{_NP})(?:M.*)?"),
+    ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})F"),
+    ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})F"),
+    ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*)?"),
+    ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*cp?(?P<s>{_NP})L(?P<t>{_NP})(?:x+[DE])?"),
+    ("x-cannot-move", "stalled", rf"(?P<s>{_NP})x*c"),
+    ("x-dependency-on-y", "blocked", rf"(?P<s>{_NP})Y(?P<t>{_NP})(?:x.*)?"),
+    ("x-is-stalled", "stalled", rf"(?P<s>{_NP})x*S"),
+    ("w-was-done-by-d", "completed", rf"(?P<w>{_NP})x*[DE]{_PP}*b(?P<d>n+(?:&n+)*){_PP}*(?:&.*)?"),
+    ("w-was-done", "completed", rf"(?P<w>{_NP})x+D{_PP}*(?:&.*)?"),
+    ("d-did-w", "completed", rf"(?P<d>{_NP})x?D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
+    ("w-done", "completed", rf"(?P<w>{_NP})x*[DE](?:[p&L].*)?"),
+    ("did-w", "completed", rf"D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
+    ("d-got-w-done", "completed_got", rf"(?P<d>{_NP})?x(?P<w>{_NP})E"),
+    ("closing-ticket", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>{_NP})"),
+    ("closing-ticket-as", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>n(?:&n)*)[pDbL].*"),
+    ("o-owns-w", "owns", rf"(?P<o>{_NP})x*[OI](?P<w>{_NP}){_PP}?"),
+    ("o-comma-w-is-yours", "owns", rf"(?:[n&p]*&)?(?P<o>nn?)&(?P<w>{_NP})xZ"),
+    ("w-is-tracked-in", "topic", rf"(?P<w>{_NP})x*T{_NP}"),
+    ("w-owned-by-o", "owns", rf"(?P<w>{_NP})x*o(?P<o>{_NP})"),
+    ("w-is-os", "owns_poss", rf"(?P<w>{_NP})xn?(?P<o>P)"),
+    ("w-status", "topic", rf"(?P<w>{_NP})x*J.*"),
+    ("o-is-on-w", "owns_on", rf"(?P<o>{_NP})Q(?P<w>{_NP})"),
+    ("o-has-w", "owns_has", rf"(?P<o>{_NP})H(?P<w>{_NP})"),
+    ("owns-w", "owns", rf"x*O(?P<w>{_NP})"),
+    ("assigned-to-o", "mention_agent", rf"x*o(?P<o>{_NP})"),
+    ("o-took-it-over", "owns_it", rf"(?P<o>{_NP})x*(?P<v>O)(?:p{_NP})?"),
+    ("assigned-w-to-o", "owns", rf"(?:{_NP})?x*A(?P<w>{_NP})p(?P<o>{_NP})"),
+    ("o-was-assigned-w", "owns", rf"(?P<o>{_NP})x+A(?P<w>{_NP})"),
+)
+# Relative clauses with the object gapped: "..., which Rohan owns", "that Paulo is doing".
+_OBJECT_GAP: tuple[tuple[str, str, str], ...] = (
+    ("which-o-owns", "owns", rf"(?P<o>{_NP})x*[OGH]{_PP}?"),
+    ("which-d-did", "completed", rf"(?P<d>{_NP})x*D{_PP}?"),
+)
+_COMPILED: list[tuple[str, str, re.Pattern[str]]] | None = None
+
+
+_ANY_FRAME: re.Pattern[str] | None = None
+
+
+def _frames() -> list[tuple[str, str, re.Pattern[str]]]:
+    """Each frame compiled, plus (in ``_ANY_FRAME``) all main frames as one alternation:
+    one match finds the first frame that fits a clause's classes."""
+    global _COMPILED, _ANY_FRAME
+    if _COMPILED is None:
+        _COMPILED = [(n, h, re.compile(p)) for n, h, p in FRAMES + _OBJECT_GAP]
+        _ANY_FRAME = re.compile(
+            "|".join(
+                f"(?P<f{i}>{re.sub(r'[(][?]P<[a-z]+>', '(?:', p)})"
+                for i, (_, _, p) in enumerate(FRAMES)
+            )
+        )
+    return _COMPILED
+
+
+def _span(toks: list[_Tok], text: str, m: re.Match[str], group: str) -> str | None:
+    """The raw text of a frame role, or None when the role is absent."""
+    if group not in m.re.groupindex:
+        return None
+    start, end = m.span(group)
+    if start < 0 or start == end:
+        return None
+    part = toks[start:end]
+    if group == "t" and (owned := _agent_verb(part, text)) is not None:
+        return owned
+    if group in ("w", "t"):
+        part = _trim_tail(part)
+    return _noun_phrase(part, text)
+
+
+_GENERIC = frozenset(
+    "the a an old new adjacent both two three these those incident tickets ticket pr prs"
+    " issue issues bug bugs work ones one change changes follow-up cards card".split()
+)
+
+
+_LOOSE_PP = frozenset("across with within via onto at from".split())
+_NP_STARTERS = frozenset("the a an all our my their his her its this that these those".split())
+
+
+_DONE_PRESENT = frozenset("lands ships merges finishes completes arrives goes".split())
+
+
+_AGENT_VERBS = frozenset(
+    "finalises finalizes approves ships delivers lands merges completes releases publishes"
+    " signs provides sends fixes finishes updates adds confirms".split()
+)
+
+
+def _agent_verb(toks: list[_Tok], text: str) -> str | None:
+    """ "Legal finalises the DPA amendment" as a blocker is Legal's DPA amendment."""
+    for k in range(1, min(4, len(toks) - 1)):
+        if toks[k].low in _AGENT_VERBS:
+            head = text[toks[0].start : toks[k - 1].end]
+            rest = _noun_phrase(toks[k + 1 :], text)
+            if rest.lower().startswith(("the ", "a ", "an ")):
+                rest = rest.split(" ", 1)[1]
+            return f"{head}'s {rest}"
+    return None
+
+
+def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
+    """Drop a trailing "to <verb> ..." and a loose trailing place or company phrase:
+    "the refresh job to finish" -> the refresh job; "the pilot with two teams" -> the pilot;
+    "the new CI agents from build infra" -> the new CI agents."""
+    if len(toks) > 2 and toks[-1].low in _DONE_PRESENT:
+        toks = toks[:-1]  # "until the auth refactor lands"
+    for k in range(1, len(toks) - 1):
+        tok = toks[k]
+        nxt = toks[k + 1]
+        if tok.low == "to" and nxt.low not in _NP_STARTERS and nxt.text[:1].islower():
+            if not nxt.low.isdigit() and nxt.low not in ("k8s", "prod", "production", "main"):
+                return toks[:k]
+        if tok.low in _LOOSE_PP or (tok.low == "to" and nxt.low == "all"):
+            if tok.low == "from" and (
+                any(t.low in ("team", "squad") for t in toks[k + 1 :])
+                or (len(toks) - k - 1 in (1, 2) and all(_name_like(t.text) for t in toks[k + 1 :]))
+            ):
+                continue  # "from the backend team", "from Chloe" name an owner
+            return toks[:k]
+    return toks
+
+
+def _split_lists(toks: list[_Tok]) -> tuple[str, list[_Tok]]:
+    """ "the vault migration and PR #1177", "the X upgrade / the Y change": a list, written
+    with commas so the handlers read one item per part."""
+    out: list[_Tok] = []
+    for k, tok in enumerate(toks):
+        nxt = toks[k + 1] if k + 1 < len(toks) else None
+        if (
+            tok.cls == "&"
+            and tok.low in ("and", "/", "&", "+")
+            and nxt is not None
+            and (_TICKET.fullmatch(nxt.text) or nxt.low in _DETERMINERS)
+            and k
+        ):
+            out.append(_Tok(",", 0, 0, "&"))
+            continue
+        out.append(tok)
+    return _rebase(out)
+
+
+def _noun_phrase(toks: list[_Tok], text: str) -> str:
+    """An argument's text, with ticket references read as work items.
+
+    "#612 and #615" and "INC-301/INC-302" are lists; "the old incident tickets INC-301"
+    is the ticket; "PLAT-904 log shipping" is the titled item (the id is dropped).
+    """
+    if len(toks) > 2 and any(t.cls == "&" for t in toks[1:-1]):
+        text, toks = _split_lists(toks)
+    tickets = [t for t in toks if _TICKET.fullmatch(t.text)]
+    if tickets:
+        others = [t for t in toks if t not in tickets and t.cls not in "&|"]
+        first = toks.index(tickets[0])
+        tail_only = all(t in tickets or t.cls in "&|" for t in toks[first:])
+        if all(t.low in _GENERIC for t in others) or (
+            tail_only and first and toks[first - 1].low in _GENERIC
+        ):
+            return ", ".join(t.text for t in tickets)  # "the disk alert tickets OPS-1/OPS-2"
+        if toks[0] in tickets and len(toks) > 1 and toks[1].text[:1].islower():
+            toks = toks[1:]
+    return text[toks[0].start : toks[-1].end]
+
+
+def _apply(
+    reader: _Reader, handler: str, toks: list[_Tok], text: str, m: re.Match[str]
+) -> _Outcome | None:
+    """Run a frame's handler on its argument spans."""
+
+    def g(name: str) -> str | None:
+        return _span(toks, text, m, name)
+
+    if handler == "blocked":
+        s, t = g("s"), g("t")
+        if s is not None and s.lower().endswith(("'s", "’s")):
+            s = s[:-2]
+        return reader.blocked(s, t) if t else None
+    if handler == "blocked_mv":  # "... before any team can start the pilot"
+        verb, t = g("v"), g("t")
+        if verb is None or verb.lower() not in _MOVE_VERBS or not t:
+            return None
+        return reader.blocked(g("s"), t)
+    if handler == "stalled":
+        s = g("s")
+        return reader.stalled(s) if s else None
+    if handler == "unblocked":
+        return reader.unblocked(g("s"), g("t"))
+    if handler in ("owns", "owns_on", "owns_has", "owns_poss"):
+        o, w = g("o"), g("w")
+        if w is None:
+            return None
+        if handler == "owns" and m.re.pattern.startswith("(?P<o>") and o is not None:
+            out = reader.owns(o, w)
+            if out is None and o.split()[0].lower() not in _DETERMINERS:
+                out = _team_owner(reader, o, w)  # "Networking owns INFRA-1190"
+            return out
+        if handler == "owns_poss":
+            if o is None or not o.lower().endswith(("'s", "’s")):
+                return None
+            o = o[:-2]
+            return reader.owns(o, w) if _agent_shaped(o, strict=False) else None
+        if handler == "owns_on":
+            return reader.owns_on(o, w) if o else None
+        if m.re.pattern.startswith("(?P<w>") and "o" in m.re.pattern and _is_person_word(w):
+            w, o = o, w  # "I've been reassigned to the billing work": I own it
+        if handler == "owns_has" and (
+            o is None
+            or _trim(o).lower() in _NOT_OWNERS
+            or not _agent_shaped(_trim(o), strict=False)
+        ):
+            return None
+        return reader.owns(o, w)
+    if handler == "owns_it":  # "she's taking it over from here": the topic item
+        verb, o = g("v") or "", g("o")
+        if o is None or not set(verb.lower().split()) & {"it", "that", "this"}:
+            return None
+        return reader.owns(o, None)
+    if handler == "mention_agent":  # "Assigned to @thandiwe.": she is who "she" means next
+        o = g("o")
+        seen = _Outcome()
+        return seen if o and reader.agent(o, seen, loose=True) is not None else None
+    if handler == "topic":  # "Kenji's tax fix is in review": Kenji owns it, nothing else
+        w = g("w")
+        seen = _Outcome()
+        phrase = _parse_phrase(w) if w else None
+        item = reader.item(phrase, seen) if phrase else None
+        if item is None or phrase is None:
+            return None
+        reader.owners_of(phrase, item, seen)
+        return seen
+    if handler == "completed_got":  # "got the flag service out the door"
+        got = toks[m.end("d") if m.start("d") >= 0 else 0].low
+        w = g("w")
+        return reader.completed(g("d"), w) if w and got in ("got", "get", "gets") else None
+    if handler == "completed_ticket":
+        w = g("w")
+        return reader.completed(None, w) if w and _TICKET.fullmatch(w.split(", ")[0]) else None
+    if handler == "completed":
+        w = g("w")
+        if w is None:
+            return None
+        doer = g("d")
+        if doer is not None and _TICKET.fullmatch(doer.split(", ")[0]):
+            doer = None  # "resolved by PR #62": the PR is how, not who
+        out = reader.completed(doer, w)
+        if out is None and doer is not None:
+            if "b" in m.re.pattern or doer.split()[0].lower() not in _DETERMINERS:
+                out = _team_doer(reader, doer, w)  # "finalised by marketing", "data eng shipped X"
+        partner = g("k")
+        if (
+            out is not None
+            and partner
+            and text[toks[m.start("k") - 1].start :].lower().startswith("with")
+        ):
+            more = reader.completed(partner, w)
+            if more is not None:
+                out.drafts += [d for d in more.drafts if d not in out.drafts]
+                out.people += more.people
+                out.teams += more.teams
+        return out
+    return None
+
+
+_TEAMISH = re.compile(r"(?:the\s+)?(?P<name>[^\W\d_][\w&/-]*(?:\s+[^\W\d_][\w&/-]*){0,2})")
+
+
+def _team_owner(reader: _Reader, owner: str, item: str) -> _Outcome | None:
+    """A capitalised group name that is no person owns the item ("Networking owns X")."""
+    name = _trim(owner)
+    if len(name.split()) > 2 or not name[:1].isupper() or name.lower() in _NOT_AGENTS:
+        return None
+    out = _Outcome()
+    targets = reader.items(item, out, from_owner=False)
+    if not targets:
+        return None
+    team = EntityRef(name, EntityType.TEAM)
+    out.teams.append(team)
+    for target, _phrase in targets:
+        reader.draft(out, team, Relation.OWNS, target)
+    return out
+
+
+def _team_doer(reader: _Reader, doer: str, item: str) -> _Outcome | None:
+    """The agent of a passive that is no person: "finalised by marketing", "by the vendor
+    team", "by the payments on-call" name a group; it, not the author, did the work."""
+    m = _TEAMISH.fullmatch(_trim(doer))
+    if m is None or m["name"].lower() in _NOT_AGENTS:
+        return None
+    out = _Outcome()
+    targets = reader.items(item, out)
+    if not targets:
+        return None
+    team = EntityRef(m["name"], EntityType.TEAM)
+    out.teams.append(team)
+    for target, _phrase in targets:
+        reader.draft(out, team, Relation.COMPLETED, target)
+    return out
+
+
+def _is_person_word(text: str) -> bool:
+    return text.lower() in ("i", "we", "he", "she", "they")
+
+
+_MOVE_VERBS = frozenset(
+    "start begin ship launch merge release deploy resume continue enable roll test cut use"
+    " run finish build do".split()
+)
+_NOT_OWNERS = frozenset(
+    "everyone everybody nobody noone someone somebody anyone anybody who it this that which"
+    " what each all".split()
+)
+_NOT_AGENTS = frozenset(
+    "it this that them they default design accident mistake hand itself end noon now nobody"
+    " noone everyone everybody someone somebody anyone anybody no one who what".split()
+)
+
+
+def _read(
+    reader: _Reader, toks: list[_Tok], text: str, frames: list[tuple[str, str, re.Pattern[str]]]
+) -> _Outcome | None:
+    classes = "".join(t.cls for t in toks)
+    first = 0
+    if _ANY_FRAME is not None and len(frames) == len(FRAMES):
+        hit = _ANY_FRAME.fullmatch(classes)
+        if hit is None:
+            return None
+        first = int((hit.lastgroup or "f0")[1:])
+    for name, handler, pattern in frames[first:]:
+        m = pattern.fullmatch(classes)
+        if m is None:
+            continue
+        out = _apply(reader, handler, toks, text, m)
+        if out is not None and (
+            out.drafts or handler in ("stalled", "unblocked", "topic", "mention_agent")
+        ):
+            out.frame = name
+            return out
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# Whole-sentence frames that span a subordinate clause
+# --------------------------------------------------------------------------------------
+
+_DONE_STATE = (
+    r"(?:is |are |has |have |gets |get )?(?:been )?(?:ships?|shipped|lands?|landed|in|merged"
+    r"|merges?|done|finished|finishes|complete|completed|completes|live|goes live|goes out|out"
+    r"|arrives?|arrived|ready|approved|released|deployed|in place|sorted|signed off|fixed)"
+)
+_SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern, re.IGNORECASE))
+    for name, pattern in (
+        (
+            "once-y-then-x",
+            rf"(?:once|as soon as|after) (?P<t>.+?) {_DONE_STATE},? (?:(?:we|i|they|you|the team)"
+            r" (?:can|could|will|get to|are able to|am able to) (?:start|begin|resume|ship|finish"
+            r"|proceed with|move on to|kick off|roll out|pick up|turn on|enable|launch|do|merge"
+            r"|land|release|deploy)(?: on| with| work on)? (?P<s>.+)|(?P<s2>.+?) (?:can|could"
+            r"|will) (?:start|begin|resume|ship|proceed|go ahead|go live|move|land|launch|happen"
+            r"|continue|be \w+)\b.*)",
+        ),
+        (
+            "x-can-start-once-y",
+            r"(?P<s>.+?) (?:can|will) (?:only )?(?:start|begin|resume|ship|proceed|go ahead"
+            rf"|go live|move|land|launch|happen|continue) (?:once|after|when) (?P<t>.+?) {_DONE_STATE}",
+        ),
+        (
+            "need-y-before-we-can-start-x",
+            r"(?:(?:we|i|they|you)\s+)?(?:need|needs|require|requires|am waiting for|are waiting"
+            r" for|am waiting on|are waiting on|waiting for|waiting on|have to wait for)\s+"
+            r"(?P<t>.+?)(?:\s+to\s+(?:finish|land|ship|merge|be done|be merged|be fixed|go out"
+            r"|go in|complete|be released))?\s+(?:first\s+)?before\s+(?:we|i|they|you|he|she)"
+            r"\s+(?:can|could)\s+(?:start|begin|ship|finish|resume|continue|merge|land|release"
+            r"|deploy|launch|roll out|do|work on|pick up|proceed with|move on to)\s+(?:on\s+)?"
+            r"(?P<s>.+)",
+        ),
+        (
+            "only-thing-left-for-x-is-y",
+            r"(?:the )?only (?:thing|blocker|item|dependency|piece) (?:left |remaining |outstanding )?"
+            r"(?:for|on|before) (?P<s>.+?) (?:is|are) (?P<t>.+)",
+        ),
+        (
+            "no-x-before-y",
+            rf"no (?P<s>.+?) (?:before|until) (?P<t>.+?) {_DONE_STATE}",
+        ),
+    )
+)
+
+
+_SENTENCE_HINT = re.compile(r"\b(?:once|soon|after|only|no|before)\b", re.IGNORECASE)
+
+
+_AFTER_FRAME = re.compile(r",\s+(?=which\b|who\b|owned by\b|and\b)|;\s+|\s+[—–]\s+")
+
+
+def _sentence_frame(reader: _Reader, text: str) -> tuple[_Outcome, str, str] | None:
+    """A frame spanning a subordinate clause, over the sentence or its first clause.
+
+    Returns the outcome, the rest of the sentence (still to read) and the blocker's text
+    (the antecedent of a "which" in the rest).
+    """
+    if not _SENTENCE_HINT.search(text):
+        return None
+    cut = _AFTER_FRAME.search(text)
+    spans = [(text, "")] + ([(text[: cut.start()], text[cut.start() :])] if cut else [])
+    for head, rest in spans:
+        for name, pattern in _SENTENCE_FRAMES:
+            m = pattern.fullmatch(head)
+            if m is None:
+                continue
+            waiter = m.groupdict().get("s") or m.groupdict().get("s2")
+            if waiter is None:
+                continue
+            out = reader.blocked(waiter, m["t"])
+            if out is not None and out.drafts:
+                out.frame = name
+                return out, rest, m["t"]
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# Reading a sentence
+# --------------------------------------------------------------------------------------
+
+
+def _plain(name: str) -> list[_Tok]:
+    """A resolved name as noun-phrase tokens (no lexicon look-up needed)."""
+    return [_Tok(word, 0, 0, "n") for word in name.split()]
+
+
+def _rebase(toks: list[_Tok]) -> tuple[str, list[_Tok]]:
+    """Tokens (possibly from two clauses) re-laid over one text of their own."""
+    parts: list[str] = []
+    out: list[_Tok] = []
+    pos = 0
+    for tok in toks:
+        out.append(_Tok(tok.text, pos, pos + len(tok.text), tok.cls, tok.low))
+        parts.append(tok.text)
+        pos += len(tok.text) + 1
+    return " ".join(parts), out
+
+
+def _leading_np(toks: list[_Tok]) -> list[_Tok]:
+    """The noun phrase a clause opens with (its subject)."""
+    n = 0
+    while n < len(toks) and toks[n].cls in "n&p":
+        n += 1
+    while n and toks[n - 1].cls != "n":
+        n -= 1
+    return toks[:n]
+
+
+def _trailing_np(toks: list[_Tok]) -> list[_Tok]:
+    """The noun phrase a clause ends with (the antecedent of a relative clause)."""
+    n = len(toks)
+    while n and toks[n - 1].cls in "n&p":
+        n -= 1
+    while n < len(toks) and toks[n].cls != "n":
+        n += 1
+    return toks[n:]
+
+
+_QUALITY = (("M", "hedged"), ("N", "negated"))
+_MEASURE = re.compile(r"~?\d+(?:\.\d+)?%|\d+/\d+\Z")
+_LABELS = frozenset(
+    """y t b yesterday today tomorrow blockers blocker blocked done doing next wip status
+    update overall dependencies deps dependency risks risk note notes summary progress
+    completed shipped action actions ai todo eta owner owners mitigation period rag
+    highlights lowlights context background issue problem fyi reminder edit tldr result
+    results outcome impact cause details yday""".split()
+) | frozenset({"in progress", "this week", "last week", "quick one", "heads up", "root cause"})
+_NOT_FACT_LABELS = frozenset(
+    "decision decisions proposal proposed idea ideas question questions open question"
+    " plan plans next steps options option".split()
+) | frozenset({"open question", "open questions", "next steps", "next step"})
+_JOINERS = frozenset({"and", "but", "so", "then", "and then", ",", ":", "—", "–", "-", "->", "("})
+_BECAUSE = frozenset({"because", "since", "as"})
+
+
+def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
+    """Read one normalised sentence with the compositional core.
+
+    Returns the outcomes (each already committed to the context) and, when there are
+    none, why: the factuality label of a clause that had a predicate, or None when no
+    clause had one the frames could read.
+    """
+    if not _TABLE:
+        _table()
+    outcomes: list[_Outcome] = []
+    previous: list[_Tok] = []
+    whole = _sentence_frame(reader, text)
+    if whole is not None:
+        reader.commit(whole[0], text)
+        outcomes.append(whole[0])
+        if not whole[1].strip(" ,;—–"):
+            return outcomes, None
+        text, previous = whole[1], _plain(whole[2])
+    frames = _frames()
+    main, gap = frames[: len(FRAMES)], frames[len(FRAMES) :]
+    parts = _lift_asides(_join_colon_lists(clauses(tokenise(text))))
+    reason: str | None = None
+    skip_next = False
+    label_relation: str | None = None  # "Owner:", "Blockers:", "Done:" name the relation
+    heading: list[_Tok] = []  # "Invoice sync: ..." is the subject of what follows
+    if reader.line_topic:  # set by an earlier sentence of the same line
+        heading = _plain(reader.line_topic)
+    named: list[_Tok] = []  # the last work item a clause of this sentence named
+    unblocked_waiter: str | None = None  # "X is unblocked" still looking for its Y
+    stalled_waiter: str | None = None  # "X is blocked" still looking for its blocker
+    cause: str | None = None  # what a "now that Y landed" clause named
+    last_doer: str | None = None  # the named doer of the last completion
+    main_clause: list[_Tok] = []  # the last clause that was not a relative one
+    for index, clause in enumerate(parts):
+        toks, kind = clause.toks, clause.kind
+        classes = clause.classes
+        if index and parts[index - 1].kind not in _RELATIVE:
+            main_clause = parts[index - 1].toks
+        if index + 1 < len(parts) and parts[index + 1].kind == ":" and "x" not in classes:
+            label = " ".join(t.low for t in toks)
+            if label in _NOT_FACT_LABELS:
+                return outcomes, "a decision, question or plan"
+            label_relation = _LABEL_RELATIONS.get(label)
+            # "Payments:" lends its subject; "Y:", "Status:", "Completed this period:" do not
+            topic = [] if label in _LABELS or len(label) < 2 or classes != "n" * len(toks) else toks
+            previous = heading = topic
+            if topic:
+                reader.line_topic = _rebase(topic)[0]
+            continue
+        if stalled_waiter is not None and kind in _BECAUSE and toks:
+            blocker = _leading_np(toks)
+            because = reader.blocked(stalled_waiter, _rebase(blocker)[0]) if blocker else None
+            if because is not None and because.drafts:
+                because.frame = "x-blocked-because-y"
+                reader.commit(because, text)
+                outcomes.append(because)
+            stalled_waiter = None
+            previous = toks
+            continue
+        stalled_waiter = None
+        if kind in _CONDITIONAL:
+            reason, previous = "conditional", toks
+            skip_next = not outcomes and not any(o.drafts for o in outcomes)
+            continue
+        if skip_next:  # the consequent of "If X slips, Y is blocked"
+            skip_next, previous = False, toks
+            continue
+        if (
+            label_relation is not None
+            and kind == ":"
+            and toks
+            and not any(c in _TRIGGERS or c == "x" for c in classes)
+        ):
+            items = (
+                _rebase(toks)[0]
+                if label_relation in ("blocked", "unblocked")
+                else _label_list(toks)
+            )
+            labelled = _read_label(reader, label_relation, items)
+            label_relation = None
+            if labelled is not None:
+                reader.commit(labelled, text)
+                outcomes.append(labelled)
+                previous = toks
+                if labelled.items:
+                    named = _plain(labelled.items[-1].name)
+                continue
+        if not toks or not any(c in _TRIGGERS for c in classes):
+            if kind in _CAUSAL - {","} and toks:
+                cause = _rebase(_trailing_np(toks))[0] or None
+                acted = _agent_acted(reader, toks)  # "now that Hee-won pushed the image"
+                if acted is not None:
+                    cause = acted.items[-1].name if acted.items else cause
+                    reader.commit(acted, text)
+                    outcomes.append(acted)
+                if unblocked_waiter and cause:
+                    _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
+                    unblocked_waiter = None
+            previous = toks
+            continue
+        if _MEASURE.match(toks[0].text):
+            reason, previous = "a measurement, not a work item", toks
+            continue
+        if any(t.low == "had" for t in toks) and any(t.cls in "WS" for t in toks):
+            reason, previous = "in the past (had been blocked)", toks
+            continue
+        asserted = classes.split("K", 1)[0]  # "X has to land before Y can ship": not a hedge
+        quality = next((label for c, label in _QUALITY if c in asserted), None)
+        if quality is not None:
+            reason, previous = quality, toks
+            _mention(reader, toks)  # "X still not done, Y blocked on it": X is the topic
+            continue
+        out: _Outcome | None = None
+        borrowed = False
+        if kind in _RELATIVE and classes[0] == "n":
+            antecedent = _trailing_np(previous)
+            if antecedent:
+                body, rebased = _rebase(toks)
+                out = _read_gap(reader, rebased, body, gap, _rebase(antecedent)[0])
+        if out is None:
+            subject: list[_Tok] = []
+            if classes[0] != "n":
+                if clause.antecedent is not None:
+                    subject = clause.antecedent
+                elif kind in _RELATIVE or classes[0] in "oV":
+                    subject = _trailing_np(previous)
+                elif kind in _JOINERS:
+                    subject = _leading_np(previous)
+                    if not subject and index and parts[index - 1].kind in _RELATIVE:
+                        subject = _leading_np(main_clause)  # "X, which ..., is live"
+                if not subject and heading:
+                    subject = heading  # "Cert renewal: ...; can't start until X is done"
+            stand_in = (named or heading) if not subject else None
+            if stand_in and toks[0].low in _STAND_INS and any(t.cls in "WRCU" for t in toks[1:3]):
+                subject, toks = stand_in, toks[1:]  # "X, though I'm blocked on Y": X waits
+            body, rebased = _rebase(subject + toks)
+            out = _read(reader, rebased, body, main)
+            borrowed = out is not None and bool(subject)
+            if out is None and subject:
+                body, rebased = _rebase(toks)
+                out = _read(reader, rebased, body, main)
+            if out is None and heading and classes[0] == "n":
+                body, rebased = _rebase(toks + heading)  # "Oren to own", "Farah is driving"
+                out = _read(reader, rebased, body, main)
+            if out is None and heading and toks[-1].low in _OBJECT_PRONOUNS:
+                body, rebased = _rebase(toks[:-1] + heading)  # "Runbooks: Ifeanyi has them"
+                out = _read(reader, rebased, body, main)
+        if out is None:
+            reason = reason or "predicate without readable arguments"
+            previous = toks
+            continue
+        waited = [d for d in out.drafts if d.relation.value == "blocked_by"]
+        if unblocked_waiter and kind in _CAUSAL and waited:  # "..., since it waited on Y"
+            out.drafts = [d for d in out.drafts if d.relation.value != "blocked_by"]
+            _add_unblock(reader, outcomes, unblocked_waiter, waited[0].target.name, text)
+            unblocked_waiter = None
+        if (
+            kind == "and"
+            and borrowed
+            and last_doer is not None
+            and out.frame in ("w-was-done", "w-done")
+            and any(d.relation.value == "completed" for d in out.drafts)
+        ):  # "X was completed by Amara and published to the portal": Amara did both
+            carried = reader.completed(
+                last_doer,
+                next(d.target.name for d in out.drafts if d.relation.value == "completed"),
+            )
+            if carried is not None and carried.drafts:
+                carried.frame = out.frame
+                out = carried
+        done = [d for d in out.drafts if d.relation.value == "completed"]
+        if done and out.frame in ("w-was-done-by-d", "d-did-w"):
+            last_doer = done[0].source.name
+        if done:
+            cause = done[0].target.name
+            if kind in _CAUSAL - {","}:
+                if out.frame in ("w-was-done", "w-done"):  # no doer named: context only
+                    out.drafts = [d for d in out.drafts if d.relation.value != "completed"]
+                if unblocked_waiter:
+                    _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
+                    unblocked_waiter = None
+        if out.frame.endswith("unblocked-from-y") and not any(
+            d.relation.value == "unblocked_from" for d in out.drafts
+        ):
+            waiter = _rebase(_leading_np(toks))[0] or None
+            cause = cause or reader.recent_done  # "X is deployed! @mikko you're unblocked"
+            if waiter and cause:
+                _add_unblock(reader, outcomes, waiter, cause, text)
+            else:
+                unblocked_waiter = waiter
+        if out.frame in ("x-is-stalled", "x-cannot-move"):
+            stalled_waiter = _rebase(_leading_np(rebased))[0] or None
+        reader.commit(out, body)
+        outcomes.append(out)
+        previous = toks
+        if out.items:
+            named = _plain(out.items[-1].name)
+    done_now = {
+        d.target.name.lower() for o in outcomes for d in o.drafts if d.relation.value == "completed"
+    }
+    for out in outcomes:
+        for i, d in enumerate(out.drafts):  # "depends on X, which the team shipped today"
+            if d.relation.value == "blocked_by" and d.target.name.lower() in done_now:
+                out.drafts[i] = replace(d, relation=Relation.UNBLOCKED_FROM)
+        for d in out.drafts:
+            if d.relation.value == "completed":
+                reader.recent_done = d.target.name
+    if outcomes:
+        return outcomes, None
+    if reason is None and not any(t.cls in _TRIGGERS for c in parts for t in c.toks):
+        reason = "no predicate"
+    return [], reason
+
+
+_LABEL_RELATIONS = {
+    **dict.fromkeys(
+        ["owner", "owners", "owned by", "dri", "assignee", "assigned to", "lead"], "owner"
+    ),
+    **dict.fromkeys(
+        ["blockers", "blocker", "blocked on", "blocked by", "waiting on", "waiting for"]
+        + ["depends on"],
+        "blocker",
+    ),
+    **dict.fromkeys(
+        ["done", "shipped", "completed", "complete", "finished", "landed", "merged", "released"]
+        + ["deployed", "launched", "cancelled", "canceled", "closed", "fixed"],
+        "done",
+    ),
+    "blocked": "blocked",
+    "unblocked": "unblocked",
+    **dict.fromkeys(
+        ["working on", "wip", "in progress", "current work", "current focus", "focus", "doing"],
+        "doing",
+    ),
+}
+
+
+def _label_list(toks: list[_Tok]) -> str:
+    """The items after a label, each read as a noun phrase, joined by commas."""
+    text, toks = _rebase(toks)
+    parts: list[list[_Tok]] = [[]]
+    for tok in toks:
+        if tok.low in (",", "&", "+", "/", "and", ";"):
+            parts.append([])
+        else:
+            parts[-1].append(tok)
+    return ", ".join(_noun_phrase(_trim_tail(part), text) for part in parts if part)
+
+
+_BLOCKED_LABEL = re.compile(
+    r"(?P<s>.+?)\s*(?:\bon|\bby|\bbehind|\bpending|\buntil|->|,)\s+(?:waiting (?:on|for)\s+)?"
+    r"(?P<t>.+)"
+)
+
+
+def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
+    """A list after a relation label: "Owner: Priya", "Blockers: X, Y", "Done: X"."""
+    if relation == "owner":
+        out = reader.owns(text, None)
+    elif relation == "blocked":  # "Blocked: on the access request", "Blocked: X on Y"
+        if m := re.match(r"(?:on|by|waiting on|waiting for)\s+(?P<t>.+)", text):
+            out = reader.blocked(None, m["t"])
+        elif m := _BLOCKED_LABEL.fullmatch(text):
+            out = reader.blocked(m["s"], m["t"])
+        else:
+            out = reader.stalled(text)
+            if out is not None:
+                out.frame = "blocked-label"
+                return out
+    elif relation == "unblocked":  # "Unblocked: replay tool" (from what it waited on)
+        out = reader.unblocked(text, None)
+    elif relation == "blocker":
+        text = re.sub(r"^(?:on|by|behind|waiting on|waiting for)\s+", "", text)
+        out = reader.blocked(None, text)
+    elif relation == "done":  # "Shipped: bulk import by Arnav, SSO by Ruth & Gideon"
+        out = _Outcome()
+        for part in text.split(", "):
+            item, _, doer = part.partition(" by ")
+            one = reader.completed(doer or None, item)
+            if one is not None:
+                out.drafts += one.drafts
+                out.items += one.items
+                out.people += one.people
+                out.teams += one.teams
+    else:
+        out = reader.owns(None, text)
+    if out is None or not out.drafts:
+        return None
+    out.frame = f"{relation}-label-list"
+    return out
+
+
+_SOME_THINGS = frozenset(
+    "things items dependencies blockers prerequisites pieces bits following".split()
+)
+
+
+def _lift_asides(parts: list[_Clause]) -> list[_Clause]:
+    """ "waiting on X, owned by T, for Z": the aside about X is read after the clause it
+    interrupts, which is read whole ("waiting on X for Z")."""
+    out: list[_Clause] = []
+    i = 0
+    while i < len(parts):
+        clause = parts[i]
+        if (
+            out
+            and clause.kind == ","
+            and clause.toks
+            and clause.toks[0].cls == "o"
+            and i + 1 < len(parts)
+            and parts[i + 1].kind == ","
+            and parts[i + 1].toks
+            and parts[i + 1].toks[0].cls == "p"
+        ):
+            host = out[-1]
+            antecedent = _trailing_np(host.toks)
+            out[-1] = _Clause(host.kind, host.toks + parts[i + 1].toks, host.antecedent)
+            out.append(_Clause(",", clause.toks, antecedent))
+            i += 2
+            continue
+        out.append(clause)
+        i += 1
+    return out
+
+
+def _join_colon_lists(parts: list[_Clause]) -> list[_Clause]:
+    """ "X is waiting on two things: A and B" / "... two things - A and B": the list after
+    the colon or dash is the blocker."""
+    out: list[_Clause] = []
+    skip = False
+    for i, clause in enumerate(parts):
+        if skip:
+            skip = False
+            continue
+        toks = clause.toks
+        nxt = parts[i + 1] if i + 1 < len(parts) else None
+        if (
+            nxt is not None
+            and nxt.kind in (":", "—", "–", "-")
+            and len(toks) >= 2
+            and toks[-1].low in _SOME_THINGS
+        ):
+            k = len(toks) - 1
+            while k and toks[k - 1].cls == "n" and toks[k - 1].low not in _DETERMINERS:
+                k -= 1
+            if k and toks[k - 1].cls in "WRK":
+                out.append(_Clause(clause.kind, toks[:k] + nxt.toks))
+                skip = True
+                continue
+        out.append(clause)
+    return out
+
+
+def _agent_acted(reader: _Reader, toks: list[_Tok]) -> _Outcome | None:
+    """ "Hee-won pushed the driver image" in a "now that" clause: a person finished it."""
+    verb = next((k for k, t in enumerate(toks) if k and t.low.endswith("ed")), None)
+    if verb is None or verb + 1 >= len(toks) or verb > 3:
+        return None
+    who = _rebase(toks[:verb])[0]
+    if not _agent_shaped(who, strict=True):
+        return None
+    out = reader.completed(who, _rebase(toks[verb + 1 :])[0])
+    if out is None or not out.drafts:
+        return None
+    out.frame = "now-that-y-did-x"
+    return out
+
+
+def _mention(reader: _Reader, toks: list[_Tok]) -> None:
+    """Record a clause's subject as the topic item without stating any fact about it."""
+    subject = _leading_np(toks)
+    if not subject or len(subject) == len(toks):
+        return
+    seen = _Outcome()
+    text = _rebase(subject)[0]
+    if reader.item(_parse_phrase(text), seen) is not None:
+        reader.commit(seen, text)
+
+
+def _add_unblock(
+    reader: _Reader, outcomes: list[_Outcome], waiter: str, blocker: str, text: str
+) -> None:
+    """Emit "waiter unblocked_from blocker" found across a "now that" clause."""
+    out = reader.unblocked(waiter, blocker)
+    if out is not None and out.drafts:
+        out.frame = "x-unblocked-now-that-y"
+        reader.commit(out, text)
+        outcomes.append(out)
+
+
+def _read_gap(
+    reader: _Reader,
+    toks: list[_Tok],
+    text: str,
+    frames: list[tuple[str, str, re.Pattern[str]]],
+    antecedent: str,
+) -> _Outcome | None:
+    """An object-gap relative clause ("which Rohan owns"): the antecedent is the object."""
+    classes = "".join(t.cls for t in toks)
+    for name, handler, pattern in frames:
+        m = pattern.fullmatch(classes)
+        if m is None:
+            continue
+        agent = _span(toks, text, m, "o" if handler == "owns" else "d")
+        if agent is None:
+            continue
+        if handler == "owns":
+            out = reader.owns(agent, antecedent)
+        else:
+            out = reader.completed(agent, antecedent)
+        if out is not None and out.drafts:
+            out.frame = name
+            return out
+    return None

@@ -1,0 +1,58 @@
+"""Factuality: is a clause asserted, or hedged, conditional, negated, asked, planned?
+
+The core (``memcli.extract.core``) decides factuality from token classes (a modal or
+negator in the clause, an "if" clause, a "Decision:" label); ``why_not`` names the
+reason for the trace when a sentence with a cue word gave no fact by another route.
+
+The frames only read asserted clauses; this module names *why* a clause with a cue word
+gave no fact, for ``--explain`` and for the trace (NegEx/ConText-style trigger lists with
+the clause as scope). Order matters: the first label that applies is the reason.
+
+Traps kept out on purpose: "no longer blocked" is an unblock, not a negation; "until" and
+"once" after a dependency word are dependency triggers, not conditions.
+"""
+
+from __future__ import annotations
+
+import re
+
+_LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (label, re.compile(pattern, re.IGNORECASE))
+    for label, pattern in (
+        ("question", r"\?\s*$|^(?:is|are|does|do|did|can|could|should|will|has|have)\s+\w+.*\?"),
+        (
+            "conditional",
+            r"\b(?:if|unless|in case|assuming|suppose|supposing|whether|otherwise|"
+            r"in the event)\b",
+        ),
+        (
+            "hedged",
+            r"\b(?:might|may|maybe|perhaps|probably|possibly|likely|hopefully|i think|we think"
+            r"|i guess|not sure|should|almost|nearly|mostly|close to|about to|expect(?:ed|s)? to"
+            r"|seems?|looks like|fingers crossed|tentatively|could)\b",
+        ),
+        ("reported", r"\b(?:said|says|according to|claims?|heard|told (?:me|us))\b"),
+        (
+            "planned",
+            r"\b(?:will|going to|gonna|plan(?:s|ned)? to|intend|aim(?:s|ing)? to|next week"
+            r"|next sprint|tomorrow|by (?:mon|tues|wednes|thurs|fri)day|eta)\b",
+        ),
+        ("negated", r"\b(?:not|never|no|nothing|nobody|none|n't|neither|nor|without)\b"),
+    )
+)
+
+
+def why_not(clause: str) -> str | None:
+    """The first non-asserted label that fits a clause, or None when it reads as asserted.
+
+    >>> why_not("The export might be blocked on the schema change")
+    'hedged'
+    >>> why_not("If the schema change slips, the export is blocked") is None
+    False
+    >>> why_not("The export is blocked on the schema change") is None
+    True
+    """
+    for label, pattern in _LABELS:
+        if pattern.search(clause):
+            return label
+    return None

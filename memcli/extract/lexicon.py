@@ -1,0 +1,260 @@
+"""The predicate lexicon: which words express which relation, in every form.
+
+Each ``Predicate`` row names a lemma, the relation it expresses and how its arguments
+sit (``voice``: "active" means subject = the relation's source side for owns/completed
+and the blocker for blocks-type verbs, see ``memcli.extract.core``). ``forms`` expands
+a verb into its inflections (base, -s, -ed, -ing, past participle) with the irregular
+ones listed, so the frame table is written once per lemma rather than once per spelling.
+
+Two derived tables serve the rest of the reader:
+
+* ``CUE``: one compiled alternation of every trigger form, nominal form and label. A
+  sentence without a cue costs one regex search and is reported as "no predicate"; a
+  sentence with a cue that yields no fact is what ``--extractor auto`` sends to a model.
+* ``TYPOS``: misspellings one edit away from a trigger (a dropped, doubled or swapped
+  letter: "blokced", "waitng", "depnds") mapped back to the word. Only words of five
+  letters or more get variants, and a variant that is itself a common English word is
+  never rewritten.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memcli.models import Relation
+
+_IRREGULAR: dict[str, tuple[str, str]] = {  # lemma -> (past, past participle)
+    "hold": ("held", "held"),
+    "lead": ("led", "led"),
+    "take": ("took", "taken"),
+    "go": ("went", "gone"),
+    "get": ("got", "gotten"),
+    "put": ("put", "put"),
+    "run": ("ran", "run"),
+    "build": ("built", "built"),
+    "do": ("did", "done"),
+    "sit": ("sat", "sat"),
+    "fall": ("fell", "fallen"),
+    "drive": ("drove", "driven"),
+    "give": ("gave", "given"),
+    "hang": ("hung", "hung"),
+    "freeze": ("froze", "frozen"),
+    "shut": ("shut", "shut"),
+    "set": ("set", "set"),
+    "have": ("had", "had"),
+}
+_DOUBLE_FINAL = frozenset(
+    {"ship", "drop", "stop", "plan", "scrap", "wrap", "gate", "pin", "submit", "commit", "admit"}
+    | {"grab", "slip", "chat", "tag"}
+)
+
+
+def forms(lemma: str) -> tuple[str, ...]:
+    """Base, third person, past, past participle and -ing forms of a (phrasal) verb.
+
+    >>> forms("ship up")
+    ('ship up', 'ships up', 'shipped up', 'shipping up')
+    >>> forms("hold")
+    ('hold', 'holds', 'held', 'holding')
+    """
+    verb, _, particle = lemma.partition(" ")
+    tail = f" {particle}" if particle else ""
+    if verb in _IRREGULAR:
+        past, participle = _IRREGULAR[verb]
+    elif verb.endswith("e"):
+        past = participle = verb + "d"
+    elif verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        past = participle = verb[:-1] + "ied"
+    elif verb in _DOUBLE_FINAL and not verb.endswith("e"):
+        past = participle = verb + verb[-1] + "ed"
+    else:
+        past = participle = verb + "ed"
+    if verb.endswith(("s", "sh", "ch", "x", "z")):
+        third = verb + "es"
+    elif verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        third = verb[:-1] + "ies"
+    elif verb in ("go", "do"):
+        third = verb + "es"
+    elif verb == "have":
+        third = "has"
+    else:
+        third = verb + "s"
+    if verb.endswith("ie"):
+        ing = verb[:-2] + "ying"
+    elif verb.endswith("e") and verb not in ("be", "free"):
+        ing = verb[:-1] + "ing"
+    elif verb in _DOUBLE_FINAL or verb in ("get", "run", "sit", "set", "shut", "put"):
+        ing = verb + verb[-1] + "ing"
+    else:
+        ing = verb + "ing"
+    out = [verb, third, past]
+    if participle != past:
+        out.append(participle)
+    out.append(ing)
+    return tuple(dict.fromkeys(f"{w}{tail}" for w in out))
+
+
+@dataclass(frozen=True, slots=True)
+class Predicate:
+    """One lexicon row: a lemma, the relation it expresses, and its nominal forms."""
+
+    lemma: str
+    relation: Relation
+    nouns: tuple[str, ...] = ()
+
+
+_B, _O, _C, _U = Relation.BLOCKED_BY, Relation.OWNS, Relation.COMPLETED, Relation.UNBLOCKED_FROM
+
+# Verbs (and verb-like adjectives) per relation. Nominal forms ("a blocker for",
+# "a prerequisite for") and fixed multiword cues live in the rows' ``nouns``.
+LEXICON: tuple[Predicate, ...] = (
+    Predicate("block", _B, ("blocker", "blockers", "blockage")),
+    Predicate("wait", _B, ("waiting on", "waiting for")),
+    Predicate("await", _B),
+    Predicate("depend", _B, ("dependency", "dependencies", "dependent", "dependant", "deps")),
+    Predicate("stall", _B),
+    Predicate("hinge", _B),
+    Predicate("gate", _B, ("gating",)),
+    Predicate("park", _B),
+    Predicate("pause", _B),
+    Predicate("freeze", _B, ("frozen",)),
+    Predicate("hold up", _B, ("on hold",)),
+    Predicate("hold back", _B),
+    Predicate("hang up", _B),
+    Predicate("require", _B, ("prerequisite", "prereq", "requirement")),
+    Predicate("need", _B),
+    Predicate("stick", _B, ("stuck",)),
+    Predicate("pend", _B, ("pending", "contingent", "reliant", "bottleneck", "behind")),
+    Predicate("own", _O, ("owner", "owners", "owned", "dri", "assignee", "action item", "action")),
+    Predicate("assign", _O, ("responsible for", "in charge of", "accountable for")),
+    Predicate("handle", _O, ("on point", "point person", "the ball", "on the hook")),
+    Predicate("drive", _O),
+    Predicate("lead", _O),
+    Predicate("manage", _O),
+    Predicate("work on", _O, ("wip", "in progress")),
+    Predicate("pick up", _O),
+    Predicate("take over", _O, ("take care of", "taking care of", "took care of")),
+    Predicate("take on", _O),
+    Predicate("tackle", _O),
+    Predicate("task", _O),
+    Predicate("belong", _O),
+    Predicate("ship", _C, ("done", "complete", "live", "out the door")),
+    Predicate("finish", _C),
+    Predicate("complete", _C),
+    Predicate("merge", _C),
+    Predicate("land", _C),
+    Predicate("deploy", _C),
+    Predicate("release", _C),
+    Predicate("launch", _C),
+    Predicate("cancel", _C, ("cancelled",)),
+    Predicate("wrap up", _C),
+    Predicate("roll out", _C),
+    Predicate("deliver", _C),
+    Predicate("resolve", _C),
+    Predicate("fix", _C),
+    Predicate("close", _C),
+    Predicate("unblock", _U, ("unblocked", "no longer", "unstuck", "off hold")),
+)
+
+
+def _cue_words() -> dict[Relation, list[str]]:
+    words: dict[Relation, list[str]] = {}
+    for row in LEXICON:
+        words.setdefault(row.relation, []).extend((*forms(row.lemma), *row.nouns))
+    return words
+
+
+CUE_WORDS: dict[Relation, tuple[str, ...]] = {
+    rel: tuple(dict.fromkeys(ws)) for rel, ws in _cue_words().items()
+}
+
+
+def alternation(words: list[str] | tuple[str, ...]) -> str:
+    """A regex alternation of phrases, longest first so multiword cues win."""
+    ordered = sorted(set(words), key=lambda w: (-len(w), w))
+    return "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in ordered)
+
+
+# The first word of every cue: one set lookup per token decides whether the reader
+# should look any further at a sentence (an alternation regex costs ten times more).
+CUE_TOKENS: frozenset[str] = frozenset(
+    w.split()[0].lower() for ws in CUE_WORDS.values() for w in ws
+) - {"on", "the", "in", "out", "no", "action", "behind", "done", "live", "complete"}
+_TOKEN = re.compile(r"[a-z]+")
+
+
+def has_cue(text: str) -> bool:
+    """Whether a sentence uses a dependency, ownership, completion or unblock word.
+
+    >>> has_cue("Reviewed three PRs."), has_cue("search is gated on the index")
+    (False, True)
+    """
+    return not CUE_TOKENS.isdisjoint(_TOKEN.findall(text.lower()))
+
+
+# Real words one edit away from a trigger: never "corrected".
+_REAL_WORDS = frozenset(
+    """
+    bocked locked blocks lock clocked flocked socked docked rocked ranking banking waiting
+    waning awaiting tanked landed laned lands sipped shipper shippers hipped skipped slipped
+    tipped whipped chipped dipped ripped zipped shopped stopped merger mergers emerged
+    merged finish fished finished relapsed realised released lease pending spending sending
+    ending bending lending tending vending owned owner wined ended depended defended expended
+    gated dated rated mated hated stalls stales stale tales stalled installed staled
+    locker lockers talled worming working wording worrying
+    """.split()
+)
+
+
+def _variants(word: str) -> set[str]:
+    out: set[str] = set()
+    for i in range(len(word)):
+        out.add(word[:i] + word[i + 1 :])  # dropped letter
+        out.add(word[:i] + word[i] + word[i:])  # doubled letter
+        if i + 1 < len(word):
+            out.add(word[:i] + word[i + 1] + word[i] + word[i + 2 :])  # swapped pair
+    out.discard(word)
+    return out
+
+
+_FORMS = frozenset(w for ws in CUE_WORDS.values() for w in ws)
+
+
+def _typo_table() -> dict[str, str]:
+    base = frozenset(
+        """
+        blocked blocking blocker waiting depends dependent dependency shipped merged finished
+        completed deployed released unblocked stalled pending assigned responsible working
+        landed launched
+        """.split()
+    )
+    table: dict[str, str] = {}
+    clashes: set[str] = set()
+    for word in sorted(base):
+        for v in _variants(word):
+            if len(v) < 6 or v in base or v in _REAL_WORDS or v in _FORMS:
+                continue
+            if v in table and table[v] != word:
+                clashes.add(v)
+            table[v] = word
+    for v in clashes:
+        del table[v]
+    return table
+
+
+TYPOS: dict[str, str] = _typo_table()
+_WORD = re.compile(r"[A-Za-z]+")
+_LOWER_WORD = re.compile(r"[a-z]+")
+_TYPO_WORDS = frozenset(TYPOS)
+
+
+def fix_typos(text: str) -> str:
+    """Correct misspelt trigger words ("blokced" -> "blocked"); other words are left alone.
+
+    >>> fix_typos("search is blokced on the index, waitng on Dana")
+    'search is blocked on the index, waiting on Dana'
+    """
+    if _TYPO_WORDS.isdisjoint(_LOWER_WORD.findall(text.lower())):
+        return text
+    return _WORD.sub(lambda m: TYPOS.get(m.group(0).lower(), m.group(0)), text)

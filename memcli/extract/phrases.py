@@ -1,0 +1,455 @@
+"""Noun phrases and entities: what a slot of a predicate frame may hold.
+
+A frame (``memcli.extract.core``) captures raw text for each argument role; this
+module turns that text into a clean name: it peels ownership clauses ("owned by the data
+team", "from the backend team"), *when* tails ("to land", "isn't ready"), determiners and
+possessives ("Bob's X" -> X, owner Bob), container heads ("progress on X", "the rest of
+X" -> X), keeps ticket and PR references (#123, PROJ-42, org/repo#12) whole, splits
+lists ("X and the Y", "X & Y", "X/Y" for references), and decides whether a phrase can
+be a person, a team or a work item. Pure functions over strings; no state.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+def _words(text: str) -> frozenset[str]:
+    """A frozenset from a whitespace-separated word list (keeps the tables readable)."""
+    return frozenset(text.split())
+
+
+# --------------------------------------------------------------------------------------
+# Vocabulary tables
+# --------------------------------------------------------------------------------------
+
+# Capitalised words that start status-update sentences but are not people.
+_NON_NAMES = _words(
+    """
+    deploy deployment deploys release releases migration migrations search billing checkout
+    payments payment auth login logout signup sso onboarding infra infrastructure launch
+    rollout refactor backend frontend mobile web android ios docs documentation testing
+    tests staging prod production analytics reporting reports monitoring alerting logging
+    security compliance legal design marketing sales support finance ops devops platform
+    data pipeline pipelines dashboard dashboards integration integrations upgrade cleanup
+    feature features project projects work everything nothing something anything today
+    yesterday tomorrow tonight monday tuesday wednesday thursday friday saturday sunday
+    january february march july august september october november december blocked done
+    shipped update updates status note notes also still this that it the sprint beta alpha
+    api apis ui ux sdk cli cache database schema server service services gateway proxy
+    cluster kubernetes terraform postgres redis kafka stripe jira github gitlab slack
+    everyone nobody someone anyone team teams squad group crew review reviews approval
+    budget hiring procurement audit localization translation notifications settings admin
+    invoicing pricing inventory shipping cart catalog recommendations qa ci cd eod eow asap
+    tbd eta fyi btw wip okr okrs roadmap plan planning hold track schedule time pto lgtm
+    ptal ack nack imo tbh afaik
+    vacation leave holiday call break point board fire site radar ice pause standby main
+    master trunk progress blockers blocker waiting stuck stalled landed merged yes no ok
+    okay thanks great good bad next last first then also however meanwhile overall
+    blockers dependencies dependency sprint retro standup demo launch go live helm docker
+    aws gcp azure s3 ec2 lambda vercel heroku nginx graphql rest grpc oauth saml ldap okta
+    auth0 sentry datadog grafana prometheus elasticsearch opensearch snowflake bigquery
+    airflow spark hadoop react vue angular node python java golang rust swift kotlin
+    """
+)
+
+# Noun suffixes that make a capitalised word a thing, not a given name.
+_NOUN_SUFFIXES = ("ing", "tion", "sion", "ment", "ness", "ity", "ics", "ware", "base", "flow")
+
+_TEAM_WORDS = _words("team squad group crew")
+
+_FIRST_PERSON = _words("i me myself we us ourselves")
+_SELF_GROUPS = frozenset({"team", "the team", "our team", "my team", "the whole team", "we all"})
+_THIRD_PERSON = _words("she he her him")
+_PLURAL_PERSON = _words("they them")
+_PRONOUNS = _FIRST_PERSON | _THIRD_PERSON | _PLURAL_PERSON | _words("you it")
+
+# Phrases that refer back to the most recently mentioned work item (context rule 3).
+_REFS = frozenset(
+    {
+        "it",
+        "that",
+        "this",
+        "the same",
+        "same",
+        "the case",
+        "top of it",
+        *(
+            f"{d} {n}"
+            for d in ("that", "this")
+            for n in (
+                "work",
+                "one",
+                "item",
+                "task",
+                "project",
+                "piece",
+                "piece of work",
+                "ticket",
+                "change",
+                "effort",
+                "thing",
+            )
+        ),
+    }
+)
+
+# Words that never occur inside a clean noun phrase: seeing one means the lazy capture
+# swallowed a clause ("X is not", "if the refactor slips"), so the match is rejected.
+_CLAUSE_WORDS = _words(
+    """
+    is are am was were be been being not no never will would can cannot could should shall
+    may might must does did do has have had because but if when until unless whether while
+    which who whom whose where why how what once although though since then than so or
+    i we you he she they me us him them it my our your his her their think thinks guess
+    hope hopefully maybe probably perhaps said says say there here yet nothing anything
+    blocked blocking waiting waits stuck stalled shipped owns owned depends finished
+    completed landed merged deployed released unblocked handling leading driving needs
+    requires done got get gets getting expects expect expected planned hopes
+    wants want wanted going decided thanks
+    """
+)
+
+# Whole phrases too vague to be a work item.
+_VAGUE = _words(
+    """
+    something anything nothing everything stuff things thing none n/a na tbd nobody
+    someone anyone everyone lots more others work help input feedback answers answer
+    response responses reply replies progress people folks schedule track hold time
+    approval approvals review reviews sign-off signoff go-ahead greenlight decision
+    decisions info information details it's coffee lunch dinner breakfast food pizza
+    train bus flight taxi kids kid dog weather laundry snacks tea package parcel
+    """
+) | frozenset({"other things", "other stuff", "other teams", "a lot", "the go-ahead"})
+
+# Everyday nouns: "waiting on my coffee" is not a dependency.
+_EVERYDAY = _words(
+    "coffee lunch dinner breakfast food pizza train bus flight taxi kids dog weather laundry"
+    " snacks tea haircut dentist doctor groceries"
+)
+
+# "X is on Y" is ownership unless Y is one of these ("on hold", "on PTO", "on call").
+_ON_STOPLIST = _words(
+    """
+    hold track schedule time pto vacation leave holiday holidays call on-call break point
+    board fire deck site radar ice pause standby target budget par plan mute it's top
+    """
+)
+
+_PREPOSITIONS = _words("on by for to of in at from with about into onto over under after")
+
+_WEEKDAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_TIME_PHRASE = re.compile(
+    rf"""(?:(?:a|an|one|two|three|four|five|six|several|few|a\ few|couple\ of|a\ couple\ of|
+    \d+)\s+)?(?:more\s+)?(?:minutes?|hours?|days?|weeks?|months?|sprints?|quarters?|while|bit)
+    |today|tomorrow|yesterday|tonight|{_WEEKDAYS}|next\ (?:week|sprint|month|quarter)
+    |(?:the\ )?weekend|end\ of\ (?:the\ )?(?:day|week|sprint|month|quarter)|eod|eow
+    |q[1-4]|this\ (?:week|sprint|month|quarter)|last\ (?:week|sprint|month)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_QUANTITY = re.compile(
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|several|some|many|few|a few"
+    r"|a couple(?: of)?|couple of|a bunch of|bunch of|lots of|a lot of|multiple|various|all"
+    r"|most|any|every|each|no)\s",
+    re.IGNORECASE,
+)
+_GERUND_CLAUSE = re.compile(
+    r"\w+ing\s+(?:(?:on|at|with|for|to|through|into|up|over)\s+)?(?:the|a|an|our|my|his|her"
+    r"|their|some|all|this|that|these|those)\s",
+    re.IGNORECASE,
+)
+_NAME_SHAPE = re.compile(r"[^\W\d_]{2,}(?:[-'][^\W\d_]+)*")
+
+
+def _name_token(word: str, *, loose: bool = False) -> bool:
+    """'Priya', 'Hee-won', 'Björn', 'O'Neil' (any script); ``loose`` also 'priya'."""
+    if not _NAME_SHAPE.fullmatch(word):
+        return False
+    parts = re.split(r"[-']", word)
+    if not loose and not parts[0][0].isupper():
+        return False
+    return all(not part[1:] or part[1:].islower() for part in parts)
+
+
+_ACRONYM = re.compile(r"[A-Z]{2,5}")
+# --------------------------------------------------------------------------------------
+# Noun phrases: tails, owners, determiners
+# --------------------------------------------------------------------------------------
+
+_FLAGS = re.IGNORECASE
+
+# Ownership clauses at the end of a noun phrase (context rule 4). ``strict`` means the
+# owner must look like a person or team before the clause is split off ("data from the
+# warehouse" keeps its name).
+_OWNER_TAILS: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
+    (re.compile(p, _FLAGS), strict)
+    for p, strict in (
+        (
+            r"(?P<head>.+?),?\s+(?:which|that)\s+(?:is\s+|are\s+)?(?:owned|run|driven|led"
+            r"|handled|managed|built|maintained)\s+by\s+(?P<o>.+)",
+            False,
+        ),
+        (
+            r"(?P<head>.+?),?\s+(?:which|that)\s+(?P<o>.+?)\s+(?:owns|own|is working on"
+            r"|are working on|is handling|are handling|is driving|are driving|is leading"
+            r"|are leading|leads|lead|drives|drive|handles|handle|is on|are on"
+            r"|is responsible for|are responsible for|is building|are building|maintains"
+            r"|maintain|is doing|are doing)",
+            False,
+        ),
+        (r"(?P<head>.+?),?\s+(?:which|that)\s+(?:belongs|belong)\s+to\s+(?P<o>.+)", False),
+        (
+            r"(?P<head>.+?),?\s+(?:owned|run|driven|led|handled|managed|maintained)\s+by"
+            r"\s+(?P<o>.+)",
+            False,
+        ),
+        (r"(?P<head>.+)[\s,]+(?:from|by)\s+(?P<o>.+)", True),
+    )
+)
+
+_OBJ_VERBS = (
+    r"start|ship|finish|land|merge|release|deploy|launch|continue|begin|complete|roll out"
+    r"|resume|work on|move forward with|move forward on|move on|proceed with|make progress on"
+    r"|progress on|pick up|kick off"
+)
+_BEFORE_START = re.compile(
+    rf"(?P<head>.+?)\s+before\s+(?:we|I|they|he|she)\s+(?:can|could)\s+(?:{_OBJ_VERBS})"
+    r"\s+(?P<z>.+)",
+    re.IGNORECASE,
+)
+_FOR_TAIL = re.compile(r"(?P<head>.+?)\s+for\s+(?P<z>(?:the|our|my|his|her|their)\s+.+)", _FLAGS)
+
+_DONE_WORDS = (
+    r"land|ship|finish|merge|complete|go out|go live|get done|be done|be merged|be finished"
+    r"|be ready|be deployed|be released|be shipped|be fixed|be resolved|be approved|be landed"
+    r"|be completed|be sorted|wrap up|roll out|clear|get merged|get shipped|get fixed"
+    r"|get approved|get sorted|happen|done|merged|finished|ready|deployed|released|shipped"
+    r"|fixed|resolved|approved|unblock us|unblock me|unblock it|be available"
+)
+_STATE_WORDS = (
+    r"ready|done|finished|merged|landed|shipped|available|complete|completed|deployed"
+    r"|released|in|out|there|live|approved|fixed|resolved|sorted|unblocked|stable|sorted out"
+)
+
+# Tails after a blocker that say *when* it unblocks, not what it is.
+_TAILS: tuple[re.Pattern[str], ...] = tuple(
+    re.compile(p, _FLAGS)
+    for p in (
+        rf"(?P<head>.+?)\s+(?:to|till it|until it)\s+(?:{_DONE_WORDS})(?:\s+(?:first|out|up"
+        r"|in|live|in main|on main|to prod|to production))?",
+        r"(?P<head>.+?)\s+(?:(?:has|have|had)\s+)?(?:lands|ships|finishes|merges|is done"
+        r"|is ready|is merged|is finished|is complete|is completed|is deployed|is released"
+        r"|is shipped|is fixed|is resolved|is in|is out|is live|goes out|goes live|gets done"
+        r"|gets merged|gets shipped|gets fixed|clears|wraps up|rolls out|landed|shipped|merged"
+        r"|finished|completed|gone out|went out|went live|been merged|been shipped"
+        r"|been deployed|been released|is approved|gets approved|is sorted|is sorted out"
+        r"|got merged|got fixed|got done|got shipped|is available|becomes available)"
+        r"(?:\s+(?:first|in main|on main|to prod|to production))?",
+        rf"(?P<head>.+?)\s+(?:is|are|has|have)\s+(?:not|never)\s+(?:been\s+)?(?:{_STATE_WORDS})",
+        r"(?P<head>.+?)\s+(?:is|are|was|were)\s+(?:late|slipping|delayed|behind|behind schedule"
+        r"|blocked|stuck|stalled|pending|in progress|in review|under review|not ready|broken"
+        r"|down|flaky|red)",
+        r"(?P<head>.+?)\s+(?:slipped|slips|slid|broke|failed|regressed|went down|got delayed)",
+        r"(?P<head>.+?)\s+(?:first|anymore|any more|any longer)",
+        r"(?P<head>.+?)\s+(?:before|so that|so)\s+.+",
+        r"(?P<head>.+?)\s*,\s*(?:which|that|who|but|so|and then|and we|and I|though|although"
+        r"|hopefully|eta|expected|probably|maybe|since|because|as|meaning|which means)\b.*",
+        r"(?P<head>.+?)\s+(?:eta|ETA)\b.*",
+        r"(?P<head>.+?)\s+(?:which|that|who)\s+(?:is|are|was|were|has|have|should|will|might"
+        r"|may)\b.*",
+        r"(?P<head>.+?)\s+(?:in|on|into|to)\s+(?:main|master|prod|production|staging|trunk)",
+    )
+)
+
+# "until the backend team ships the auth refactor": the blocker is the refactor.
+_AGENT_VERB_HEAD = re.compile(
+    r"(?P<o>.+?)\s+(?:ships|lands|finishes|delivers|merges|completes|wraps up|rolls out"
+    r"|releases)\s+(?P<rest>.+)",
+    _FLAGS,
+)
+_LEADING_ARTICLE = re.compile(r"\A(?:the|a|an|these|those)\s+", _FLAGS)
+_DEMONSTRATIVE = re.compile(r"(?:this|that)\s+(?=\S+\s+\S)", _FLAGS)
+_POSSESSIVE_DET = re.compile(r"(?P<det>my|our|his|her|their|your)\s+(?P<rest>.+)", _FLAGS)
+_POSSESSIVE_NAME = re.compile(r"(?P<o>.+?)'s\s+(?P<rest>.+)")
+_PUNCT = " \t.,;:!?'\"()[]{}<>-—–*_"
+
+_ITEM_SPLIT = re.compile(
+    r"\s*,\s*(?:and\s+|&\s+)?(?!\s|(?:which|that|who|owned|run|driven|led|handled|managed"
+    r"|maintained|from|by|so|but|because|since|as|eta|hopefully|expected|probably|maybe"
+    r"|though|although|meaning|and then|and we|and i|to|until|before|first|for|in|on)\b)"
+    r"|\s+(?:and|&)\s+(?=(?:the|a|an|our|my|their|his|her)\s)"
+    r"|\s+(?:and|&)\s+(?=[A-Z][\w-]*'s\s)|\s+\+\s+",
+    re.IGNORECASE,
+)
+_MEMBER_OF = re.compile(
+    r"(?P<who>.+?)\s+(?:from|of|on|in)\s+(?:the\s+)?\S+(?:\s+\S+)?\s+team", _FLAGS
+)
+_AGENT_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|&)\s+|\s*/\s*", re.IGNORECASE)
+
+
+def _trim(text: str) -> str:
+    """Strip surrounding whitespace and punctuation from a captured phrase."""
+    return " ".join(text.split()).strip(_PUNCT)
+
+
+@dataclass(frozen=True, slots=True)
+class _Phrase:
+    """A noun phrase split into its name and the ownership it states about itself."""
+
+    core: str
+    owners: tuple[str, ...] = ()
+
+
+def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> _Phrase:
+    """Peel tails, ownership clauses, determiners and possessives off a noun phrase.
+
+    ``target`` phrases (blockers, objects) also lose "to land", "isn't ready" and similar
+    tails; subjects keep them so "X is done and Y" is never misread as "X". The loop runs
+    until nothing changes so tails can appear in any order ("the auth refactor from the
+    backend team to land").
+    """
+    text = _trim(raw)
+    owners: list[str] = []
+    changed = (  # most phrases have no tail at all: a word test, then one search
+        " " in text
+        and not _TAIL_ANCHORS.isdisjoint(text.lower().replace(",", " ").split())
+        and _ANY_TAIL.search(text) is not None
+    )
+    while changed and text:
+        changed = False
+        for pattern, strict in _OWNER_TAILS:
+            m = pattern.fullmatch(text)
+            if m and _agent_shaped(_trim(m["o"]), strict=strict):
+                if from_owner or not strict:  # "took over X from Bob": Bob is not the owner
+                    owners.append(_trim(m["o"]))
+                text, changed = _trim(m["head"]), True
+                break
+        if changed:
+            continue
+        for pattern in _TAILS if target else ():
+            if m := pattern.fullmatch(text):
+                text, changed = _trim(m["head"]), True
+                break
+    if target and (m := _AGENT_VERB_HEAD.fullmatch(text)) and len(m["o"].split()) <= 4:
+        if _agent_shaped(_trim(m["o"]), strict=True):
+            owners.append(_trim(m["o"]))
+        text = _trim(m["rest"])
+    if text.lower() in _REFS:
+        return _Phrase(text, tuple(owners))
+    text = _strip_determiners(text, owners)
+    return _Phrase(text, tuple(owners))
+
+
+# One search that any tail needs: the tails above without their "head" group.
+_ANY_TAIL = re.compile(
+    "|".join(
+        re.sub(r"\(\?P<\w+>", "(?:", re.sub(r"^\(\?P<head>\.\+\??\)", "", p.pattern))
+        for p in [pattern for pattern, _ in _OWNER_TAILS] + list(_TAILS)
+    ),
+    _FLAGS,
+)
+
+
+# Words at least one of which every tail contains (common little words left out).
+_TAIL_ANCHORS = frozenset(
+    word
+    for p in [pattern for pattern, _ in _OWNER_TAILS] + list(_TAILS)
+    for word in re.findall(r"[a-z]+", re.sub(r"\(\?P<\w+>", "(", p.pattern))
+) - frozenset(
+    "to in on into for is are has have had was were be been it me us we and up s b".split()
+)
+
+
+# Heads that contain the work item rather than name it: "progress on X", "the rest of X",
+# "pagination for X", "the last bits of X" all mean X.
+_CONTAINER = re.compile(
+    r"\A(?:(?:the|any|some|more|further|our|my|their)\s+)?(?:progress|work|status|rest"
+    r"|remainder|remaining work|last bits?|final bits?|final steps?|next steps?|pagination"
+    r"|cleanup|follow-?ups?|tail end|bulk|first part|second part|part|parts|phase \d+"
+    r"|remaining parts?|review|reviews|testing|rollout plan)\s+(?:on|of|for)\s+(?=\S)",
+    _FLAGS,
+)
+
+
+def _strip_determiners(text: str, owners: list[str]) -> str:
+    """Remove a leading article or possessive, recording the possessor as an owner."""
+    if m := _CONTAINER.match(text):
+        text = text[m.end() :]
+    if m := _LEADING_ARTICLE.match(text):
+        text = text[m.end() :]
+    if m := _POSSESSIVE_DET.fullmatch(text):
+        det = m["det"].lower()
+        pronoun = {"my": "I", "our": "we", "his": "he", "her": "she", "your": "you"}
+        if det in pronoun:
+            owners.append(pronoun[det])
+        text = m["rest"]
+    elif m := _POSSESSIVE_NAME.fullmatch(text):
+        if _agent_shaped(_trim(m["o"]), strict=True):
+            owners.append(_trim(m["o"]))
+            text = m["rest"]
+    elif (m := _DEMONSTRATIVE.match(text)) and text.lower() not in _REFS:
+        text = text[m.end() :]
+    if m := _LEADING_ARTICLE.match(text):
+        text = text[m.end() :]
+    return _trim(text)
+
+
+def _split_waiters(raw: str) -> list[str]:
+    """Split 'the X and the Y' like items, but also 'Sofia and I' (people need no article)."""
+    parts = _ITEM_SPLIT.split(_trim(raw))
+    if len(parts) == 1:
+        people = _AGENT_SPLIT.split(parts[0])
+        if len(people) > 1 and all(_agent_shaped(_trim(p), strict=True) for p in people):
+            return people
+    return parts
+
+
+def _is_team(name: str) -> bool:
+    """'backend team', 'SRE squad', 'Team Phoenix' are teams (a bare 'team' is not)."""
+    words = name.lower().split()
+    return len(words) >= 2 and (words[-1] in _TEAM_WORDS or words[0] == "team")
+
+
+def _name_like(word: str) -> bool:
+    """A capitalised given-name-shaped word that is not a common engineering noun."""
+    low = word.lower()
+    if not _name_token(word) or low in _NON_NAMES:
+        return False
+    return not (len(word) >= 6 and low.endswith(_NOUN_SUFFIXES))
+
+
+def _agent_shaped(phrase: str, *, strict: bool) -> bool:
+    """Could this phrase name a person or team? Used before any context is known."""
+    core = _LEADING_ARTICLE.sub("", phrase, count=1)
+    low = core.lower()
+    if low in _PRONOUNS - {"it", "you"} or low in _SELF_GROUPS or _is_team(core):
+        return True
+    tokens = core.split()
+    if len(tokens) == 1:
+        if _name_like(core):
+            return True
+        if not strict and _name_token(core, loose=True) and low not in _NON_NAMES:
+            return True
+    return len(tokens) == 2 and all(_name_like(t) for t in tokens)
+
+
+def _valid_core(core: str) -> bool:
+    """Reject captures that are clauses, quantities, times or too vague to be an entity."""
+    if not core or not any(ch.isalnum() for ch in core):
+        return False
+    words = core.split()
+    if len(words) > 8 or words[0].lower() in _PREPOSITIONS:
+        return False
+    for k, word in enumerate(words):
+        bare = word.strip(_PUNCT)
+        if bare.lower() in _CLAUSE_WORDS and not _ACRONYM.fullmatch(bare):
+            if k == len(words) - 1 and k >= 2 and bare.lower().endswith("ing"):
+                continue  # "Windows path handling": a compound noun, not a clause
+            return False
+    low = core.lower()
+    if low in _VAGUE or _TIME_PHRASE.fullmatch(low):
+        return False
+    if any(w.lower() in _EVERYDAY for w in words) or words[0].lower() == "next":
+        return False
+    return not (_QUANTITY.match(core) or _GERUND_CLAUSE.match(core))

@@ -1,0 +1,227 @@
+"""The reader: sentences -> clauses -> frames -> facts, with a trace per sentence.
+
+``extract`` walks an update sentence by sentence (``text.sentence_lines``), with the
+minutes roster (``context.Minutes``) deciding who speaks on each line. A sentence with
+no word of any frame is skipped after one set test, before it is even normalised. The
+compositional core (``core.read_core``) reads the rest. Standup sections ("Today: X", "Blockers: none") and action items are handled here. Rule 1 (the
+author owns what they report blocked unless someone else is named) is applied at the
+end, over the whole update.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memcli.extract.context import Minutes, _Draft, _key, _Outcome, _Reader
+from memcli.extract.core import action_assignee, core_cues, read_action, read_core
+from memcli.extract.factuality import why_not
+from memcli.extract.lexicon import TYPOS, has_cue
+from memcli.extract.text import _normalise, addressee, sentence_lines
+from memcli.models import ExtractedFact, Extraction, Relation, SentenceTrace
+
+_WORDS = re.compile(r"[a-z]+")
+
+
+# Standup section labels, inline ("Today: X") or as a heading over bullets.
+_SECTION = re.compile(
+    r"\A[*_]*(?P<label>yesterday|yestrday|yday|y|today|t|doing|now|next|wip|in progress"
+    r"|this week|done|b|blockers?|blocked)[*_]*\s*:[*_]*\s*(?P<rest>.+)",
+    re.IGNORECASE,
+)
+_DOING = frozenset("today t doing now next wip in progress this week".split()) | {
+    "in progress",
+    "this week",
+}
+_BLOCKERS = frozenset("b blockers blocker blocked".split())
+_NONE = re.compile(
+    r"\A(?:none|nope|nothing|no|n/?a|-+|—|–|none (?:rly|really|atm|today|for now)|all clear"
+    r"|no blockers?|nothing (?:new|blocking))[.!]*\Z",
+    re.IGNORECASE,
+)
+_GERUND = re.compile(
+    r"\A(?:(?:still|continuing|back)\s+(?:on\s+)?)?(?:\w+ing)\s+(?=(?:the|a|an|our|my|some)\s)|"
+    r"\A(?:back on|more|continuing|finishing up)\s+",
+    re.IGNORECASE,
+)
+
+
+def _section(label: str | None) -> str | None:
+    """ "doing", "blockers" or "done" for a section label, None for anything else."""
+    if label is None:
+        return None
+    low = label.lower()
+    if low in _DOING:
+        return "doing"
+    if low in _BLOCKERS:
+        return "blockers"
+    if low in ("yesterday", "yestrday", "yday", "y", "done", "shipped", "completed", "last week"):
+        return "done"
+    return None
+
+
+def _read_line(
+    reader: _Reader, sentence: str, heading: str | None
+) -> tuple[list[_Outcome], str | None]:
+    """Read a sentence in its section: "Today: X" means the author works on X."""
+    section = _section(heading)
+    text = sentence
+    if m := _SECTION.match(sentence):
+        section, text = _section(m["label"]) or section, m["rest"].strip()
+    if section == "blockers" and _NONE.match(text.strip(" *_")):
+        return [], "states that nothing blocks"
+    outcomes, reason = _read_sentence(reader, sentence)
+    if outcomes or text is sentence and section != "doing":
+        return outcomes, reason
+    if text is not sentence:
+        if section == "blockers" and not has_cue(text):
+            text = f"blocked on {text}"
+        outcomes, reason = _read_sentence(reader, sentence, text)
+    if outcomes or section != "doing" or has_cue(text) or why_not(text.lower()):
+        return outcomes, reason
+    plain = _GERUND.sub("", _normalise(text), count=1)
+    if len(plain.split()) > 8 or "," in plain:
+        return outcomes, reason
+    out = reader.owns(None, plain)
+    if out is None or not out.drafts:
+        return outcomes, reason
+    out.frame = "section-doing"
+    reader.commit(out, plain)
+    return [out], None
+
+
+def _read_sentence(
+    reader: _Reader, sentence: str, text: str | None = None
+) -> tuple[list[_Outcome], str | None]:
+    """Read one sentence: whole first, then relative or compound clauses as a fallback.
+
+    ``text`` is what to read when it differs from the sentence the facts cite. Returns
+    the outcomes and, when there are none, why (``None`` when a frame read it).
+    """
+    if sentence.rstrip().endswith("?"):
+        return [], "question"
+    reader.sentence = sentence
+    if "@" in sentence:
+        reader.addressee = addressee(sentence) or reader.addressee
+    raw = (sentence if text is None else text).lower()
+    words = _WORDS.findall(raw)
+    if _cues().isdisjoint(words) and "'" not in raw and "’" not in raw:
+        if not any(w in TYPOS for w in words):
+            return [], "no predicate"  # no word of any frame: not worth normalising
+    text = _normalise(sentence if text is None else text)
+    if not text:
+        return [], "no words"
+    lowered = text.lower()
+    outcomes = _read_clauses(reader, text)
+    if outcomes:
+        return outcomes, None
+    if not has_cue(lowered):
+        return [], "no predicate"
+    return [], why_not(lowered) or "predicate without readable arguments"
+
+
+_CUES: frozenset[str] = frozenset()
+
+
+def _cues() -> frozenset[str]:
+    global _CUES
+    if not _CUES:
+        _CUES = core_cues()
+    return _CUES
+
+
+def _read_clauses(reader: _Reader, text: str) -> list[_Outcome]:
+    """The compositional core reads the sentence (``core.read_core``)."""
+    outcomes, _ = read_core(reader, text)
+    return outcomes
+
+
+_ACTION_START = re.compile(r"\W*(?:action|ai\b|todo|to-do|follow|next)", re.IGNORECASE)
+
+
+def _read_minutes_line(
+    reader: _Reader, minutes: Minutes, sentence: str, heading: str | None, said: str | None
+) -> tuple[list[_Outcome], str | None]:
+    """Read a line: an action item, what a speaker said, or an ordinary sentence."""
+    plain = _normalise(sentence) if _ACTION_START.match(sentence) else ""
+    if plain and (who := action_assignee(plain)) is not None:
+        reader.sentence = sentence
+        out = read_action(reader, plain, minutes.who(who) if minutes.active else None)
+        if out is not None and out.drafts:
+            reader.commit(out, plain)
+            return [out], None
+        return [], "action item without a readable assignee and object"
+    if said is not None and said is not sentence:
+        return _read_sentence(reader, sentence, said)
+    return _read_line(reader, sentence, heading)
+
+
+def extract(text: str, author: str | None) -> Extraction:
+    """Read blocker, ownership, completion and unblock facts from one status update.
+
+    ``author`` is who wrote the update: first-person pronouns and subjectless bullets
+    refer to them, and they own the work their update reports as blocked (rule 1)
+    unless the text names another owner. Sentences that yield no fact are returned,
+    stripped, in ``Extraction.unparsed``; nothing is guessed from them.
+    """
+    reader = _Reader(text, author)
+    drafts: list[_Draft] = []
+    unparsed: list[str] = []
+    per_sentence: list[tuple[str, list[_Draft], str | None, str | None]] = []
+    minutes = Minutes(text)
+    author = reader.author
+    speaker: str | None = None
+    said: str | None = None
+    line = -1
+    for sentence, heading, number in sentence_lines(text):
+        if number != reader.line:
+            reader.line, reader.line_topic = number, None
+        if minutes.active:
+            if minutes.roster_line(sentence):
+                per_sentence.append((sentence, [], None, "attendance list"))
+                continue
+            said = None
+            if number != line:
+                line, speaker = number, None
+                if found_speaker := minutes.speaker(sentence):
+                    speaker, said = found_speaker
+            reader.author = speaker
+        outcomes, reason = _read_minutes_line(reader, minutes, sentence, heading, said)
+        reader.end_sentence(outcomes)
+        found = [d for out in outcomes for d in out.drafts]
+        frames = [out.frame for out in outcomes if out.frame]
+        frame = "+".join(dict.fromkeys(frames)) or None
+        if frame is not None and not found:
+            reason = "context only (names the topic item, states no fact)"
+        per_sentence.append((sentence, found, frame, reason))
+        drafts.extend(found)
+
+    reader.author = author
+    explicit: dict[str, set[str]] = {}
+    for d in drafts:
+        if d.relation is Relation.OWNS and not d.tentative:
+            explicit.setdefault(_key(d.target), set()).add(_key(d.source))
+
+    def keep(d: _Draft) -> bool:
+        """Rule 1: author ownership stands only if nobody else is named as owner."""
+        if not d.tentative:
+            return True
+        return explicit.get(_key(d.target), set()) <= {_key(d.source)}
+
+    facts: list[ExtractedFact] = []
+    trace: list[SentenceTrace] = []
+    seen: set[tuple[str, Relation, str]] = set()
+    for sentence, found, frame, reason in per_sentence:
+        kept = [d for d in found if keep(d)]
+        if not kept:
+            unparsed.append(sentence)
+            if found and reason is None:
+                reason = "author ownership withdrawn: the text names another owner"
+        for d in kept:
+            identity = (_key(d.source), d.relation, _key(d.target))
+            if identity in seen:
+                continue
+            seen.add(identity)
+            facts.append(ExtractedFact(d.source, d.relation, d.target, d.sentence))
+        cue = bool(kept) or has_cue(sentence)
+        trace.append(SentenceTrace(sentence, len(kept), frame, reason, cue))
+    return Extraction(facts=facts, unparsed=unparsed, trace=trace)

@@ -1,0 +1,294 @@
+"""Sentences and normalisation: the text a frame is matched against.
+
+Splits an update into sentences (lines, bullets, terminal punctuation), remembers the
+Markdown headings and ``Label:`` lines that give later bullets their subject, and
+rewrites each sentence into a plain form: contractions expanded, emoji, Markdown and
+filler adverbs removed, parenthesised asides dropped unless they carry a relation,
+common typos of trigger words corrected (``blokced`` -> ``blocked``).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from memcli.extract.lexicon import fix_typos
+from memcli.extract.phrases import _WEEKDAYS, _name_like
+
+# --------------------------------------------------------------------------------------
+# Sentence splitting and normalisation
+# --------------------------------------------------------------------------------------
+
+_HEADING = re.compile(r"\s*(?:#{1,6}(?:\s|$)|[-=*_]{3,}\s*$|```)")
+_BULLET = re.compile(r"\A\s*(?:[-*+•◦‣>]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?;])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bvs\.)(?<!\bSt\.)"
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bProf\.)\s+"
+)
+
+_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+
+_IS_FOLLOWERS = (
+    "blocked|waiting|stuck|stalled|on|off|done|working|leading|driving|handling|owning|not"
+    "|no|in|out|shipped|landed|merged|finished|complete|completed|deployed|responsible"
+    "|gated|pending|dependent|held|paused|unblocked|now|still|also|currently|the|a|an"
+    "|blocking|holding|going|taking|picking|assigned|owned|handled|from|with|at|under"
+    "|being|nearly|almost|mostly|just|really|finally|ready|behind|cancelled|canceled"
+    "|released|totally|completely|fully|already|hard|waiting|stalling|gating"
+)
+
+_CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p, re.IGNORECASE), r)
+    for p, r in (
+        (r"\bcan't\b|\bcan not\b", "cannot"),
+        (r"\bwon't\b", "will not"),
+        (r"\bshan't\b", "shall not"),
+        (r"\b(\w+)n't\b", r"\1 not"),
+        (r"\b(I)'m\b", r"\1 am"),
+        (r"\b(\w+)'re\b", r"\1 are"),
+        (r"\b(\w+)'ve\b", r"\1 have"),
+        (r"\b(\w+)'ll\b", r"\1 will"),
+        (r"\b(\w+)'d\b", r"\1 would"),
+        (r"\b(\w+)'s been\b", r"\1 has been"),
+        (r"\b(\w+)'s got\b", r"\1 has got"),
+        (
+            r"\b(she|he|it|that|this|there|here|what|who|everything|nothing|something"
+            r"|everyone|someone)'s\b",
+            r"\1 is",
+        ),
+        (rf"\b(\w+)'s(?=\s+(?:{_IS_FOLLOWERS})\b(?!-))", r"\1 is"),
+    )
+)
+
+# A substring each contraction pattern needs, so most are skipped with one "in" test.
+_CONTRACTION_HINTS = (
+    "can",
+    "won't",
+    "shan't",
+    "n't",
+    "'m",
+    "'re",
+    "'ve",
+    "'ll",
+    "'d",
+    "'s",
+    "'s",
+    "'s",
+    "'s",
+)
+
+_LEADING_FILLER = re.compile(
+    # labels only with their punctuation ("Status page integration:" keeps "Status")
+    r"\A(?:(?:status update|quick update|sprint update|weekly update|daily update"
+    r"|update from today|quick note|status|update|note|summary|context|news|reminder|edit"
+    r"|tl;?dr|heads up|heads-up|psa|ps|p\.s\.)\s*[:\-—–]\s*"
+    r"|(?:note that|noting that|so|and|but|also|ok|okay|well|fyi|btw|heads up|heads-up"
+    r"|today|yesterday|tomorrow|this week|last week|this morning|this sprint|as of today"
+    r"|for context|unfortunately|sadly|good news|bad news|currently|right now|at the moment"
+    r"|as of now|it turned out that|it turns out that|turns out|turned out|as it turns out"
+    r"|fwiw|per discussion(?: in [\w-]+)?|as discussed|as agreed|next|separately|meanwhile"
+    r"|additionally|in addition|on the positive side|on the plus side|elsewhere|finally"
+    r"|anyway)\b\s*[,:\-—–]?\s+)",
+    re.IGNORECASE,
+)
+
+_ADVERBS = re.compile(
+    r"\b(?:right now|also|still|currently|now(?!\s+that\b)|just|really|actually|again"
+    r"|basically|unfortunately|sadly|officially|finally|already|totally|completely|fully"
+    r"|effectively|literally|definitely|certainly|honestly|apparently|unsurprisingly|both)\b",
+    re.IGNORECASE,
+)
+
+_TRAILING_TIME = re.compile(
+    rf"""(?:,?\s+)(?:today|yesterday|tonight|tomorrow|this\ (?:morning|afternoon|evening|week
+    |sprint|quarter)|last\ (?:night|week|sprint|{_WEEKDAYS})|right\ now|at\ the\ moment|atm
+    |for\ now|as\ of\ (?:today|now|this\ morning|this\ week)|as\ well|too|again
+    |(?:on|since|by|until|till|last|this)\ {_WEEKDAYS}|since\ (?:yesterday|last\ week)
+    |for\ (?:a\ |the\ )?(?:few\ |couple\ of\ |couple\ |several\ |\d+\ |two\ |three\ |four\ )?
+    (?:days?|weeks?|hours?|sprints?)|earlier|at\ last|as\ planned|on\ time|ahead\ of\ schedule
+    |yet|eod|eow|asap|in\ the\ meantime|meanwhile|so\ far|overall|otherwise|as\ expected)$""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+_DURATION = re.compile(
+    r"\s+for\s+(?:(?:a|the past|the last|over a|about|almost|nearly)\s+)?(?:(?:few|couple of"
+    r"|couple|several|\d+|two|three|four|five|six)\s+)?(?:days?|weeks?|hours?|sprints?"
+    r"|months?)\b",
+    re.IGNORECASE,
+)
+
+_PARENS = re.compile(r"\(([^()]*)\)|\[[^\[\]]*\]")
+_PAREN_CLAUSE = re.compile(
+    r"\s*(?:owned|run|driven|led|handled|managed|which|from|waiting|blocked|needs|depends"
+    r"|pending|gated|now unblocked|unblocked|no longer"
+    r"|[\w'-]+(?:\s+[\w'-]+)?\s+(?:has|owns|is on|is driving|is handling)\s+(?:it|that|this)\s*$)\b",
+    re.IGNORECASE,
+)
+
+
+def _split_sentences(text: str) -> list[str]:
+    """Split text into stripped sentences: by line, bullet and terminal punctuation.
+
+    Markdown headings, rules and blank lines are skipped because they carry no claims.
+    """
+    return [sentence for sentence, _ in sentences_under_headings(text)]
+
+
+# A line that is only a standup section name ("**Today**", "Blockers:") heads the
+# bullets under it like a Markdown heading.
+_SECTION_LINE = re.compile(
+    r"\s*[*_]*(?P<h>yesterday|yday|today|blockers?|blocked|done|doing|next|next steps"
+    r"|in progress|wip|shipped|completed|this week|last week|action items|actions)[*_]*:?[*_]*\s*",
+    re.IGNORECASE,
+)
+_HEADING_TEXT = re.compile(r"\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
+
+
+def sentences_under_headings(text: str) -> list[tuple[str, str | None]]:
+    """Each sentence with the Markdown heading it sits under (None before any heading).
+
+    A heading that names a work item ("## Invoice sync") is the subject of the bullets
+    below it that have none ("- waiting on the ledger cleanup").
+    """
+    return [(sentence, heading) for sentence, heading, _ in sentence_lines(text)]
+
+
+def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
+    """Like ``sentences_under_headings``, plus the number of the line each sentence is on.
+
+    Minutes need the line: "Raj: X is blocked; Y is done" is all Raj speaking.
+    """
+    sentences: list[tuple[str, str | None, int]] = []
+    heading: str | None = None
+    for number, line in enumerate(text.splitlines()):
+        if not line.strip():
+            continue
+        if _HEADING.match(line):
+            m = _HEADING_TEXT.match(line)
+            heading = m["h"].strip(" *_:`") if m else None
+            continue
+        if m := _SECTION_LINE.fullmatch(line):
+            heading = m["h"]
+            continue
+        line = _BULLET.sub("", line, count=1)
+        for piece in _SENTENCE_END.split(line):
+            piece = piece.strip()
+            if piece and any(ch.isalnum() for ch in piece):
+                sentences.append((piece, heading, number))
+    return sentences
+
+
+def _drop_symbols(text: str) -> str:
+    """Remove emoji and other pictographs; one inside a sentence ends a clause there
+    ("merged 🎉 lmk if ...", "not blocked anymore 🙌 huge thanks")."""
+    if text.isascii():
+        return text
+    out = "".join(
+        "\x00" if ch > "\x7f" and unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") else ch
+        for ch in text
+    ).replace("\ufe0f", "")
+    out = re.sub(r"\s*\x00[\x00\s]*", " \x00 ", out).strip(" \x00")
+    return out.replace(" \x00 ", ", ")
+
+
+def _paren(m: re.Match[str]) -> str:
+    """Keep ownership/waiting parentheticals as a comma clause, drop ids and asides."""
+    inner = m.group(1)
+    if inner is not None and _PAREN_CLAUSE.match(inner):
+        return f", {inner.strip()},"
+    if inner is not None and _names_only(inner):
+        return f" by {inner.strip()} "  # "done (Ayumi)", "shipped (Ruth & Gideon)"
+    return " "
+
+
+def _names_only(inner: str) -> bool:
+    """Whether a parenthesis holds only people's names ("Noa", "Ruth & Gideon")."""
+    parts = [p for p in re.split(r"\s*(?:&|,|\band\b|/)\s*", inner.strip()) if p]
+    return bool(parts) and all(
+        1 <= len(p.split()) <= 2 and all(_name_like(w) for w in p.split()) for p in parts
+    )
+
+
+_EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
+_MENTION = re.compile(r"(?<!\w)@(?=\w)")
+# "@mehmet I'll take X": a leading mention addresses someone (see ``addressee``).
+_VOCATIVE = re.compile(
+    r"\A\s*@[\w.-]+(?:\s*[,:]\s*|\s+(?=(?:i|we|you|fyi|thanks|thx|ty|pls|please|can|could"
+    r"|would|heads|just|your)\b))(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def addressee(sentence: str) -> str | None:
+    """Who a sentence opening with an @mention speaks to, or None."""
+    m = _VOCATIVE.match(sentence)
+    return m.group(0).strip(" @,:\t") if m else None
+
+
+_ARROW = re.compile(r"\s*(?:->|→|=>|⇒)\s*")
+
+
+@lru_cache(maxsize=64)  # one update reads a sentence several times
+def _normalise(sentence: str) -> str:
+    """Rewrite a sentence into the plain form the pattern table is written against."""
+    s = fix_typos(_drop_symbols(sentence.translate(_QUOTES)))
+    if ":" in s:
+        s = _EMOJI_CODE.sub(" ", s)  # Slack emoji codes
+    s = s.replace("**", "").replace("__", "").replace("`", "").replace('"', "")
+    if "@" in s:
+        s = _MENTION.sub("", _VOCATIVE.sub("", s, count=1))
+    if ">" in s or "→" in s or "⇒" in s:
+        s = _ARROW.sub(" -> ", s)
+    if "(" in s or "[" in s:
+        s = _PARENS.sub(_paren, s)
+    if "'" in s:
+        low = s.lower()
+        for (pattern, repl), hint in zip(_CONTRACTIONS, _CONTRACTION_HINTS, strict=True):
+            if hint in low:
+                s = pattern.sub(repl, s)
+    s = " ".join(s.split()).strip(" \t.,;:!-—–")
+    if not _ADVERB_WORDS.isdisjoint(s.lower().split()):
+        s = _ADVERBS.sub(" ", s)
+    if " for " in s:
+        s = _DURATION.sub(" ", s)
+    s = " ".join(s.split())
+    if " ," in s or " ;" in s or " :" in s:
+        s = _SPACE_PUNCT.sub(r"\1", s)
+    if ",," in s or ", ," in s:
+        s = _COMMAS.sub(",", s)
+    previous = None
+    while previous != s:
+        previous = s
+        words = s.split(None, 1)
+        if words and _FILLER_START.match(words[0]):
+            s = _LEADING_FILLER.sub("", s, count=1)
+        last = s.rsplit(None, 1)[-1].lower().strip(".,;:!") if s else ""
+        if last in _TIME_ENDINGS or _WEEKDAY_END.fullmatch(last):
+            s = _TRAILING_TIME.sub("", s).strip(" \t.,;:!-—–")
+    return s
+
+
+_ADVERB_WORDS = frozenset(
+    """right also still currently now just really actually again basically unfortunately
+    sadly officially finally already totally completely fully effectively literally
+    definitely certainly honestly apparently unsurprisingly both""".split()
+)
+_SPACE_PUNCT = re.compile(r"\s+([,;:])")
+_COMMAS = re.compile(r",(?:\s*,)+")
+_FILLER_START = re.compile(
+    r"(?:so|and|but|also|ok|okay|well|fyi|btw|update|status|quick|heads|note|psa|today"
+    r"|yesterday|tomorrow|this|last|as|for|context|unfortunately|sadly|good|bad|news|tl;?dr"
+    r"|summary|sprint|weekly|daily|currently|right|at|it|turns|turned|reminder|edit|ps|p\.s\."
+    r"|fwiw|per|heads-up|next|separately|meanwhile|additionally|in|on|elsewhere|finally"
+    r"|anyway)"
+    r"\b",
+    re.IGNORECASE,
+)
+# Last words a trailing time phrase can end with: the costly pattern runs only after them.
+_TIME_ENDINGS = frozenset(
+    """today yesterday tonight tomorrow morning afternoon evening week sprint quarter night
+    now moment atm well too again days day weeks hours hour sprints earlier last planned time
+    schedule yet eod eow asap meantime meanwhile far overall otherwise expected""".split()
+)
+_WEEKDAY_END = re.compile(_WEEKDAYS, re.IGNORECASE)
