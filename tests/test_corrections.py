@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -157,3 +160,31 @@ def test_rename_keeps_everything_and_delete_removes_everything(
         conn.close()
     assert cli.json("search", "refactor", "--graph", "mobile", "--scope", "all")
     assert cli("doctor").exit_code == 0
+
+
+def _delete_at_a_terminal(db_path: Path, answer: str) -> subprocess.CompletedProcess[str]:
+    """``memcli graph delete`` with a terminal on stdin, answering the question."""
+    leader, follower = os.openpty()
+    try:
+        os.write(leader, answer.encode() + b"\n")
+        return subprocess.run(
+            [sys.executable, "-m", "memcli", "--db", str(db_path), "graph", "delete", ATLAS],
+            stdin=follower,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+
+
+def test_graph_delete_asks_at_a_terminal(cli: Cli, atlas: Path, db_path: Path) -> None:
+    week1(cli, atlas)
+    kept = _delete_at_a_terminal(db_path, "n")
+    assert "Delete graph 'project-atlas'" in kept.stdout and kept.returncode == 1
+    assert [g["graph"] for g in cli.json("graphs")] == [ATLAS]
+    gone = _delete_at_a_terminal(db_path, "y")
+    assert gone.returncode == 0, gone.stderr
+    assert cli.json("graphs") == []
