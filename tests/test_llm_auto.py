@@ -186,3 +186,23 @@ def test_savings_benchmark_counts_calls_and_sentences(llm_server: StubLLM) -> No
     assert 0 < auto["sentences_sent"] < whole["sentences_sent"]
     assert result["auto_saves"]["calls"] == 1 - needy / 12
     assert len(llm_server.of_kind("extract")) == needy + 12
+
+
+def test_auto_does_not_send_cue_sentences_the_reader_read_as_no_fact(
+    cli: Cli, llm_server: StubLLM, write: Callable[..., Path]
+) -> None:
+    """A question, a hedge, a plan or a negation uses a cue word, but the reader read it
+    and the contract says it states no fact: asking a model would only second-guess that."""
+    text = (
+        "Is the billing export blocked on the ledger schema change? "
+        "The audit log cleanup might be blocked by the retention policy. "
+        "We plan to ship the invoice templates next week. "
+        "The partner portal isn't blocked on anything."
+    )
+    rules = extract(text, "Priya")
+    assert all(t.cue and t.facts == 0 for t in rules.trace), rules.trace
+    assert flagged(rules.trace) == []
+    path = write("priya.md", update("Priya", "2026-11-10", text, graph="quiet"))
+    report = cli.json("ingest", str(path), "--extractor", "auto")
+    assert llm_server.requests == [] and report["llm"]["updates_skipped"] == 1
+    assert report["facts_new"] == 0

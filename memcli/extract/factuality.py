@@ -42,6 +42,23 @@ _LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
+# Reasons the reader gives for a cue sentence it understood and chose not to turn into a
+# fact: the factuality labels above, plus the reader's own "nothing blocks" and "context
+# only". ``--extractor auto`` does not send such sentences to a model: they were read.
+UNDERSTOOD = frozenset(label for label, _ in _LABELS) | {"states that nothing blocks"}
+
+
+def understood(reason: str | None) -> bool:
+    """Whether a no-fact reason means the sentence was read and deliberately gave nothing.
+
+    >>> understood("hedged"), understood("context only (names the topic item, states no fact)")
+    (True, True)
+    >>> understood(None), understood("no predicate")
+    (False, False)
+    """
+    return reason is not None and (reason in UNDERSTOOD or reason.startswith("context only"))
+
+
 def why_not(clause: str) -> str | None:
     """The first non-asserted label that fits a clause, or None when it reads as asserted.
 

@@ -268,8 +268,14 @@ def messages(text: str, author: str | None, *, partial: bool = False) -> list[di
 
 def flagged(trace: list[SentenceTrace]) -> list[int]:
     """Indexes of the sentences the rules reader could not read although they use a
-    dependency, ownership or completion word: the only ones ``auto`` asks a model about."""
-    return [i for i, t in enumerate(trace) if t.cue and t.facts == 0]
+    dependency, ownership or completion word: the only ones ``auto`` asks a model about.
+
+    A cue sentence the reader understood and deliberately read as no fact (a question, a
+    hedge, a plan, a negation, "nothing blocks us") is not sent: a model would only be
+    asked to second-guess a decision the contract makes on purpose."""
+    from memcli.extract.factuality import understood
+
+    return [i for i, t in enumerate(trace) if t.cue and t.facts == 0 and not understood(t.reason)]
 
 
 def excerpt(trace: list[SentenceTrace], picked: list[int]) -> tuple[str, int]:
