@@ -147,6 +147,11 @@ class AnalysisMixin(IdentityMixin):
         canon = self.entity_canon(graph_id)
         if canon and as_of is None:
             where += self.fill_merge_ended(graph_id, canon)
+        if as_of is not None:  # now, a retracted episode's facts have ended; then, not
+            where += (
+                " AND f.episode_id NOT IN (SELECT id FROM episodes"
+                " WHERE graph_id = :graph AND retracted_at IS NOT NULL)"
+            )
         marks = ", ".join(f":k{i}" for i in range(len(kinds)))
         incidences = list(
             dict.fromkeys(
