@@ -817,6 +817,8 @@ class EndedFact:
     id: int
     invalid_at: str
     invalidated_by: int | None
+    retracted_from: int | None = None  # its episode, when a person retracted that episode
+    retract_reason: str | None = None
 
 
 @dataclass(slots=True)
@@ -842,6 +844,8 @@ class AnalysisInput:
     names: dict[int, str]  # entity -> name, for the roots of active observations
     sources: dict[int, str]  # episode -> source, for completions and ending episodes
     present: str = ""  # the newest world time of the whole graph (staleness is against it)
+    # root of an active observation -> name of the entity it is now merged into
+    merged_into: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -978,6 +982,18 @@ def retire_reason(obs: ActiveObservation, inp: AnalysisInput, now: str) -> Retir
             hit.episode_id,
         )
     ended = [inp.ended_facts[i] for t, i, _ in obs.evidence if t == "fact" and i in inp.ended_facts]
+    withdrawn = [f for f in ended if f.retracted_from is not None]
+    if withdrawn:
+        last = max(withdrawn, key=lambda f: (f.invalid_at, f.retracted_from or 0))
+        ep = last.retracted_from
+        source = f" ({inp.sources[ep]})" if ep is not None and ep in inp.sources else ""
+        why = f": {last.retract_reason}" if last.retract_reason else ""
+        return Retirement(
+            obs.id,
+            f"evidence retracted: episode #{ep}{source} was retracted{why}",
+            last.invalid_at,
+            None,
+        )
     if ended:
         last = max(ended, key=lambda f: (f.invalid_at, f.invalidated_by or 0))
         by = last.invalidated_by
@@ -988,6 +1004,14 @@ def retire_reason(obs: ActiveObservation, inp: AnalysisInput, now: str) -> Retir
             f"contradicted by episode #{by}{source}",
             last.invalid_at,
             by,
+        )
+    into = [(inp.names.get(r, str(r)), inp.merged_into[r]) for r in roots if r in inp.merged_into]
+    if into:
+        return Retirement(
+            obs.id,
+            f"merged: {into[0][0]} is now another name for {into[0][1]} (memcli entity merges)",
+            now,
+            None,
         )
     return Retirement(
         obs.id,

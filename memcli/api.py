@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from memcli import analysis, cluster, writer
+from memcli import analysis, cluster, corrections, writer
 from memcli.config import DEFAULT_GRAPH
 from memcli.connectors import Batch
 from memcli.contract import (
@@ -750,6 +750,7 @@ class AnalyzeReport:
     seconds: float = 0.0
     mode: str = ""
     explain: list[str] = field(default_factory=list)
+    merged: list[dict[str, Any]] = field(default_factory=list)  # automatic merges made
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -766,6 +767,7 @@ class AnalyzeReport:
             "unchanged": self.unchanged,
             "seconds": round(self.seconds, 4),
             "explain": self.explain,
+            "merged": self.merged,
         }
 
     def record(self) -> AnalyzeResult:
@@ -834,11 +836,34 @@ def analyze(
             report.seconds = time.perf_counter() - started
             return report
         now = utcnow()
+        # Safe abbreviations merge first (recorded, reversible): a new merge makes this
+        # a full pass, as does any merge, unmerge or correction since the last run. Only
+        # a new name can make a new safe merge, so a run that adds none skips the check.
+        last = store.last_run(graph)
+        if last is None or store.entities_created_since(graph, last["started_at"]):
+            report.merged = corrections.auto_resolve(store, graph)
+        info = store.graph(graph)
+        assert info is not None
         seq = info["ingest_seq"]
         max_episode, max_fact, total = store.analysis_watermark(graph)
-        last = store.last_run(graph)
         scope: set[int] | None = None
-        if incremental and not force and last is not None and last["config"] == config:
+        canon = store.entity_canon(graph)
+        if (
+            incremental
+            and not force
+            and not info["needs_full"]
+            and last is not None
+            and last["config"] == config
+            and not (
+                canon
+                and store.changes_touch(
+                    graph,
+                    last["started_at"],
+                    int(last["max_fact_id"]),
+                    set(canon) | set(canon.values()),
+                )
+            )
+        ):
             affected = store.affected_episodes(
                 graph,
                 last["started_at"],
@@ -1117,9 +1142,15 @@ def facts(
 
 
 def entities(store: Store, graph: str) -> list[EntitySummary]:
-    """A graph's entities by type and name, with their aliases and how much cites them."""
+    """A graph's entities by type and name, with their aliases and how much cites them;
+    ``merged_into`` names the entity a merged one resolves to (``memcli entity alias``)."""
     require_graph(store, graph)
-    return [EntitySummary.model_validate(r) for r in store.entity_list(graph)]
+    rows = store.entity_list(graph)
+    canon = store.entity_canon(graph)
+    names = {r["id"]: r["name"] for r in rows}
+    for r in rows:
+        r["merged_into"] = names.get(canon[r["id"]]) if r["id"] in canon else None
+    return [EntitySummary.model_validate(r) for r in rows]
 
 
 def graphs(store: Store) -> list[GraphInfo]:
@@ -1224,6 +1255,10 @@ def _evidence(
     observation_ids: list[int],
     sources: dict[int, str] | None = None,
 ) -> dict[str, Any]:
+    withdrawn, withdrawn_facts = store.retracted_among(episode_ids, fact_ids)
+    if withdrawn or withdrawn_facts:  # a retracted update is never cited as evidence
+        episode_ids = [i for i in episode_ids if i not in withdrawn]
+        fact_ids = [i for i in fact_ids if i not in withdrawn_facts]
     known = sources if sources is not None else store.episode_sources(episode_ids)
     return {
         "episode_ids": episode_ids,
@@ -1534,7 +1569,9 @@ def entity_timeline(store: Store, graph: str, name: str) -> EntityTimeline:
     order they became true, each with the episode that stated it and the one that ended it.
 
     ``name`` matches an entity's normalised name or any alias it was written as; a name
-    used for both a person and a work item returns both entities' facts.
+    used for both a person and a work item returns both entities' facts. Entities merged
+    into it (``memcli entity alias``) are listed and their facts included, each entity
+    with ``merged_into`` (None unless it is merged into another).
     """
     require_graph(store, graph)
     norm = normalize(name)
@@ -1546,6 +1583,19 @@ def entity_timeline(store: Store, graph: str, name: str) -> EntityTimeline:
             hint=(f"did you mean: {', '.join(close)}?" if close else None)
             or f"see 'memcli entities --graph {graph}'",
         )
+    canon = store.entity_canon(graph)
+    if canon:
+        named = {e["id"] for e in found}
+        extra = sorted(a for a, c in canon.items() if c in named and a not in named)
+        aliases = store.entity_aliases(extra)
+        found += [
+            {"id": i, "name": r["name"], "type": r["type"], "aliases": aliases[i]}
+            for i, r in sorted(store.entities_by_id(extra).items())
+        ]
+        every = store.entities_by_id(set(canon.values()))
+        for e in found:
+            into = canon.get(e["id"])
+            e["merged_into"] = every[into]["name"] if into in every else None
     facts = []
     for f in store.fact_rows(entity_ids=[e["id"] for e in found]):
         facts.append(
@@ -1638,7 +1688,7 @@ def dependency_picture(
         obs = _observation_dict(store, observation_id)
         facts = store.dependency_facts(obs["graph"], fact_ids=[f["id"] for f in obs["facts"]])
         title = f"{obs['graph']}: observation #{obs['id']} {obs['name']}"
-        return build(title, facts, [pattern(obs)])
+        return build(title, _through_merges(store, obs["graph"], facts), [pattern(obs)])
     if graph is None:
         raise UsageError("name a graph or an observation to draw")
     require_graph(store, graph)
@@ -1646,7 +1696,27 @@ def dependency_picture(
         o for o in _observation_dicts(store, graph, "active") if o["kind"] in analysis.ROOT_KINDS
     ]
     title = f"{graph}: who waits on what (current facts)"
-    return build(title, store.dependency_facts(graph), [pattern(o) for o in active])
+    facts = _through_merges(store, graph, store.dependency_facts(graph))
+    return build(title, facts, [pattern(o) for o in active])
+
+
+def _through_merges(store: Store, graph: str, facts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Fact rows with each end drawn as the entity it resolves to (one node per merged
+    entity, as analysis counts it); a fact that joins an entity to itself is left out."""
+    canon = store.entity_canon(graph)
+    if not canon:
+        return facts
+    names = store.entities_by_id(set(canon.values()))
+    out = []
+    for f in facts:
+        f = dict(f)
+        for end in ("source", "target"):
+            into = canon.get(f[f"{end}_id"])
+            if into is not None and into in names:
+                f[f"{end}_id"], f[end] = into, names[into]["name"]
+        if f["source_id"] != f["target_id"]:
+            out.append(f)
+    return out
 
 
 def explain_episode(store: Store, episode_id: int) -> dict[str, Any]:

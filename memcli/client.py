@@ -263,8 +263,9 @@ class GraphClient:
     def delete(self, *, graph_id: str) -> None:
         """Delete a graph and everything in it: episodes, facts, entities, observations.
         There is no undo (``memcli export`` first to keep a copy)."""
-        if not self._store.delete_graph(graph_id):
-            api.require_graph(self._store, graph_id)  # raises NotFound, naming the graphs
+        from memcli import corrections
+
+        corrections.delete_graph(self._store, graph_id)  # NotFound names the graphs
 
     def analyze(
         self, *, graph_id: str, force: bool = False, signatures: str = "extended"

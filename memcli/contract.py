@@ -114,6 +114,8 @@ class EntitySummary(Record):
     current_facts: int
     episodes: int
     aliases: list[str] = Field(default_factory=list)
+    merged_into: str | None = None
+    """The entity this one is merged into (``memcli entity alias``), if any."""
 
 
 class EpisodeRef(Record):
@@ -391,6 +393,8 @@ class AnalyzeResult(Record):
     unchanged: list[int] = Field(default_factory=list)
     seconds: float = 0.0
     explain: list[str] = Field(default_factory=list)
+    merged: list[dict[str, Any]] = Field(default_factory=list)
+    """Merges this run made by itself (``memcli.identity``): alias, canonical, reasons."""
 
 
 # --- the report digest ---

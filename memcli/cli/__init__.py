@@ -12,9 +12,11 @@ import typer
 
 from memcli.cli import (
     config_cmd,
+    corrections_cmd,
     demo_cmd,
     doctor_cmd,
     explain_cmd,
+    identity_cmd,
     ingest_cmd,
     mcp_cmd,
     read_cmd,
@@ -62,9 +64,27 @@ def register(app: typer.Typer) -> None:
     observation.command("history")(read_cmd.history)
     app.add_typer(observation, name="observation")
 
-    entity = typer.Typer(help="Show one entity's facts over time.", no_args_is_help=True)
+    entity = typer.Typer(
+        help="Show one entity's facts over time; merge and unmerge names.", no_args_is_help=True
+    )
     entity.command("show")(read_cmd.entity_show)
+    entity.command("alias")(identity_cmd.alias)
+    entity.command("unmerge")(identity_cmd.unmerge)
+    entity.command("merges")(identity_cmd.merges)
     app.add_typer(entity, name="entity")
+
+    episode = typer.Typer(
+        help="Correct one stored update: retract it, or move it to another graph.",
+        no_args_is_help=True,
+    )
+    episode.command("retract")(corrections_cmd.retract)
+    episode.command("move")(corrections_cmd.move)
+    app.add_typer(episode, name="episode")
+
+    graph = typer.Typer(help="Rename or delete a whole graph.", no_args_is_help=True)
+    graph.command("rename")(corrections_cmd.rename)
+    graph.command("delete")(corrections_cmd.delete)
+    app.add_typer(graph, name="graph")
 
 
 register(app)

@@ -485,6 +485,12 @@ def _analyze_summary(
             f"{len(r.unchanged)} unchanged; {r.mode} pass, {r.seconds * 1000:.0f} ms",
             markup=False,
         )
+        for m in r.merged:  # always said: a merge changes what the observations count
+            console.print(
+                f"  merged {m['alias']['name']!r} into {m['canonical']['name']!r}: "
+                f"{m['reasons'][0]} (undo: memcli entity unmerge)",
+                markup=False,
+            )
         if explain:
             for line in r.explain:
                 console.print(f"  {line}", markup=False)

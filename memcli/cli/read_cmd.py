@@ -251,12 +251,29 @@ def _facts_table(rows: list[dict[str, Any]]) -> None:
 
 @command
 def entities(
-    graph: GraphOpt, as_json: JsonOpt = False, as_jsonl: JsonlOpt = False, quiet: IdsOpt = False
+    graph: GraphOpt,
+    suggest_merges: Annotated[
+        bool,
+        typer.Option(
+            "--suggest-merges", help="List likely duplicate entities with why, to merge or not."
+        ),
+    ] = False,
+    as_json: JsonOpt = False,
+    as_jsonl: JsonlOpt = False,
+    quiet: IdsOpt = False,
 ) -> None:
     """List the entities of a graph with their types and aliases."""
     from memcli import api
 
     fmt = choose(as_json=as_json, as_jsonl=as_jsonl, quiet=quiet)
+    if suggest_merges:
+        from memcli import corrections
+        from memcli.cli.identity_cmd import suggestions_table
+
+        with open_store(create=False) as store:
+            found = corrections.suggest_merges(store, graph)
+        emit(found, fmt, suggestions_table)
+        return
     with open_store(create=False) as store:
         rows = api.entities(store, graph)
     emit(rows, fmt, _entities_table)
@@ -265,7 +282,7 @@ def entities(
 def _entities_table(rows: list[dict[str, Any]]) -> None:
     from rich.table import Table
 
-    table = Table("id", "name", "type", "current facts", "episodes", "aliases")
+    table = Table("id", "name", "type", "current facts", "episodes", "aliases", "merged into")
     for r in rows:
         table.add_row(
             str(r["id"]),
@@ -274,6 +291,7 @@ def _entities_table(rows: list[dict[str, Any]]) -> None:
             str(r["current_facts"]),
             str(r["episodes"]),
             ", ".join(a for a in r["aliases"] if a != r["name"]),
+            r["merged_into"] or "",
         )
     out_console().print(table)
 
@@ -301,7 +319,9 @@ def _timeline_table(timeline: dict[str, Any]) -> None:
     for e in timeline["entities"]:
         aliases = ", ".join(a for a in e["aliases"] if a != e["name"])
         console.print(
-            f"{e['name']} ({e['type']}, #{e['id']})" + (f"  aliases: {aliases}" if aliases else ""),
+            f"{e['name']} ({e['type']}, #{e['id']})"
+            + (f"  aliases: {aliases}" if aliases else "")
+            + (f"  merged into: {e['merged_into']}" if e.get("merged_into") else ""),
             style="bold",
             markup=False,
         )

@@ -16,7 +16,9 @@ One module per room, each holding that room's SQL and nothing else:
 - ``reads``: what the library's read functions return;
 - ``search``: full-text search and the evidence of its hits;
 - ``health``: the checks behind ``memcli doctor``;
-- ``llm_cache``: validated language-model answers.
+- ``llm_cache``: validated language-model answers;
+- ``identity``: entity merges and how analysis reads through them;
+- ``corrections``: retracting and moving episodes, renaming and deleting graphs.
 
 Timestamps are ISO 8601 UTC strings ("2026-11-02T09:00:00Z"); they sort as text.
 """
@@ -32,7 +34,9 @@ from memcli.store.connection import (
     read_only_reason,
     utcnow,
 )
+from memcli.store.corrections import CorrectionsMixin
 from memcli.store.health import HealthMixin
+from memcli.store.identity import IdentityMixin
 from memcli.store.ingest import IngestMixin
 from memcli.store.llm_cache import LLMCacheMixin
 from memcli.store.migrations import APPLICATION_ID, SCHEMA_VERSION, SEARCH_TOKENIZER, migrations
@@ -41,7 +45,15 @@ from memcli.store.search import SearchMixin
 
 
 class Store(
-    IngestMixin, AnalysisMixin, ReadsMixin, SearchMixin, HealthMixin, LLMCacheMixin, StoreBase
+    IngestMixin,
+    AnalysisMixin,
+    IdentityMixin,
+    CorrectionsMixin,
+    ReadsMixin,
+    SearchMixin,
+    HealthMixin,
+    LLMCacheMixin,
+    StoreBase,
 ):
     """An open memcli database. Applies pending migrations on open."""
 

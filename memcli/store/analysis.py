@@ -11,7 +11,8 @@ from typing import Any
 
 from memcli import analysis
 from memcli.models import EntityType, Relation
-from memcli.store.connection import StoreBase, chunks
+from memcli.store.connection import chunks
+from memcli.store.identity import IdentityMixin
 
 # --- rows handed out by queries ---
 
@@ -48,7 +49,7 @@ class AppliedRun:
     unchanged: list[int] = field(default_factory=list)
 
 
-class AnalysisMixin(StoreBase):
+class AnalysisMixin(IdentityMixin):
     """What one analyze reads and writes.
 
     ``load_analysis`` reads everything a pass needs in a few set-based queries and
@@ -128,7 +129,8 @@ class AnalysisMixin(StoreBase):
         for i, author, occurred_at, source, t in conn.execute(
             "SELECT f.id, f.author, f.occurred_at, f.source,"
             " CAST(strftime('%s', f.occurred_at) AS INTEGER)"
-            f" FROM {self._from('episodes', 'id', scoped)} WHERE f.graph_id = :graph",
+            f" FROM {self._from('episodes', 'id', scoped)} WHERE f.graph_id = :graph"
+            " AND f.retracted_at IS NULL",
             g,
         ):
             nodes.append(i)
@@ -139,6 +141,17 @@ class AnalysisMixin(StoreBase):
         # driving the join; duplicates (two facts of one episode with one signature) go
         # in Python, cheaper than SQLite's DISTINCT b-tree.
         graph_term = "f.graph_id = :graph" if scoped else "+f.graph_id = :graph"
+        # Merged entities (memcli.identity): facts, signatures and roots are read as the
+        # entity each end resolves to; a fact joining an entity to itself drops out, and
+        # so do waits ended under another name of the same entity.
+        canon = self.entity_canon(graph_id)
+        if canon and as_of is None:
+            where += self.fill_merge_ended(graph_id, canon)
+        if as_of is not None:  # now, a retracted episode's facts have ended; then, not
+            where += (
+                " AND f.episode_id NOT IN (SELECT id FROM episodes"
+                " WHERE graph_id = :graph AND retracted_at IS NOT NULL)"
+            )
         marks = ", ".join(f":k{i}" for i in range(len(kinds)))
         incidences = list(
             dict.fromkeys(
@@ -155,9 +168,17 @@ class AnalysisMixin(StoreBase):
                 )
             )
         )
+        if canon:
+            sig_map = self.canonical_signatures(graph_id, canon, kinds)
+            mapped: set[tuple[int, int, str]] = set()
+            for episode, sig, kind in incidences:
+                to = sig_map.get(sig, sig)
+                if to is not None:
+                    mapped.add((episode, to, kind))
+            incidences = sorted(mapped)
         relation_of = {r.value: r for r in Relation}
         facts = [
-            analysis.Fact(i, e, src, relation_of[rel], tgt)
+            analysis.Fact(i, e, canon.get(src, src), relation_of[rel], canon.get(tgt, tgt))
             for i, e, src, rel, tgt in conn.execute(
                 f"""
                 SELECT f.id, f.episode_id, f.source_id, f.relation, f.target_id
@@ -166,7 +187,10 @@ class AnalysisMixin(StoreBase):
                 """,
                 g,
             )
+            if canon.get(src, src) != canon.get(tgt, tgt)
         ]
+        if canon:
+            self.clear_merge_ended()
         entity_ids = {f.source_id for f in facts} | {f.target_id for f in facts}
         type_of = {t.value: t for t in EntityType}
         entities: dict[int, analysis.Entity] = {}
@@ -217,7 +241,8 @@ class AnalysisMixin(StoreBase):
         )
         root_since: dict[int, str] = {}
         if scoped:
-            for chunk, m in chunks(candidates):
+            asked = candidates | {a for a, b in canon.items() if b in candidates}
+            for chunk, m in chunks(asked):
                 root_since.update(
                     conn.execute(
                         f"{since_sql} AND source_id IN ({m}) GROUP BY source_id", [graph_id, *chunk]
@@ -227,21 +252,31 @@ class AnalysisMixin(StoreBase):
             root_since = {
                 k: v
                 for k, v in conn.execute(f"{since_sql} GROUP BY source_id", (graph_id,))
-                if k in candidates
+                if k in candidates or k in canon
             }
+        if canon:
+            merged_since: dict[int, str] = {}
+            for k, v in root_since.items():
+                into = canon.get(k, k)
+                if into in candidates and v > merged_since.get(into, ""):
+                    merged_since[into] = v
+            root_since = merged_since
 
         # What retire reasons need: completions of active observations' roots, their
         # roots' names, their evidence facts that have ended, and the episodes involved.
         roots = sorted(
             {i for o in active for t, i, r in o.evidence if t == "entity" and r == "root"}
         )
+        members = self.members_of(canon, set(roots)) if canon else {}
         completions = {
-            r["target_id"]: analysis.Completion(r["target_id"], r["episode_id"], r["valid_at"])
+            canon.get(r["target_id"], r["target_id"]): analysis.Completion(
+                canon.get(r["target_id"], r["target_id"]), r["episode_id"], r["valid_at"]
+            )
             for r in self.rows_in(
                 # ordered by time, so the latest completion of each item is the one kept
                 "SELECT target_id, episode_id, valid_at FROM facts WHERE graph_id = ?"
                 " AND relation = 'completed' AND target_id IN ({marks}) ORDER BY valid_at",
-                roots,
+                sorted({m for r in roots for m in members.get(r, {r})}),
                 graph_id,
             )
         }
@@ -250,19 +285,23 @@ class AnalysisMixin(StoreBase):
             for r in self.rows_in("SELECT id, name FROM entities WHERE id IN ({marks})", roots)
         }
         ended = {
-            int(i): analysis.EndedFact(int(i), at, by)
-            for i, at, by in conn.execute(
-                "SELECT DISTINCT f.id, f.invalid_at, f.invalidated_by FROM observations o"
+            int(i): analysis.EndedFact(int(i), at, by, withdrawn, why)
+            for i, at, by, withdrawn, why in conn.execute(
+                "SELECT DISTINCT f.id, f.invalid_at, f.invalidated_by, r.id, r.retract_reason"
+                " FROM observations o"
                 " JOIN observation_evidence oe ON oe.observation_id = o.id"
                 " AND oe.item_type = 'fact'"
                 " JOIN facts f ON f.id = oe.item_id AND f.invalid_at IS NOT NULL"
+                " LEFT JOIN episodes r ON r.id = f.episode_id AND r.retracted_at IS NOT NULL"
                 f" WHERE {active_sql}",
                 {"graph": graph_id},
             )
         }
-        involved = {c.episode_id for c in completions.values()} | {
-            f.invalidated_by for f in ended.values() if f.invalidated_by is not None
-        }
+        involved = (
+            {c.episode_id for c in completions.values()}
+            | {f.invalidated_by for f in ended.values() if f.invalidated_by is not None}
+            | {f.retracted_from for f in ended.values() if f.retracted_from is not None}
+        )
         sources = {
             r["id"]: r["source"]
             for r in self.rows_in("SELECT id, source FROM episodes WHERE id IN ({marks})", involved)
@@ -270,6 +309,13 @@ class AnalysisMixin(StoreBase):
         present = conn.execute(
             "SELECT max(occurred_at) FROM episodes WHERE graph_id = ?", (graph_id,)
         ).fetchone()[0]
+        merged_names = {
+            r["id"]: r["name"]
+            for r in self.rows_in(
+                "SELECT id, name FROM entities WHERE id IN ({marks})",
+                {canon[r] for r in roots if r in canon},
+            )
+        }
         return analysis.AnalysisInput(
             present=present or "",
             graph=graph_id,
@@ -286,6 +332,7 @@ class AnalysisMixin(StoreBase):
             ended_facts=ended,
             names=names,
             sources=sources,
+            merged_into={r: merged_names[canon[r]] for r in roots if canon.get(r) in merged_names},
         )
 
     def last_run(self, graph_id: str) -> dict[str, Any] | None:
@@ -530,13 +577,39 @@ class AnalysisMixin(StoreBase):
             "INSERT INTO temp.cluster_members (episode_id, cluster_id) VALUES (?, ?)",
             sorted(membership.items()),
         )
+        # Merged entities: each fact end read as what it resolves to (see entity_canon).
+        canon = self.entity_canon(graph_id)
+        ends = ("f.source_id", "f.target_id")
+        merged = ""
+        if canon:
+            self.conn.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS canon ("
+                " entity_id INTEGER PRIMARY KEY, canonical_id INTEGER NOT NULL)"
+            )
+            self.conn.execute("DELETE FROM temp.canon")
+            self.conn.executemany(
+                "INSERT INTO temp.canon (entity_id, canonical_id) VALUES (?, ?)",
+                sorted(canon.items()),
+            )
+            ends = (
+                "coalesce(cs.canonical_id, f.source_id)",
+                "coalesce(ct.canonical_id, f.target_id)",
+            )
+            merged = (
+                " LEFT JOIN temp.canon cs ON cs.entity_id = f.source_id"
+                " LEFT JOIN temp.canon ct ON ct.entity_id = f.target_id"
+            )
+            if as_of is None:
+                where += self.fill_merge_ended(graph_id, canon)
         cur = self.conn.execute(
             f"""
             WITH RECURSIVE
             edges(cluster_id, src, tgt) AS (
-                SELECT DISTINCT cm.cluster_id, f.source_id, f.target_id
+                SELECT DISTINCT cm.cluster_id, {ends[0]}, {ends[1]}
                 FROM facts f JOIN temp.cluster_members cm ON cm.episode_id = f.episode_id
+                {merged}
                 WHERE f.graph_id = :graph AND f.relation = 'blocked_by' AND {where}
+                  AND {ends[0]} != {ends[1]}
             ),
             roots(cluster_id, root) AS (
                 SELECT DISTINCT e.cluster_id, e.tgt FROM edges e
@@ -558,6 +631,9 @@ class AnalysisMixin(StoreBase):
         )
         rows = [(int(a), int(b), int(c), int(d)) for a, b, c, d in cur]
         self.conn.execute("DELETE FROM temp.cluster_members")
+        if canon:
+            self.conn.execute("DELETE FROM temp.canon")
+            self.clear_merge_ended()
         return rows
 
     def insert_observation(self, row: dict[str, Any], evidence: list[tuple[str, int, str]]) -> int:
@@ -714,6 +790,6 @@ class AnalysisMixin(StoreBase):
 
     def mark_analyzed(self, graph_id: str, seq: int, config: str) -> None:
         self.conn.execute(
-            "UPDATE graphs SET analyzed_seq = ?, analyzed_config = ? WHERE id = ?",
+            "UPDATE graphs SET analyzed_seq = ?, analyzed_config = ?, needs_full = 0 WHERE id = ?",
             (seq, config, graph_id),
         )

@@ -36,7 +36,7 @@ def _reverse_rule(relation: str, join: str) -> str:
               FROM facts f {join}
               JOIN episodes ex ON ex.id = x.episode_id
               WHERE f.episode_id = :ep AND f.relation = '{relation}'
-                AND x.episode_id != f.episode_id) AS c
+                AND x.episode_id != f.episode_id AND ex.retracted_at IS NULL) AS c
         WHERE facts.id = c.fid AND c.n = 1
           AND {_EARLIER.format(at="c.valid_at", hash="c.hash")}
         """
@@ -126,35 +126,6 @@ class IngestMixin(StoreBase):
             "INSERT INTO graphs (id, created_at) VALUES (?, ?) ON CONFLICT(id) DO NOTHING",
             (graph_id, utcnow()),
         )
-
-    def delete_graph(self, graph_id: str) -> bool:
-        """Remove a graph and everything in it (episodes, facts, entities, observations,
-        analysis state, report marks), children first so foreign keys hold; the search
-        indexes follow through their triggers. False when there was no such graph."""
-        if not self.conn.execute("SELECT 1 FROM graphs WHERE id = ?", (graph_id,)).fetchone():
-            return False
-        obs = "SELECT id FROM observations WHERE graph_id = :g"
-        with self.transaction():
-            for sql in (
-                f"DELETE FROM observation_links WHERE from_id IN ({obs}) OR to_id IN ({obs})",
-                f"DELETE FROM observation_versions WHERE observation_id IN ({obs})",
-                f"DELETE FROM observation_evidence WHERE observation_id IN ({obs})",
-                "DELETE FROM observations WHERE graph_id = :g",
-                "DELETE FROM analysis_runs WHERE graph_id = :g",
-                "DELETE FROM episode_clusters WHERE graph_id = :g",
-                "DELETE FROM fact_signatures WHERE fact_id IN"
-                " (SELECT id FROM facts WHERE graph_id = :g)",
-                "DELETE FROM signatures WHERE graph_id = :g",
-                "DELETE FROM facts WHERE graph_id = :g",
-                "DELETE FROM entity_aliases WHERE entity_id IN"
-                " (SELECT id FROM entities WHERE graph_id = :g)",
-                "DELETE FROM entities WHERE graph_id = :g",
-                "DELETE FROM episodes WHERE graph_id = :g",
-                "DELETE FROM report_marks WHERE graph_id = :g",
-                "DELETE FROM graphs WHERE id = :g",
-            ):
-                self.conn.execute(sql, {"g": graph_id})
-        return True
 
     def bump_ingest(self, graph_id: str) -> None:
         self.conn.execute(

@@ -349,6 +349,41 @@ def m004_application_id(db: Database) -> None:
     db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
 
 
+@migration
+def m005_identity_corrections(db: Database) -> None:
+    """Entity merges a person (or the conservative resolver) decided, and corrections.
+
+    ``entity_merges`` records every decision to treat one entity as another, who made it,
+    when and why; undoing one stamps ``undone_*`` instead of deleting the row, so history
+    keeps both. Facts keep the entities they were stated with: analysis maps them through
+    the active merges when it reads. ``episodes.retracted_*`` marks an update a person
+    withdrew (kept, shown as retracted, left out of analysis). ``graphs.needs_full``
+    makes the next analyze a full pass after a change incremental runs cannot see.
+    """
+    db.executescript(
+        """
+        CREATE TABLE entity_merges (
+            id INTEGER PRIMARY KEY,
+            graph_id TEXT NOT NULL REFERENCES graphs(id),
+            entity_id INTEGER NOT NULL REFERENCES entities(id),     -- the alias
+            canonical_id INTEGER NOT NULL REFERENCES entities(id),  -- what it means
+            decided_by TEXT NOT NULL,      -- 'person' or 'auto' (memcli.identity)
+            reason TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            undone_at TEXT,                -- set by unmerge; the row stays
+            undone_by TEXT,
+            undo_reason TEXT
+        );
+        CREATE UNIQUE INDEX entity_merges_active ON entity_merges(entity_id)
+            WHERE undone_at IS NULL;
+        CREATE INDEX entity_merges_graph ON entity_merges(graph_id, undone_at);
+        ALTER TABLE episodes ADD COLUMN retracted_at TEXT;
+        ALTER TABLE episodes ADD COLUMN retract_reason TEXT;
+        ALTER TABLE graphs ADD COLUMN needs_full INTEGER NOT NULL DEFAULT 0;
+        """
+    )
+
+
 # The newest migration's number, counted rather than written down so that branches which
 # each append a migration do not have to agree on a constant.
 SCHEMA_VERSION = len(MIGRATION_NAMES)

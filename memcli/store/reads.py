@@ -14,13 +14,15 @@ class ReadsMixin(StoreBase):
 
     def export_episodes(self, graph_id: str, batch: int = 500) -> Iterator[dict[str, Any]]:
         """Every episode of a graph in id order, each with its facts (all of them, ended
-        ones too: the contradiction rules end them again on import). Read in batches, so
+        ones too: the contradiction rules end them again on import). Retracted episodes
+        are left out: imported elsewhere they would hold again. Read in batches, so
         a large graph is never held in memory at once."""
         last = 0
         while True:
             episodes = self.rows(
                 "SELECT id, content, author, occurred_at, graph_id, source, extraction_status"
-                " FROM episodes WHERE graph_id = ? AND id > ? ORDER BY id LIMIT ?",
+                " FROM episodes WHERE graph_id = ? AND id > ? AND retracted_at IS NULL"
+                " ORDER BY id LIMIT ?",
                 (graph_id, last, batch),
             )
             if not episodes:

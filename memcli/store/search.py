@@ -95,7 +95,7 @@ class SearchMixin(StoreBase):
               bm25(episodes_fts, 1.0, 2.0) AS bm25,
               snippet(episodes_fts, -1, :open, :close, '…', 16) AS snippet
             FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid
-            WHERE episodes_fts MATCH :match AND e.graph_id = :graph
+            WHERE episodes_fts MATCH :match AND e.graph_id = :graph AND e.retracted_at IS NULL
             ORDER BY bm25, e.id LIMIT :limit
             """,
             {

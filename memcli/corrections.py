@@ -1,0 +1,328 @@
+"""People steering what memcli stored: entity merges and corrections. The library.
+
+Merges (``alias``, ``unmerge``, ``suggest_merges``, ``auto_resolve``) are recorded
+decisions in ``entity_merges``: who, when, why, and when undone. Facts keep the entities
+they were stated with; analysis reads each fact end as the entity it resolves to (see
+``Store.entity_canon``). So a merge rewrites nothing and an unmerge restores everything
+by stamping one row: the next analyze (always a full pass after a merge changes) forms,
+regenerates or retires observations accordingly, with the usual history.
+
+Corrections (``retract``, ``move_episode``, ``rename_graph``, ``delete_graph``) change
+what is stored; observations stay read-only and follow on the next analyze.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from memcli import identity
+from memcli.errors import NotFound, UsageError
+from memcli.resolve import normalize
+from memcli.store import Store, utcnow
+
+PERSON = "person"
+AUTO = "auto"
+
+
+def _require_graph(store: Store, graph: str) -> None:
+    if not store.graph_exists(graph):
+        known = ", ".join(store.graph_ids()) or "none yet"
+        raise NotFound(f"no graph named {graph!r} (graphs: {known})")
+
+
+def _named(store: Store, graph: str, name: str, type_: str | None) -> list[dict[str, Any]]:
+    norm = normalize(name)
+    found = store.entities_named(graph, norm, name.strip()) if norm else []
+    if type_ is not None:
+        found = [e for e in found if e["type"] == type_]
+    if not found:
+        kind = f" {type_.replace('_', ' ')}" if type_ else ""
+        raise NotFound(
+            f"no{kind} entity named {name!r} in graph {graph!r}",
+            hint=f"see 'memcli entities --graph {graph}'",
+        )
+    return found
+
+
+def _pair(
+    store: Store, graph: str, name: str, to: str, type_: str | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The alias and canonical entities, of one type (asked for, or the only one both
+    names share)."""
+    left, right = _named(store, graph, name, type_), _named(store, graph, to, type_)
+    common = sorted({e["type"] for e in left} & {e["type"] for e in right})
+    if not common:
+        raise UsageError(
+            f"{name!r} ({', '.join(sorted({e['type'] for e in left}))}) and {to!r} "
+            f"({', '.join(sorted({e['type'] for e in right}))}) are different kinds of "
+            "entity: only a person, a team or a work item can be merged with its own kind"
+        )
+    if len(common) > 1:
+        raise UsageError(
+            f"{name!r} and {to!r} both name a {' and a '.join(common)}",
+            hint="say which with --type",
+        )
+    pick = common[0]
+    return (
+        next(e for e in left if e["type"] == pick),
+        next(e for e in right if e["type"] == pick),
+    )
+
+
+def alias(
+    store: Store,
+    graph: str,
+    name: str,
+    to: str,
+    *,
+    type_: str | None = None,
+    reason: str | None = None,
+) -> dict[str, Any]:
+    """Record that ``name`` is another name for ``to`` in ``graph``; reversible with
+    ``unmerge``. Returns the merge (id, alias, canonical, reason, ...). Merging a name
+    already merged into the same entity changes nothing."""
+    _require_graph(store, graph)
+    with store.transaction():
+        a, c = _pair(store, graph, name, to, type_)
+        if a["id"] == c["id"]:
+            raise UsageError(f"{name!r} and {to!r} are already the same entity")
+        canon = store.entity_canon(graph)
+        if canon.get(a["id"]) == canon.get(c["id"], c["id"]):
+            current = next(m for m in store.merges(graph) if m["entity_id"] == a["id"])
+            return {**current, "changed": False}
+        if a["id"] in canon:
+            current = next(m for m in store.merges(graph) if m["entity_id"] == a["id"])
+            raise UsageError(
+                f"{a['name']!r} is already merged into {current['canonical']!r}",
+                hint=f"undo that first: memcli entity unmerge {a['name']!r} --graph {graph}",
+            )
+        if canon.get(c["id"]) == a["id"]:
+            raise UsageError(
+                f"{c['name']!r} is merged into {a['name']!r}: merging back would make a loop",
+                hint=f"unmerge {c['name']!r} first, or merge the other way round",
+            )
+        why = reason or f"{a['name']!r} is another name for {c['name']!r} (a person said so)"
+        merge_id = store.record_merge(
+            graph, a["id"], c["id"], decided_by=PERSON, reason=why, now=utcnow()
+        )
+        row = next(m for m in store.merges(graph) if m["id"] == merge_id)
+    return {**row, "changed": True}
+
+
+def unmerge(
+    store: Store,
+    graph: str,
+    name: str,
+    *,
+    type_: str | None = None,
+    reason: str | None = None,
+) -> dict[str, Any]:
+    """Undo the merge of ``name`` into another entity. The decision stays in the history
+    (``undone_at``), and memcli never merges that pair automatically again."""
+    _require_graph(store, graph)
+    with store.transaction():
+        found = _named(store, graph, name, type_)
+        merges = {m["entity_id"]: m for m in store.merges(graph)}
+        hits = [merges[e["id"]] for e in found if e["id"] in merges]
+        if not hits:
+            into = [
+                m["alias"] for m in merges.values() if m["canonical_id"] in {e["id"] for e in found}
+            ]
+            hint = (
+                f"names merged into it: {', '.join(sorted(into))}; unmerge those"
+                if into
+                else f"see the merges with 'memcli entities --graph {graph} --json'"
+            )
+            raise NotFound(f"{name!r} is not merged into anything in graph {graph!r}", hint=hint)
+        if len(hits) > 1:
+            raise UsageError(
+                f"{name!r} names several merged entities", hint="say which with --type"
+            )
+        m = hits[0]
+        store.undo_merge(
+            m["id"],
+            by=PERSON,
+            reason=reason or "undone by a person with 'memcli entity unmerge'",
+            now=utcnow(),
+        )
+        row = next(r for r in store.merges(graph, include_undone=True) if r["id"] == m["id"])
+    return row
+
+
+def _names(store: Store, graph: str, canon: dict[int, int]) -> list[identity.Name]:
+    """The graph's entities as identity sees them: merged aliases left out."""
+    return [
+        identity.Name(r["id"], r["name"], r["norm"], r["type"])
+        for r in store.identity_names(graph)
+        if r["id"] not in canon
+    ]
+
+
+def suggest_merges(store: Store, graph: str) -> list[dict[str, Any]]:
+    """Likely duplicates in ``graph`` with why (see ``memcli.identity``), most reasons
+    first; ``automatic`` marks those the next analyze merges by itself."""
+    _require_graph(store, graph)
+    canon = store.entity_canon(graph)
+    names = _names(store, graph, canon)
+    by_id = {n.id: n for n in names}
+    neighbours: dict[int, list[tuple[str, str]]] = defaultdict(list)
+    for entity, rel, other in store.entity_neighbours(graph):
+        e, o = canon.get(entity, entity), canon.get(other, other)
+        if e in by_id and o in by_id and e != o:
+            neighbours[e].append((rel, by_id[o].name))
+    found = identity.suggest(names, neighbours, refused=store.refused_merges(graph))
+    return [c.as_dict() for c in found]
+
+
+def auto_resolve(store: Store, graph: str) -> list[dict[str, Any]]:
+    """Make the merges that are safe without asking (``identity.auto_merges``), each
+    recorded with its evidence as decided by 'auto'. Call inside a transaction."""
+    canon = store.entity_canon(graph)
+    made = []
+    now = utcnow()
+    for c in identity.auto_merges(_names(store, graph, canon), refused=store.refused_merges(graph)):
+        store.record_merge(
+            graph, c.alias.id, c.canonical.id, decided_by=AUTO, reason=c.reasons[0], now=now
+        )
+        made.append(c.as_dict())
+    return made
+
+
+def merges(store: Store, graph: str, *, include_undone: bool = True) -> list[dict[str, Any]]:
+    """Every merge decision of ``graph``, with who made it, when, why, and any undo."""
+    _require_graph(store, graph)
+    return store.merges(graph, include_undone=include_undone)
+
+
+# --- corrections ---
+
+
+def _episode(store: Store, episode_id: int) -> dict[str, Any]:
+    row = store.episode_row(episode_id)
+    if row is None:
+        raise NotFound(
+            f"no episode #{episode_id}", hint="see 'memcli search QUERY --scope episodes'"
+        )
+    return row
+
+
+def _reapply(store: Store, episode_ids: list[int]) -> int:
+    """Apply the contradiction rules of these episodes again (not retracted ones)."""
+    ended = 0
+    for i in episode_ids:
+        row = store.episode_row(i)
+        if row is not None and row["retracted_at"] is None:
+            ended += store.apply_contradictions(i)
+    return ended
+
+
+def retract(store: Store, episode_id: int, *, reason: str | None = None) -> dict[str, Any]:
+    """Withdraw an episode: it stays stored, marked retracted with ``reason``; its facts
+    end at the retraction; what it had ended (a completion it reported) holds again
+    unless another update ends it; analysis and search evidence leave it out. The next
+    analyze regenerates or retires the observations it supported, saying why."""
+    row = _episode(store, episode_id)
+    if row["retracted_at"] is not None:
+        raise UsageError(
+            f"episode #{episode_id} was already retracted on {row['retracted_at'][:10]}"
+            + (f": {row['retract_reason']}" if row["retract_reason"] else "")
+        )
+    now = utcnow()
+    with store.transaction():
+        ended = store.retract_episode(episode_id, reason, now)
+        touched = store.reset_ends_by([episode_id])
+        _reapply(store, touched)
+        store.mark_needs_full(row["graph_id"])
+    return {
+        "episode_id": episode_id,
+        "graph": row["graph_id"],
+        "source": row["source"],
+        "retracted_at": now,
+        "reason": reason,
+        "facts_ended": ended,
+        "facts_restored_from": touched,
+    }
+
+
+def move_episode(store: Store, episode_id: int, to_graph: str) -> dict[str, Any]:
+    """Move an episode with its facts to ``to_graph`` (created if new). Its entities are
+    resolved again in the new graph, its signatures re-derived, and the contradiction
+    rules re-applied on both sides; both graphs' next analyze is a full pass."""
+    from memcli.signatures import fact_signatures
+
+    row = _episode(store, episode_id)
+    to_graph = to_graph.strip()
+    if not to_graph:
+        raise UsageError("empty graph name")
+    old = row["graph_id"]
+    if old == to_graph:
+        raise UsageError(f"episode #{episode_id} is already in graph {to_graph!r}")
+    same = store.episode_id_by_hash(to_graph, row["content_hash"])
+    if same is not None:
+        raise UsageError(
+            f"graph {to_graph!r} already holds this update as episode #{same}",
+            hint=f"retract #{episode_id} instead: memcli episode retract {episode_id}",
+        )
+    with store.transaction():
+        store.ensure_graph(to_graph)
+        touched = store.reset_ends_by([episode_id])
+        ends = store.episode_fact_ends(episode_id)
+        store.move_episode_rows(episode_id, to_graph)
+        old_entities: set[int] = set()
+        for f in ends:
+            src = store.upsert_entity(
+                to_graph, f["source_name"], f["source_norm"], f["source_type"]
+            )
+            tgt = store.upsert_entity(
+                to_graph, f["target_name"], f["target_norm"], f["target_type"]
+            )
+            store.repoint_fact(f["id"], src, tgt)
+            store.add_signatures(
+                to_graph,
+                f["id"],
+                fact_signatures(
+                    (f["source_type"], f["source_norm"]),
+                    f["relation"],
+                    (f["target_type"], f["target_norm"]),
+                ),
+            )
+            old_entities |= {f["source_id"], f["target_id"]}
+        if row["retracted_at"] is None:
+            store.apply_contradictions(episode_id)
+        _reapply(store, touched)
+        dropped = store.drop_unused_entities(old_entities)
+        for g in (old, to_graph):
+            store.mark_needs_full(g)
+            store.bump_ingest(g)
+    return {
+        "episode_id": episode_id,
+        "from": old,
+        "to": to_graph,
+        "facts": len(ends),
+        "entities_dropped": dropped,
+    }
+
+
+def rename_graph(store: Store, old: str, new: str) -> dict[str, Any]:
+    """Rename a graph: every episode, fact, entity, observation and run moves with it."""
+    _require_graph(store, old)
+    new = new.strip()
+    if not new:
+        raise UsageError("empty graph name")
+    if store.graph_exists(new):
+        raise UsageError(
+            f"a graph named {new!r} already exists",
+            hint="move single episodes with 'memcli episode move', or delete one graph first",
+        )
+    with store.transaction():
+        store.rename_graph(old, new)
+    return {"from": old, "to": new}
+
+
+def delete_graph(store: Store, graph: str) -> dict[str, Any]:
+    """Delete a graph and everything in it, in one transaction (all or nothing)."""
+    _require_graph(store, graph)
+    with store.transaction():
+        counts = store.delete_graph(graph)
+    return {"graph": graph, "deleted": {k: v for k, v in counts.items() if v}}

@@ -1,0 +1,318 @@
+"""Which differently written names are probably one entity, and which are safe to merge.
+Pure.
+
+``memcli.resolve`` merges only names with equal normalised keys. People also shorten:
+"pg16" for "Postgres 16 migration", "staging env" for "staging environment rebuild".
+This module finds such pairs and says why, in two tiers:
+
+- **automatic** (``auto_merges``): the short name abbreviates the long one word by word
+  and covers at least two of its words ("pg16" = pg~postgres, 16; "staging env"), or is
+  its acronym written in capitals ("ASR" for "auth service refactor"; "api" stays a
+  suggestion); both are work items or both teams;
+  and the short name has exactly one such long name in the graph. People are never
+  merged automatically, and a pair a person has unmerged is never merged again.
+- **suggested** (``suggest``): every abbreviation, acronym or leading-words pair, and
+  names that share a word and a neighbour (the same owner, the same blocker, the same
+  work waiting on them). A person decides with ``memcli entity alias``.
+
+Everything else stays apart: "billing engine rewrite" and "billing engine rollout" share
+two words but neither abbreviates the other, so they are at most suggested (when they
+also share a neighbour), never merged. A wrong merge fuses two patterns invisibly; a
+missed one is a suggestion away.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+_RUN = re.compile(r"[^\W\d_]+|\d+")
+
+# Words too common in work-item names to say two names are related.
+STOPWORDS = frozenset(
+    "a an and the of for to in on at by with from new old our their work task project "
+    "team item update fix".split()
+)
+
+# Kinds an automatic merge may join. People are never merged without a person.
+AUTO_TYPES = frozenset({"work_item", "team"})
+
+# Neighbours that hint at one entity under two names: the same owner, or blocking the
+# same work. Two items waiting on one blocker is the pattern itself, not a hint.
+IDENTITY_NEIGHBOURS = frozenset({"owned by", "block"})
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    """One entity as identity sees it: id, display name, normalised key, type."""
+
+    id: int
+    name: str
+    norm: str
+    type: str
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A likely duplicate: ``alias`` probably means ``canonical``, with the reasons."""
+
+    alias: Name
+    canonical: Name
+    reasons: list[str] = field(default_factory=list)
+    automatic: bool = False  # safe to merge without asking (see module docstring)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "alias": {"id": self.alias.id, "name": self.alias.name, "type": self.alias.type},
+            "canonical": {
+                "id": self.canonical.id,
+                "name": self.canonical.name,
+                "type": self.canonical.type,
+            },
+            "reasons": list(self.reasons),
+            "automatic": self.automatic,
+        }
+
+
+@lru_cache(maxsize=1 << 16)
+def tokens(norm: str) -> tuple[str, ...]:
+    """Words of a normalised name, letters and digits apart: "pg16" -> ("pg", "16")."""
+    return tuple(_RUN.findall(norm))
+
+
+def _abbreviates(short: str, long: str) -> bool:
+    """``short`` is a strict abbreviation of the word ``long``: same first letter, its
+    letters in order, shorter ("env" ~ environment, "pg" ~ postgres)."""
+    if not (short.isalpha() and long.isalpha()) or len(short) < 2 or len(short) >= len(long):
+        return False
+    if short[0] != long[0]:
+        return False
+    rest = iter(long[1:])
+    return all(ch in rest for ch in short[1:])
+
+
+def relation(short: Name, long: Name) -> tuple[str, str] | None:
+    """How ``short`` may name ``long``: (kind, reason) with kind "acronym",
+    "abbreviation" (word by word, at least one word shortened) or "leading words";
+    None when it does not.
+
+    >>> relation(Name(1, "pg16", "pg16", "work_item"),
+    ...          Name(2, "Postgres 16 migration", "postgres 16 migration", "work_item"))
+    ('abbreviation', "'pg16' abbreviates 'Postgres 16 migration' word by word (pg~postgres, 16)")
+    """
+    if short.type != long.type or short.norm == long.norm or len(short.norm) >= len(long.norm):
+        return None
+    s, words = tokens(short.norm), tokens(long.norm)
+    if not s or not words:
+        return None
+    letters = [w for w in long.norm.split() if w]
+    if len(s) == 1 and s[0].isalpha() and len(s[0]) >= 2 and len(letters) >= 2:
+        if s[0] == "".join(w[0] for w in letters):
+            return "acronym", f"'{short.name}' is the acronym of '{long.name}'"
+    if len(s) > len(words):
+        return None
+    parts: list[str] = []
+    shortened = False
+    for a, b in zip(s, words, strict=False):
+        if a == b:
+            parts.append(a)
+        elif _abbreviates(a, b) and (len(s) > 1 or b.startswith(a)):
+            # one word alone must be a prefix ("env", not "kai" for "karin")
+            parts.append(f"{a}~{b}")
+            shortened = True
+        else:
+            return None
+    if shortened:
+        return (
+            "abbreviation",
+            f"'{short.name}' abbreviates '{long.name}' word by word ({', '.join(parts)})",
+        )
+    return "leading words", f"'{short.name}' is the first words of '{long.name}'"
+
+
+_DEPTH = 4  # words of a long name its first letters are filed under
+
+
+def _keys_of_long(n: Name) -> list[tuple[str, ...]]:
+    """Keys a name is filed under as the longer of a pair: the first letters of its first
+    2..4 words (a shortened name of k >= 2 words has the same first letters), its first
+    word's first two letters (a one-word short name), and its initials (an acronym)."""
+    t = tokens(n.norm)
+    if not t:
+        return []
+    keys: list[tuple[str, ...]] = [(n.type, "w", t[0][:2])]
+    for j in range(2, min(len(t), _DEPTH) + 1):
+        keys.append((n.type, "l", *(w[0] for w in t[:j])))
+    words = n.norm.split()
+    if len(words) >= 2:
+        keys.append((n.type, "a", "".join(w[0] for w in words)))
+    return keys
+
+
+def _keys_of_short(n: Name) -> list[tuple[str, ...]]:
+    """Where the longer names a name may stand for are filed (see ``_keys_of_long``)."""
+    t = tokens(n.norm)
+    if not t:
+        return []
+    if len(t) == 1:
+        return [(n.type, "w", t[0][:2]), (n.type, "a", t[0])]
+    return [(n.type, "l", *(w[0] for w in t[:_DEPTH]))]
+
+
+def _index(names: Iterable[Name]) -> dict[tuple[str, ...], list[Name]]:
+    index: dict[tuple[str, ...], list[Name]] = defaultdict(list)
+    for n in names:
+        for k in _keys_of_long(n):
+            index[k].append(n)
+    return index
+
+
+def _candidates_of(short: Name, index: Mapping[tuple[str, ...], list[Name]]) -> list[Name]:
+    out: dict[int, Name] = {}
+    for k in _keys_of_short(short):
+        for n in index.get(k, ()):
+            if len(n.norm) > len(short.norm):
+                out[n.id] = n
+    return [out[i] for i in sorted(out)]
+
+
+def _pairs(names: Sequence[Name]) -> dict[int, list[tuple[Name, str, str]]]:
+    """For each name, the longer names it may stand for: (long, kind, reason)."""
+    index = _index(names)
+    out: dict[int, list[tuple[Name, str, str]]] = {}
+    for short in names:
+        found = []
+        for long in _candidates_of(short, index):
+            rel = relation(short, long)
+            if rel is not None:
+                found.append((long, rel[0], rel[1]))
+        if found:
+            out[short.id] = found
+    return out
+
+
+def _is_safe(short: Name, kind: str) -> bool:
+    if short.type not in AUTO_TYPES:
+        return False
+    if kind == "acronym":  # written in capitals: "ASR" is an acronym, "api" may be a word
+        letters = [ch for ch in short.name if ch.isalpha()]
+        return bool(letters) and all(ch.isupper() for ch in letters)
+    return kind == "abbreviation" and len(tokens(short.norm)) >= 2
+
+
+def auto_merges(
+    names: Sequence[Name], *, refused: Iterable[tuple[int, int]] = ()
+) -> list[Candidate]:
+    """The merges safe to make without asking (see the module docstring), each with its
+    evidence. ``names`` are the graph's entities as they resolve now (merged aliases
+    left out); ``refused`` are (alias, canonical) pairs a person has unmerged."""
+    no = set(refused)
+    names = [n for n in names if n.type in AUTO_TYPES]  # both ends share one type
+    by_id = {n.id: n for n in names}
+    out = []
+    for short_id, found in sorted(_pairs(names).items()):
+        if len(found) != 1:
+            continue  # ambiguous: several longer names fit
+        long, kind, reason = found[0]
+        short = by_id[short_id]
+        if not _is_safe(short, kind) or (short.id, long.id) in no:
+            continue
+        out.append(
+            Candidate(
+                short,
+                long,
+                [f"{reason}; no other {short.type.replace('_', ' ')} in the graph fits"],
+                automatic=True,
+            )
+        )
+    # A name that is itself an alias's target stays the target: never chain two merges.
+    aliases = {c.alias.id for c in out}
+    return [c for c in out if c.canonical.id not in aliases]
+
+
+def suggest(
+    names: Sequence[Name],
+    neighbours: Mapping[int, Iterable[tuple[str, str]]],
+    *,
+    refused: Iterable[tuple[int, int]] = (),
+    max_group: int = 50,
+) -> list[Candidate]:
+    """Likely duplicates with why, most reasons first.
+
+    ``neighbours`` maps an entity to (relation, other entity's name) pairs such as
+    ("owned by", "data team") or ("block", "API migration"); only those two relations
+    count ("wait on" is ignored). A pair sharing only neighbours, or only words, is not
+    suggested: a rare shared word (used by few names of that kind) together with a
+    shared neighbour, or a name relation. Neighbours held by more than ``max_group``
+    entities (a team that owns everything) say nothing and are skipped.
+    """
+    no = set(refused)
+    by_id = {n.id: n for n in names}
+    found: dict[tuple[int, int], Candidate] = {}
+
+    def add(alias: Name, canonical: Name, reason: str) -> None:
+        if (alias.id, canonical.id) in no or (canonical.id, alias.id) in no:
+            return
+        key = (alias.id, canonical.id)
+        if (canonical.id, alias.id) in found:
+            key = (canonical.id, alias.id)
+        c = found.setdefault(key, Candidate(by_id[key[0]], by_id[key[1]]))
+        if reason not in c.reasons:
+            c.reasons.append(reason)
+
+    pairs = _pairs(names)
+    for short_id, fits in pairs.items():
+        for long, kind, reason in fits:
+            add(by_id[short_id], long, reason)
+            if len(fits) == 1 and _is_safe(by_id[short_id], kind):
+                found[(short_id, long.id)].automatic = True
+            elif len(fits) > 1:
+                others = ", ".join(f"'{f[0].name}'" for f in fits if f[0].id != long.id)
+                add(
+                    by_id[short_id], long, f"ambiguous: '{by_id[short_id].name}' also fits {others}"
+                )
+
+    # A word says something only when few names of that kind use it: "migration" in
+    # three names of a small graph does, "rollout" in six hundred does not.
+    seen: dict[tuple[str, str], int] = defaultdict(int)
+    per_type: dict[str, int] = defaultdict(int)
+    for n in names:
+        per_type[n.type] += 1
+        for w in set(tokens(n.norm)):
+            seen[(n.type, w)] += 1
+
+    def rare(kind: str, words: list[str]) -> list[str]:
+        limit = max(3, per_type[kind] // 50)
+        return [w for w in words if seen[(kind, w)] <= limit]
+
+    shared: dict[tuple[str, str, str], list[int]] = defaultdict(list)
+    for entity_id, items in neighbours.items():
+        if entity_id in by_id:
+            for rel, other in set(items):
+                if rel in IDENTITY_NEIGHBOURS:
+                    shared[(by_id[entity_id].type, rel, other)].append(entity_id)
+    for (_, rel, other), members in sorted(shared.items()):
+        if len(members) < 2 or len(members) > max_group:
+            continue
+        for i, a in enumerate(sorted(members)):
+            for b in sorted(members)[i + 1 :]:
+                x, y = by_id[a], by_id[b]
+                words = rare(x.type, _shared_words(x.norm, y.norm))
+                if not words and (a, b) not in found and (b, a) not in found:
+                    continue
+                short, long = (x, y) if len(x.norm) <= len(y.norm) else (y, x)
+                if words:
+                    add(short, long, f"shared words: {', '.join(words)}")
+                add(short, long, f"same neighbour: both {rel} {other}")
+    return sorted(
+        found.values(),
+        key=lambda c: (not c.automatic, -len(c.reasons), c.canonical.name.lower(), c.alias.id),
+    )
+
+
+def _shared_words(a: str, b: str) -> list[str]:
+    left = {w for w in tokens(a) if w not in STOPWORDS and len(w) > 1}
+    return sorted(left & {w for w in tokens(b) if w not in STOPWORDS and len(w) > 1})

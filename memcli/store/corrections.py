@@ -1,0 +1,219 @@
+"""Corrections: retract or move an episode, rename or delete a graph.
+
+Each runs inside the caller's transaction and leaves the full-text indexes consistent:
+every write goes through the tables whose AFTER triggers keep ``*_fts`` in sync (see
+``migrations.m003_search``); nothing here writes an index directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from memcli.store.connection import StoreBase, chunks
+
+# Tables holding a graph's rows that are reached through another table, not by graph_id,
+# in the order a delete must clear them (children before parents).
+_BY_OBSERVATION = ("observation_links", "observation_versions", "observation_evidence")
+
+
+class CorrectionsMixin(StoreBase):
+    def episode_row(self, episode_id: int) -> dict[str, Any] | None:
+        rows = self.rows(
+            "SELECT id, graph_id, content_hash, author, occurred_at, source, retracted_at,"
+            " retract_reason FROM episodes WHERE id = ?",
+            (episode_id,),
+        )
+        return rows[0] if rows else None
+
+    def graph_tables(self) -> list[str]:
+        """Every table with a ``graph_id`` column (found, so later tables are included)."""
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT m.name FROM sqlite_master m WHERE m.type = 'table' AND m.name != 'graphs'"
+                " AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) p WHERE p.name = 'graph_id')"
+                " ORDER BY m.name"
+            )
+        ]
+
+    def reset_ends_by(self, episode_ids: Iterable[int]) -> list[int]:
+        """Undo the ends the contradiction rules gave facts because of these episodes
+        (facts they invalidated become valid again); returns the episodes of those facts,
+        whose rules must be applied again (``apply_contradictions``)."""
+        ids = sorted(set(episode_ids))
+        touched: set[int] = set()
+        for chunk, marks in chunks(ids):
+            touched.update(
+                r[0]
+                for r in self.conn.execute(
+                    f"SELECT DISTINCT episode_id FROM facts WHERE invalidated_by IN ({marks})",
+                    chunk,
+                )
+            )
+            self.conn.execute(
+                "UPDATE facts SET invalid_at = NULL, expired_at = NULL, invalidated_by = NULL"
+                f" WHERE invalidated_by IN ({marks})",
+                chunk,
+            )
+        return sorted(touched - set(ids))
+
+    def retract_episode(self, episode_id: int, reason: str | None, now: str) -> int:
+        """Mark the episode retracted and end its facts that still hold at ``now`` (their
+        end is the retraction: ``invalidated_by`` stays empty, the episode says why).
+        Returns how many facts ended."""
+        self.conn.execute(
+            "UPDATE episodes SET retracted_at = ?, retract_reason = ? WHERE id = ?",
+            (now, reason, episode_id),
+        )
+        return self.conn.execute(
+            "UPDATE facts SET invalid_at = max(valid_at, :now), expired_at = :now"
+            " WHERE episode_id = :ep AND invalid_at IS NULL",
+            {"now": now, "ep": episode_id},
+        ).rowcount
+
+    def episode_fact_ends(self, episode_id: int) -> list[dict[str, Any]]:
+        """The episode's facts with both entities' (type, norm, name)."""
+        return self.rows(
+            """
+            SELECT f.id, f.relation, s.type AS source_type, s.norm AS source_norm,
+              s.name AS source_name, t.type AS target_type, t.norm AS target_norm,
+              t.name AS target_name, f.source_id, f.target_id
+            FROM facts f JOIN entities s ON s.id = f.source_id
+            JOIN entities t ON t.id = f.target_id
+            WHERE f.episode_id = ? ORDER BY f.id
+            """,
+            (episode_id,),
+        )
+
+    def move_episode_rows(self, episode_id: int, to_graph: str) -> None:
+        """Move the episode and its facts to ``to_graph`` (entities re-pointed by the
+        caller with ``repoint_fact``), dropping its old cluster row and signature links."""
+        self.conn.execute("DELETE FROM episode_clusters WHERE episode_id = ?", (episode_id,))
+        self.conn.execute(
+            "DELETE FROM fact_signatures WHERE fact_id IN"
+            " (SELECT id FROM facts WHERE episode_id = ?)",
+            (episode_id,),
+        )
+        self.conn.execute(
+            "UPDATE facts SET invalid_at = NULL, expired_at = NULL WHERE episode_id = ?"
+            " AND invalidated_by IS NOT NULL",
+            (episode_id,),
+        )
+        self.conn.execute(
+            "UPDATE facts SET invalidated_by = NULL WHERE episode_id = ?", (episode_id,)
+        )
+        self.conn.execute(
+            "UPDATE facts SET graph_id = ? WHERE episode_id = ?", (to_graph, episode_id)
+        )
+        self.conn.execute("UPDATE episodes SET graph_id = ? WHERE id = ?", (to_graph, episode_id))
+
+    def repoint_fact(self, fact_id: int, source_id: int, target_id: int) -> None:
+        self.conn.execute(
+            "UPDATE facts SET source_id = ?, target_id = ? WHERE id = ?",
+            (source_id, target_id, fact_id),
+        )
+
+    def drop_unused_entities(self, entity_ids: Iterable[int]) -> int:
+        """Delete those of these entities no fact and no merge refers to any more."""
+        gone = 0
+        for chunk, marks in chunks(entity_ids):
+            unused = [
+                r[0]
+                for r in self.conn.execute(
+                    f"""
+                    SELECT n.id FROM entities n WHERE n.id IN ({marks})
+                      AND NOT EXISTS (SELECT 1 FROM facts f
+                                      WHERE f.source_id = n.id OR f.target_id = n.id)
+                      AND NOT EXISTS (SELECT 1 FROM entity_merges m
+                                      WHERE m.entity_id = n.id OR m.canonical_id = n.id)
+                      AND NOT EXISTS (SELECT 1 FROM observation_evidence oe
+                                      WHERE oe.item_type = 'entity' AND oe.item_id = n.id)
+                    """,
+                    chunk,
+                )
+            ]
+            for sub, m in chunks(unused):
+                self.conn.execute(f"DELETE FROM entity_aliases WHERE entity_id IN ({m})", sub)
+                gone += self.conn.execute(f"DELETE FROM entities WHERE id IN ({m})", sub).rowcount
+        self._forget()
+        return gone
+
+    def rename_graph(self, old: str, new: str) -> None:
+        """Give graph ``old`` the name ``new``: a new graphs row, every row re-pointed,
+        the old row removed (foreign keys hold at every step)."""
+        cols = [r[1] for r in self.conn.execute("PRAGMA table_info(graphs)") if r[1] != "id"]
+        names = ", ".join(cols)
+        self.conn.execute(
+            f"INSERT INTO graphs (id, {names}) SELECT ?, {names} FROM graphs WHERE id = ?",
+            (new, old),
+        )
+        for table in self.graph_tables():
+            self.conn.execute(f"UPDATE {table} SET graph_id = ? WHERE graph_id = ?", (new, old))
+        self.conn.execute("DELETE FROM graphs WHERE id = ?", (old,))
+        self._forget()
+
+    def delete_graph(self, graph_id: str) -> dict[str, int]:
+        """Delete everything of a graph; returns how many rows of each table went.
+
+        Evidence rows of other graphs' observations that point at this graph's episodes,
+        facts or entities (an episode moved away after it was cited) go too, so nothing
+        is left pointing at a missing row.
+        """
+        counts: dict[str, int] = {}
+        g = {"graph": graph_id}
+        obs = "SELECT id FROM observations WHERE graph_id = :graph"
+        counts["observation_links"] = self.conn.execute(
+            f"DELETE FROM observation_links WHERE from_id IN ({obs}) OR to_id IN ({obs})", g
+        ).rowcount
+        for table in _BY_OBSERVATION[1:]:
+            counts[table] = self.conn.execute(
+                f"DELETE FROM {table} WHERE observation_id IN ({obs})", g
+            ).rowcount
+        for item, table in (("episode", "episodes"), ("fact", "facts"), ("entity", "entities")):
+            counts["observation_evidence"] += self.conn.execute(
+                "DELETE FROM observation_evidence WHERE item_type = :item AND item_id IN"
+                f" (SELECT id FROM {table} WHERE graph_id = :graph)",
+                {**g, "item": item},
+            ).rowcount
+        counts["fact_signatures"] = self.conn.execute(
+            "DELETE FROM fact_signatures WHERE fact_id IN"
+            " (SELECT id FROM facts WHERE graph_id = :graph)",
+            g,
+        ).rowcount
+        counts["entity_aliases"] = self.conn.execute(
+            "DELETE FROM entity_aliases WHERE entity_id IN"
+            " (SELECT id FROM entities WHERE graph_id = :graph)",
+            g,
+        ).rowcount
+        # Rows keyed by graph, children before parents; any later table with a graph_id
+        # column is found by graph_tables() and cleared before these.
+        last = ["observations", "facts", "signatures", "entity_merges", "entities", "episodes"]
+        for table in [t for t in self.graph_tables() if t not in last] + last:
+            counts[table] = self.conn.execute(
+                f"DELETE FROM {table} WHERE graph_id = :graph", g
+            ).rowcount
+        counts["graphs"] = self.conn.execute("DELETE FROM graphs WHERE id = :graph", g).rowcount
+        self._forget()
+        return counts
+
+    def retracted_among(
+        self, episode_ids: Iterable[int], fact_ids: Iterable[int]
+    ) -> tuple[set[int], set[int]]:
+        """Which of these episodes are retracted, and which of these facts come from one."""
+        eps = {
+            r["id"]
+            for r in self.rows_in(
+                "SELECT id FROM episodes WHERE id IN ({marks}) AND retracted_at IS NOT NULL",
+                episode_ids,
+            )
+        }
+        facts = {
+            r["id"]
+            for r in self.rows_in(
+                "SELECT f.id FROM facts f JOIN episodes e ON e.id = f.episode_id"
+                " WHERE f.id IN ({marks}) AND e.retracted_at IS NOT NULL",
+                fact_ids,
+            )
+        }
+        return eps, facts

@@ -1,0 +1,282 @@
+"""Entity merges: the recorded decisions that two entities are one, and what reads need
+to follow them.
+
+Facts keep the entities they were stated with; a merge is a row in ``entity_merges``
+and every analysis read maps fact ends through the active merges (``entity_canon``).
+Undoing a merge stamps the row; nothing else has to be put back.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from memcli.store.connection import StoreBase, chunks
+
+
+class IdentityMixin(StoreBase):
+    def entity_canon(self, graph_id: str) -> dict[int, int]:
+        """Each merged entity of the graph -> the entity it resolves to, chains followed
+        (a -> b -> c gives a -> c, b -> c). Empty when nothing is merged."""
+        with self._lock:
+            direct = dict(
+                self.conn.execute(
+                    "SELECT entity_id, canonical_id FROM entity_merges"
+                    " WHERE graph_id = ? AND undone_at IS NULL",
+                    (graph_id,),
+                ).fetchall()
+            )
+        out: dict[int, int] = {}
+        for start in direct:
+            seen = {start}
+            end = direct[start]
+            while end in direct and end not in seen:  # a cycle stops where it closes
+                seen.add(end)
+                end = direct[end]
+            out[start] = end
+        return out
+
+    def identity_names(self, graph_id: str) -> list[dict[str, Any]]:
+        return self.rows(
+            "SELECT id, name, norm, type FROM entities WHERE graph_id = ? ORDER BY id",
+            (graph_id,),
+        )
+
+    def entity_neighbours(self, graph_id: str) -> list[tuple[int, str, int]]:
+        """(entity, relation as read from it, other entity) over the current facts:
+        ("blocks", waiting item), ("waits on", blocker), ("owned by", owner)."""
+        with self._lock:
+            out: list[tuple[int, str, int]] = []
+            for src, rel, tgt in self.conn.execute(
+                "SELECT source_id, relation, target_id FROM facts f"
+                " WHERE graph_id = ? AND invalid_at IS NULL"
+                " AND relation IN ('blocked_by', 'owns')",
+                (graph_id,),
+            ):
+                if rel == "blocked_by":
+                    out.append((tgt, "block", src))
+                    out.append((src, "wait on", tgt))
+                else:
+                    out.append((tgt, "owned by", src))
+            return out
+
+    def record_merge(
+        self,
+        graph_id: str,
+        entity_id: int,
+        canonical_id: int,
+        *,
+        decided_by: str,
+        reason: str,
+        now: str,
+    ) -> int:
+        """Record that ``entity_id`` means ``canonical_id`` from now on; the next analyze
+        of the graph is a full pass. Call inside a transaction."""
+        cur = self.conn.execute(
+            "INSERT INTO entity_merges (graph_id, entity_id, canonical_id, decided_by, reason,"
+            " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (graph_id, entity_id, canonical_id, decided_by, reason, now),
+        )
+        self.mark_needs_full(graph_id)
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def undo_merge(self, merge_id: int, *, by: str, reason: str, now: str) -> None:
+        self.conn.execute(
+            "UPDATE entity_merges SET undone_at = ?, undone_by = ?, undo_reason = ? WHERE id = ?",
+            (now, by, reason, merge_id),
+        )
+        graph = self.scalar("SELECT graph_id FROM entity_merges WHERE id = ?", (merge_id,))
+        self.mark_needs_full(str(graph))
+
+    def merges(self, graph_id: str, *, include_undone: bool = False) -> list[dict[str, Any]]:
+        """Merge decisions of a graph with both names, oldest first."""
+        where = "" if include_undone else " AND m.undone_at IS NULL"
+        return self.rows(
+            "SELECT m.id, m.entity_id, a.name AS alias, a.type, m.canonical_id,"
+            " c.name AS canonical, m.decided_by, m.reason, m.created_at, m.undone_at,"
+            " m.undone_by, m.undo_reason"
+            " FROM entity_merges m JOIN entities a ON a.id = m.entity_id"
+            " JOIN entities c ON c.id = m.canonical_id"
+            f" WHERE m.graph_id = ?{where} ORDER BY m.id",
+            (graph_id,),
+        )
+
+    def refused_merges(self, graph_id: str) -> set[tuple[int, int]]:
+        """(alias, canonical) pairs a merge of which was undone: never merged again
+        automatically, never suggested again."""
+        with self._lock:
+            return {
+                (int(a), int(b))
+                for a, b in self.conn.execute(
+                    "SELECT entity_id, canonical_id FROM entity_merges"
+                    " WHERE graph_id = ? AND undone_at IS NOT NULL",
+                    (graph_id,),
+                )
+            }
+
+    def mark_needs_full(self, graph_id: str) -> None:
+        """The next analyze must be a full pass (and not a no-op)."""
+        self.conn.execute(
+            "UPDATE graphs SET needs_full = 1, ingest_seq = ingest_seq + 1 WHERE id = ?",
+            (graph_id,),
+        )
+
+    def canonical_signatures(
+        self, graph_id: str, canon: dict[int, int], kinds: Sequence[str]
+    ) -> dict[int, int | None]:
+        """Signature id -> the id of the same signature with merged entities replaced by
+        what they resolve to (None: a fact that now joins an entity to itself, which
+        links nothing). Only signatures of facts that touch a merged entity are listed.
+        A canonical key nobody stated yet is added to ``signatures`` (a key dictionary),
+        so call inside the analyze transaction."""
+        if not canon:
+            return {}
+        ends = set(canon) | set(canon.values())
+        names = {
+            r["id"]: f"{r['type']}:{r['norm']}"
+            for r in self.rows_in("SELECT id, type, norm FROM entities WHERE id IN ({marks})", ends)
+        }
+        token = {names[a]: names[c] for a, c in canon.items() if a in names and c in names}
+        keys: dict[int, tuple[str, str]] = {}
+        with self._lock:
+            for chunk, marks in chunks(canon):
+                for sig, kind, key in self.conn.execute(
+                    f"""
+                    SELECT DISTINCT s.id, s.kind, s.key FROM facts f
+                    JOIN fact_signatures fs ON fs.fact_id = f.id
+                    JOIN signatures s ON s.id = fs.signature_id
+                    WHERE f.graph_id = ? AND (f.source_id IN ({marks}) OR f.target_id IN ({marks}))
+                    """,
+                    [graph_id, *chunk, *chunk],
+                ):
+                    if kind in kinds:
+                        keys[int(sig)] = (str(kind), str(key))
+            wanted: dict[int, tuple[str, str] | None] = {}
+            for sig, (kind, key) in keys.items():
+                parts = key.split("|")
+                if len(parts) != 4:
+                    continue
+                src, tgt = token.get(parts[1], parts[1]), token.get(parts[3], parts[3])
+                if kind == "literal" and src == tgt:
+                    wanted[sig] = None
+                    continue
+                new = "|".join([parts[0], src, parts[2], tgt])
+                if new != key:
+                    wanted[sig] = (kind, new)
+            ids: dict[str, int] = {}
+            for kind, new in {w for w in wanted.values() if w is not None}:
+                self.conn.execute(
+                    "INSERT OR IGNORE INTO signatures (graph_id, kind, key) VALUES (?, ?, ?)",
+                    (graph_id, kind, new),
+                )
+                ids[new] = int(
+                    self.conn.execute(
+                        "SELECT id FROM signatures WHERE graph_id = ? AND key = ?", (graph_id, new)
+                    ).fetchone()[0]
+                )
+        return {sig: (ids[w[1]] if w is not None else None) for sig, w in wanted.items()}
+
+    def members_of(self, canon: dict[int, int], ids: set[int]) -> dict[int, set[int]]:
+        """Each id with every entity merged into it (itself included)."""
+        out: dict[int, set[int]] = defaultdict(set)
+        for i in ids:
+            out[i].add(i)
+        for a, c in canon.items():
+            if c in ids:
+                out[c].add(a)
+        return dict(out)
+
+    def changes_touch(
+        self, graph_id: str, since: str, max_fact_id: int, entity_ids: set[int]
+    ) -> bool:
+        """Whether a fact added or ended since the last run has an end in ``entity_ids``
+        (merged entities: an incremental pass cannot follow them, see api.analyze)."""
+        with self._lock:
+            for chunk, marks in chunks(entity_ids):
+                hit = self.conn.execute(
+                    f"""
+                    SELECT 1 FROM facts WHERE graph_id = ? AND (id > ? OR expired_at >= ?)
+                      AND (source_id IN ({marks}) OR target_id IN ({marks})) LIMIT 1
+                    """,
+                    [graph_id, max_fact_id, since, *chunk, *chunk],
+                ).fetchone()
+                if hit:
+                    return True
+        return False
+
+    def merge_ended(self, graph_id: str, canon: dict[int, int]) -> set[int]:
+        """Current waits that a merge ends: a completion or unblocking stated under
+        another name of the same entity ("pg16 shipped" ends "waits on Postgres 16
+        migration"), by the contradiction rules' own test (stated at or after the wait),
+        retracted updates left out. The stored facts are not touched: an unmerge makes
+        them hold again."""
+        if not canon:
+            return set()
+        members = sorted(set(canon) | set(canon.values()))
+
+        def c(i: int) -> int:
+            return canon.get(i, i)
+
+        done: dict[int, str] = {}
+        freed: dict[tuple[int, int], str] = {}
+        waits: list[tuple[int, int, int, str]] = []
+        with self._lock:
+            for chunk, marks in chunks(members):
+                for rel, src, tgt, at in self.conn.execute(
+                    f"""
+                    SELECT f.relation, f.source_id, f.target_id, f.valid_at FROM facts f
+                    JOIN episodes e ON e.id = f.episode_id AND e.retracted_at IS NULL
+                    WHERE f.graph_id = ? AND f.relation IN ('completed', 'unblocked_from')
+                      AND f.target_id IN ({marks})
+                    """,
+                    [graph_id, *chunk],
+                ):
+                    if rel == "completed":
+                        done[c(tgt)] = max(done.get(c(tgt), ""), at)
+                    else:
+                        key = (c(src), c(tgt))
+                        freed[key] = max(freed.get(key, ""), at)
+                waits += self.conn.execute(
+                    f"""
+                    SELECT id, source_id, target_id, valid_at FROM facts
+                    WHERE graph_id = ? AND relation = 'blocked_by' AND invalid_at IS NULL
+                      AND target_id IN ({marks})
+                    """,
+                    [graph_id, *chunk],
+                ).fetchall()
+        return {
+            int(i)
+            for i, src, tgt, at in waits
+            if done.get(c(tgt), "") >= at or freed.get((c(src), c(tgt)), "") >= at
+        }
+
+    def fill_merge_ended(self, graph_id: str, canon: dict[int, int]) -> str:
+        """Put ``merge_ended`` in a temp table; returns the SQL condition that leaves
+        those facts out (``f`` is the facts alias), or "" when there are none. Empty the
+        table with ``clear_merge_ended``."""
+        ended = self.merge_ended(graph_id, canon)
+        if not ended:
+            return ""
+        self.conn.execute(
+            "CREATE TEMP TABLE IF NOT EXISTS merge_ended (fact_id INTEGER PRIMARY KEY)"
+        )
+        self.conn.execute("DELETE FROM temp.merge_ended")
+        self.conn.executemany(
+            "INSERT INTO temp.merge_ended (fact_id) VALUES (?)", ((i,) for i in sorted(ended))
+        )
+        return " AND f.id NOT IN (SELECT fact_id FROM temp.merge_ended)"
+
+    def clear_merge_ended(self) -> None:
+        self.conn.execute("DROP TABLE IF EXISTS temp.merge_ended")
+
+    def entities_created_since(self, graph_id: str, since: str) -> bool:
+        """Whether the graph has an entity created at or after ``since``."""
+        return (
+            self.scalar(
+                "SELECT 1 FROM entities WHERE graph_id = ? AND created_at >= ? LIMIT 1",
+                (graph_id, since),
+            )
+            is not None
+        )

@@ -1,0 +1,265 @@
+"""Entity identity people can steer: aliases, unmerge, suggestions, safe automatic merges."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from memcli.identity import Name, auto_merges, relation
+from tests.conftest import Cli
+
+GRAPH = "infra"
+
+
+def wait(author: str, day: int, waiting: str, blocker: str) -> dict[str, Any]:
+    """One update saying ``waiting`` is held up by ``blocker``, with that fact given."""
+    sentence = f"The {waiting} is held up by the {blocker}."
+    return {
+        "content": sentence,
+        "author": author,
+        "occurred_at": f"2026-11-{day:02d}T10:00:00Z",
+        "graph": GRAPH,
+        "source": f"{author.lower()}-{day}.md",
+        "facts": [
+            {
+                "source": waiting,
+                "relation": "blocked_by",
+                "target": blocker,
+                "source_type": "work_item",
+                "target_type": "work_item",
+                "sentence": sentence,
+            }
+        ],
+    }
+
+
+def ingest(cli: Cli, write: Callable[..., Path], name: str, *updates: dict[str, Any]) -> None:
+    path = write(name, "\n".join(json.dumps(u) for u in updates) + "\n")
+    cli("ingest", str(path))
+
+
+def active(cli: Cli) -> list[dict[str, Any]]:
+    return cli.json("observations", "--graph", GRAPH)
+
+
+def roots(cli: Cli) -> list[str]:
+    return sorted(o["root_entities"][0] if o["root_entities"] else "" for o in active(cli))
+
+
+TWO_NAMES = (
+    wait("Alice", 2, "API migration", "Postgres 16 migration"),
+    wait("Dana", 3, "checkout revamp", "Postgres 16 migration"),
+    wait("Bob", 4, "reporting service", "DB migration"),
+    wait("Carol", 5, "search reindex", "DB migration"),
+)
+
+
+def test_alias_merges_two_roots_into_one_observation_and_unmerge_splits_them(
+    cli: Cli, write: Callable[..., Path]
+) -> None:
+    ingest(cli, write, "week.jsonl", *TWO_NAMES)
+    cli("analyze")
+    before = active(cli)
+    assert len(before) == 2
+
+    cli("entity", "alias", "DB migration", "--to", "Postgres 16 migration", "--graph", GRAPH)
+    cli("analyze")
+    [merged] = active(cli)
+    assert merged["root_entities"] == ["Postgres 16 migration"]
+    assert len(merged["episodes"]) == 4
+    waiting = {e["name"] for e in merged["entities"] if e["role"] in ("direct", "downstream")}
+    assert waiting == {"API migration", "checkout revamp", "reporting service", "search reindex"}
+    [gone] = cli.json("observations", "--graph", GRAPH, "--status", "retired")
+    assert gone["retire_reason"] == (
+        "merged: DB migration is now another name for Postgres 16 migration (memcli entity merges)"
+    )
+
+    # the decision is recorded with who and why, and the entity list says where it went
+    [decision] = cli.json("entity", "merges", "--graph", GRAPH)
+    assert decision["decided_by"] == "person" and decision["undone_at"] is None
+    listed = {e["name"]: e for e in cli.json("entities", "--graph", GRAPH)}
+    assert listed["DB migration"]["merged_into"] == "Postgres 16 migration"
+    shown = cli.json("entity", "show", "Postgres 16 migration", "--graph", GRAPH)
+    assert {e["name"]: e["merged_into"] for e in shown["entities"]} == {
+        "Postgres 16 migration": None,
+        "DB migration": "Postgres 16 migration",
+    }
+    assert len(shown["facts"]) == 4
+    drawn = cli("visualize", "--graph", GRAPH, "--format", "mermaid").stdout
+    assert "Postgres 16 migration" in drawn and "DB migration" not in drawn
+
+    cli("entity", "unmerge", "DB migration", "--graph", GRAPH, "--reason", "different work")
+    cli("analyze")
+    assert roots(cli) == ["DB migration", "Postgres 16 migration"]
+    [undone] = cli.json("entity", "merges", "--graph", GRAPH)
+    assert undone["undone_at"] is not None and undone["undo_reason"] == "different work"
+    # the facts themselves were never rewritten
+    facts = cli.json("facts", "--graph", GRAPH)
+    assert sorted({f["target"] for f in facts}) == ["DB migration", "Postgres 16 migration"]
+
+
+def test_suggest_lists_the_pg16_case_with_its_reasons(cli: Cli, write: Callable[..., Path]) -> None:
+    ingest(
+        cli,
+        write,
+        "week.jsonl",
+        *TWO_NAMES,
+        wait("Erin", 6, "API migration", "pg16"),
+        wait("Finn", 7, "API migration", "DB migration"),
+    )
+    found = cli.json("entities", "--graph", GRAPH, "--suggest-merges")
+    pairs = {(s["alias"]["name"], s["canonical"]["name"]): s for s in found}
+    pg16 = pairs[("pg16", "Postgres 16 migration")]
+    assert pg16["automatic"] is True
+    assert (
+        "abbreviates 'Postgres 16 migration' word by word (pg~postgres, 16)" in pg16["reasons"][0]
+    )
+    db = pairs[("DB migration", "Postgres 16 migration")]
+    assert db["automatic"] is False
+    assert "shared words: migration" in db["reasons"]
+    assert "same neighbour: both block API migration" in db["reasons"]
+
+    table = cli("entities", "--graph", GRAPH, "--suggest-merges").stdout
+    assert "pg16" in table and "yes (next analyze)" in table
+
+
+def test_analyze_merges_a_safe_abbreviation_and_never_the_rewrite_rollout_pair(
+    cli: Cli, write: Callable[..., Path]
+) -> None:
+    ingest(
+        cli,
+        write,
+        "week.jsonl",
+        wait("Alice", 2, "load tests", "staging environment rebuild"),
+        wait("Bob", 3, "release candidate", "staging environment rebuild"),
+        wait("Carol", 4, "demo prep", "staging env"),
+        wait("Dana", 5, "invoice export", "billing engine rewrite"),
+        wait("Erin", 6, "tax report", "billing engine rewrite"),
+        wait("Frank", 7, "pricing page", "billing engine rollout"),
+        wait("Gita", 8, "partner launch", "billing engine rollout"),
+    )
+    result = cli("analyze")
+    assert "merged 'staging env' into 'staging environment rebuild'" in result.stderr
+    assert roots(cli) == [
+        "billing engine rewrite",
+        "billing engine rollout",
+        "staging environment rebuild",
+    ]
+    staging = next(o for o in active(cli) if o["root_entities"] == ["staging environment rebuild"])
+    assert len(staging["episodes"]) == 3
+    [decision] = cli.json("entity", "merges", "--graph", GRAPH)
+    assert decision["decided_by"] == "auto"
+    assert "env~environment" in decision["reason"]
+
+    # a person's unmerge sticks: the next analyze does not merge the pair again
+    cli("entity", "unmerge", "staging env", "--graph", GRAPH)
+    cli("analyze", "--graph", GRAPH)
+    assert cli.json("entity", "merges", "--graph", GRAPH, "--active") == []
+    assert "staging env" not in {
+        e["name"] for o in active(cli) for e in o["entities"] if e["role"] == "root"
+    }
+
+
+def test_alias_refuses_loops_and_mixed_kinds(cli: Cli, write: Callable[..., Path]) -> None:
+    ingest(cli, write, "week.jsonl", *TWO_NAMES)
+    cli("entity", "alias", "DB migration", "--to", "Postgres 16 migration", "--graph", GRAPH)
+    again = cli(
+        "entity",
+        "alias",
+        "Postgres 16 migration",
+        "--to",
+        "DB migration",
+        "--graph",
+        GRAPH,
+        ok=False,
+    )
+    assert again.exit_code == 2 and "loop" in again.stderr
+    missing = cli("entity", "unmerge", "API migration", "--graph", GRAPH, ok=False)
+    assert missing.exit_code == 1 and "not merged" in missing.stderr
+
+
+def work(i: int, name: str) -> Name:
+    return Name(i, name, name.lower(), "work_item")
+
+
+def test_automatic_merges_only_when_unambiguous() -> None:
+    names = [
+        work(1, "billing eng"),
+        work(2, "billing engine rewrite"),
+        work(3, "billing engine rollout"),
+        work(4, "ASR"),
+        work(5, "auth service refactor"),
+        work(6, "api"),
+        work(7, "api gateway"),
+        work(10, "dpm"),
+        work(11, "data platform migration"),
+        Name(8, "Bo", "bo", "person"),
+        Name(9, "Bob Ortiz", "bob ortiz", "person"),
+    ]
+    made = {(c.alias.name, c.canonical.name) for c in auto_merges(names)}
+    # "billing eng" fits two work items, "api" is only leading words, "dpm" is not
+    # written as an acronym, people never
+    assert made == {("ASR", "auth service refactor")}
+    assert relation(work(2, "billing engine rewrite"), work(3, "billing engine rollout")) is None
+    assert relation(Name(20, "Kai", "kai", "person"), Name(21, "Karin", "karin", "person")) is None
+    assert relation(Name(22, "Bob", "bob", "person"), Name(23, "Bobby", "bobby", "person"))
+    assert relation(work(3, "billing engine rollout"), work(2, "billing engine rewrite")) is None
+    refused = auto_merges(names, refused=[(4, 5)])
+    assert refused == []
+
+
+def test_a_completion_under_one_name_ends_waits_under_the_other_until_unmerged(
+    cli: Cli, write: Callable[..., Path]
+) -> None:
+    ingest(cli, write, "week.jsonl", *TWO_NAMES)
+    cli("entity", "alias", "DB migration", "--to", "Postgres 16 migration", "--graph", GRAPH)
+    cli("analyze")
+    [merged] = active(cli)
+    shipped = {
+        "content": "The DB migration shipped.",
+        "author": "Erin",
+        "occurred_at": "2026-11-09T10:00:00Z",
+        "graph": GRAPH,
+        "source": "erin-9.md",
+        "facts": [
+            {
+                "source": "Erin",
+                "relation": "completed",
+                "target": "DB migration",
+                "source_type": "person",
+                "target_type": "work_item",
+                "sentence": "The DB migration shipped.",
+            }
+        ],
+    }
+    ingest(cli, write, "ship.jsonl", shipped)
+    cli("analyze")
+    assert active(cli) == []
+    [retired] = [
+        o
+        for o in cli.json("observations", "--graph", GRAPH, "--status", "retired")
+        if o["id"] == merged["id"]
+    ]
+    assert retired["retire_reason"].startswith("root resolved: Postgres 16 migration was completed")
+
+    # unmerged, the waits stated as "Postgres 16 migration" hold again
+    cli("entity", "unmerge", "DB migration", "--graph", GRAPH)
+    cli("analyze")
+    assert roots(cli) == ["Postgres 16 migration"]
+
+
+def test_a_new_update_under_a_merged_name_joins_the_merged_observation(
+    cli: Cli, write: Callable[..., Path]
+) -> None:
+    unrelated = [wait(f"P{i}", 10 + i, f"report {i}", f"vendor contract {i}") for i in range(6)]
+    ingest(cli, write, "week.jsonl", *TWO_NAMES, *unrelated)
+    cli("entity", "alias", "DB migration", "--to", "Postgres 16 migration", "--graph", GRAPH)
+    cli("analyze")
+    [merged] = active(cli)
+    ingest(cli, write, "late.jsonl", wait("Erin", 9, "mobile sync", "DB migration"))
+    [run] = cli.json("analyze", "--graph", GRAPH)
+    assert run["mode"] == "full"  # an incremental pass cannot follow the merge
+    [grown] = active(cli)
+    assert grown["id"] == merged["id"] and len(grown["episodes"]) == 5
