@@ -468,14 +468,14 @@ def _store_line(
     """Store one JSONL record in a savepoint: a line that cannot be stored is reported as
     FILE:LINE and rolled back alone, and the file's other lines still land. Returns
     'new', 'duplicate' or 'failed'."""
-    snapshot = _counters(report)
+    record = _mark(report)  # per line: list lengths, not copies (a large file is linear)
     try:
         with store.transaction():
             stored = store_episode(
                 store, episode, graph, extractor, report, redact=redact, origin=source
             )
     except (ValueError, KeyError) as exc:
-        _restore(report, snapshot)
+        _rewind(report, record)
         report.episodes_failed += 1
         report.errors.append((f"{source}:{episode.line}", f"could not store: {exc}"))
         return "failed"
