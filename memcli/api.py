@@ -126,9 +126,8 @@ def _resolve(
     name, norm = resolved(ref.name, ref.type)
     if not norm:
         raise ValueError(f"entity name {ref.name!r} is empty after normalisation")
-    existing = store.entity_id(graph, norm, ref.type.value)
-    entity_id = store.upsert_entity(graph, name, norm, ref.type.value, now=now)
-    if existing is None:
+    entity_id, new = store.resolve_entity(graph, name, norm, ref.type.value, now=now)
+    if new:
         created.append(entity_id)
     return entity_id
 

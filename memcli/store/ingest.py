@@ -196,6 +196,28 @@ class IngestMixin(StoreBase):
             self._aliases.add((existing, name))
         return existing
 
+    def resolve_entity(
+        self, graph_id: str, name: str, norm: str, type_: str, *, now: str | None = None
+    ) -> tuple[int, bool]:
+        """``upsert_entity`` in one statement for a name not seen in this transaction:
+        (entity id, whether this call created it)."""
+        key = (graph_id, type_, norm)
+        entity_id = self._entities.get(key)
+        created = False
+        if entity_id is None:
+            row = self.conn.execute(
+                "INSERT INTO entities (graph_id, name, norm, type, created_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (graph_id, type, norm) DO NOTHING"
+                " RETURNING id",
+                (graph_id, name, norm, type_, now or utcnow()),
+            ).fetchone()
+            created = row is not None
+            entity_id = int(row[0]) if created else self.entity_id(graph_id, norm, type_)
+            assert entity_id is not None
+            self._entities[key] = entity_id
+        self.add_alias(entity_id, name)
+        return entity_id, created
+
     def add_alias(self, entity_id: int, alias: str) -> None:
         """Record another name for an entity (search and lookups find it by this name)."""
         if (entity_id, alias) not in self._aliases:
@@ -255,14 +277,18 @@ class IngestMixin(StoreBase):
         key's id never changes once created)."""
         sig_id = self._signatures.get((graph_id, key))
         if sig_id is None:
-            value = self.scalar(
-                "SELECT id FROM signatures WHERE graph_id = ? AND key = ?", (graph_id, key)
+            row = self.conn.execute(
+                "INSERT INTO signatures (graph_id, kind, key) VALUES (?, ?, ?)"
+                " ON CONFLICT (graph_id, key) DO NOTHING RETURNING id",
+                (graph_id, kind, key),
+            ).fetchone()
+            value = (
+                row[0]
+                if row is not None
+                else self.scalar(
+                    "SELECT id FROM signatures WHERE graph_id = ? AND key = ?", (graph_id, key)
+                )
             )
-            if value is None:
-                value = self.conn.execute(
-                    "INSERT INTO signatures (graph_id, kind, key) VALUES (?, ?, ?) RETURNING id",
-                    (graph_id, kind, key),
-                ).fetchone()[0]
             sig_id = int(value)
             self._signatures[(graph_id, key)] = sig_id
         return sig_id
