@@ -348,18 +348,28 @@ def redact_episode(episode: EpisodeInput) -> tuple[EpisodeInput, dict[str, int]]
     def clean(value: str) -> str:
         if len(value) <= SHORT:
             text, found = _redact_short(value)
-            merge(counts, dict(found))
+            if found:
+                merge(counts, dict(found))
             return text
         text, counts_found = redact(value)
         merge(counts, counts_found)
         return text
 
     def clean_fact(f: ExtractedFact) -> ExtractedFact:
+        source, target, sentence = clean(f.source.name), clean(f.target.name), clean(f.sentence)
+        if (
+            source == f.source.name
+            and target == f.target.name
+            and sentence == f.sentence
+            and f.valid_at is None
+            and f.invalid_at is None
+        ):
+            return f  # equal to the fact rebuilt below: skip building it
         return ExtractedFact(
-            EntityRef(clean(f.source.name), f.source.type),
+            EntityRef(source, f.source.type),
             f.relation,
-            EntityRef(clean(f.target.name), f.target.type),
-            clean(f.sentence),
+            EntityRef(target, f.target.type),
+            sentence,
         )
 
     facts = None
