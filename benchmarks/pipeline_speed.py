@@ -8,6 +8,10 @@ alike and the ratio stays meaningful:
   next to a yardstick that does the least such an ingest must (read each line, parse the
   JSON, insert the update and its facts in one transaction per file, with an FTS5 index
   over the text);
+* **ingest, Markdown through the rules reader**: ``memcli ingest`` of the corpus's ``md/``
+  files next to a yardstick that reads each file, parses its front matter, splits
+  sentences, runs one regex per sentence and inserts the update and ~5 rows in one
+  transaction with an FTS5 index;
 * **analyze**: a full pass, a forced full re-run (nothing changes) and the incremental
   pass after the corpus's 30 new updates, each as ``memcli analyze --json``.
 
@@ -71,6 +75,45 @@ for path in sorted(Path(sys.argv[2]).glob("*.jsonl")):
 print(n)
 """
 
+# The least a Markdown ingest must do: read each file, parse its front matter, split the
+# body into sentences, one regex per sentence, insert the update and ~5 rows in one
+# transaction with an FTS5 index over the text.
+YARDSTICK_MD = r"""
+import re, sqlite3, sys
+from pathlib import Path
+import frontmatter
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.executescript('''
+PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;
+CREATE TABLE IF NOT EXISTS updates (id INTEGER PRIMARY KEY, author TEXT, at TEXT,
+  content TEXT);
+CREATE TABLE IF NOT EXISTS facts (id INTEGER PRIMARY KEY, update_id INTEGER, source TEXT,
+  relation TEXT, target TEXT, sentence TEXT);
+CREATE VIRTUAL TABLE IF NOT EXISTS updates_fts USING fts5(content, content='updates',
+  content_rowid='id');
+''')
+SPLIT = re.compile(r"(?<=[.!?])\s+")
+RULE = re.compile(r"(?i)^(?:my |the )?(.+?) (?:is|are) (?:blocked on|waiting for|waiting on"
+                  r"|owned by) (.+?)\.?$")
+n = 0
+db.execute("BEGIN")
+for path in sorted(Path(sys.argv[2]).rglob("*.md")):
+    post = frontmatter.loads(path.read_text(encoding="utf-8"))
+    cur = db.execute("INSERT INTO updates (author, at, content) VALUES (?, ?, ?)",
+                     (str(post.get("author")), str(post.get("date")), post.content))
+    uid = cur.lastrowid
+    db.execute("INSERT INTO updates_fts (rowid, content) VALUES (?, ?)", (uid, post.content))
+    rows = []
+    for sentence in SPLIT.split(post.content):
+        m = RULE.match(sentence)
+        rows.append((uid, m and m.group(1), "r", m and m.group(2), sentence))
+    db.executemany("INSERT INTO facts (update_id, source, relation, target, sentence)"
+                   " VALUES (?, ?, ?, ?, ?)", rows[:5])
+    n += 1
+db.execute("COMMIT")
+print(n)
+"""
+
 WRAPPER = """
 import json, os, subprocess, sys, time
 t = time.perf_counter()
@@ -119,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--baseline", type=Path, help="another memcli source tree to compare")
     p.add_argument("--db", type=Path, help="reuse this ingested database (skip ingest)")
     args = p.parse_args(argv)
-    corpus = cached(scale_config(args.size), OUT / f"scale-{args.size}", ("text", "facts"))
+    corpus = cached(scale_config(args.size), OUT / f"scale-{args.size}", ("md", "text", "facts"))
     work = OUT / "pipeline"
     work.mkdir(parents=True, exist_ok=True)
     trees: list[tuple[str, Path | None]] = [("this tree", None)]
@@ -149,6 +192,23 @@ def main(argv: list[str] | None = None) -> int:
             say(
                 f"{label}: ingest, JSONL with given facts, {n} updates: "
                 f"{n / float(run['seconds']):.0f}/s wall, {n / float(run['cpu']):.0f}/s of CPU "
+                f"({run['seconds']:.1f} s wall, {run['cpu']:.1f} s CPU, {run['rss_mb']:.0f} MB); "
+                f"{float(run['cpu']) / float(y['cpu']):.0f}x the yardstick's CPU"
+            )
+        n_md = sum(1 for _ in (corpus / "md").rglob("*.md"))
+        y = measured(
+            [sys.executable, "-c", YARDSTICK_MD, str(work / "yardstick-md.db"), str(corpus / "md")]
+        )
+        say(
+            f"yardstick ingest, Markdown, {n_md} files: {n_md / float(y['seconds']):.0f}/s wall, "
+            f"{n_md / float(y['cpu']):.0f}/s of CPU ({y['seconds']:.1f} s wall, {y['cpu']:.1f} s CPU)"
+        )
+        for label, tree in trees:
+            db = work / f"md-{label.replace(' ', '-')}.db"
+            run = memcli(db, "ingest", str(corpus / "md"), "--quiet", tree=tree)
+            say(
+                f"{label}: ingest, Markdown through the rules reader, {n_md} files: "
+                f"{n_md / float(run['seconds']):.0f}/s wall, {n_md / float(run['cpu']):.0f}/s of CPU "
                 f"({run['seconds']:.1f} s wall, {run['cpu']:.1f} s CPU, {run['rss_mb']:.0f} MB); "
                 f"{float(run['cpu']) / float(y['cpu']):.0f}x the yardstick's CPU"
             )

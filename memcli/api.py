@@ -47,7 +47,7 @@ from memcli.models import (
 )
 from memcli.readers import content_hash, episode_key, parse_document, unknown_keys_message
 from memcli.redact import merge, redact_episode
-from memcli.resolve import display_name, normalize
+from memcli.resolve import display_name, normalize, resolved
 from memcli.search import (
     ANY_WEIGHT,
     HIGHLIGHT,
@@ -152,14 +152,14 @@ def _graph_for(episode: EpisodeInput, override: str | None) -> str:
     return graph.strip() or DEFAULT_GRAPH
 
 
-def _resolve(store: Store, graph: str, ref: EntityRef, created: list[int]) -> int:
-    name = display_name(ref.name, ref.type)
-    norm = normalize(name)
+def _resolve(
+    store: Store, graph: str, ref: EntityRef, created: list[int], now: str | None = None
+) -> int:
+    name, norm = resolved(ref.name, ref.type)
     if not norm:
         raise ValueError(f"entity name {ref.name!r} is empty after normalisation")
-    existing = store.entity_id(graph, norm, ref.type.value)
-    entity_id = store.upsert_entity(graph, name, norm, ref.type.value)
-    if existing is None:
+    entity_id, new = store.resolve_entity(graph, name, norm, ref.type.value, now=now)
+    if new:
         created.append(entity_id)
     return entity_id
 
@@ -199,6 +199,7 @@ def store_episode(
     if episode.ticket_prefix or episode.subject:
         extraction = replace(extraction, facts=[_in_context(f, episode) for f in extraction.facts])
     store.ensure_graph(graph)
+    now = utcnow()
     episode_id = store.insert_episode(
         {
             "graph_id": graph,
@@ -206,7 +207,7 @@ def store_episode(
             "content": episode.content,
             "author": episode.author,
             "occurred_at": episode.occurred_at,
-            "ingested_at": utcnow(),
+            "ingested_at": now,
             "source": episode.source,
             "format": episode.format,
             "extractor": extractor_name,
@@ -222,11 +223,13 @@ def store_episode(
         extraction,
         report,
         source=episode.source if episode.facts is not None else None,
+        digest=digest,
+        now=now,
     )
     created: list[int] = []
     for ref, alias in episode.aliases:
         if alias.strip():
-            store.add_alias(_resolve(store, graph, ref, created), alias.strip())
+            store.add_alias(_resolve(store, graph, ref, created, now), alias.strip())
     report.entities_new += len(created)
     report.episodes_new += 1
     if extraction.status == "pending":
@@ -281,6 +284,8 @@ def _store_facts(
     report: IngestReport,
     *,
     source: str | None = None,
+    digest: str | None = None,
+    now: str | None = None,
 ) -> None:
     """Resolve, store and sign an episode's facts, then apply the contradiction rules.
 
@@ -293,9 +298,10 @@ def _store_facts(
     """
     created: list[int] = []
     stated: set[str] = set()
+    signed: list[tuple[int, int]] = []  # (fact id, signature id), written in one statement
     for fact in extraction.facts:
-        source_id = _resolve(store, graph, fact.source, created)
-        target_id = _resolve(store, graph, fact.target, created)
+        source_id = _resolve(store, graph, fact.source, created, now)
+        target_id = _resolve(store, graph, fact.target, created, now)
         if source_id == target_id:
             if source is not None:
                 report.warnings.append(
@@ -316,15 +322,20 @@ def _store_facts(
             fact.sentence,
             fact.valid_at or occurred_at,
             fact.invalid_at,
+            now=now,
         )
         if fact_id is None:
             continue
         report.facts_new += 1
         stated.add(fact.relation.value)
-        src = (fact.source.type.value, normalize(display_name(fact.source.name, fact.source.type)))
-        tgt = (fact.target.type.value, normalize(display_name(fact.target.name, fact.target.type)))
-        store.add_signatures(graph, fact_id, fact_signatures(src, fact.relation, tgt))
-    report.facts_ended += store.apply_contradictions(episode_id, stated)
+        src = (fact.source.type.value, resolved(fact.source.name, fact.source.type)[1])
+        tgt = (fact.target.type.value, resolved(fact.target.name, fact.target.type)[1])
+        signed += (
+            (fact_id, store.signature_id(graph, kind, key))
+            for kind, key in fact_signatures(src, fact.relation, tgt)
+        )
+    store.link_signatures(signed)
+    report.facts_ended += store.apply_contradictions(episode_id, stated, digest=digest, now=now)
     report.entities_new += len(created)
 
 
@@ -501,14 +512,14 @@ def _store_line(
     """Store one JSONL record in a savepoint: a line that cannot be stored is reported as
     FILE:LINE and rolled back alone, and the file's other lines still land. Returns
     'new', 'duplicate' or 'failed'."""
-    snapshot = _counters(report)
+    record = _mark(report)  # per line: list lengths, not copies (a large file is linear)
     try:
         with store.transaction():
             stored = store_episode(
                 store, episode, graph, extractor, report, redact=redact, origin=source
             )
     except (ValueError, KeyError) as exc:
-        _restore(report, snapshot)
+        _rewind(report, record)
         report.episodes_failed += 1
         report.errors.append((f"{source}:{episode.line}", f"could not store: {exc}"))
         return "failed"

@@ -281,6 +281,22 @@ def _replace(pattern: Pattern, counts: dict[str, int]) -> Callable[[re.Match[str
     return sub
 
 
+# What every pattern above needs somewhere in the text, as one cheap scan: a name that
+# marks a credential (key, secret, token, password, pwd, bearer, authorization: every
+# assignment, header and PEM pattern), a URL, or a run of 11 or more token characters
+# that holds something other than lower-case letters (every vendor token: its prefix
+# or body has a digit, a capital, "_", "-" or "+/=", and is at least 11 long), or 24 or
+# more of any (the all-lower-case bodies: dapi..., hvs....). Text with none of these
+# cannot match any pattern, so ``redact`` returns it as it is without the full set.
+# A new pattern must keep this true: tests/reliability/test_redact.py checks every
+# sample secret against the full set with and without this scan.
+_CANDIDATE = re.compile(
+    r"(?i:key|secret|token|passw|pwd|bearer|authorization)|://"
+    r"|(?<![A-Za-z0-9_+/=-])(?:[A-Za-z0-9_+/=-]{24}"
+    r"|(?=[A-Za-z0-9_+/=-]{11})[a-z]*[0-9_+/=A-Z-])"
+)
+
+
 def redact(text: str) -> tuple[str, dict[str, int]]:
     """``text`` with every recognised secret replaced, and how many of each kind.
 
@@ -289,6 +305,13 @@ def redact(text: str) -> tuple[str, dict[str, int]]:
     >>> redact("the token bucket limiter shipped")
     ('the token bucket limiter shipped', {})
     """
+    if _CANDIDATE.search(text) is None:
+        return text, {}
+    return _redact_all(text)
+
+
+def _redact_all(text: str) -> tuple[str, dict[str, int]]:
+    """Every pattern in turn over ``text`` (``redact`` without its pre-check)."""
     counts: dict[str, int] = {}
     for pattern in PATTERNS:
         if pattern.kind == "private_key" and "PRIVATE KEY" not in text:
@@ -325,18 +348,28 @@ def redact_episode(episode: EpisodeInput) -> tuple[EpisodeInput, dict[str, int]]
     def clean(value: str) -> str:
         if len(value) <= SHORT:
             text, found = _redact_short(value)
-            merge(counts, dict(found))
+            if found:
+                merge(counts, dict(found))
             return text
         text, counts_found = redact(value)
         merge(counts, counts_found)
         return text
 
     def clean_fact(f: ExtractedFact) -> ExtractedFact:
+        source, target, sentence = clean(f.source.name), clean(f.target.name), clean(f.sentence)
+        if (
+            source == f.source.name
+            and target == f.target.name
+            and sentence == f.sentence
+            and f.valid_at is None
+            and f.invalid_at is None
+        ):
+            return f  # equal to the fact rebuilt below: skip building it
         return ExtractedFact(
-            EntityRef(clean(f.source.name), f.source.type),
+            EntityRef(source, f.source.type),
             f.relation,
-            EntityRef(clean(f.target.name), f.target.type),
-            clean(f.sentence),
+            EntityRef(target, f.target.type),
+            sentence,
         )
 
     facts = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from memcli.models import EntityType
 
@@ -55,3 +56,11 @@ def display_name(name: str, type_: EntityType) -> str:
     if type_ is EntityType.PERSON and text and text[0].islower():
         text = " ".join(part[:1].upper() + part[1:] for part in text.split(" "))
     return text
+
+
+@lru_cache(maxsize=65536)
+def resolved(name: str, type_: EntityType) -> tuple[str, str]:
+    """(display name, normalised key) of a surface name, remembered: ingest resolves the
+    same few thousand names (people, teams, work items) in every fact of a batch."""
+    shown = display_name(name, type_)
+    return shown, normalize(shown)

@@ -174,14 +174,16 @@ class IngestMixin(StoreBase):
         self._entities[key] = int(value)
         return int(value)
 
-    def upsert_entity(self, graph_id: str, name: str, norm: str, type_: str) -> int:
+    def upsert_entity(
+        self, graph_id: str, name: str, norm: str, type_: str, *, now: str | None = None
+    ) -> int:
         """The entity with this normalised key and type, created on first sight."""
         existing = self.entity_id(graph_id, norm, type_)
         if existing is None:
             cur = self.conn.execute(
                 "INSERT INTO entities (graph_id, name, norm, type, created_at)"
                 " VALUES (?, ?, ?, ?, ?)",
-                (graph_id, name, norm, type_, utcnow()),
+                (graph_id, name, norm, type_, now or utcnow()),
             )
             assert cur.lastrowid is not None
             existing = cur.lastrowid
@@ -193,6 +195,28 @@ class IngestMixin(StoreBase):
             )
             self._aliases.add((existing, name))
         return existing
+
+    def resolve_entity(
+        self, graph_id: str, name: str, norm: str, type_: str, *, now: str | None = None
+    ) -> tuple[int, bool]:
+        """``upsert_entity`` in one statement for a name not seen in this transaction:
+        (entity id, whether this call created it)."""
+        key = (graph_id, type_, norm)
+        entity_id = self._entities.get(key)
+        created = False
+        if entity_id is None:
+            row = self.conn.execute(
+                "INSERT INTO entities (graph_id, name, norm, type, created_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (graph_id, type, norm) DO NOTHING"
+                " RETURNING id",
+                (graph_id, name, norm, type_, now or utcnow()),
+            ).fetchone()
+            created = row is not None
+            entity_id = int(row[0]) if created else self.entity_id(graph_id, norm, type_)
+            assert entity_id is not None
+            self._entities[key] = entity_id
+        self.add_alias(entity_id, name)
+        return entity_id, created
 
     def add_alias(self, entity_id: int, alias: str) -> None:
         """Record another name for an entity (search and lookups find it by this name)."""
@@ -213,12 +237,15 @@ class IngestMixin(StoreBase):
         sentence: str,
         valid_at: str,
         invalid_at: str | None = None,
+        *,
+        now: str | None = None,
     ) -> int | None:
         """Insert one fact; None if the episode already states it.
 
         ``invalid_at`` is set when the update itself says when the fact stopped holding.
+        ``now`` (the time of the ingest) is taken here when not given.
         """
-        now = utcnow()
+        now = now or utcnow()
         cur = self.conn.execute(
             """
             INSERT OR IGNORE INTO facts (graph_id, episode_id, source_id, relation, target_id,
@@ -241,29 +268,47 @@ class IngestMixin(StoreBase):
         return cur.lastrowid if cur.rowcount else None
 
     def add_signatures(self, graph_id: str, fact_id: int, keys: Iterable[tuple[str, str]]) -> None:
-        for kind, key in keys:
-            sig_id = self._signatures.get((graph_id, key))
-            if sig_id is None:
-                self.conn.execute(
-                    "INSERT INTO signatures (graph_id, kind, key) VALUES (?, ?, ?)"
-                    " ON CONFLICT(graph_id, key) DO NOTHING",
-                    (graph_id, kind, key),
+        self.link_signatures(
+            [(fact_id, self.signature_id(graph_id, kind, key)) for kind, key in keys]
+        )
+
+    def signature_id(self, graph_id: str, kind: str, key: str) -> int:
+        """The id of this signature key in the graph, created on first sight (cached: a
+        key's id never changes once created)."""
+        sig_id = self._signatures.get((graph_id, key))
+        if sig_id is None:
+            row = self.conn.execute(
+                "INSERT INTO signatures (graph_id, kind, key) VALUES (?, ?, ?)"
+                " ON CONFLICT (graph_id, key) DO NOTHING RETURNING id",
+                (graph_id, kind, key),
+            ).fetchone()
+            value = (
+                row[0]
+                if row is not None
+                else self.scalar(
+                    "SELECT id FROM signatures WHERE graph_id = ? AND key = ?", (graph_id, key)
                 )
-                sig_id = int(
-                    self.scalar(
-                        "SELECT id FROM signatures WHERE graph_id = ? AND key = ?",
-                        (graph_id, key),
-                    )
-                )
-                self._signatures[(graph_id, key)] = sig_id
-            self.conn.execute(
-                "INSERT OR IGNORE INTO fact_signatures (fact_id, signature_id) VALUES (?, ?)",
-                (fact_id, sig_id),
             )
+            sig_id = int(value)
+            self._signatures[(graph_id, key)] = sig_id
+        return sig_id
+
+    def link_signatures(self, pairs: list[tuple[int, int]]) -> None:
+        """(fact id, signature id) rows, in one statement for a whole episode."""
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO fact_signatures (fact_id, signature_id) VALUES (?, ?)", pairs
+        )
 
     # --- contradiction rules, applied in the ingest transaction ---
 
-    def apply_contradictions(self, episode_id: int, relations: Iterable[str] | None = None) -> int:
+    def apply_contradictions(
+        self,
+        episode_id: int,
+        relations: Iterable[str] | None = None,
+        *,
+        digest: str | None = None,
+        now: str | None = None,
+    ) -> int:
         """End facts that this episode's state changes contradict, in both time directions.
 
         Rules (deterministic, scoped to the same entity and relation):
@@ -277,12 +322,16 @@ class IngestMixin(StoreBase):
         ends at its earliest contradiction (ties broken by content hash), so the fact
         table is the same whatever order the updates arrive in.
         ``relations`` (the relations this episode stated, when known) skips the rules that
-        cannot apply. Returns how many facts were ended.
+        cannot apply; ``digest`` (the episode's content hash) and ``now``, when the caller
+        has them, save a query and a clock read. Returns how many facts were ended.
         """
         rels = set(relations) if relations is not None else {r.value for r in Relation}
-        now = utcnow()
+        if not rels:
+            return 0
+        now = now or utcnow()
         ended = 0
-        digest = self.scalar("SELECT content_hash FROM episodes WHERE id = ?", (episode_id,))
+        if digest is None:
+            digest = self.scalar("SELECT content_hash FROM episodes WHERE id = ?", (episode_id,))
         params = {"ep": episode_id, "now": now, "hash": digest}
         for rule, needs in _CONTRADICTION_RULES:
             if needs & rels:

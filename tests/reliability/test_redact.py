@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from memcli import api
 from memcli.models import Extraction
-from memcli.redact import PATTERNS, redact
+from memcli.redact import PATTERNS, _redact_all, redact
 from memcli.sources import expand
 from memcli.store import Store
 from tests.conftest import Cli, update
@@ -470,3 +470,34 @@ def test_redaction_stays_linear_on_adversarial_input() -> None:
     for fragment in ADVERSARIAL:
         redact(fragment * (200_000 // len(fragment)))
     assert time.perf_counter() - started < 20
+
+
+def _bare_forms(secret: str) -> list[str]:
+    """A secret on its own, in prose and after punctuation, with no name next to it."""
+    return [secret, f"see {secret} here", f"({secret})", f"we ship it.{secret}"]
+
+
+@pytest.mark.parametrize(("text", "secret", "kind"), SECRETS, ids=[s[2] for s in SECRETS])
+def test_the_pre_check_never_hides_a_secret(text: str, secret: str, kind: str) -> None:
+    # redact skips its patterns on text its one-scan pre-check rules out; for every
+    # sample, alone or in prose, that gives exactly what the full pattern set gives.
+    for sample in [text, *_bare_forms(secret)]:
+        assert redact(sample) == _redact_all(sample), sample
+
+
+# Vendor tokens whose body can be lower-case letters only: no digit, capital or symbol
+# for the pre-check to see, only their length.
+LOWER_CASE_TOKENS = ["dapi" + "abcdefgh" * 4, "hvs." + "qwertyuiopasdfghjklzxcvb"]
+
+
+@pytest.mark.parametrize("secret", LOWER_CASE_TOKENS)
+def test_the_pre_check_sees_lower_case_tokens(secret: str) -> None:
+    assert secret not in redact(f"see {secret} here")[0]
+    for sample in _bare_forms(secret):
+        assert redact(sample) == _redact_all(sample), sample
+
+
+@settings(deadline=None)
+@given(st.text(alphabet=st.sampled_from("abcdefghxyzAKZ019_-+/=.: "), max_size=80))
+def test_the_pre_check_agrees_with_the_full_set(text: str) -> None:
+    assert redact(text) == _redact_all(text)
