@@ -24,7 +24,7 @@ from memcli.cli import (
     visualize_cmd,
     watch_cmd,
 )
-from memcli.cli._app import app
+from memcli.cli._app import app, with_common_options
 
 
 def register(app: typer.Typer) -> None:
@@ -65,6 +65,14 @@ def register(app: typer.Typer) -> None:
     entity = typer.Typer(help="Show one entity's facts over time.", no_args_is_help=True)
     entity.command("show")(read_cmd.entity_show)
     app.add_typer(entity, name="entity")
+
+    # Every command takes --db (after the command too) and --quiet.
+    for info in app.registered_commands:
+        info.callback = with_common_options(info.callback)  # type: ignore[arg-type]
+    for group in app.registered_groups:
+        assert group.typer_instance is not None
+        for info in group.typer_instance.registered_commands:
+            info.callback = with_common_options(info.callback)  # type: ignore[arg-type]
 
 
 register(app)
