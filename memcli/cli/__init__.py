@@ -34,6 +34,8 @@ def register(app: typer.Typer) -> None:
     app.command("extract")(ingest_cmd.extract)
     app.command("explain")(explain_cmd.explain)
     app.command("observations")(read_cmd.observations)
+    app.command("observe")(read_cmd.observations)  # the design card's name for it
+    app.command("episodes")(read_cmd.episodes)
     app.command("graphs")(read_cmd.graphs)
     app.command("facts")(read_cmd.facts)
     app.command("entities")(read_cmd.entities)
@@ -61,6 +63,10 @@ def register(app: typer.Typer) -> None:
     observation.command("show")(read_cmd.show)
     observation.command("history")(read_cmd.history)
     app.add_typer(observation, name="observation")
+
+    episode = typer.Typer(help="Show one stored update and its facts.", no_args_is_help=True)
+    episode.command("show")(read_cmd.episode_show)
+    app.add_typer(episode, name="episode")
 
     entity = typer.Typer(help="Show one entity's facts over time.", no_args_is_help=True)
     entity.command("show")(read_cmd.entity_show)

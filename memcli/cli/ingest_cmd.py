@@ -39,7 +39,8 @@ def ingest(
     paths: Annotated[
         list[str],
         typer.Argument(
-            help="Update files or directories (.md, .txt, .json, .jsonl); '-' reads stdin."
+            metavar="PATH",
+            help="Update files or directories (.md, .txt, .json, .jsonl); '-' reads stdin.",
         ),
     ],
     graph: Annotated[
@@ -47,6 +48,7 @@ def ingest(
         typer.Option(
             "--graph",
             "-g",
+            metavar="NAME",
             help="Put every episode in this graph (overrides front matter).",
             callback=graph_name,
         ),
@@ -71,6 +73,7 @@ def ingest(
         int | None,
         typer.Option(
             "--max-bytes",
+            metavar="BYTES",
             min=1,
             max=MAX_BYTES_LIMIT,
             help="Largest input file accepted, in bytes (default: $MEMCLI_MAX_FILE_BYTES or 10 MiB).",
@@ -419,6 +422,7 @@ def analyze(
         int,
         typer.Option(
             "--max-signature-episodes",
+            metavar="N",
             min=0,
             max=SQL_INT_MAX,
             help="A fact restated in more episodes than this links nothing (0: no limit; blockers exempt).",
@@ -428,6 +432,7 @@ def analyze(
         int,
         typer.Option(
             "--max-cluster",
+            metavar="N",
             min=0,
             max=SQL_INT_MAX,
             help="Split clusters larger than this, most common signatures first (0: no limit).",

@@ -18,12 +18,15 @@ from memcli.cli.ingest_cmd import parse_duration
 
 @command
 def watch(
-    inbox: Annotated[Path, typer.Argument(help="Folder that update files are dropped into.")],
+    inbox: Annotated[
+        Path, typer.Argument(metavar="INBOX", help="Folder that update files are dropped into.")
+    ],
     graph: Annotated[
         str | None,
         typer.Option(
             "--graph",
             "-g",
+            metavar="NAME",
             help="Put every episode in this graph (overrides front matter).",
             callback=graph_name,
         ),
