@@ -435,3 +435,20 @@ def test_no_secret_reaches_the_model(
     for body in llm_server.requests:
         assert token not in json.dumps(body)
     assert report["llm"]["calls"] == 1  # the prepared call is the one used: no second call
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [(401, "Incorrect API key provided"), (404, "The model does not exist")],
+)
+def test_bad_key_or_unknown_model_exits_3_and_says_what_to_run(
+    cli: Cli, llm_server: StubLLM, atlas: Path, status: int, message: str
+) -> None:
+    """A cron job with --quiet must not exit 0 in silence when the model refuses: the
+    updates are stored (rules facts), exit 3, and stderr names the problem and the fix."""
+    llm_server.script.append(Reply(status=status, body={"error": {"message": message}}))
+    files = sorted(str(p) for p in atlas.glob("*.md"))
+    result = cli("ingest", "--quiet", *files, "--extractor", "llm", "--llm-mode", "json", ok=False)
+    assert result.exit_code == 3 and result.stdout == ""
+    assert "memcli extract --pending" in result.stderr and message in result.stderr
+    assert len(json.loads(cli("episodes", "--json").stdout)) == 3
