@@ -180,3 +180,14 @@ def test_show_completion_runs_without_a_terminal(tmp_path: Path) -> None:
         timeout=60,
     )
     assert run.returncode == 0 and "complete" in run.stdout
+
+
+def test_a_bad_default_graph_in_the_config_is_a_usage_error(
+    cli: Cli, loaded: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("graph = 3\n")
+    monkeypatch.setenv("MEMCLI_CONFIG", str(config))
+    result = cli("facts", ok=False)
+    assert result.exit_code == 2 and "graph must be a graph name" in result.stderr
+    assert "Traceback" not in result.stderr

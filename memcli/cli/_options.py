@@ -24,8 +24,12 @@ def graph_name(value: str | None) -> str | None:
 
 def _default_graph() -> str | None:
     from memcli.config import default_graph
+    from memcli.errors import MemcliError
 
-    return default_graph()
+    try:
+        return default_graph()
+    except MemcliError as exc:  # a broken config file: a usage error, not a traceback
+        raise typer.BadParameter(exc.message, param_hint="--graph") from None
 
 
 def required_graph(value: str | None) -> str:
