@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -167,19 +166,23 @@ def test_quiet_silences_analyze_notes(cli: Cli, atlas: Path) -> None:
     assert "project-atlas" in again.stderr  # without --quiet it says what it did
 
 
-def test_show_completion_runs_without_a_terminal(tmp_path: Path) -> None:
+def test_shell_completion_completes_command_names(tmp_path: Path) -> None:
+    """What the installed bash completion script asks memcli, answered for real."""
     exe = Path(sys.executable).parent / "memcli"
     if not exe.is_file():
         pytest.skip("no memcli console script installed")
+    env = {
+        "HOME": str(tmp_path),
+        "PATH": "/usr/bin:/bin",
+        "_MEMCLI_COMPLETE": "complete_bash",
+        "COMP_WORDS": "memcli obs",
+        "COMP_CWORD": "1",
+    }
     run = subprocess.run(
-        [str(exe), "--show-completion", "bash"],
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, "SHELL": "/bin/bash", "HOME": str(tmp_path)},
-        timeout=60,
+        [str(exe)], capture_output=True, text=True, stdin=subprocess.DEVNULL, env=env, timeout=60
     )
-    assert run.returncode == 0 and "complete" in run.stdout
+    assert run.returncode == 0
+    assert run.stdout.split() == ["observations", "observe", "observation"]
 
 
 def test_a_bad_default_graph_in_the_config_is_a_usage_error(
