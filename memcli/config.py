@@ -1,7 +1,9 @@
 """Where the database lives, and settings read from the environment.
 
 Precedence for the database path: ``--db`` option, then ``MEMCLI_DB``, then a per-user
-default under ``MEMCLI_HOME`` (or the platform's user data directory).
+default under ``MEMCLI_HOME`` (or the platform's user data directory). Precedence for
+the graph of commands that need one: ``--graph``, then ``MEMCLI_GRAPH``, then
+``graph = "..."`` at the top of the config file.
 """
 
 from __future__ import annotations
@@ -28,6 +30,38 @@ def user_dir() -> Path:
         return Path(base) / "memcli" if base else Path.home() / "memcli"
     xdg = os.environ.get("XDG_DATA_HOME")
     return (Path(xdg) if xdg else Path.home() / ".local" / "share") / "memcli"
+
+
+def config_path() -> Path:
+    """``MEMCLI_CONFIG``, else ``config.toml`` in the per-user memcli directory."""
+    env = os.environ.get("MEMCLI_CONFIG")
+    return Path(env) if env else user_dir() / "config.toml"
+
+
+def default_graph() -> str | None:
+    """The graph to use when a command that needs one is given no --graph:
+    ``MEMCLI_GRAPH``, else a top-level ``graph = "name"`` in the config file, else None.
+
+    So a person working on one project types ``memcli facts`` instead of
+    ``memcli facts --graph project-atlas`` every time."""
+    env = os.environ.get("MEMCLI_GRAPH", "").strip()
+    if env:
+        return env
+    path = config_path()
+    if not path.is_file():
+        return None
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
+        raise UsageError(f"{path} is not valid TOML: {exc}") from None
+    value = data.get("graph")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise UsageError(f'{path}: graph must be a graph name, e.g. graph = "project-atlas"')
+    return value
 
 
 def resolve_db_path(option: str | Path | None) -> Path:

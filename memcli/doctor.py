@@ -184,17 +184,38 @@ def _orphans(store: Store) -> Check:
 
 
 def _extraction(store: Store) -> Check:
-    pending = store.pending_extractions()
-    if not pending:
+    """Episodes whose extraction did not finish. 'pending' means the language model
+    could not be used (its rules facts are stored): 'memcli extract --pending' finishes
+    them, no rebuild needed. Any other state is an extraction cut short, which only a
+    re-import extracts again."""
+    unfinished = store.pending_extractions()
+    if not unfinished:
         return Check("extraction", True, "every episode has its facts extracted")
+    model = [r for r in unfinished if r["extraction_status"] == "pending"]
+    other = [r for r in unfinished if r["extraction_status"] != "pending"]
+    advice = []
+    if model:
+        advice.append(
+            f"run 'memcli extract --pending' once the language model is reachable "
+            f"({len(model)} episode(s) wait for it; their rules facts are stored)"
+        )
+    if other:
+        advice.append(
+            "export the graph and import it into a fresh database: episodes exported "
+            "without facts are extracted again on import (" + REBUILD + ")"
+        )
+    first = unfinished[0]
+    what = (
+        "waiting for the language model (rules facts only)"
+        if not other
+        else "stored without finished extraction (no facts yet)"
+    )
     return Check(
         "extraction",
         False,
-        f"{len(pending)} episode(s) stored without finished extraction (no facts yet), "
-        f"e.g. episode #{pending[0]['id']} ({pending[0]['source']})",
-        pending[:50],
-        repair="export the graph and import it into a fresh database: episodes exported "
-        "without facts are extracted again on import (" + REBUILD + ")",
+        f"{len(unfinished)} episode(s) {what}, e.g. episode #{first['id']} ({first['source']})",
+        unfinished[:50],
+        repair="; ".join(advice),
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import shutil
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -169,8 +170,8 @@ def expand(paths: list[str], *, limit: int | None = None) -> Iterator[SourceText
         if path.is_dir():
             found, problems = walk(path)
             yield from problems
-            if not found and not problems:
-                yield InputError(raw, f"directory has no update files ({', '.join(SUFFIXES)})")
+            # An empty inbox is nothing to do, not a failure: a cron job that ingests a
+            # directory before the first update arrives must stay silent (exit 0).
             for p in found:
                 try:
                     yield read_path(p, str(p), limit)
@@ -228,3 +229,41 @@ def slack_export(
                     yield read_path(day, str(day), limit)
                 except InputError as exc:
                     yield exc
+
+
+def move_stored(
+    paths: list[str], read: list[str], failed: set[str], stop: str | None, dest: Path
+) -> list[tuple[str, Path]]:
+    """Move each input file that was stored into ``dest`` (``ingest --move-to``), so the
+    next run does not read it again. Returns (source, new path) pairs.
+
+    ``read`` is every source in the order it was read, ``failed`` the sources with an
+    error (a file with one bad record stays, to be fixed and read again), ``stop`` the
+    source at which a lock time-out ended the batch (it and what follows stay). A file
+    from a directory argument keeps its path below that directory; a name already taken
+    in ``dest`` gets a numbered suffix (``update.1.md``), so nothing is overwritten.
+    """
+    roots = [Path(p) for p in paths if p != "-" and Path(p).is_dir()]
+    moved: list[tuple[str, Path]] = []
+    for source in read:
+        if source == stop:
+            break
+        if source == "-" or source in failed or any(f.startswith(source + ":") for f in failed):
+            continue
+        path = Path(source)
+        if not path.is_file():
+            continue
+        rel = Path(path.name)
+        for root in roots:
+            if path.is_relative_to(root):
+                rel = path.relative_to(root)
+                break
+        target = dest / rel
+        n = 0
+        while target.exists():
+            n += 1
+            target = (dest / rel).with_name(f"{rel.stem}.{n}{rel.suffix}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(path), str(target))
+        moved.append((source, target))
+    return moved

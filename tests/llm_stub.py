@@ -65,9 +65,13 @@ def completion(body: dict[str, Any], answer: Any, *, tokens: tuple[int, int] = (
 
 
 def kind(body: dict[str, Any]) -> str:
-    system = " ".join(
-        str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "system"
-    )
+    """What memcli asks for, read from its instructions: the system message, or the start
+    of the first user message when they are folded there (system_role=user; instructor
+    may still add a system message of its own)."""
+    messages = body.get("messages", [])
+    system = " ".join(str(m.get("content")) for m in messages if m.get("role") == "system")
+    first_user = next((m for m in messages if m.get("role") == "user"), {})
+    system += " " + str(first_user.get("content", ""))[:200]
     if "You extract entities and facts" in system:
         return "extract"
     if "You write one observation" in system:

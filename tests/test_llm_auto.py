@@ -151,7 +151,8 @@ def test_auto_with_the_model_down_keeps_the_rules_facts_and_retries_only_what_ne
     monkeypatch.setenv("MEMCLI_LLM_MAX_RETRIES", "0")
     path = write("priya.md", update("Priya", "2026-11-10", PRIYA, graph="project-atlas"))
     files = [*sorted(str(p) for p in atlas.glob("*.md")), str(path)]
-    down = cli("ingest", *files, "--extractor", "auto")
+    down = cli("ingest", *files, "--extractor", "auto", ok=False)
+    assert down.exit_code == 3  # stored, the model part pending
     # Only Priya's update needed the model: it alone is pending, with the rules' facts.
     assert "1 episode(s) stored with the rules' facts only" in down.stderr
     assert "3 update(s) needed no call" in down.stderr

@@ -338,17 +338,21 @@ def test_unreachable_model_keeps_rules_facts_and_retries_later(
         "Since the auth service refactor slipped again, the fraud rules are stuck until it lands."
     )
     path = write("dana.md", update("Dana", "2026-11-07", text))
-    down = cli("ingest", str(path), "--extractor", "auto")
-    assert down.exit_code == 0
+    down = cli("ingest", str(path), "--extractor", "auto", ok=False)
+    assert down.exit_code == 3  # stored, the model part pending
     assert "1 episode(s) stored with the rules' facts only" in down.stderr
     assert "memcli extract --pending" in down.stderr and "1 failure(s)" in down.stderr
     assert episode_rows(db_path)[-1] == ("Dana", f"auto:{MODEL}", "pending")
+    # doctor names the repair that fits: retry the model, not a rebuild.
+    doctor = cli("doctor", "--json", ok=False)
+    [check] = [c for c in json.loads(doctor.stdout)["checks"] if c["name"] == "extraction"]
+    assert "memcli extract --pending" in check["repair"] and "export" not in check["repair"]
     cli("analyze")
     [mid] = cli.json("observations", "--graph", "project-atlas")
     assert mid == before
 
     still = cli("extract", "--pending", ok=False)
-    assert still.exit_code == 1 and "1 still pending" in still.stderr
+    assert still.exit_code == 3 and "1 still pending" in still.stderr
 
     # The server is back: the model's facts are added and the next analyze sees them.
     monkeypatch.setenv("MEMCLI_LLM_BASE_URL", llm_server.url)
@@ -390,7 +394,8 @@ def test_endpoint_that_rejects_the_request_is_not_called_again(
     )
     monkeypatch.setenv("MEMCLI_LLM_CONCURRENCY", "1")
     files = sorted(str(p) for p in atlas.glob("*.md"))
-    result = cli("ingest", *files, "--extractor", "llm", "--llm-mode", "json")
+    result = cli("ingest", *files, "--extractor", "llm", "--llm-mode", "json", ok=False)
+    assert result.exit_code == 3
     assert "3 episode(s) stored with the rules' facts only" in result.stderr
     assert "response_format not supported" in result.stderr
     assert len(llm_server.requests) == 1
@@ -406,7 +411,11 @@ def test_an_answer_cut_off_at_max_tokens_is_a_failure_not_half_a_fact(
 
     llm_server.script.append(cut)
     path = write("dana.md", update("Dana", "2026-11-09", DANA, graph="search"))
-    report = cli.json("ingest", str(path), "--extractor", "llm", "--llm-mode", "json")
+    result = cli(
+        "ingest", str(path), "--extractor", "llm", "--llm-mode", "json", "--json", ok=False
+    )
+    assert result.exit_code == 3
+    report = json.loads(result.stdout)
     assert report["facts_new"] == 0 and report["extraction_pending"] == 1
     assert report["llm"]["failures"] == 1
     assert "cut off" in report["llm"]["errors"][0]
@@ -426,3 +435,20 @@ def test_no_secret_reaches_the_model(
     for body in llm_server.requests:
         assert token not in json.dumps(body)
     assert report["llm"]["calls"] == 1  # the prepared call is the one used: no second call
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [(401, "Incorrect API key provided"), (404, "The model does not exist")],
+)
+def test_bad_key_or_unknown_model_exits_3_and_says_what_to_run(
+    cli: Cli, llm_server: StubLLM, atlas: Path, status: int, message: str
+) -> None:
+    """A cron job with --quiet must not exit 0 in silence when the model refuses: the
+    updates are stored (rules facts), exit 3, and stderr names the problem and the fix."""
+    llm_server.script.append(Reply(status=status, body={"error": {"message": message}}))
+    files = sorted(str(p) for p in atlas.glob("*.md"))
+    result = cli("ingest", "--quiet", *files, "--extractor", "llm", "--llm-mode", "json", ok=False)
+    assert result.exit_code == 3 and result.stdout == ""
+    assert "memcli extract --pending" in result.stderr and message in result.stderr
+    assert len(json.loads(cli("episodes", "--json").stdout)) == 3

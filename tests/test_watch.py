@@ -123,3 +123,12 @@ def test_watch_once_and_a_missing_inbox(cli: Cli, atlas: Path, tmp_path: Path) -
     assert len(cli.json("observations", "--graph", "project-atlas")) == 1
     missing = cli("watch", str(tmp_path / "nope"), ok=False)
     assert missing.exit_code == 2 and "is not a folder" in missing.stderr
+
+
+def test_watch_quiet_prints_only_errors(cli: Cli, atlas: Path, tmp_path: Path) -> None:
+    quiet = cli("watch", str(atlas), "--once", "--quiet")
+    assert (quiet.stdout, quiet.stderr) == ("", "")
+    assert len(cli.json("observations", "--graph", "project-atlas")) == 1
+    (atlas / "broken.md").write_bytes(b"\xff\xfe" + "hello".encode("utf-16-le"))
+    failed = cli("watch", str(atlas), "--once", "--quiet", ok=False)
+    assert failed.exit_code == 1 and "error:" in failed.stderr and "broken.md" in failed.stderr

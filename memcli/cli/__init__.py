@@ -26,7 +26,7 @@ from memcli.cli import (
     visualize_cmd,
     watch_cmd,
 )
-from memcli.cli._app import app
+from memcli.cli._app import app, with_common_options
 
 
 def register(app: typer.Typer) -> None:
@@ -36,6 +36,8 @@ def register(app: typer.Typer) -> None:
     app.command("extract")(ingest_cmd.extract)
     app.command("explain")(explain_cmd.explain)
     app.command("observations")(read_cmd.observations)
+    app.command("observe")(read_cmd.observations)  # the design card's name for it
+    app.command("episodes")(read_cmd.episodes)
     app.command("graphs")(read_cmd.graphs)
     app.command("facts")(read_cmd.facts)
     app.command("entities")(read_cmd.entities)
@@ -74,9 +76,10 @@ def register(app: typer.Typer) -> None:
     app.add_typer(entity, name="entity")
 
     episode = typer.Typer(
-        help="Correct one stored update: retract it, or move it to another graph.",
+        help="Show one stored update; retract it, or move it to another graph.",
         no_args_is_help=True,
     )
+    episode.command("show")(read_cmd.episode_show)
     episode.command("retract")(corrections_cmd.retract)
     episode.command("move")(corrections_cmd.move)
     app.add_typer(episode, name="episode")
@@ -85,6 +88,14 @@ def register(app: typer.Typer) -> None:
     graph.command("rename")(corrections_cmd.rename)
     graph.command("delete")(corrections_cmd.delete)
     app.add_typer(graph, name="graph")
+
+    # Every command takes --db (after the command too) and --quiet.
+    for info in app.registered_commands:
+        info.callback = with_common_options(info.callback)  # type: ignore[arg-type]
+    for group in app.registered_groups:
+        assert group.typer_instance is not None
+        for info in group.typer_instance.registered_commands:
+            info.callback = with_common_options(info.callback)  # type: ignore[arg-type]
 
 
 register(app)

@@ -11,11 +11,13 @@ imported inside the functions that use them, never at module level.
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import re
 import sys
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
@@ -39,7 +41,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
-    add_completion=False,
+    add_completion=True,
     rich_markup_mode=None,
 )
 
@@ -48,6 +50,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 class State:
     db: str | None = None
+    quiet: bool = False  # --quiet: nothing on stderr unless something went wrong
 
 
 state = State()
@@ -104,8 +107,11 @@ def _console_class() -> type[Console]:
     return _safe_console
 
 
-def err_console() -> Console:
-    return _console_class()(stderr=True, highlight=False, soft_wrap=True)
+def err_console(*, always: bool = False) -> Console:
+    """stderr for people. Under --quiet it prints nothing (a cron job that went well
+    mails nothing); ``always`` is for errors and warnings, which print regardless."""
+    quiet = state.quiet and not always
+    return _console_class()(stderr=True, highlight=False, soft_wrap=True, quiet=quiet)
 
 
 def out_console() -> Console:
@@ -119,7 +125,10 @@ def out_console() -> Console:
 
 def note(message: str) -> None:
     """One plain line for a person on stderr (a notice beside --json output), written
-    without rich so the machine-readable commands do not pay for loading it."""
+    without rich so the machine-readable commands do not pay for loading it. Silent
+    under --quiet."""
+    if state.quiet:
+        return
     sys.stderr.write(safe_text(message) + "\n")
     sys.stderr.flush()
 
@@ -138,11 +147,91 @@ def open_store(*, create: bool = True) -> Store:
 
 
 def fail(exc: MemcliError) -> typer.Exit:
-    console = err_console()
+    console = err_console(always=True)
     console.print(f"Error: {exc.message}", markup=False)
     if exc.hint:
         console.print(f"Hint: {exc.hint}", markup=False)
     return typer.Exit(code=exc.exit_code)
+
+
+def _set_db(value: Path | None) -> Path | None:
+    if value:
+        state.db = str(value)
+    return value
+
+
+def _set_quiet(value: bool) -> bool:
+    if value:
+        state.quiet = True
+    return value
+
+
+# Added to every command that does not declare them itself, so `memcli graphs --db x.db`
+# works as `memcli --db x.db graphs` does, and every command takes --quiet. No envvar
+# here: $MEMCLI_DB is read once, by the root option, and must not override it.
+_COMMON: dict[str, tuple[Any, Any]] = {
+    "db": (
+        Annotated[
+            Path | None,
+            typer.Option(
+                "--db",
+                metavar="FILE",
+                help="SQLite database file (also accepted before the command).",
+                callback=_set_db,
+            ),
+        ],
+        None,
+    ),
+    "quiet": (
+        Annotated[
+            bool,
+            typer.Option(
+                "--quiet",
+                "-q",
+                help="Nothing on stderr unless something went wrong.",
+                callback=_set_quiet,
+            ),
+        ],
+        False,
+    ),
+}
+
+
+def with_common_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` (a command) taking also the --db and --quiet options it lacks.
+
+    Called at registration, once every command module is loaded, because the
+    signature's annotations (strings under ``from __future__ import annotations``) can
+    only be resolved then. A command's own --quiet (print only ids, no summary) silences
+    stderr chatter as well."""
+    sig = inspect.signature(func)
+    hints = get_type_hints(func, include_extras=True)
+    params = [
+        p.replace(annotation=hints.get(p.name, p.annotation)) for p in sig.parameters.values()
+    ]
+    added = [name for name in _COMMON if name not in sig.parameters]
+    for name in added:
+        annotation, default = _COMMON[name]
+        params.append(
+            inspect.Parameter(
+                name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation
+            )
+        )
+
+    @functools.wraps(func)
+    def wrapper(*a: Any, **kw: Any) -> Any:
+        for name in added:
+            kw.pop(name, None)
+        if kw.get("quiet") is True:
+            state.quiet = True
+        return func(*a, **kw)
+
+    wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {
+        **{p.name: p.annotation for p in params},
+        "return": hints.get("return", None),
+    }
+    return wrapper
 
 
 def command(func: F) -> F:
@@ -188,12 +277,13 @@ def root(
     version: Annotated[
         bool,
         typer.Option(
-            "--version", help="Show the version and exit.", callback=_version, is_eager=True
+            "--version", "-V", help="Show the version and exit.", callback=_version, is_eager=True
         ),
     ] = False,
 ) -> None:
     """memcli: status updates in, evidence-linked observations out. Offline by default."""
     state.db = str(db) if db else None
+    state.quiet = False  # set again by a command's --quiet (tests run many in one process)
 
 
 def parse_when(value: str | None, option: str) -> str | None:

@@ -7,7 +7,7 @@ flag, its short form, its help and its check are the same everywhere.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -22,21 +22,58 @@ def graph_name(value: str | None) -> str | None:
     return value
 
 
+def _default_graph() -> str | None:
+    from memcli.config import default_graph
+    from memcli.errors import MemcliError
+
+    try:
+        return default_graph()
+    except MemcliError as exc:  # a broken config file: a usage error, not a traceback
+        raise typer.BadParameter(exc.message, param_hint="--graph") from None
+
+
+def required_graph(value: str | None) -> str:
+    """--graph callback for commands that need a graph: given, else the default one."""
+    if value is None:
+        raise typer.BadParameter(
+            "no graph given: pass --graph NAME, set MEMCLI_GRAPH, or put "
+            "graph = \"NAME\" in the config file ('memcli graphs' lists them)",
+            param_hint="--graph",
+        )
+    checked = graph_name(value)
+    assert checked is not None
+    return checked
+
+
 GraphOpt = Annotated[
-    str, typer.Option("--graph", "-g", help="Graph (project) to use.", callback=graph_name)
+    str,
+    typer.Option(
+        "--graph",
+        "-g",
+        metavar="NAME",
+        help="Graph (project) to use (default: $MEMCLI_GRAPH, else graph in the config file).",
+        default_factory=_default_graph,
+        show_default=False,
+        callback=required_graph,
+    ),
 ]
 AnyGraphOpt = Annotated[
     str | None,
-    typer.Option("--graph", "-g", help="Only this graph (default: all).", callback=graph_name),
+    typer.Option(
+        "--graph", "-g", metavar="NAME", help="Only this graph (default: all).", callback=graph_name
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for programs and agents.")]
 JsonlOpt = Annotated[
     bool, typer.Option("--jsonl", help="Print one JSON object per line (JSON Lines).")
 ]
+CsvOpt = Annotated[
+    bool, typer.Option("--csv", help="Print CSV with a header row (lists and objects as JSON).")
+]
 IdsOpt = Annotated[bool, typer.Option("--quiet", "-q", help="Print only the ids, one per line.")]
 AsOfOpt = Annotated[
     str | None,
-    typer.Option("--as-of", help="What held at this date (world time)."),
+    typer.Option("--as-of", metavar="DATE", help="What held at this date (world time)."),
 ]
 IncludeEndedOpt = Annotated[
     bool,
@@ -49,15 +86,55 @@ DbOpt = Annotated[
     Path | None,
     typer.Option(
         "--db",
+        metavar="FILE",
         help="SQLite database file (default: $MEMCLI_DB, else a per-user data file).",
         envvar="MEMCLI_DB",
         show_envvar=False,
     ),
 ]
+
+
+def _id(what: str, listed_by: str) -> Any:
+    """A parser for an id argument whose error says what an id looks like and where to
+    find one (not a type checker's 'unable to parse string as an integer')."""
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value.strip().lstrip("#"))
+        except ValueError:
+            number = 0
+        if not 1 <= number <= SQL_INT_MAX:
+            raise typer.BadParameter(
+                f"{value!r} is not {what} id: ids are whole numbers from 1, as "
+                f"'{listed_by}' lists them"
+            )
+        return number
+
+    return parse
+
+
 ObservationIdArg = Annotated[
-    int, typer.Argument(metavar="ID", min=1, max=SQL_INT_MAX, help="Observation id.")
+    int,
+    typer.Argument(
+        metavar="ID",
+        parser=_id("an observation", "memcli observations"),
+        help="Observation id.",
+        show_default=False,
+    ),
+]
+EpisodeIdArg = Annotated[
+    int,
+    typer.Argument(
+        metavar="ID",
+        parser=_id("an episode", "memcli episodes"),
+        help="Episode id.",
+        show_default=False,
+    ),
 ]
 
 LimitOpt = Annotated[
-    int, typer.Option("--limit", "-n", min=1, max=SQL_INT_MAX, help="At most this many results.")
+    int,
+    typer.Option(
+        "--limit", "-n", metavar="N", min=1, max=SQL_INT_MAX, help="At most this many results."
+    ),
 ]

@@ -18,14 +18,21 @@ class Format(StrEnum):
     TABLE = "table"  # rich tables and panels for a person
     JSON = "json"  # one JSON document (a list for list commands)
     JSONL = "jsonl"  # one compact JSON object per line, for streams and `jq -c`
+    CSV = "csv"  # a header row, then one row per record, for spreadsheets
     QUIET = "quiet"  # only each record's id, one per line, for shell pipelines
 
 
-def choose(*, as_json: bool = False, as_jsonl: bool = False, quiet: bool = False) -> Format:
+def choose(
+    *, as_json: bool = False, as_jsonl: bool = False, as_csv: bool = False, quiet: bool = False
+) -> Format:
     """The format the flags ask for; asking for two is a usage error."""
     import typer
 
-    chosen = [f for f, on in ((Format.JSON, as_json), (Format.JSONL, as_jsonl)) if on]
+    chosen = [
+        f
+        for f, on in ((Format.JSON, as_json), (Format.JSONL, as_jsonl), (Format.CSV, as_csv))
+        if on
+    ]
     if quiet:
         chosen.append(Format.QUIET)
     if len(chosen) > 1:
@@ -74,6 +81,32 @@ def print_jsonl(records: Sequence[Any]) -> None:
     sys.stdout.flush()
 
 
+def print_csv(records: Sequence[Any]) -> None:
+    """A header row from the first record's fields, then one row per record; a list or
+    object field is written as JSON (as sqlite-utils does), None as an empty cell."""
+    import csv
+    import json
+
+    rows = [jsonable(r) for r in records]
+    if not rows:
+        return
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    columns = list(rows[0])
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow(
+            [
+                ""
+                if row.get(c) is None
+                else json.dumps(row[c], ensure_ascii=False)
+                if isinstance(row.get(c), list | dict)
+                else row[c]
+                for c in columns
+            ]
+        )
+    sys.stdout.flush()
+
+
 def _key(record: Any) -> str:
     data = jsonable(record)
     for name in ("id", "observation_id", "graph", "version"):
@@ -95,6 +128,8 @@ def emit(
         print_json(records)
     elif fmt is Format.JSONL:
         print_jsonl(records if isinstance(records, list) else [records])
+    elif fmt is Format.CSV:
+        print_csv(records if isinstance(records, list) else [records])
     elif fmt is Format.QUIET:
         many = records if isinstance(records, list) else [records]
         sys.stdout.write("".join(_key(r) + "\n" for r in many))

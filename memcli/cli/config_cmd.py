@@ -6,6 +6,7 @@ model is actually called.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -20,12 +21,15 @@ if TYPE_CHECKING:
 
 LLMModelOpt = Annotated[
     str | None,
-    typer.Option("--llm-model", help="Model name (default: $MEMCLI_LLM_MODEL, config file)."),
+    typer.Option(
+        "--llm-model", metavar="MODEL", help="Model name (default: $MEMCLI_LLM_MODEL, config file)."
+    ),
 ]
 LLMBaseUrlOpt = Annotated[
     str | None,
     typer.Option(
         "--llm-base-url",
+        metavar="URL",
         help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 "
         "(default: $MEMCLI_LLM_BASE_URL, config file, api.openai.com).",
     ),
@@ -34,25 +38,44 @@ LLMModeOpt = Annotated[
     str | None,
     typer.Option(
         "--llm-mode",
+        metavar="MODE",
         help=f"Structured-output request shape: {', '.join(MODES)} "
         "(default: $MEMCLI_LLM_MODE, config file, a default for the endpoint).",
     ),
 ]
+
+
+class Extractor(StrEnum):
+    """--extractor's values (typer lists them in --help and rejects others)."""
+
+    RULES = "rules"
+    LLM = "llm"
+    AUTO = "auto"
+
+
+class Writer(StrEnum):
+    """--writer's values."""
+
+    TEMPLATE = "template"
+    LLM = "llm"
+
+
+assert tuple(Extractor) == EXTRACTORS and tuple(Writer) == WRITERS
+
 ExtractorOpt = Annotated[
-    str | None,
+    Extractor | None,
     typer.Option(
         "--extractor",
-        help=f"{' | '.join(EXTRACTORS)}: rules (offline), llm (a language model), auto (llm "
+        help="rules (offline), llm (a language model), auto (llm "
         "when one is configured, plus the rules' facts). Default: $MEMCLI_EXTRACTOR, config "
         "file, rules.",
     ),
 ]
 WriterOpt = Annotated[
-    str | None,
+    Writer | None,
     typer.Option(
         "--writer",
-        help=f"{' | '.join(WRITERS)}: who writes observation prose. Default: $MEMCLI_WRITER, "
-        "config file, template.",
+        help="Who writes observation prose. Default: $MEMCLI_WRITER, config file, template.",
     ),
 ]
 
@@ -63,7 +86,8 @@ def settings(
     mode: str | None = None,
     **more: Any,
 ) -> LLMSettings:
-    return load_settings({"model": model, "base_url": base_url, "mode": mode, **more})
+    plain = {k: v.value if isinstance(v, StrEnum) else v for k, v in more.items()}
+    return load_settings({"model": model, "base_url": base_url, "mode": mode, **plain})
 
 
 def print_usage(usage: Usage, model: str) -> None:

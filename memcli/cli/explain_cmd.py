@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
-
 from memcli.cli._app import command, open_store, out_console
-from memcli.cli._options import JsonOpt
+from memcli.cli._options import EpisodeIdArg, JsonOpt
 from memcli.cli._output import print_json
 
 
 @command
 def explain(
-    episode_id: Annotated[int, typer.Argument(metavar="EPISODE_ID", help="Episode id.")],
+    episode_id: EpisodeIdArg,
     as_json: JsonOpt = False,
 ) -> None:
     """Show which frame read each sentence of a stored update, or why nothing did."""

@@ -6,6 +6,7 @@ import math
 import os
 import sys
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -25,6 +26,10 @@ from memcli.cli.config_cmd import (
 from memcli.errors import UsageError
 from memcli.signatures import SignatureMode
 
+# "Stored, but the model part is pending" (an LLM failure): not a failure of the data,
+# not success either. 'memcli extract --pending' finishes the job.
+EXIT_PENDING = 3
+
 if TYPE_CHECKING:
     from memcli import api
 
@@ -34,7 +39,8 @@ def ingest(
     paths: Annotated[
         list[str],
         typer.Argument(
-            help="Update files or directories (.md, .txt, .json, .jsonl); '-' reads stdin."
+            metavar="PATH",
+            help="Update files or directories (.md, .txt, .json, .jsonl); '-' reads stdin.",
         ),
     ],
     graph: Annotated[
@@ -42,6 +48,7 @@ def ingest(
         typer.Option(
             "--graph",
             "-g",
+            metavar="NAME",
             help="Put every episode in this graph (overrides front matter).",
             callback=graph_name,
         ),
@@ -52,10 +59,21 @@ def ingest(
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bar, no summary.")
     ] = False,
+    move_to: Annotated[
+        Path | None,
+        typer.Option(
+            "--move-to",
+            metavar="DIR",
+            file_okay=False,
+            help="Move each file once it is stored into DIR, so the next run does not read"
+            " it again (an inbox for cron). Files with errors stay where they are.",
+        ),
+    ] = None,
     max_bytes: Annotated[
         int | None,
         typer.Option(
             "--max-bytes",
+            metavar="BYTES",
             min=1,
             max=MAX_BYTES_LIMIT,
             help="Largest input file accepted, in bytes (default: $MEMCLI_MAX_FILE_BYTES or 10 MiB).",
@@ -117,13 +135,17 @@ def ingest(
     reported with its path and reason, the others are still ingested, and the exit code
     is 1.
 
+    A directory with no update files is nothing to do: exit 0 (a note on stderr unless
+    --quiet). With --move-to DIR each stored file is moved into DIR (its path below a
+    directory argument kept), so a cron job reads each update once.
+
     Secrets (API tokens, private keys, passwords in assignments, credentials in URLs)
     are replaced by [REDACTED:kind] before anything is stored (and before any model sees
     them); --no-redact opts out.
 
     With --extractor llm or auto, an update the model cannot read right now (server down)
     is still stored with the rules' facts and marked pending: 'memcli extract --pending'
-    retries it.
+    retries it; the exit code is then 3 (stored, model part pending).
     """
     from memcli import api, connectors
     from memcli.sources import expand, slack_export
@@ -141,9 +163,13 @@ def ingest(
         )
     # A generator: each file is read when its turn comes and dropped once stored, so
     # memory follows the largest input, not the sum of them all.
+    if move_to is not None and (from_ is not None or "-" in paths):
+        raise UsageError("--move-to moves update files: not with --from or '-' (stdin)")
     items = expand(paths, limit=max_bytes)
     if from_ is Connector.SLACK:
         items = slack_export(paths, channels=channel, limit=max_bytes)
+    read: list[str] = []  # every source in the order it was read, for --move-to
+    items = _recorded(items, read)
     ingest_fn: Any = api.ingest
     if from_ is not None:
         converted = connectors.batches(from_.value, items, **options)
@@ -191,6 +217,23 @@ def ingest(
             report = ingest_fn(
                 store, items, graph=graph, extractor=model_extractor, redact=not no_redact
             )
+    if move_to is not None:
+        from memcli.sources import move_stored
+
+        stop = None
+        if report.incomplete is not None:  # the file where the lock time-out stopped
+            stop = next((src for src, why in report.errors if "database is locked" in why), None)
+        try:
+            move_stored(paths, read, {src for src, _ in report.errors}, stop, move_to)
+        except OSError as exc:
+            raise UsageError(
+                f"--move-to {move_to}: {exc.strerror or exc}",
+                hint="the updates are stored; fix the folder and run again",
+            ) from None
+    if not read and not as_json:
+        from memcli.cli._app import note
+
+        note(f"nothing to ingest: no update files in {', '.join(paths)}")
     print_ingest_report(
         report,
         as_json=as_json,
@@ -198,6 +241,13 @@ def ingest(
         explain=explain,
         llm=None if llm is None else (llm.model, llm.usage),
     )
+
+
+def _recorded(items: Any, read: list[str]) -> Any:
+    """``items`` as they are read, each source appended to ``read``."""
+    for item in items:
+        read.append(item.source)
+        yield item
 
 
 class Connector(StrEnum):
@@ -250,6 +300,7 @@ def print_ingest_report(
     ``llm`` is (model, usage) when a language model extracted.
     """
     console = err_console()
+    loud = err_console(always=True)
     if as_json:
         data = report.record().model_dump(mode="json")
         if not explain:
@@ -259,9 +310,9 @@ def print_ingest_report(
             data["llm"] = {"model": llm[0], **llm[1].as_dict()}
         print_json(data)
     for source, reason in report.errors:
-        console.print(f"Error: {source}: {reason}", markup=False)
+        loud.print(f"Error: {source}: {reason}", markup=False)
     for source, message in report.warnings:
-        console.print(f"Warning: {source}: {message}", markup=False)
+        loud.print(f"Warning: {source}: {message}", markup=False)
     if not quiet and not as_json:
         for source, kinds in report.redactions.items():
             console.print(
@@ -292,14 +343,21 @@ def print_ingest_report(
                 console.print(f"  not understood: {source}: {sentence}", markup=False)
         if llm is not None:
             print_usage(llm[1], llm[0])
-        if report.episodes_pending:
-            console.print(
-                f"{report.episodes_pending} episode(s) stored with the rules' facts only: the "
-                "model could not be used. Retry with: memcli extract --pending",
-                markup=False,
-            )
+    if report.episodes_pending:
+        # Not "all is well": said even under --quiet and --json, with the model's errors.
+        loud = err_console(always=True)
+        loud.print(
+            f"{report.episodes_pending} episode(s) stored with the rules' facts only: the "
+            "model could not be used. Retry with: memcli extract --pending",
+            markup=False,
+        )
+        if llm is not None and (quiet or as_json):
+            for error in llm[1].errors:
+                loud.print(f"  llm error: {error}", markup=False)
     if not report.ok:
         raise typer.Exit(code=1)
+    if report.episodes_pending:
+        raise typer.Exit(code=EXIT_PENDING)
 
 
 def parse_duration(text: str, option: str, *, zero: bool = True) -> float:
@@ -372,6 +430,7 @@ def analyze(
         int,
         typer.Option(
             "--max-signature-episodes",
+            metavar="N",
             min=0,
             max=SQL_INT_MAX,
             help="A fact restated in more episodes than this links nothing (0: no limit; blockers exempt).",
@@ -381,6 +440,7 @@ def analyze(
         int,
         typer.Option(
             "--max-cluster",
+            metavar="N",
             min=0,
             max=SQL_INT_MAX,
             help="Split clusters larger than this, most common signatures first (0: no limit).",
@@ -414,8 +474,14 @@ def analyze(
         graphs = [graph] if graph else store.graph_ids()
         if graph:
             api.require_graph(store, graph)
-        if not graphs:
-            raise UsageError("nothing to analyze: no graphs yet", hint="run 'memcli ingest' first")
+        if not graphs:  # nothing to do yet (a cron job before the first update): exit 0
+            if as_json:
+                emit([], choose(as_json=True), lambda _r: None)
+            else:
+                from memcli.cli._app import note
+
+                note("nothing to analyze: no graphs yet (run 'memcli ingest' first)")
+            return
         quiet_for = parse_duration(settle, "--settle") if settle is not None else None
         controls = Controls(
             window_seconds=None
@@ -542,7 +608,13 @@ def extract(
 
     emit(record, choose(as_json=as_json), human)
     if report.still_pending:
-        raise typer.Exit(code=1)
+        if quiet or as_json:
+            err_console(always=True).print(
+                f"{report.still_pending} episode(s) still pending: the model could not be "
+                "used. Retry with: memcli extract --pending",
+                markup=False,
+            )
+        raise typer.Exit(code=EXIT_PENDING)
 
 
-__all__ = ["analyze", "extract", "ingest", "print_ingest_report"]
+__all__ = ["EXIT_PENDING", "analyze", "extract", "ingest", "print_ingest_report"]

@@ -1,7 +1,9 @@
-"""Read commands: observations, observation show/history, graphs, facts, entities."""
+"""Read commands: observations, observation show/history, graphs, facts, entities,
+episodes."""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -11,6 +13,8 @@ from memcli.cli._options import (
     SQL_INT_MAX,
     AnyGraphOpt,
     AsOfOpt,
+    CsvOpt,
+    EpisodeIdArg,
     GraphOpt,
     IdsOpt,
     IncludeEndedOpt,
@@ -89,16 +93,25 @@ def render_observation(console: Console, obs: dict[str, Any], *, detail: bool = 
     console.print(Panel(body, title=header, title_align="left", expand=True))
 
 
+class StatusChoice(StrEnum):
+    ACTIVE = "active"
+    RETIRED = "retired"
+    ALL = "all"
+
+
 @command
 def observations(
     graph: AnyGraphOpt = None,
-    status: Annotated[str, typer.Option("--status", help="active, retired or all.")] = "active",
+    status: Annotated[
+        StatusChoice, typer.Option("--status", help="Which observations to list.")
+    ] = StatusChoice.ACTIVE,
     as_of: AsOfOpt = None,
     limit: Annotated[
         int,
         typer.Option(
             "--limit",
             "-n",
+            metavar="N",
             min=0,
             max=SQL_INT_MAX - 1,
             help="Show the N with most leverage (0: all).",
@@ -106,16 +119,18 @@ def observations(
     ] = 50,
     as_json: JsonOpt = False,
     as_jsonl: JsonlOpt = False,
+    as_csv: CsvOpt = False,
     quiet: IdsOpt = False,
 ) -> None:
-    """List observations, most leverage first, each with its evidence."""
+    """List observations, most leverage first, each with its evidence ('memcli observe'
+    is the same command)."""
     from memcli import api
 
-    fmt = choose(as_json=as_json, as_jsonl=as_jsonl, quiet=quiet)
+    fmt = choose(as_json=as_json, as_jsonl=as_jsonl, as_csv=as_csv, quiet=quiet)
     when = parse_when(as_of, "--as-of")
     with open_store(create=False) as store:
         rows = api.observations(
-            store, graph, status, as_of=when, limit=limit + 1 if limit else None
+            store, graph, status.value, as_of=when, limit=limit + 1 if limit else None
         )
     if limit and len(rows) > limit:
         rows = rows[:limit]
@@ -186,13 +201,19 @@ def _history_table(rows: list[dict[str, Any]]) -> None:
 
 
 @command
-def graphs(as_json: JsonOpt = False, as_jsonl: JsonlOpt = False, quiet: IdsOpt = False) -> None:
+def graphs(
+    as_json: JsonOpt = False,
+    as_jsonl: JsonlOpt = False,
+    as_csv: CsvOpt = False,
+    quiet: IdsOpt = False,
+) -> None:
     """List graphs with their counts."""
     from memcli import api
 
+    fmt = choose(as_json=as_json, as_jsonl=as_jsonl, as_csv=as_csv, quiet=quiet)
     with open_store(create=False) as store:
         rows = api.graphs(store)
-    emit(rows, choose(as_json=as_json, as_jsonl=as_jsonl, quiet=quiet), _graphs_table)
+    emit(rows, fmt, _graphs_table)
 
 
 def _graphs_table(rows: list[dict[str, Any]]) -> None:
@@ -220,12 +241,13 @@ def facts(
     as_of: AsOfOpt = None,
     as_json: JsonOpt = False,
     as_jsonl: JsonlOpt = False,
+    as_csv: CsvOpt = False,
     quiet: IdsOpt = False,
 ) -> None:
     """List the facts of a graph (currently valid ones unless told otherwise)."""
     from memcli import api
 
-    fmt = choose(as_json=as_json, as_jsonl=as_jsonl, quiet=quiet)
+    fmt = choose(as_json=as_json, as_jsonl=as_jsonl, as_csv=as_csv, quiet=quiet)
     when = parse_when(as_of, "--as-of")
     with open_store(create=False) as store:
         rows = api.facts(store, graph, include_ended=include_ended, as_of=when)
@@ -260,12 +282,13 @@ def entities(
     ] = False,
     as_json: JsonOpt = False,
     as_jsonl: JsonlOpt = False,
+    as_csv: CsvOpt = False,
     quiet: IdsOpt = False,
 ) -> None:
     """List the entities of a graph with their types and aliases."""
     from memcli import api
 
-    fmt = choose(as_json=as_json, as_jsonl=as_jsonl, quiet=quiet)
+    fmt = choose(as_json=as_json, as_jsonl=as_jsonl, as_csv=as_csv, quiet=quiet)
     if suggest_merges:
         from memcli import corrections
         from memcli.cli.identity_cmd import suggestions_table
@@ -299,7 +322,8 @@ def _entities_table(rows: list[dict[str, Any]]) -> None:
 @command
 def entity_show(
     name: Annotated[
-        str, typer.Argument(help="Entity name (any alias; case and articles ignored).")
+        str,
+        typer.Argument(metavar="NAME", help="Entity name (any alias; case and articles ignored)."),
     ],
     graph: GraphOpt,
     as_json: JsonOpt = False,
@@ -334,3 +358,86 @@ def _timeline_table(timeline: dict[str, Any]) -> None:
             f"#{f['episode']['id']} {f['episode']['author'] or ''} {f['episode']['source']}".strip(),
         )
     console.print(table)
+
+
+@command
+def episodes(
+    graph: AnyGraphOpt = None,
+    limit: Annotated[
+        int,
+        typer.Option(
+            "--limit",
+            "-n",
+            metavar="N",
+            min=0,
+            max=SQL_INT_MAX,
+            help="Show the newest N (0: all).",
+        ),
+    ] = 50,
+    as_json: JsonOpt = False,
+    as_jsonl: JsonlOpt = False,
+    as_csv: CsvOpt = False,
+    quiet: IdsOpt = False,
+) -> None:
+    """List stored updates (episodes), newest first, with their facts; --graph, else
+    $MEMCLI_GRAPH or the configured graph, else every graph."""
+    from memcli import api
+    from memcli.config import default_graph
+
+    fmt = choose(as_json=as_json, as_jsonl=as_jsonl, as_csv=as_csv, quiet=quiet)
+    graph = graph or default_graph()
+    with open_store(create=False) as store:
+        rows = api.episodes(store, graph, lastn=limit + 1 if limit else None)
+    rows.reverse()  # newest first, as a person scans them
+    if limit and len(rows) > limit:
+        rows = rows[:limit]
+        note(f"showing the newest {limit}; --limit 0 shows all")
+    emit(rows, fmt, _episodes_table)
+
+
+def _episodes_table(rows: list[dict[str, Any]]) -> None:
+    from rich.table import Table
+
+    table = Table("id", "graph", "date", "author", "facts", "source", "text")
+    for r in rows:
+        text = " ".join(r["content"].split())
+        table.add_row(
+            str(r["id"]),
+            r["graph"],
+            _date(r["occurred_at"]),
+            r["author"] or "",
+            str(len(r["facts"])),
+            r["source"] or "",
+            text if len(text) <= 60 else text[:59] + "\u2026",
+        )
+    out_console().print(table)
+
+
+@command
+def episode_show(episode_id: EpisodeIdArg, as_json: JsonOpt = False) -> None:
+    """Show one stored update: its text as stored and each fact read from it."""
+    from memcli import api
+    from memcli.errors import NotFound
+
+    with open_store(create=False) as store:
+        found = api.episodes(store, ids=[episode_id])
+    if not found:
+        raise NotFound(f"no episode #{episode_id}", hint="'memcli episodes' lists them")
+
+    def human(e: dict[str, Any]) -> None:
+        console = out_console()
+        console.print(
+            f"#{e['id']}  {e['graph']}  {e['occurred_at']}  {e['author'] or '-'}  {e['source']}",
+            style="bold",
+            markup=False,
+        )
+        console.print(e["content"].rstrip(), markup=False)
+        for f in e["facts"]:
+            ended = f"  (ended {_date(f['invalid_at'])})" if f["invalid_at"] else ""
+            console.print(
+                f"  fact #{f['id']}: ({f['source']}, {f['relation']}, {f['target']}){ended}",
+                markup=False,
+                style="dim",
+            )
+
+    emit(found[0], choose(as_json=as_json), human)

@@ -25,6 +25,7 @@ def report(
         str | None,
         typer.Option(
             "--since",
+            metavar="DATE",
             help="Report changes since this date or time (default: since the last report).",
         ),
     ] = None,

@@ -77,7 +77,8 @@ def search(
     query: Annotated[
         str,
         typer.Argument(
-            help="What to look for: any text, no syntax ('--' before text that starts with '-')."
+            metavar="QUERY",
+            help="What to look for: any text, no syntax ('--' before text that starts with '-').",
         ),
     ],
     graph: GraphOpt,

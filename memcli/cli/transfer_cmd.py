@@ -8,6 +8,7 @@ import signal
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -19,15 +20,22 @@ from memcli.cli.ingest_cmd import print_ingest_report
 from memcli.errors import MemcliError, UsageError
 
 
+class ExportFormat(StrEnum):
+    JSONL = "jsonl"
+
+
 @command
 def export(
     graph: GraphOpt,
     fmt: Annotated[
-        str, typer.Option("--format", help="Output format (jsonl: one episode object a line).")
-    ] = "jsonl",
+        ExportFormat,
+        typer.Option("--format", help="Output format (jsonl: one episode object a line)."),
+    ] = ExportFormat.JSONL,
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="Write to this file (default: stdout)."),
+        typer.Option(
+            "--output", "-o", metavar="FILE", help="Write to this file (default: stdout)."
+        ),
     ] = None,
 ) -> None:
     """Export a graph: every episode with its facts, in the JSON format ingest reads.
@@ -159,6 +167,7 @@ def import_(
         typer.Option(
             "--graph",
             "-g",
+            metavar="NAME",
             help="Import into this graph (default: the graph in the file).",
             callback=graph_name,
         ),
@@ -171,6 +180,7 @@ def import_(
         int | None,
         typer.Option(
             "--max-bytes",
+            metavar="BYTES",
             min=1,
             max=MAX_BYTES_LIMIT,
             help="Largest file accepted, in bytes (default: $MEMCLI_MAX_FILE_BYTES or 10 MiB).",

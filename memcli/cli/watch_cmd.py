@@ -18,12 +18,15 @@ from memcli.cli.ingest_cmd import parse_duration
 
 @command
 def watch(
-    inbox: Annotated[Path, typer.Argument(help="Folder that update files are dropped into.")],
+    inbox: Annotated[
+        Path, typer.Argument(metavar="INBOX", help="Folder that update files are dropped into.")
+    ],
     graph: Annotated[
         str | None,
         typer.Option(
             "--graph",
             "-g",
+            metavar="NAME",
             help="Put every episode in this graph (overrides front matter).",
             callback=graph_name,
         ),
@@ -55,11 +58,13 @@ def watch(
 
     quiet_for = parse_duration(settle, "--settle")
     every = parse_duration(interval, "--interval", zero=False)
-    console = err_console()
+    console, loud = err_console(), err_console(always=True)
 
     def log(message: str) -> None:
+        """One line per action; under --quiet only errors (and busy retries) print."""
         stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        console.print(f"{stamp} {message}", markup=False)
+        out = loud if message.startswith(("error:", "database busy")) else console
+        out.print(f"{stamp} {message}", markup=False)
 
     with open_store() as store:
         watcher = Watcher(store, inbox, graph=graph, settle=quiet_for, log=log)

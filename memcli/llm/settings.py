@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memcli.config import user_dir
+from memcli.config import config_path as config_path  # re-exported: memcli.llm.config_path
 from memcli.errors import UsageError
 
 OPENAI_URL = "https://api.openai.com/v1"
@@ -33,12 +33,6 @@ MODES: dict[str, str] = {
 SYSTEM_ROLES = ("system", "user")
 EXTRACTORS = ("rules", "llm", "auto")
 WRITERS = ("template", "llm")
-
-
-def config_path() -> Path:
-    """``MEMCLI_CONFIG``, else ``config.toml`` in the per-user memcli directory."""
-    env = os.environ.get("MEMCLI_CONFIG")
-    return Path(env) if env else user_dir() / "config.toml"
 
 
 def default_mode(base_url: str | None) -> tuple[str, str]:
