@@ -113,7 +113,8 @@ _AUX = (
 _MODALS = (
     "might may could would should will shall can must maybe perhaps probably possibly likely"
     " hopefully almost nearly mostly soon eventually gonna planning hoping intend intending"
-    " expect expects expected tentatively supposedly"
+    " expect expects expected tentatively supposedly scheduled slated targeted targeting"
+    " anticipated projected forecast aiming aim aims intended"
 )
 _PREPS = (
     "of for from in on to with without into at across via about under over through as per behind"
@@ -169,6 +170,8 @@ def _lexicon() -> dict[str, str]:
             "|on|by|for|behind|upon",
         )
         + ["unblocked", "unblocked on", "unblocked from", "unstuck", "freed up", "off hold"]
+        + ["unblocked by", "unblocked after", "no longer waiting", "no longer stuck"]
+        + ["back on track", "taken off hold", "out of limbo"]
         + ["clear to proceed", "clear to start", "free to proceed", "free to start"]
         + ["moving again", "no longer blocked"],
     )
@@ -182,9 +185,14 @@ def _lexicon() -> dict[str, str]:
         + _combine(_inflect("depend,rely,hinge,sit"), "on|upon|behind")
         + _combine("dependent|dependant|contingent|conditional|reliant", "on|upon")
         + ["pending", "pending on", "awaiting", "awaits", "await", "stuck behind"]
+        + _combine("stuck|blocked|sitting|held|sat|parked", "waiting on|waiting for|behind")
+        + _combine("bottlenecked|held back|gated|queued|sitting|sat", "on|by|behind")
+        + _combine("placed|put|kept", "on hold|on ice|on pause", "pending|until|till|behind")
         + _combine("has to|have to|had to|needs to|need to", "wait", "on|for|until"),
     )
     add("S", _combine("hard|", "blocked|stuck|stalled|on hold|paused|held up|frozen|parked"))
+    add("S", _combine("placed|put|kept|left", "on hold|on ice|on pause"))
+    add("S", ["bottlenecked", "deadlocked", "in limbo", "in a holding pattern"])
     add("S", _combine("is|are|was|were|remains|remain|stays", "on hold|on ice"))
     add("W", _combine("is|are|was|were|remains|remain|stays", "on hold|on ice", "pending|until"))
     add(
@@ -193,6 +201,8 @@ def _lexicon() -> dict[str, str]:
         + _combine("a|the|the main|the last|a hard|the only|a big|another", "blocker", "for|on|to")
         + _combine("a|the|", "prerequisite|prereq|dependency|hard dependency", "for|of|to")
         + _combine("needed|required", "for|before|by")
+        + _combine("the|a", "long pole for|long pole on|gating item for|gating factor for")
+        + _combine("on the critical path for|in the way of|standing in the way of", "")
         + _combine(
             "has to|have to|needs to|need to|must|should",
             "land|ship|merge|go in|go out|happen|be done|be in|be merged|be finished|be live"
@@ -220,11 +230,18 @@ def _lexicon() -> dict[str, str]:
         "O",
         ["own", "owns", "leads", "leading", "led", "driving", "drives", "drove", "running"]
         + _combine(_inflect("handle,manage,coordinate,take over,pick up,take on"), "")
+        + _inflect("shepherd,oversee,spearhead,steward,champion,look after,babysit,quarterback")
+        + _inflect("run point on,head up,run with")
         + _combine(_inflect("take care of,work on"), "")
         + ["responsible for", "accountable for", "in charge of", "on the hook for"]
         + ["tasked with", "the owner of", "owner of", "the dri for", "dri for"]
         + ["on point for", "point on", "has the ball on", "have the ball on", "looking after"]
-        + ["has got the ball on", "got the ball on"]
+        + _combine("is|am|are|was|were", "on point for|on the hook for|on point on")
+        + _combine("is|am|are", "taking|grabbing|picking up|owning|running with")
+        + ["has got the ball on", "got the ball on", "the point person for", "point person for"]
+        + ["the point of contact for", "the go-to for", "the contact for", "on the hook to"]
+        + ["the owner for", "owner for", "the tech lead for", "the lead engineer on"]
+        + ["the lead engineer for", "the assignee on", "the assignee for", "the DRI on"]
         + ["working on", "is working on", "are working on", "leading on", "the lead on"]
         + ["the lead for", "lead on", "lead for", "looking into", "is looking into"],
     )
@@ -285,20 +302,32 @@ def _lexicon() -> dict[str, str]:
         ",decommission,retire,sunset,migrate,upgrade,install,update,kill,scrap"
         ",shelve,abandon,descope,de-scope"
     )
-    done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up"]
+    done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up", "wrapped"]
+    done += _past("knock out,cross off,tick off,check off,push out,put out,get out,button up")
+    done += _past("push live,tie off,clean up,stand up,spin up,turn on,switch on,turn off")
+    done += _past("switch off,cut over,hand off,hand over,sign off on,nail down,seal")
     add("I", [f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing")])
     add("D", done)
     add(
         "E",
         _combine("done|live|complete|in production|in prod|in main|in master|out the door", "")
         + ["went live", "gone live", "went out", "went to production", "went to prod"]
-        + ["over the line", "across the line", "good to go", "out", "wrapped"],
+        + ["over the line", "across the line", "good to go", "out", "wrapped"]
+        + ["went in", "gone in", "got in", "sunset", "sunsetted", "retired", "in ga"]
+        + ["generally available", "rolled out everywhere", "signed off", "in the can"]
+        + ["buttoned up", "put to bed", "closed out"],
     )
     add("Y", _combine("dependency|dependence|reliance", "on|upon"))
     add("b", ["by"])
     add("F", ["first", "beforehand"])
     add("N", ["not", "never", "no", "nothing", "none", "neither", "nor", "without"])
-    add("M", _MODALS.split() + ["going to", "plan to", "plans to", "hope to", "want to"])
+    add(
+        "M",
+        _MODALS.split()
+        + ["going to", "plan to", "plans to", "hope to", "want to", "on track to", "set to"]
+        + ["on course to", "due to be", "due to land", "due to ship", "due to launch"]
+        + ["due to go", "due to start", "due to complete", "due to finish", "due to release"],
+    )
     add("x", _AUX.split())
     add("p", _PREPS.split())
     add("&", ["and", "&", "+", "/"])
@@ -495,7 +524,18 @@ def tokenise(text: str) -> list[_Tok]:
                 nxt = out[k + 1].cls if k + 1 < len(out) else ""
                 if prev != "n" or nxt in ("", "&", "|", "s", "p", "b"):
                     tok.cls = "n"
-    if _DROP_WORDS.intersection(lows):
+    for tok in out:  # "was conducted successfully": manner adverbs carry no role
+        if (
+            tok.cls == "n"
+            and tok.low.endswith("ly")
+            and len(tok.low) > 5
+            and tok.low not in _LY_NOUNS
+            and tok.text[:1].islower()
+        ):
+            tok.cls = "-"
+    if out and out[0].low in _CLOSING_PRESENT and len(out) > 1 and _TICKET.fullmatch(out[1].text):
+        out[0].cls = "D"  # "Fixes #901 and #902" opening a PR description
+    if _DROP_WORDS.intersection(lows) or any(tok.cls == "-" for tok in out):
         out = [tok for tok in out if tok.cls != "-"]
     for k, tok in enumerate(out):  # context: "our own X", "has been" vs "has X"
         if tok.cls == "n" and tok.low not in _CONTEXT_WORDS and not tok.low.endswith("s"):
@@ -544,6 +584,11 @@ def tokenise(text: str) -> list[_Tok]:
 
 
 _CLOSING_PRESENT = frozenset("closes fixes resolves completes".split())
+_LY_NOUNS = frozenset(
+    "early daily weekly monthly quarterly yearly hourly nightly family supply apply reply"
+    " assembly anomaly anomalies butterfly rely italy july ally belly jelly bully holy"
+    " friendly costly timely orderly likely unlikely only poly multiply comply".split()
+)
 _PERSONS = frozenset("i we you he she they".split())
 _DETERMINERS = frozenset("the a an our my their his her its this that these those".split())
 
@@ -588,7 +633,7 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
             split = tok.low if tok.low in ":" or has_pred else None
             if nxt is not None and (nxt.cls in _TRIGGERS or nxt.cls in "xs"):
                 split = tok.low  # ", owned by Amir", ", which ..."
-            if current and current[0].cls == "p":
+            if current and (current[0].cls == "p" or current[0].low in _INTRO_WORDS):
                 split = tok.low  # "Per discussion in standup, ..." introduces the clause
             if nxt is not None and nxt.low in _PERSONS and tok.low == ",":
                 split = tok.low  # "you keep X, I'll take Y"
@@ -598,6 +643,13 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
                 tok.cls = "&"  # a list comma
         elif tok.cls == "s":
             split = tok.low
+        elif (
+            tok.low == "as"
+            and has_pred
+            and nxt is not None
+            and (nxt.low in _PERSONS or nxt.low in ("it", "this", "that", "the", "there"))
+        ):
+            split = "as"  # "X is stalled as it depends on Y": a reason clause
         elif tok.cls == "&" and tok.low in ("and", "&") and has_pred:
             rest = "".join(t.cls for t in toks[i + 1 :])
             if any(c in _TRIGGERS or c == "x" for c in re.split("[&|]", rest)[0]):
@@ -610,6 +662,11 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
                 and (nxt.low.endswith("ed") or nxt.low in _LATER_VERBS)
             ):
                 split = "and"  # "... and passed certification"
+        elif tok.low == "and" and any(t.cls == "x" for t in current[1:]) and nxt is not None:
+            rest = "".join(t.cls for t in toks[i + 1 :])
+            head = re.split("[&|]", rest)[0]
+            if head[:1] == "n" and "x" in head and any(c in _TRIGGERS for c in head):
+                split = "and"  # "the drill was run and the runbook was published by SRE"
         if split is not None:
             result.append(_Clause(kind, current))
             current, kind, has_pred = [], split, False
@@ -626,6 +683,12 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
 
 
 _JOIN_WORDS = frozenset({"and", "&", "+", "/", "with"})
+# Words that open an introductory phrase ("During the quarter, ...", "Following review,"):
+# the comma after it closes that phrase, not a list item.
+_INTRO_WORDS = frozenset(
+    "during following despite amid amidst given owing due ahead after before since"
+    " throughout within as over in on at this last per thanks regarding re".split()
+)
 _STAND_INS = frozenset({"i", "we", "they", "it"})
 _OBJECT_PRONOUNS = frozenset({"it", "them", "that", "this", "those", "these"})
 _LATER_VERBS = frozenset(
@@ -648,12 +711,12 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("x-unblocked-from-y", "unblocked", rf"(?P<s>{_NP})x*U(?P<t>{_NP})?"),
     ("unblocked-from-y", "unblocked", rf"x*U(?P<t>{_NP})?"),
     ("y-unblocks-x", "unblocked", rf"(?P<t>{_NP})x*V(?P<s>{_NP})"),
-    ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP})F?(?:x+[DEn])?"),
-    ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP})F?(?:x+[DEn])?"),
+    ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP}(?:b{_NP})?)F?(?:x+[DEn])?"),
+    ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP}(?:b{_NP})?)F?(?:x+[DEn])?"),
     ("y-blocks-x-can-start-z", "blocked_mv", rf"(?P<t>{_NP})x*K{_NP}M(?P<v>n)(?P<s>{_NP})"),
     ("y-blocks-x", "blocked", rf"(?P<t>{_NP})x*K(?P<s>{_NP})(?:M.*)?"),
-    ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})F"),
-    ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})F"),
+    ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})(?:x*[DE])?F"),
+    ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})(?:x*[DE])?F"),
     ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*)?"),
     ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*cp?(?P<s>{_NP})L(?P<t>{_NP})(?:x+[DE])?"),
     ("x-cannot-move", "stalled", rf"(?P<s>{_NP})x*c"),
@@ -664,7 +727,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("d-did-w", "completed", rf"(?P<d>{_NP})x?D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
     ("w-done", "completed", rf"(?P<w>{_NP})x*[DE](?:[p&L].*)?"),
     ("did-w", "completed", rf"D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
-    ("d-got-w-done", "completed_got", rf"(?P<d>{_NP})?x(?P<w>{_NP})E"),
+    ("d-got-w-done", "completed_got", rf"(?P<d>{_NP})?x(?P<w>{_NP})[DE]"),
     ("closing-ticket", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>{_NP})"),
     ("closing-ticket-as", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>n(?:&n)*)[pDbL].*"),
     ("o-owns-w", "owns", rf"(?P<o>{_NP})x*[OI](?P<w>{_NP}){_PP}?"),
@@ -1164,6 +1227,8 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     cause: str | None = None  # what a "now that Y landed" clause named
     last_doer: str | None = None  # the named doer of the last completion
     main_clause: list[_Tok] = []  # the last clause that was not a relative one
+    hedged_subject = False  # the clause before was hedged or planned
+    reason_blocker: str | None = None  # "Owing to a dependency on Y, X is on hold"
     for index, clause in enumerate(parts):
         toks, kind = clause.toks, clause.kind
         classes = clause.classes
@@ -1180,7 +1245,12 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             if topic:
                 reader.line_topic = _rebase(topic)[0]
             continue
-        if stalled_waiter is not None and kind in _BECAUSE and toks:
+        if (
+            stalled_waiter is not None
+            and kind in _BECAUSE
+            and toks
+            and not any(c in "WRKCY" for c in classes)  # "as it depends on Y": read it
+        ):
             blocker = _leading_np(toks)
             because = reader.blocked(stalled_waiter, _rebase(blocker)[0]) if blocker else None
             if because is not None and because.drafts:
@@ -1219,6 +1289,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     named = _plain(labelled.items[-1].name)
                 continue
         if not toks or not any(c in _TRIGGERS for c in classes):
+            hedged_subject = any(c in "MN" for c in classes)
             if kind in _CAUSAL - {","} and toks:
                 cause = _rebase(_trailing_np(toks))[0] or None
                 acted = _agent_acted(reader, toks)  # "now that Hee-won pushed the image"
@@ -1239,10 +1310,14 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             continue
         asserted = classes.split("K", 1)[0]  # "X has to land before Y can ship": not a hedge
         quality = next((label for c, label in _QUALITY if c in asserted), None)
+        if quality is None and hedged_subject and kind == "," and classes[0] not in "nxs":
+            quality = "hedged"  # "X is expected to launch in May, pending Y": Y is the plan's
         if quality is not None:
             reason, previous = quality, toks
+            hedged_subject = True
             _mention(reader, toks)  # "X still not done, Y blocked on it": X is the topic
             continue
+        hedged_subject = False
         out: _Outcome | None = None
         borrowed = False
         if kind in _RELATIVE and classes[0] == "n":
@@ -1256,7 +1331,9 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 if clause.antecedent is not None:
                     subject = clause.antecedent
                 elif kind in _RELATIVE or classes[0] in "oV":
-                    subject = _trailing_np(previous)
+                    subject = _trailing_np(previous) or (
+                        _leading_np(previous) if kind in _RELATIVE else []
+                    )  # "X has been completed, which unblocks Y": X is the antecedent
                 elif kind in _JOINERS:
                     subject = _leading_np(previous)
                     if not subject and index and parts[index - 1].kind in _RELATIVE:

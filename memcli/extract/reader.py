@@ -13,7 +13,14 @@ from __future__ import annotations
 import re
 
 from memcli.extract.context import Minutes, _Draft, _key, _Outcome, _Reader
-from memcli.extract.core import action_assignee, core_cues, read_action, read_core
+from memcli.extract.core import (
+    _TRIGGERS,
+    action_assignee,
+    core_cues,
+    read_action,
+    read_core,
+    tokenise,
+)
 from memcli.extract.factuality import why_not
 from memcli.extract.lexicon import TYPOS, has_cue
 from memcli.extract.text import _normalise, addressee, sentence_lines
@@ -40,7 +47,7 @@ _NONE = re.compile(
 )
 _GERUND = re.compile(
     r"\A(?:(?:still|continuing|back)\s+(?:on\s+)?)?(?:\w+ing)\s+(?=(?:the|a|an|our|my|some)\s)|"
-    r"\A(?:back on|more|continuing|finishing up)\s+",
+    r"\A(?:back on|more|continuing|finishing up|on)\s+",
     re.IGNORECASE,
 )
 
@@ -76,9 +83,11 @@ def _read_line(
         if section == "blockers" and not has_cue(text):
             text = f"blocked on {text}"
         outcomes, reason = _read_sentence(reader, sentence, text)
-    if outcomes or section != "doing" or has_cue(text) or why_not(text.lower()):
+    if outcomes or section != "doing":
         return outcomes, reason
     plain = _GERUND.sub("", _normalise(text), count=1)
+    if any(t.cls in _TRIGGERS for t in tokenise(plain)) or why_not(plain.lower()):
+        return outcomes, reason  # "waiting on X" is not an item; "X work" is
     if len(plain.split()) > 8 or "," in plain:
         return outcomes, reason
     out = reader.owns(None, plain)
