@@ -207,9 +207,12 @@ class _Reader:
             or _is_team(core)
             or self._is_author(core)
             or self._person_like(core)
-            or not _valid_core(core)
         ):
             return None
+        elif not _valid_core(core):
+            ref = self._head_mention(core)  # "the review" after "the quarterly access review"
+            if ref is None:
+                return None
         else:
             ref = self._earlier(core) or EntityRef(core, ITEM)
         if ref is not None:
@@ -226,6 +229,18 @@ class _Reader:
         for ref in reversed(self.known):
             known = _content_words(ref.name)
             if words < known and len(known) <= len(words) + 3:
+                return ref
+        return None
+
+    def _head_mention(self, core: str) -> EntityRef | None:
+        """A bare head noun ("the review", "the migration") that names the head of an
+        item this update named before: a short definite mention of that item."""
+        if " " in core or not core.isalpha() or not self.known:
+            return None
+        low = core.lower()
+        for ref in reversed(self.known[-3:]):
+            words = ref.name.lower().split()
+            if len(words) >= 2 and words[-1] == low:
                 return ref
         return None
 

@@ -221,6 +221,12 @@ def _lexicon() -> dict[str, str]:
             "until|till|before|without|pending",
         )
         + _combine(
+            "cannot|can not|could not|will not|is not going to|are not going to|not",
+            "go anywhere|move anywhere|get anywhere|make progress|make any progress"
+            "|do anything|do much|go further|go any further|budge|move an inch",
+            "until|till|before|without|pending",
+        )
+        + _combine(
             "can only|will only|only",
             _inflect(_MOVE),
             "once|after|when",
@@ -238,6 +244,8 @@ def _lexicon() -> dict[str, str]:
         + ["on point for", "point on", "has the ball on", "have the ball on", "looking after"]
         + _combine("is|am|are|was|were", "on point for|on the hook for|on point on")
         + _combine("is|am|are", "taking|grabbing|picking up|owning|running with")
+        + _combine(_inflect("take,assume,have,get,keep,retain"), "ownership of|over ownership of")
+        + _combine("full|sole|primary|overall", "ownership of|responsibility for")
         + ["has got the ball on", "got the ball on", "the point person for", "point person for"]
         + ["the point of contact for", "the go-to for", "the contact for", "on the hook to"]
         + ["the owner for", "owner for", "the tech lead for", "the lead engineer on"]
@@ -302,7 +310,7 @@ def _lexicon() -> dict[str, str]:
         ",decommission,retire,sunset,migrate,upgrade,install,update,kill,scrap"
         ",shelve,abandon,descope,de-scope"
     )
-    done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up", "wrapped"]
+    done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up", "wrapped", "sunset"]
     done += _past("knock out,cross off,tick off,check off,push out,put out,get out,button up")
     done += _past("push live,tie off,clean up,stand up,spin up,turn on,switch on,turn off")
     done += _past("switch off,cut over,hand off,hand over,sign off on,nail down,seal")
@@ -537,6 +545,8 @@ def tokenise(text: str) -> list[_Tok]:
         out[0].cls = "D"  # "Fixes #901 and #902" opening a PR description
     if _DROP_WORDS.intersection(lows) or any(tok.cls == "-" for tok in out):
         out = [tok for tok in out if tok.cls != "-"]
+        while out and out[0].low in (",", ";", "-", "—", "–"):
+            out = out[1:]  # "ugh, the export is ...": the interjection's comma
     for k, tok in enumerate(out):  # context: "our own X", "has been" vs "has X"
         if tok.cls == "n" and tok.low not in _CONTEXT_WORDS and not tok.low.endswith("s"):
             continue

@@ -129,6 +129,12 @@ _EVERYDAY = _words(
     " snacks tea haircut dentist doctor groceries"
 )
 
+# Words before an everyday noun that keep it everyday ("morning coffee", "late train").
+_CASUAL = _words(
+    "my our your his her their the a morning afternoon evening iced hot cold quick late"
+    " early delayed next last first team family usual"
+)
+
 # "X is on Y" is ownership unless Y is one of these ("on hold", "on PTO", "on call").
 _ON_STOPLIST = _words(
     """
@@ -450,6 +456,11 @@ def _valid_core(core: str) -> bool:
     low = core.lower()
     if low in _VAGUE or _TIME_PHRASE.fullmatch(low):
         return False
-    if any(w.lower() in _EVERYDAY for w in words) or words[0].lower() == "next":
+    if words[0].lower() == "next":
         return False
+    for k, word in enumerate(words):  # "my coffee", not "the release train"
+        if word.lower() in _EVERYDAY and (
+            k == 0 or k < len(words) - 1 or words[k - 1].lower() in _CASUAL
+        ):
+            return False
     return not (_QUANTITY.match(core) or _GERUND_CLAUSE.match(core))
