@@ -187,6 +187,8 @@ def _lexicon() -> dict[str, str]:
         + ["pending", "pending on", "awaiting", "awaits", "await", "stuck behind"]
         + _combine("stuck|blocked|sitting|held|sat|parked", "waiting on|waiting for|behind")
         + _combine("bottlenecked|held back|gated|queued|sitting|sat", "on|by|behind")
+        + _combine("held hostage|hostage", "by|to")
+        + ["at the mercy of", "waits for", "waited for", "contingent upon"]
         + _combine("placed|put|kept", "on hold|on ice|on pause", "pending|until|till|behind")
         + _combine("has to|have to|had to|needs to|need to", "wait", "on|for|until"),
     )
@@ -288,6 +290,8 @@ def _lexicon() -> dict[str, str]:
             "by",
         )
         + ["assigned to", "reassigned to", "belongs to", "belong to", "belonged to"]
+        + _combine("sits|sit|lies|lie|rests|rest|sat|now sits|now lies|now rests", "with")
+        + _combine("transferred|transitioned|handed back", "to")
         + _combine("handed off|handed over|handed|given|passed|passed over|moved", "to")
         + _combine("been", "handed off|handed over|handed|given|passed|reassigned|assigned", "to"),
     )
@@ -311,6 +315,8 @@ def _lexicon() -> dict[str, str]:
         ",shelve,abandon,descope,de-scope"
     )
     done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up", "wrapped", "sunset"]
+    done += ["pushed", "pushed live", "pushed to prod", "pushed to production"]
+    add("J", ["pushed back", "pushed out", "pushed to next week", "pushed to next sprint"])
     done += _past("knock out,cross off,tick off,check off,push out,put out,get out,button up")
     done += _past("push live,tie off,clean up,stand up,spin up,turn on,switch on,turn off")
     done += _past("switch off,cut over,hand off,hand over,sign off on,nail down,seal")
@@ -337,6 +343,7 @@ def _lexicon() -> dict[str, str]:
         + ["due to go", "due to start", "due to complete", "due to finish", "due to release"],
     )
     add("x", _AUX.split())
+    add("x", _combine("continues|continue|continued|continuing", "to"))
     add("p", _PREPS.split())
     add("&", ["and", "&", "+", "/"])
     for mark in _SPLIT_PUNCT:
@@ -822,6 +829,8 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
             rest = _noun_phrase(toks[k + 1 :], text)
             if rest.lower().startswith(("the ", "a ", "an ")):
                 rest = rest.split(" ", 1)[1]
+            if not _agent_shaped(_trim(head), strict=True):
+                return rest  # "until data eng finishes the dedupe": the dedupe
             return f"{head}'s {rest}"
     return None
 
@@ -1399,6 +1408,9 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 if unblocked_waiter:
                     _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
                     unblocked_waiter = None
+            elif unblocked_waiter and kind in (",", "—", "–", ";", "-"):
+                _add_unblock(reader, outcomes, unblocked_waiter, cause, text)  # "X is
+                unblocked_waiter = None  # unblocked, the IAM changes went out": the reason
         if out.frame.endswith("unblocked-from-y") and not any(
             d.relation.value == "unblocked_from" for d in out.drafts
         ):

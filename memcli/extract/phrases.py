@@ -43,7 +43,7 @@ _NON_NAMES = _words(
     budget hiring procurement audit localization translation notifications settings admin
     invoicing pricing inventory shipping cart catalog recommendations qa ci cd eod eow asap
     tbd eta fyi btw wip okr okrs roadmap plan planning hold track schedule time pto lgtm
-    ptal ack nack imo tbh afaik
+    ptal ack nack imo tbh afaik mon tue tues wed thu thur thurs fri sat sun
     vacation leave holiday call break point board fire site radar ice pause standby main
     master trunk progress blockers blocker waiting stuck stalled landed merged yes no ok
     okay thanks great good bad next last first then also however meanwhile overall
@@ -126,7 +126,8 @@ _VAGUE = _words(
 # Everyday nouns: "waiting on my coffee" is not a dependency.
 _EVERYDAY = _words(
     "coffee lunch dinner breakfast food pizza train bus flight taxi kids dog weather laundry"
-    " snacks tea haircut dentist doctor groceries"
+    " snacks tea haircut dentist doctor groceries laptop phone wifi internet keyboard monitor"
+    " car commute headphones"
 )
 
 # Words before an everyday noun that keep it everyday ("morning coffee", "late train").
@@ -373,6 +374,7 @@ _CONTAINER = re.compile(
     r"\A(?:(?:the|any|some|more|further|our|my|their)\s+)?(?:progress|work|status|rest"
     r"|remainder|remaining work|last bits?|final bits?|final steps?|next steps?|pagination"
     r"|cleanup|follow-?ups?|tail end|bulk|first part|second part|part|parts|phase \d+"
+    r"|ownership|delivery|completion|implementation|finalisation|finalization|execution"
     r"|remaining parts?|review|reviews|testing|rollout plan)\s+(?:on|of|for)\s+(?=\S)",
     _FLAGS,
 )

@@ -144,6 +144,14 @@ def _read_clauses(reader: _Reader, text: str) -> list[_Outcome]:
     return outcomes
 
 
+_ACTION_HEADING = re.compile(
+    r"\W*(?:action items?|actions?|ais?|follow-?ups?|next steps?|to-?dos?)\W*", re.IGNORECASE
+)
+_NAME_COLON = re.compile(
+    r"\s*@?(?P<who>[^\W\d_][\w.'-]*(?:\s+[^\W\d_][\w.'-]*)?)\s*(?::|—|–|\s-)\s*"
+    r"(?!to\b)(?P<rest>[a-z].+)"
+)
+_NAME_TO = re.compile(r"\s*@?[^\W\d_][\w.'-]*(?:\s+[^\W\d_][\w.'-]*)?\s+(?:to|will)\s+[a-z]")
 _ACTION_START = re.compile(r"\W*(?:action|ai\b|todo|to-do|follow|next)", re.IGNORECASE)
 
 
@@ -152,6 +160,12 @@ def _read_minutes_line(
 ) -> tuple[list[_Outcome], str | None]:
     """Read a line: an action item, what a speaker said, or an ordinary sentence."""
     plain = _normalise(sentence) if _ACTION_START.match(sentence) else ""
+    if not plain and heading is not None and _ACTION_HEADING.fullmatch(heading):
+        # under "Action items": "- Bartek: automate X", "- Dana to migrate Y"
+        if m := _NAME_COLON.match(sentence):
+            plain = _normalise(f"ACTION: {m['who']} to {m['rest']}")
+        elif _NAME_TO.match(sentence):
+            plain = _normalise(f"ACTION: {sentence}")
     if plain and (who := action_assignee(plain)) is not None:
         reader.sentence = sentence
         out = read_action(reader, plain, minutes.who(who) if minutes.active else None)

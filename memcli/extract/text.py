@@ -233,6 +233,8 @@ _ARROW = re.compile(r"\s*(?:->|→|=>|⇒)\s*")
 def _normalise(sentence: str) -> str:
     """Rewrite a sentence into the plain form the pattern table is written against."""
     s = fix_typos(_drop_symbols(sentence.translate(_QUOTES)))
+    if _FUNCTION_TYPO.search(s):
+        s = _FUNCTION_TYPO.sub(lambda m: _FUNCTION_TYPOS[m.group(0).lower()], s)
     if ":" in s:
         s = _EMOJI_CODE.sub(" ", s)  # Slack emoji codes
     s = s.replace("**", "").replace("__", "").replace("`", "").replace('"', "")
@@ -248,7 +250,7 @@ def _normalise(sentence: str) -> str:
             if hint in low:
                 s = pattern.sub(repl, s)
     s = " ".join(s.split()).strip(" \t.,;:!-—–")
-    if not _ADVERB_WORDS.isdisjoint(s.lower().split()):
+    if not _ADVERB_WORDS.isdisjoint(_LOW_WORDS.findall(s.lower())):
         s = _ADVERBS.sub(" ", s)
     if " for " in s:
         s = _DURATION.sub(" ", s)
@@ -274,6 +276,10 @@ _ADVERB_WORDS = frozenset(
     sadly officially finally already totally completely fully effectively literally
     definitely certainly honestly apparently unsurprisingly both""".split()
 )
+_LOW_WORDS = re.compile(r"[a-z]+")
+# Misspelt function words ("teh", "adn"): a trigger phrase needs its little words right.
+_FUNCTION_TYPOS = {"teh": "the", "hte": "the", "adn": "and", "nad": "and"}
+_FUNCTION_TYPO = re.compile(r"\b(?:teh|hte|adn|nad)\b", re.IGNORECASE)
 _SPACE_PUNCT = re.compile(r"\s+([,;:])")
 _COMMAS = re.compile(r",(?:\s*,)+")
 _FILLER_START = re.compile(
