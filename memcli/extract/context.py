@@ -35,6 +35,7 @@ from memcli.extract.phrases import (
     _SELF_GROUPS,
     _THIRD_PERSON,
     _agent_shaped,
+    _is_org,
     _is_team,
     _name_like,
     _name_token,
@@ -164,7 +165,7 @@ class _Reader:
             return None
         ref: EntityRef | None = None
         tokens = core.split()
-        if _is_team(core):
+        if _is_team(core) or (loose and _is_org(core)):
             ref = EntityRef(core, TEAM)
         elif self._is_author(core):
             return self.author_ref

@@ -57,7 +57,20 @@ _NON_NAMES = _words(
 # Noun suffixes that make a capitalised word a thing, not a given name.
 _NOUN_SUFFIXES = ("ing", "tion", "sion", "ment", "ness", "ity", "ics", "ware", "base", "flow")
 
-_TEAM_WORDS = _words("team squad group crew")
+_TEAM_WORDS = _words(
+    "team squad group crew office department dept org organisation organization division"
+    " unit desk guild chapter pod tribe committee board"
+)
+# Organisational units that name a group on their own ("the backend's endpoint",
+# "treasury's FX feed", "SRE's rotation change"): a possessive of one names an owner.
+_ORG_UNITS = _words(
+    """
+    backend frontend infra infrastructure platform security secops legal finance treasury
+    marketing sales support ops devops design product qa sre hr compliance procurement
+    dba dbas networking growth research analytics engineering eng accounting payroll
+    partnerships facilities operations tooling
+    """
+)
 
 _FIRST_PERSON = _words("i me myself we us ourselves")
 _SELF_GROUPS = frozenset({"team", "the team", "our team", "my team", "the whole team", "we all"})
@@ -393,7 +406,7 @@ def _strip_determiners(text: str, owners: list[str]) -> str:
             owners.append(pronoun[det])
         text = m["rest"]
     elif m := _POSSESSIVE_NAME.fullmatch(text):
-        if _agent_shaped(_trim(m["o"]), strict=True):
+        if _agent_shaped(_trim(m["o"]), strict=True) or _is_org(_trim(m["o"])):
             owners.append(_trim(m["o"]))
             text = m["rest"]
     elif (m := _DEMONSTRATIVE.match(text)) and text.lower() not in _REFS:
@@ -411,6 +424,14 @@ def _split_waiters(raw: str) -> list[str]:
         if len(people) > 1 and all(_agent_shaped(_trim(p), strict=True) for p in people):
             return people
     return parts
+
+
+def _is_org(name: str) -> bool:
+    """ "backend", "the DBA team", "data eng", "the controller's office": a group."""
+    low = _LEADING_ARTICLE.sub("", name.lower(), count=1)
+    return low in _ORG_UNITS or _is_team(low) or (
+        len(low.split()) == 2 and low.split()[-1] in ("eng", "engineering", "ops", "infra")
+    )
 
 
 def _is_team(name: str) -> bool:
