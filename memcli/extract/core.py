@@ -188,6 +188,7 @@ def _lexicon() -> dict[str, str]:
         + _combine("stuck|blocked|sitting|held|sat|parked", "waiting on|waiting for|behind")
         + _combine("bottlenecked|held back|gated|queued|sitting|sat", "on|by|behind")
         + _combine("held hostage|hostage", "by|to")
+        + _combine("postponed|deferred|delayed|pushed back", "until|till|pending")
         + ["at the mercy of", "waits for", "waited for", "contingent upon"]
         + _combine("placed|put|kept", "on hold|on ice|on pause", "pending|until|till|behind")
         + _combine("has to|have to|had to|needs to|need to", "wait", "on|for|until"),
@@ -319,7 +320,7 @@ def _lexicon() -> dict[str, str]:
     add("J", ["pushed back", "pushed out", "pushed to next week", "pushed to next sprint"])
     done += _past("knock out,cross off,tick off,check off,push out,put out,get out,button up")
     done += _past("push live,tie off,clean up,stand up,spin up,turn on,switch on,turn off")
-    done += _past("switch off,cut over,hand off,hand over,sign off on,nail down,seal")
+    done += _past("switch off,cut over,nail down")
     add("I", [f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing")])
     add("D", done)
     add(
@@ -328,7 +329,7 @@ def _lexicon() -> dict[str, str]:
         + ["went live", "gone live", "went out", "went to production", "went to prod"]
         + ["over the line", "across the line", "good to go", "out", "wrapped"]
         + ["went in", "gone in", "got in", "sunset", "sunsetted", "retired", "in ga"]
-        + ["generally available", "rolled out everywhere", "signed off", "in the can"]
+        + ["generally available", "rolled out everywhere", "in the can"]
         + ["buttoned up", "put to bed", "closed out"],
     )
     add("Y", _combine("dependency|dependence|reliance", "on|upon"))
@@ -561,8 +562,13 @@ def tokenise(text: str) -> list[_Tok]:
         nxt = out[k + 1].cls if k + 1 < len(out) else ""
         if tok.low == "own" and prev in _POSSESSIVE:
             tok.cls = "n"
-        elif tok.low == "unblocked" and (not k or out[k - 1].cls != "x") and nxt == "n":
-            tok.cls = "V"  # "the payments integration unblocked the checkout flow"
+        elif tok.low == "work on" and (not k or prev in _DETERMINERS) and k + 1 < len(out):
+            if any(t.cls == "x" for t in out[k + 1 :]):
+                tok.cls = "n"  # "Work on the health score has been paused": a noun
+        elif tok.low == "unblocked" and nxt == "n" and (
+            not k or out[k - 1].cls != "x" or out[k - 1].low in ("has", "have", "had")
+        ):
+            tok.cls = "V"  # "the payments integration (has) unblocked the checkout flow"
         elif (
             tok.cls == "n"
             and k
@@ -610,7 +616,7 @@ _PERSONS = frozenset("i we you he she they".split())
 _DETERMINERS = frozenset("the a an our my their his her its this that these those".split())
 
 
-_CONTEXT_WORDS = frozenset({"own", "unblocked"})
+_CONTEXT_WORDS = frozenset({"own", "unblocked", "work on"})
 _DROP_WORDS: set[str] = set()
 
 
@@ -727,7 +733,7 @@ _PP = rf"(?:[pL]{_NP})"
 FRAMES: tuple[tuple[str, str, str], ...] = (
     ("x-unblocked-from-y", "unblocked", rf"(?P<s>{_NP})x*U(?P<t>{_NP})?"),
     ("unblocked-from-y", "unblocked", rf"x*U(?P<t>{_NP})?"),
-    ("y-unblocks-x", "unblocked", rf"(?P<t>{_NP})x*V(?P<s>{_NP})"),
+    ("y-unblocks-x", "unblocked", rf"(?P<t>{_NP}(?:b{_NP})?)x*V(?P<s>{_NP})"),
     ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP}(?:b{_NP})?)F?(?:x+[DEn])?"),
     ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP}(?:b{_NP})?)F?(?:x+[DEn])?"),
     ("y-blocks-x-can-start-z", "blocked_mv", rf"(?P<t>{_NP})x*K{_NP}M(?P<v>n)(?P<s>{_NP})"),
@@ -1280,6 +1286,9 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             previous = toks
             continue
         stalled_waiter = None
+        if index == 0 and len(parts) > 1 and parts[1].kind == "," and (lead := _lead_blocker(toks)):
+            reason_blocker, previous = _rebase(lead)[0], toks  # "Pending Y, X is on hold"
+            continue
         if kind in _CONDITIONAL:
             reason, previous = "conditional", toks
             skip_next = not outcomes and not any(o.drafts for o in outcomes)
@@ -1424,6 +1433,13 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             stalled_waiter = _rebase(_leading_np(rebased))[0] or None
         reader.commit(out, body)
         outcomes.append(out)
+        if reason_blocker and stalled_waiter:  # "Pending Y, X is on hold"
+            because = reader.blocked(stalled_waiter, reason_blocker)
+            if because is not None and because.drafts:
+                because.frame = "given-y-x-is-stalled"
+                reader.commit(because, text)
+                outcomes.append(because)
+            reason_blocker = stalled_waiter = None
         previous = toks
         if out.items:
             named = _plain(out.items[-1].name)
@@ -1465,6 +1481,23 @@ _LABEL_RELATIONS = {
         "doing",
     ),
 }
+
+
+_LEAD_WAIT = frozenset({"pending", "awaiting", "waiting on", "waiting for", "pending on"})
+_LEAD_CAUSE = re.compile(r"(?:owing|due) to|because of|given|in light of|as a result of")
+
+
+def _lead_blocker(toks: list[_Tok]) -> list[_Tok] | None:
+    """The blocker an opening phrase names: "Pending Y," or "Owing to a dependency on Y,"."""
+    if len(toks) > 1 and toks[0].low in _LEAD_WAIT and all(t.cls in "n&p" for t in toks[1:]):
+        return toks[1:]
+    for k, tok in enumerate(toks[:5]):
+        if tok.cls == "Y":
+            opening = " ".join(t.low for t in toks[:k])
+            rest = toks[k + 1 :]
+            if _LEAD_CAUSE.match(opening) and rest and all(t.cls in "n&p" for t in rest):
+                return rest
+    return None
 
 
 def _label_list(toks: list[_Tok]) -> str:
