@@ -329,6 +329,7 @@ def _lexicon() -> dict[str, str]:
         + ["went live", "gone live", "went out", "went to production", "went to prod"]
         + ["over the line", "across the line", "good to go", "out", "wrapped"]
         + ["went in", "gone in", "got in", "sunset", "sunsetted", "retired", "in ga"]
+        + _combine("live|out", "in prod|in production|on prod|everywhere|for all users|for everyone")
         + ["generally available", "rolled out everywhere", "in the can"]
         + ["buttoned up", "put to bed", "closed out"],
     )
@@ -347,6 +348,8 @@ def _lexicon() -> dict[str, str]:
     add("x", _combine("continues|continue|continued|continuing", "to"))
     add("p", _PREPS.split())
     add("&", ["and", "&", "+", "/"])
+    for done_phrase in ("took care of", "taken care of"):  # "took care of X": did X
+        table[done_phrase] = "D"
     for mark in _SPLIT_PUNCT:
         table[mark] = "|"
     for word in _SUBORDINATORS | {"that"}:
@@ -383,14 +386,11 @@ def _table() -> dict[str, str]:
             if len(words) > 1:
                 lengths.setdefault((words[0], words[1]), set()).add(len(words))
         _PREFIX.update({k: tuple(sorted(v, reverse=True)) for k, v in lengths.items()})
-        _CUES.update(
-            word
-            for phrase, cls in table.items()
-            if cls in _TRIGGERS or cls in "L"
-            for word in phrase.split()
-            if word not in _FUNCTION_WORDS
-            for piece in re.findall(r"[a-z]+", word)
-        )
+        for phrase, cls in table.items():  # one word per phrase is enough for the gate:
+            if cls in _TRIGGERS or cls in "L":  # its longest content word
+                content = [w for w in phrase.split() if w not in _FUNCTION_WORDS]
+                if content:
+                    _CUES.update(re.findall(r"[a-z]+", max(content, key=len)))
         _CUES.update({"on", "has", "have", "had"})
         _CUES.update(w for label in _LABEL_RELATIONS for w in re.findall(r"[a-z]+", label))
         _TABLE = table
@@ -549,8 +549,9 @@ def tokenise(text: str) -> list[_Tok]:
             and tok.text[:1].islower()
         ):
             tok.cls = "-"
-    if out and out[0].low in _CLOSING_PRESENT and len(out) > 1 and _TICKET.fullmatch(out[1].text):
-        out[0].cls = "D"  # "Fixes #901 and #902" opening a PR description
+    for k, tok in enumerate(out[:-1]):
+        if tok.low in _CLOSING_PRESENT and _TICKET.fullmatch(out[k + 1].text):
+            tok.cls = "D"  # "Fixes #901 and #902", "... and closes #118": this PR does
     if _DROP_WORDS.intersection(lows) or any(tok.cls == "-" for tok in out):
         out = [tok for tok in out if tok.cls != "-"]
         while out and out[0].low in (",", ";", "-", "—", "–"):
@@ -832,7 +833,10 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
     for k in range(1, min(4, len(toks) - 1)):
         if toks[k].low in _AGENT_VERBS:
             head = text[toks[0].start : toks[k - 1].end]
-            rest = _noun_phrase(toks[k + 1 :], text)
+            after = k + 1
+            while after < len(toks) - 1 and toks[after].low in ("off", "on", "up", "out", "over"):
+                after += 1  # "until legal signs off on the DPA"
+            rest = _noun_phrase(toks[after:], text)
             if rest.lower().startswith(("the ", "a ", "an ")):
                 rest = rest.split(" ", 1)[1]
             if not _agent_shaped(_trim(head), strict=True):

@@ -46,7 +46,7 @@ _IRREGULAR: dict[str, tuple[str, str]] = {  # lemma -> (past, past participle)
 }
 _DOUBLE_FINAL = frozenset(
     {"ship", "drop", "stop", "plan", "scrap", "wrap", "gate", "pin", "submit", "commit", "admit"}
-    | {"grab", "slip", "chat", "tag"}
+    | {"grab", "slip", "chat", "tag", "babysit", "spin"}
 )
 
 

@@ -132,9 +132,11 @@ _VAGUE = _words(
     response responses reply replies progress people folks schedule track hold time
     approval approvals review reviews sign-off signoff go-ahead greenlight decision
     decisions info information details it's coffee lunch dinner breakfast food pizza
+    checks tests builds
     train bus flight taxi kids kid dog weather laundry snacks tea package parcel
     """
 ) | frozenset({"other things", "other stuff", "other teams", "a lot", "the go-ahead"})
+_VAGUE |= frozenset({"ci run", "ci runs", "a green build", "green ci", "ci checks", "green build"})
 
 # Everyday nouns: "waiting on my coffee" is not a dependency.
 _EVERYDAY = _words(
@@ -340,7 +342,8 @@ def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> 
         changed = False
         for pattern, strict in _OWNER_TAILS:
             m = pattern.fullmatch(text)
-            if m and _agent_shaped(_trim(m["o"]), strict=strict):
+            owner = _trim(m["o"]) if m else ""
+            if m and (_agent_shaped(owner, strict=strict) or (not strict and _is_org(owner))):
                 if from_owner or not strict:  # "took over X from Bob": Bob is not the owner
                     owners.append(_trim(m["o"]))
                 text, changed = _trim(m["head"]), True
