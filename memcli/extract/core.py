@@ -316,7 +316,7 @@ def _lexicon() -> dict[str, str]:
         ",shelve,abandon,descope,de-scope"
     )
     done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up", "wrapped", "sunset"]
-    done += ["pushed", "pushed live", "pushed to prod", "pushed to production"]
+    done += ["pushed live", "pushed to prod", "pushed to production"]
     add("J", ["pushed back", "pushed out", "pushed to next week", "pushed to next sprint"])
     done += _past("knock out,cross off,tick off,check off,push out,put out,get out,button up")
     done += _past("push live,tie off,clean up,stand up,spin up,turn on,switch on,turn off")
@@ -1203,7 +1203,11 @@ def _trailing_np(toks: list[_Tok]) -> list[_Tok]:
         n -= 1
     while n < len(toks) and toks[n].cls != "n":
         n += 1
-    return toks[n:]
+    out = toks[n:]
+    for k in range(len(out) - 2, 0, -1):  # "fixed by Ravi in PR #2288, which ...": the PR
+        if out[k].low in ("in", "via", "with") and _TICKET.fullmatch(out[k + 1].text):
+            return out[k + 1 :]
+    return out
 
 
 _QUALITY = (("M", "hedged"), ("N", "negated"))
@@ -1447,6 +1451,20 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         previous = toks
         if out.items:
             named = _plain(out.items[-1].name)
+    by_doer = {  # "X is live, having been rolled out by the ops team": the team did it
+        d.target.name.lower()
+        for o in outcomes
+        if o.frame in ("w-was-done-by-d", "d-did-w")
+        for d in o.drafts
+        if d.relation.value == "completed"
+    }
+    for o in outcomes:
+        if o.frame in ("w-done", "w-was-done"):
+            o.drafts = [
+                d
+                for d in o.drafts
+                if d.relation.value != "completed" or d.target.name.lower() not in by_doer
+            ]
     done_now = {
         d.target.name.lower() for o in outcomes for d in o.drafts if d.relation.value == "completed"
     }
@@ -1542,6 +1560,8 @@ def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
         text = re.sub(r"^(?:on|by|behind|waiting on|waiting for)\s+", "", text)
         out = reader.blocked(None, text)
     elif relation == "done":  # "Shipped: bulk import by Arnav, SSO by Ruth & Gideon"
+        if re.match(r"(?:nothing|none|no|n/a)\b", text, re.IGNORECASE):
+            return None  # "Done: nothing shippable, spent the day profiling"
         out = _Outcome()
         for part in text.split(", "):
             item, _, doer = part.partition(" by ")

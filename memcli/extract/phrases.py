@@ -132,7 +132,7 @@ _VAGUE = _words(
     response responses reply replies progress people folks schedule track hold time
     approval approvals review reviews sign-off signoff go-ahead greenlight decision
     decisions info information details it's coffee lunch dinner breakfast food pizza
-    checks tests builds
+    checks tests builds itself themselves himself herself myself ourselves yourself
     train bus flight taxi kids kid dog weather laundry snacks tea package parcel
     """
 ) | frozenset({"other things", "other stuff", "other teams", "a lot", "the go-ahead"})
