@@ -23,7 +23,7 @@ from memcli.extract.core import (
 )
 from memcli.extract.factuality import why_not
 from memcli.extract.lexicon import TYPOS, has_cue
-from memcli.extract.text import _normalise, addressee, sentence_lines
+from memcli.extract.text import _normalise, addressee, sentence_lines, status_emoji
 from memcli.models import ExtractedFact, Extraction, Relation, SentenceTrace
 
 _WORDS = re.compile(r"[a-z]+")
@@ -113,7 +113,7 @@ def _read_sentence(
         reader.addressee = addressee(sentence) or reader.addressee
     raw = (sentence if text is None else text).lower()
     words = _WORDS.findall(raw)
-    if _cues().isdisjoint(words) and "'" not in raw and "’" not in raw:
+    if _cues().isdisjoint(words) and "'" not in raw and "’" not in raw and not status_emoji(raw):
         if not any(w in TYPOS for w in words):
             return [], "no predicate"  # no word of any frame: not worth normalising
     text = _normalise(sentence if text is None else text)

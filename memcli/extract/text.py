@@ -232,6 +232,8 @@ _ARROW = re.compile(r"\s*(?:->|→|=>|⇒)\s*")
 @lru_cache(maxsize=64)  # one update reads a sentence several times
 def _normalise(sentence: str) -> str:
     """Rewrite a sentence into the plain form the pattern table is written against."""
+    if _STATUS_EMOJI.match(sentence):
+        sentence = _STATUS_EMOJI.sub(_status_label, sentence, count=1)
     s = fix_typos(_drop_symbols(sentence.translate(_QUOTES)))
     if _FUNCTION_TYPO.search(s):
         s = _FUNCTION_TYPO.sub(lambda m: _FUNCTION_TYPOS[m.group(0).lower()], s)
@@ -277,6 +279,22 @@ _ADVERB_WORDS = frozenset(
     definitely certainly honestly apparently unsurprisingly both""".split()
 )
 _LOW_WORDS = re.compile(r"[a-z]+")
+# A status emoji opening a line is a label: "✅ X" is done, "🔄 X" in progress.
+_STATUS_EMOJI = re.compile(r"\s*(?P<e>[✅✔☑]|🔄|🚧|⏳|🏗|🛠|⛔|🚫|🛑)\ufe0f?\s*")
+_STATUS_LABELS = {
+    **dict.fromkeys("✅✔☑", "Done: "),
+    **dict.fromkeys(["🔄", "🚧", "⏳", "🏗", "🛠"], "In progress: "),
+    **dict.fromkeys(["⛔", "🚫", "🛑"], "Blocked: "),
+}
+
+
+def _status_label(m: re.Match[str]) -> str:
+    return _STATUS_LABELS[m["e"]]
+
+
+def status_emoji(sentence: str) -> bool:
+    """Whether a sentence opens with a status emoji (a done / in progress / blocked label)."""
+    return _STATUS_EMOJI.match(sentence) is not None
 # Misspelt function words ("teh", "adn"): a trigger phrase needs its little words right.
 _FUNCTION_TYPOS = {"teh": "the", "hte": "the", "adn": "and", "nad": "and"}
 _FUNCTION_TYPO = re.compile(r"\b(?:teh|hte|adn|nad)\b", re.IGNORECASE)
