@@ -331,7 +331,9 @@ def _lexicon() -> dict[str, str]:
         + ["went live", "gone live", "went out", "went to production", "went to prod"]
         + ["over the line", "across the line", "good to go", "out", "wrapped"]
         + ["went in", "gone in", "got in", "sunset", "sunsetted", "retired", "in ga"]
-        + _combine("live|out", "in prod|in production|on prod|everywhere|for all users|for everyone")
+        + _combine(
+            "live|out", "in prod|in production|on prod|everywhere|for all users|for everyone"
+        )
         + ["generally available", "rolled out everywhere", "in the can"]
         + ["buttoned up", "put to bed", "closed out"],
     )
@@ -568,8 +570,10 @@ def tokenise(text: str) -> list[_Tok]:
         elif tok.low == "work on" and (not k or prev in _DETERMINERS) and k + 1 < len(out):
             if any(t.cls == "x" for t in out[k + 1 :]):
                 tok.cls = "n"  # "Work on the health score has been paused": a noun
-        elif tok.low == "unblocked" and nxt == "n" and (
-            not k or out[k - 1].cls != "x" or out[k - 1].low in ("has", "have", "had")
+        elif (
+            tok.low == "unblocked"
+            and nxt == "n"
+            and (not k or out[k - 1].cls != "x" or out[k - 1].low in ("has", "have", "had"))
         ):
             tok.cls = "V"  # "the payments integration (has) unblocked the checkout flow"
         elif (

@@ -433,8 +433,10 @@ def _split_waiters(raw: str) -> list[str]:
 def _is_org(name: str) -> bool:
     """ "backend", "the DBA team", "data eng", "the controller's office": a group."""
     low = _LEADING_ARTICLE.sub("", name.lower(), count=1)
-    return low in _ORG_UNITS or _is_team(low) or (
-        len(low.split()) == 2 and low.split()[-1] in ("eng", "engineering", "ops", "infra")
+    return (
+        low in _ORG_UNITS
+        or _is_team(low)
+        or (len(low.split()) == 2 and low.split()[-1] in ("eng", "engineering", "ops", "infra"))
     )
 
 

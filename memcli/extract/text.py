@@ -295,6 +295,8 @@ def _status_label(m: re.Match[str]) -> str:
 def status_emoji(sentence: str) -> bool:
     """Whether a sentence opens with a status emoji (a done / in progress / blocked label)."""
     return _STATUS_EMOJI.match(sentence) is not None
+
+
 # Misspelt function words ("teh", "adn"): a trigger phrase needs its little words right.
 _FUNCTION_TYPOS = {"teh": "the", "hte": "the", "adn": "and", "nad": "and"}
 _FUNCTION_TYPO = re.compile(r"\b(?:teh|hte|adn|nad)\b", re.IGNORECASE)
