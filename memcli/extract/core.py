@@ -395,7 +395,7 @@ def _table() -> dict[str, str]:
                 content = [w for w in phrase.split() if w not in _FUNCTION_WORDS]
                 if content:
                     _CUES.update(re.findall(r"[a-z]+", max(content, key=len)))
-        _CUES.update({"on", "has", "have", "had"})
+        _CUES.update({"on", "has", "have", "had"} | _CLOSING_PRESENT)
         _CUES.update(w for label in _LABEL_RELATIONS for w in re.findall(r"[a-z]+", label))
         _TABLE = table
     return _TABLE
@@ -822,7 +822,7 @@ _GENERIC = frozenset(
 )
 
 
-_LOOSE_PP = frozenset("across with within via onto at from".split())
+_LOOSE_PP = frozenset("across with within via onto at from through".split())
 _NP_STARTERS = frozenset("the a an all our my their his her its this that these those".split())
 
 
