@@ -553,6 +553,16 @@ def tokenise(text: str) -> list[_Tok]:
             and tok.text[:1].islower()
         ):
             tok.cls = "-"
+    for k, tok in enumerate(out[:-2]):  # "rebased and merged #3051": the last verb reads
+        if (
+            tok.cls == "n"
+            and tok.low.endswith("ed")
+            and tok.text[:1].islower()
+            and (not k or out[k - 1].cls == "|")
+            and out[k + 1].low == "and"
+            and out[k + 2].cls == "D"
+        ):
+            tok.cls = out[k + 1].cls = "-"
     for k, tok in enumerate(out[:-1]):
         if tok.low in _CLOSING_PRESENT and _TICKET.fullmatch(out[k + 1].text):
             tok.cls = "D"  # "Fixes #901 and #902", "... and closes #118": this PR does
@@ -1301,6 +1311,9 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             previous = toks
             continue
         stalled_waiter = None
+        if toks and toks[0].low in _THANKS and not any(c in _TRIGGERS for c in classes):
+            previous = []  # "Thanks @ximena —": no subject for what follows
+            continue
         if index == 0 and len(parts) > 1 and parts[1].kind == "," and (lead := _lead_blocker(toks)):
             reason_blocker, previous = _rebase(lead)[0], toks  # "Pending Y, X is on hold"
             continue
@@ -1512,6 +1525,7 @@ _LABEL_RELATIONS = {
 }
 
 
+_THANKS = frozenset("thanks thank thx ty kudos cheers shoutout props".split())
 _LEAD_WAIT = frozenset({"pending", "awaiting", "waiting on", "waiting for", "pending on"})
 _LEAD_CAUSE = re.compile(r"(?:owing|due) to|because of|given|in light of|as a result of")
 

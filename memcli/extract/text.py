@@ -215,7 +215,8 @@ _MENTION = re.compile(r"(?<!\w)@(?=\w)")
 # "@mehmet I'll take X": a leading mention addresses someone (see ``addressee``).
 _VOCATIVE = re.compile(
     r"\A\s*@[\w.-]+(?:\s*[,:]\s*|\s+(?=(?:i|we|you|fyi|thanks|thx|ty|pls|please|can|could"
-    r"|would|heads|just|your)\b))(?=\S)",
+    r"|would|heads|just|your|this|that|these|those|re|sorry|ok|okay|sure|agreed|lgtm|looks"
+    r"|nice|good|great|yes|yep|nope)\b))(?=\S)",
     re.IGNORECASE,
 )
 
