@@ -1451,7 +1451,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         if out.frame.endswith("unblocked-from-y") and not any(
             d.relation.value == "unblocked_from" for d in out.drafts
         ):
-            waiter = _rebase(_leading_np(toks))[0] or None
+            waiter = _rebase(_leading_np(toks))[0] or _rebase(_leading_np(rebased))[0] or None
             cause = cause or reader.recent_done  # "X is deployed! @mikko you're unblocked"
             if waiter and cause:
                 _add_unblock(reader, outcomes, waiter, cause, text)

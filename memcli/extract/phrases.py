@@ -233,7 +233,8 @@ _OWNER_TAILS: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
 _OBJ_VERBS = (
     r"start|ship|finish|land|merge|release|deploy|launch|continue|begin|complete|roll out"
     r"|resume|work on|move forward with|move forward on|move on|proceed with|make progress on"
-    r"|progress on|pick up|kick off"
+    r"|progress on|pick up|kick off|touch|tackle|get to|look at|build|wire up|test|integrate"
+    r"|enable|turn on|cut|do|write|finish up|wrap up"
 )
 _BEFORE_START = re.compile(
     rf"(?P<head>.+?)\s+before\s+(?:we|I|they|he|she)\s+(?:can|could)\s+(?:{_OBJ_VERBS})"
@@ -273,6 +274,7 @@ _TAILS: tuple[re.Pattern[str], ...] = tuple(
         r"|blocked|stuck|stalled|pending|in progress|in review|under review|not ready|broken"
         r"|down|flaky|red)",
         r"(?P<head>.+?)\s+(?:slipped|slips|slid|broke|failed|regressed|went down|got delayed)",
+        r"(?P<head>.+?)\s+(?:is|are|gets|get|has been|have been)\s+[a-z]+(?:ed|en)",
         r"(?P<head>.+?)\s+(?:first|anymore|any more|any longer)",
         r"(?P<head>.+?)\s+(?:before|so that|so)\s+.+",
         r"(?P<head>.+?)\s*,\s*(?:which|that|who|but|so|and then|and we|and I|though|although"
