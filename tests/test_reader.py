@@ -361,6 +361,15 @@ T = "team"
                 o("treasury", "FX feed", T),
             },
         ),
+        # ownership cues: an owner aside, a dash, an assignment, a trailing "going forward"
+        ("Ines", "- payments refactor (owner: Dmitri)", {o("Dmitri", "payments refactor")}),
+        ("Ines", "- auth revamp — Priya driving", {o("Priya", "auth revamp")}),
+        ("Ines", "assigning the flaky tests epic to Olu", {o("Olu", "flaky tests epic")}),
+        (
+            "Ines",
+            "Paula owns the backpressure work going forward.",
+            {o("Paula", "backpressure work")},
+        ),
         # a status emoji is a label
         ("Ines", "🔄 BILL-7 invoice rounding", {o("Ines", "invoice rounding")}),
         # action items under an Actions heading

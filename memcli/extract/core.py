@@ -309,6 +309,7 @@ def _lexicon() -> dict[str, str]:
     )
     add("L", ["until", "till", "without", "before"])
     add("A", _combine("assigned|reassigned|handed|handed over|handed off|given", ""))
+    add("A", ["assigning", "reassigning", "handing", "handing over", "handing off", "giving"])
     add("Q", _combine("is|am|are|was|were", "on"))
     add("H", ["has", "have", "has got", "have got"])
     done_lemmas = (
@@ -605,8 +606,14 @@ def tokenise(text: str) -> list[_Tok]:
                 or out[k - 1].low in _DETERMINERS
                 or (tok.cls == "I" and nxt == "n" and out[k - 1].low not in _PERSONS)
             )
+            and not (
+                tok.cls == "O"
+                and nxt == ""
+                and _name_like(out[k - 1].text)
+                and (k == 1 or out[k - 2].cls == "|")
+            )
         ):
-            tok.cls = "n"  # "the Windows path handling is ...": a noun
+            tok.cls = "n"  # "the Windows path handling is ...": a noun ("Priya driving" is not)
         elif tok.low in _CLOSING_PRESENT and k and out[k - 1].low in ("this", "which", "it"):
             tok.cls, out[k - 1].cls = "D", "-"  # "this closes #5521": the author's PR
         elif tok.cls == "G" and nxt not in ("", "|", "s", "p") and (not k or out[k - 1].cls != "x"):
@@ -1407,6 +1414,17 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 out = _read(reader, rebased, body, main)
             if out is None and heading and classes[0] == "n":
                 body, rebased = _rebase(toks + heading)  # "Oren to own", "Farah is driving"
+                out = _read(reader, rebased, body, main)
+            if (
+                out is None
+                and not heading
+                and kind in ("—", "–", "-")
+                and classes[0] == "n"
+                and classes[-1] == "O"
+                and previous
+                and all(t.cls in "n&p" for t in previous)
+            ):
+                body, rebased = _rebase(toks + previous)  # "auth revamp — Priya driving"
                 out = _read(reader, rebased, body, main)
             if out is None and heading and toks[-1].low in _OBJECT_PRONOUNS:
                 body, rebased = _rebase(toks[:-1] + heading)  # "Runbooks: Ifeanyi has them"

@@ -107,7 +107,8 @@ _TRAILING_TIME = re.compile(
     |(?:on|since|by|until|till|last|this)\ {_WEEKDAYS}|since\ (?:yesterday|last\ week)
     |for\ (?:a\ |the\ )?(?:few\ |couple\ of\ |couple\ |several\ |\d+\ |two\ |three\ |four\ )?
     (?:days?|weeks?|hours?|sprints?)|earlier|at\ last|as\ planned|on\ time|ahead\ of\ schedule
-    |yet|eod|eow|asap|in\ the\ meantime|meanwhile|so\ far|overall|otherwise|as\ expected)$""",
+    |yet|eod|eow|asap|in\ the\ meantime|meanwhile|so\ far|overall|otherwise|as\ expected
+    |going\ forward|moving\ forward|from\ now\ on|from\ here\ on|from\ here|end\ to\ end)$""",
     re.IGNORECASE | re.VERBOSE,
 )
 
@@ -195,6 +196,8 @@ def _drop_symbols(text: str) -> str:
 def _paren(m: re.Match[str]) -> str:
     """Keep ownership/waiting parentheticals as a comma clause, drop ids and asides."""
     inner = m.group(1)
+    if inner is not None and (owner := _OWNER_LABEL.fullmatch(inner)):
+        return f", owned by {owner['who']},"  # "payments refactor (owner: Dmitri)"
     if inner is not None and _PAREN_CLAUSE.match(inner):
         return f", {inner.strip()},"
     if inner is not None and _names_only(inner):
@@ -210,6 +213,7 @@ def _names_only(inner: str) -> bool:
     )
 
 
+_OWNER_LABEL = re.compile(r"\s*(?:owner|owners|dri|lead|assignee)\s*[:=-]\s*@?(?P<who>[^:]+?)\s*")
 _EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
 _MENTION = re.compile(r"(?<!\w)@(?=\w)")
 # "@mehmet I'll take X": a leading mention addresses someone (see ``addressee``).
@@ -316,6 +320,7 @@ _FILLER_START = re.compile(
 _TIME_ENDINGS = frozenset(
     """today yesterday tonight tomorrow morning afternoon evening week sprint quarter night
     now moment atm well too again days day weeks hours hour sprints earlier last planned time
-    schedule yet eod eow asap meantime meanwhile far overall otherwise expected""".split()
+    schedule yet eod eow asap meantime meanwhile far overall otherwise expected forward on
+    here end""".split()
 )
 _WEEKDAY_END = re.compile(_WEEKDAYS, re.IGNORECASE)
