@@ -324,6 +324,7 @@ def _lexicon() -> dict[str, str]:
     done += _past("knock out,cross off,tick off,check off,push out,put out,get out,button up")
     done += _past("push live,tie off,clean up,stand up,spin up,turn on,switch on,turn off")
     done += _past("switch off,cut over,nail down")
+    done += ["added", "implemented", "built", "wrote", "created", "set up", "automated"]
     add("I", [f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing")])
     add("D", done)
     add(
@@ -604,7 +605,7 @@ def tokenise(text: str) -> list[_Tok]:
                 nxt in ("x", "|", "")
                 or out[k + 1].low in _SUBORDINATORS
                 or out[k - 1].low in _DETERMINERS
-                or (tok.cls == "I" and nxt == "n" and out[k - 1].low not in _PERSONS)
+                or (tok.cls == "I" and nxt in "np" and out[k - 1].low not in _PERSONS)
             )
             and not (
                 tok.cls == "O"
@@ -1602,8 +1603,13 @@ def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
         if re.match(r"(?:nothing|none|no|n/a)\b", text, re.IGNORECASE):
             return None  # "Done: nothing shippable, spent the day profiling"
         out = _Outcome()
+        last_item: str | None = None
         for part in text.split(", "):
             item, _, doer = part.partition(" by ")
+            if not doer and last_item and _agent_shaped(item, strict=True):
+                item, doer = last_item, item  # "SSO by Ruth & Gideon": Gideon too
+            elif doer:
+                last_item = item
             one = reader.completed(doer or None, item)
             if one is not None:
                 out.drafts += one.drafts

@@ -133,6 +133,8 @@ _VAGUE = _words(
     approval approvals review reviews sign-off signoff go-ahead greenlight decision
     decisions info information details it's coffee lunch dinner breakfast food pizza
     checks tests builds itself themselves himself herself myself ourselves yourself
+    comment comments note notes link links label labels reviewer reviewers screenshot
+    screenshots context thoughts
     train bus flight taxi kids kid dog weather laundry snacks tea package parcel
     """
 ) | frozenset({"other things", "other stuff", "other teams", "a lot", "the go-ahead"})

@@ -213,6 +213,7 @@ def _names_only(inner: str) -> bool:
     )
 
 
+_WONTFIX = re.compile(r"\bwon'?t[- ]fix\b", re.IGNORECASE)
 _OWNER_LABEL = re.compile(r"\s*(?:owner|owners|dri|lead|assignee)\s*[:=-]\s*@?(?P<who>[^:]+?)\s*")
 _EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
 _MENTION = re.compile(r"(?<!\w)@(?=\w)")
@@ -251,6 +252,8 @@ def _normalise(sentence: str) -> str:
         s = _ARROW.sub(" -> ", s)
     if "(" in s or "[" in s:
         s = _PARENS.sub(_paren, s)
+    if "fix" in s:
+        s = _WONTFIX.sub("wontfix", s)  # "closing as won't-fix" is a resolution, not a plan
     if "'" in s:
         low = s.lower()
         for (pattern, repl), hint in zip(_CONTRACTIONS, _CONTRACTION_HINTS, strict=True):
