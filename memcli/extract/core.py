@@ -324,7 +324,6 @@ def _lexicon() -> dict[str, str]:
     done += _past("knock out,cross off,tick off,check off,push out,put out,get out,button up")
     done += _past("push live,tie off,clean up,stand up,spin up,turn on,switch on,turn off")
     done += _past("switch off,cut over,nail down")
-    done += ["added", "implemented", "built", "wrote", "created", "set up", "automated"]
     add("I", [f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing")])
     add("D", done)
     add(
