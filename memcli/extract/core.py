@@ -545,7 +545,9 @@ def tokenise(text: str) -> list[_Tok]:
                 nxt = out[k + 1].cls if k + 1 < len(out) else ""
                 if prev != "n" or nxt in ("", "&", "|", "s", "p", "b"):
                     tok.cls = "n"
-    for tok in out:  # "was conducted successfully": manner adverbs carry no role
+    for tok in (
+        out if "ly" in text and _LY.search(text) else ()
+    ):  # "conducted successfully": no role
         if (
             tok.cls == "n"
             and tok.low.endswith("ly")
@@ -554,7 +556,7 @@ def tokenise(text: str) -> list[_Tok]:
             and tok.text[:1].islower()
         ):
             tok.cls = "-"
-    for k, tok in enumerate(out[:-2]):  # "rebased and merged #3051": the last verb reads
+    for k, tok in enumerate(out[:-2] if "and" in lows else ()):  # "rebased and merged #N"
         if (
             tok.cls == "n"
             and tok.low.endswith("ed")
@@ -564,7 +566,7 @@ def tokenise(text: str) -> list[_Tok]:
             and out[k + 2].cls == "D"
         ):
             tok.cls = out[k + 1].cls = "-"
-    for k, tok in enumerate(out[:-1]):
+    for k, tok in enumerate(out[:-1] if not _CLOSING_PRESENT.isdisjoint(lows) else ()):
         if tok.low in _CLOSING_PRESENT and _TICKET.fullmatch(out[k + 1].text):
             tok.cls = "D"  # "Fixes #901 and #902", "... and closes #118": this PR does
     if _DROP_WORDS.intersection(lows) or any(tok.cls == "-" for tok in out):
@@ -631,6 +633,7 @@ def tokenise(text: str) -> list[_Tok]:
 
 
 _CLOSING_PRESENT = frozenset("closes fixes resolves completes".split())
+_LY = re.compile(r"[a-z]{4}ly\b")
 _LY_NOUNS = frozenset(
     "early daily weekly monthly quarterly yearly hourly nightly family supply apply reply"
     " assembly anomaly anomalies butterfly rely italy july ally belly jelly bully holy"
@@ -1491,12 +1494,12 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             named = _plain(out.items[-1].name)
     by_doer = {  # "X is live, having been rolled out by the ops team": the team did it
         d.target.name.lower()
-        for o in outcomes
+        for o in (outcomes if len(outcomes) > 1 else ())
         if o.frame in ("w-was-done-by-d", "d-did-w")
         for d in o.drafts
-        if d.relation.value == "completed"
+        if d.relation is Relation.COMPLETED
     }
-    for o in outcomes:
+    for o in outcomes if by_doer else ():
         if o.frame in ("w-done", "w-was-done"):
             o.drafts = [
                 d

@@ -436,7 +436,12 @@ def _split_waiters(raw: str) -> list[str]:
 
 def _is_org(name: str) -> bool:
     """ "backend", "the DBA team", "data eng", "the controller's office": a group."""
-    low = _LEADING_ARTICLE.sub("", name.lower(), count=1)
+    low = name.lower()
+    if low in _ORG_UNITS:
+        return True
+    if " " not in low:
+        return False
+    low = _LEADING_ARTICLE.sub("", low, count=1)
     return (
         low in _ORG_UNITS
         or _is_team(low)

@@ -238,10 +238,10 @@ _ARROW = re.compile(r"\s*(?:->|→|=>|⇒)\s*")
 @lru_cache(maxsize=64)  # one update reads a sentence several times
 def _normalise(sentence: str) -> str:
     """Rewrite a sentence into the plain form the pattern table is written against."""
-    if _STATUS_EMOJI.match(sentence):
+    if not sentence.isascii() and _STATUS_EMOJI.match(sentence):
         sentence = _STATUS_EMOJI.sub(_status_label, sentence, count=1)
     s = fix_typos(_drop_symbols(sentence.translate(_QUOTES)))
-    if _FUNCTION_TYPO.search(s):
+    if ("teh" in s or "hte" in s or "adn" in s or "nad" in s) and _FUNCTION_TYPO.search(s):
         s = _FUNCTION_TYPO.sub(lambda m: _FUNCTION_TYPOS[m.group(0).lower()], s)
     if ":" in s:
         s = _EMOJI_CODE.sub(" ", s)  # Slack emoji codes
@@ -252,7 +252,7 @@ def _normalise(sentence: str) -> str:
         s = _ARROW.sub(" -> ", s)
     if "(" in s or "[" in s:
         s = _PARENS.sub(_paren, s)
-    if "fix" in s:
+    if "fix" in s and "on" in s:
         s = _WONTFIX.sub("wontfix", s)  # "closing as won't-fix" is a resolution, not a plan
     if "'" in s:
         low = s.lower()
@@ -260,7 +260,7 @@ def _normalise(sentence: str) -> str:
             if hint in low:
                 s = pattern.sub(repl, s)
     s = " ".join(s.split()).strip(" \t.,;:!-—–")
-    if not _ADVERB_WORDS.isdisjoint(_LOW_WORDS.findall(s.lower())):
+    if not _ADVERB_WORDS.isdisjoint(s.lower().replace(",", " ").split()):
         s = _ADVERBS.sub(" ", s)
     if " for " in s:
         s = _DURATION.sub(" ", s)
@@ -286,7 +286,6 @@ _ADVERB_WORDS = frozenset(
     sadly officially finally already totally completely fully effectively literally
     definitely certainly honestly apparently unsurprisingly both""".split()
 )
-_LOW_WORDS = re.compile(r"[a-z]+")
 # A status emoji opening a line is a label: "✅ X" is done, "🔄 X" in progress.
 _STATUS_EMOJI = re.compile(r"\s*(?P<e>[✅✔☑]|🔄|🚧|⏳|🏗|🛠|⛔|🚫|🛑)\ufe0f?\s*")
 _STATUS_LABELS = {
@@ -302,7 +301,7 @@ def _status_label(m: re.Match[str]) -> str:
 
 def status_emoji(sentence: str) -> bool:
     """Whether a sentence opens with a status emoji (a done / in progress / blocked label)."""
-    return _STATUS_EMOJI.match(sentence) is not None
+    return not sentence.isascii() and _STATUS_EMOJI.match(sentence) is not None
 
 
 # Misspelt function words ("teh", "adn"): a trigger phrase needs its little words right.
