@@ -1324,7 +1324,14 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         if toks and toks[0].low in _THANKS and not any(c in _TRIGGERS for c in classes):
             previous = []  # "Thanks @ximena —": no subject for what follows
             continue
-        if index == 0 and len(parts) > 1 and parts[1].kind == "," and (lead := _lead_blocker(toks)):
+        if (
+            index == 0
+            and len(parts) > 1
+            and parts[1].kind == ","
+            and parts[1].toks[:1]
+            and parts[1].toks[0].cls == "n"  # "Pending Y, X is on hold": X has a subject
+            and (lead := _lead_blocker(toks))
+        ):
             reason_blocker, previous = _rebase(lead)[0], toks  # "Pending Y, X is on hold"
             continue
         if kind in _CONDITIONAL:
@@ -1547,7 +1554,7 @@ _LABEL_RELATIONS = {
 
 
 _THANKS = frozenset("thanks thank thx ty kudos cheers shoutout props".split())
-_LEAD_WAIT = frozenset({"pending", "awaiting", "waiting on", "waiting for", "pending on"})
+_LEAD_WAIT = frozenset({"pending", "awaiting", "pending on"})
 _LEAD_CAUSE = re.compile(r"(?:owing|due) to|because of|given|in light of|as a result of")
 
 
