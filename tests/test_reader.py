@@ -294,3 +294,102 @@ def test_core_reads(author: str, text: str, expected: set[tuple[str, ...]]) -> N
 )
 def test_core_reads_discourse(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+T = "team"
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # synonyms of the four relations, in more than one inflection and voice
+        (
+            "Ines",
+            "The metrics exporter is held hostage by the collector upgrade.",
+            {o("Ines", "metrics exporter"), b("metrics exporter", "collector upgrade")},
+        ),
+        (
+            "Ines",
+            "The release train is blocked on the signing cert renewal.",
+            {o("Ines", "release train"), b("release train", "signing cert renewal")},
+        ),
+        ("Ines", "- shepherding the GDPR export through review", {o("Ines", "GDPR export")}),
+        (
+            "Ines",
+            "The search team has assumed ownership of the indexer.",
+            {o("search team", "indexer", T)},
+        ),
+        ("Ines", "Dana is building the export service.", {o("Dana", "export service")}),
+        ("Ines", "sunset the legacy fax gateway", {d("Ines", "legacy fax gateway")}),
+        (
+            "Ines",
+            "The fix for the login loop is live in prod.",
+            {d("Ines", "fix for the login loop")},
+        ),
+        ("Ines", "Fixes #901 and #902.", {d("Ines", "#901"), d("Ines", "#902")}),
+        # typos one edit away from any trigger form
+        ("Ines", "the vendor sync is compelte", {d("Ines", "vendor sync")}),
+        # report style: opening phrases, passive agents, nominalisations
+        (
+            "Ines",
+            "During the period, the retention policy was finalised by the compliance team.",
+            {d("compliance team", "retention policy", T)},
+        ),
+        (
+            "Ines",
+            "Owing to a dependency on the KYC integration, the onboarding redesign has been"
+            " placed on hold.",
+            {o("Ines", "onboarding redesign"), b("onboarding redesign", "KYC integration")},
+        ),
+        (
+            "Ines",
+            "The billing migration has been completed, which unblocks the pricing experiment.",
+            {d("Ines", "billing migration"), u("pricing experiment", "billing migration")},
+        ),
+        (
+            "Ines",
+            "The map tiles are live, having been rolled out by the ops team.",
+            {d("ops team", "map tiles", T)},
+        ),
+        # possessives of organisational units name an owner
+        (
+            "Ines",
+            "The payout report is waiting on treasury's FX feed.",
+            {
+                o("Ines", "payout report"),
+                b("payout report", "FX feed"),
+                o("treasury", "FX feed", T),
+            },
+        ),
+        # ownership cues: an owner aside, a dash, an assignment, a trailing "going forward"
+        ("Ines", "- payments refactor (owner: Dmitri)", {o("Dmitri", "payments refactor")}),
+        ("Ines", "- auth revamp — Priya driving", {o("Priya", "auth revamp")}),
+        ("Ines", "assigning the flaky tests epic to Olu", {o("Olu", "flaky tests epic")}),
+        (
+            "Ines",
+            "Paula owns the backpressure work going forward.",
+            {o("Paula", "backpressure work")},
+        ),
+        # a status emoji is a label
+        ("Ines", "🔄 BILL-7 invoice rounding", {o("Ines", "invoice rounding")}),
+        # action items under an Actions heading
+        ("Ines", "Actions:\n- Bartek: automate the cert alerts", {o("Bartek", "cert alerts")}),
+    ],
+)
+def test_generalised_phrasings(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The customer portal is expected to launch in May, pending final budget approval.",
+        "The ledger rewrite is scheduled for release in March.",
+        "The data lake migration is on track to complete by month end.",
+        "lol my laptop is blocked by an OS update",
+        "Done: nothing shippable, spent the day in flame graphs",
+        "Carrier porting got pushed again by the carrier.",
+    ],
+)
+def test_plans_hedges_and_everyday_senses_give_nothing(sentence: str) -> None:
+    assert extract(sentence, "Ines").facts == []

@@ -35,6 +35,7 @@ from memcli.extract.phrases import (
     _SELF_GROUPS,
     _THIRD_PERSON,
     _agent_shaped,
+    _is_org,
     _is_team,
     _name_like,
     _name_token,
@@ -164,7 +165,7 @@ class _Reader:
             return None
         ref: EntityRef | None = None
         tokens = core.split()
-        if _is_team(core):
+        if _is_team(core) or (loose and _is_org(core)):
             ref = EntityRef(core, TEAM)
         elif self._is_author(core):
             return self.author_ref
@@ -207,9 +208,12 @@ class _Reader:
             or _is_team(core)
             or self._is_author(core)
             or self._person_like(core)
-            or not _valid_core(core)
         ):
             return None
+        elif not _valid_core(core):
+            ref = self._head_mention(core)  # "the review" after "the quarterly access review"
+            if ref is None:
+                return None
         else:
             ref = self._earlier(core) or EntityRef(core, ITEM)
         if ref is not None:
@@ -226,6 +230,18 @@ class _Reader:
         for ref in reversed(self.known):
             known = _content_words(ref.name)
             if words < known and len(known) <= len(words) + 3:
+                return ref
+        return None
+
+    def _head_mention(self, core: str) -> EntityRef | None:
+        """A bare head noun ("the review", "the migration") that names the head of an
+        item this update named before: a short definite mention of that item."""
+        if " " in core or not core.isalpha() or not self.known:
+            return None
+        low = core.lower()
+        for ref in reversed(self.known[-3:]):
+            words = ref.name.lower().split()
+            if len(words) >= 2 and words[-1] == low:
                 return ref
         return None
 

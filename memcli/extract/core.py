@@ -113,7 +113,8 @@ _AUX = (
 _MODALS = (
     "might may could would should will shall can must maybe perhaps probably possibly likely"
     " hopefully almost nearly mostly soon eventually gonna planning hoping intend intending"
-    " expect expects expected tentatively supposedly"
+    " expect expects expected tentatively supposedly scheduled slated targeted targeting"
+    " anticipated projected forecast aiming aim aims intended"
 )
 _PREPS = (
     "of for from in on to with without into at across via about under over through as per behind"
@@ -169,6 +170,8 @@ def _lexicon() -> dict[str, str]:
             "|on|by|for|behind|upon",
         )
         + ["unblocked", "unblocked on", "unblocked from", "unstuck", "freed up", "off hold"]
+        + ["unblocked by", "unblocked after", "no longer waiting", "no longer stuck"]
+        + ["back on track", "taken off hold", "out of limbo"]
         + ["clear to proceed", "clear to start", "free to proceed", "free to start"]
         + ["moving again", "no longer blocked"],
     )
@@ -182,9 +185,17 @@ def _lexicon() -> dict[str, str]:
         + _combine(_inflect("depend,rely,hinge,sit"), "on|upon|behind")
         + _combine("dependent|dependant|contingent|conditional|reliant", "on|upon")
         + ["pending", "pending on", "awaiting", "awaits", "await", "stuck behind"]
+        + _combine("stuck|blocked|sitting|held|sat|parked", "waiting on|waiting for|behind")
+        + _combine("bottlenecked|held back|gated|queued|sitting|sat", "on|by|behind")
+        + _combine("held hostage|hostage", "by|to")
+        + _combine("postponed|deferred|delayed|pushed back", "until|till|pending")
+        + ["at the mercy of", "waits for", "waited for", "contingent upon"]
+        + _combine("placed|put|kept", "on hold|on ice|on pause", "pending|until|till|behind")
         + _combine("has to|have to|had to|needs to|need to", "wait", "on|for|until"),
     )
     add("S", _combine("hard|", "blocked|stuck|stalled|on hold|paused|held up|frozen|parked"))
+    add("S", _combine("placed|put|kept|left", "on hold|on ice|on pause"))
+    add("S", ["bottlenecked", "deadlocked", "in limbo", "in a holding pattern"])
     add("S", _combine("is|are|was|were|remains|remain|stays", "on hold|on ice"))
     add("W", _combine("is|are|was|were|remains|remain|stays", "on hold|on ice", "pending|until"))
     add(
@@ -193,6 +204,8 @@ def _lexicon() -> dict[str, str]:
         + _combine("a|the|the main|the last|a hard|the only|a big|another", "blocker", "for|on|to")
         + _combine("a|the|", "prerequisite|prereq|dependency|hard dependency", "for|of|to")
         + _combine("needed|required", "for|before|by")
+        + _combine("the|a", "long pole for|long pole on|gating item for|gating factor for")
+        + _combine("on the critical path for|in the way of|standing in the way of", "")
         + _combine(
             "has to|have to|needs to|need to|must|should",
             "land|ship|merge|go in|go out|happen|be done|be in|be merged|be finished|be live"
@@ -211,6 +224,12 @@ def _lexicon() -> dict[str, str]:
             "until|till|before|without|pending",
         )
         + _combine(
+            "cannot|can not|could not|will not|is not going to|are not going to|not",
+            "go anywhere|move anywhere|get anywhere|make progress|make any progress"
+            "|do anything|do much|go further|go any further|budge|move an inch",
+            "until|till|before|without|pending",
+        )
+        + _combine(
             "can only|will only|only",
             _inflect(_MOVE),
             "once|after|when",
@@ -220,11 +239,20 @@ def _lexicon() -> dict[str, str]:
         "O",
         ["own", "owns", "leads", "leading", "led", "driving", "drives", "drove", "running"]
         + _combine(_inflect("handle,manage,coordinate,take over,pick up,take on"), "")
+        + _inflect("shepherd,oversee,spearhead,steward,champion,look after,babysit,quarterback")
+        + _inflect("run point on,head up,run with")
         + _combine(_inflect("take care of,work on"), "")
         + ["responsible for", "accountable for", "in charge of", "on the hook for"]
         + ["tasked with", "the owner of", "owner of", "the dri for", "dri for"]
         + ["on point for", "point on", "has the ball on", "have the ball on", "looking after"]
-        + ["has got the ball on", "got the ball on"]
+        + _combine("is|am|are|was|were", "on point for|on the hook for|on point on")
+        + _combine("is|am|are", "taking|grabbing|picking up|owning|running with")
+        + _combine(_inflect("take,assume,have,get,keep,retain"), "ownership of|over ownership of")
+        + _combine("full|sole|primary|overall", "ownership of|responsibility for")
+        + ["has got the ball on", "got the ball on", "the point person for", "point person for"]
+        + ["the point of contact for", "the go-to for", "the contact for", "on the hook to"]
+        + ["the owner for", "owner for", "the tech lead for", "the lead engineer on"]
+        + ["the lead engineer for", "the assignee on", "the assignee for", "the DRI on"]
         + ["working on", "is working on", "are working on", "leading on", "the lead on"]
         + ["the lead for", "lead on", "lead for", "looking into", "is looking into"],
     )
@@ -256,6 +284,8 @@ def _lexicon() -> dict[str, str]:
     add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm", "only", "fwiw", "re"])
     add("G", ["doing", "arranging", "organising", "organizing", "sorting out", "chasing"])
     add("G", ["adding", "writing", "preparing", "drafting", "fixing"])
+    add("G", ["building", "implementing", "prototyping", "investigating", "debugging"])
+    add("G", ["refactoring", "rewriting", "designing", "putting together", "spiking"])
     add(
         "o",
         _combine(
@@ -263,6 +293,8 @@ def _lexicon() -> dict[str, str]:
             "by",
         )
         + ["assigned to", "reassigned to", "belongs to", "belong to", "belonged to"]
+        + _combine("sits|sit|lies|lie|rests|rest|sat|now sits|now lies|now rests", "with")
+        + _combine("transferred|transitioned|handed back", "to")
         + _combine("handed off|handed over|handed|given|passed|passed over|moved", "to")
         + _combine("been", "handed off|handed over|handed|given|passed|reassigned|assigned", "to"),
     )
@@ -277,6 +309,7 @@ def _lexicon() -> dict[str, str]:
     )
     add("L", ["until", "till", "without", "before"])
     add("A", _combine("assigned|reassigned|handed|handed over|handed off|given", ""))
+    add("A", ["assigning", "reassigning", "handing", "handing over", "handing off", "giving"])
     add("Q", _combine("is|am|are|was|were", "on"))
     add("H", ["has", "have", "has got", "have got"])
     done_lemmas = (
@@ -285,23 +318,43 @@ def _lexicon() -> dict[str, str]:
         ",decommission,retire,sunset,migrate,upgrade,install,update,kill,scrap"
         ",shelve,abandon,descope,de-scope"
     )
-    done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up"]
+    done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up", "wrapped", "sunset"]
+    done += ["pushed live", "pushed to prod", "pushed to production"]
+    add("J", ["pushed back", "pushed out", "pushed to next week", "pushed to next sprint"])
+    done += _past("knock out,cross off,tick off,check off,push out,put out,get out,button up")
+    done += _past("push live,tie off,clean up,stand up,spin up,turn on,switch on,turn off")
+    done += _past("switch off,cut over,nail down")
     add("I", [f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing")])
     add("D", done)
     add(
         "E",
         _combine("done|live|complete|in production|in prod|in main|in master|out the door", "")
         + ["went live", "gone live", "went out", "went to production", "went to prod"]
-        + ["over the line", "across the line", "good to go", "out", "wrapped"],
+        + ["over the line", "across the line", "good to go", "out", "wrapped"]
+        + ["went in", "gone in", "got in", "sunset", "sunsetted", "retired", "in ga"]
+        + _combine(
+            "live|out", "in prod|in production|on prod|everywhere|for all users|for everyone"
+        )
+        + ["generally available", "rolled out everywhere", "in the can"]
+        + ["buttoned up", "put to bed", "closed out"],
     )
     add("Y", _combine("dependency|dependence|reliance", "on|upon"))
     add("b", ["by"])
     add("F", ["first", "beforehand"])
     add("N", ["not", "never", "no", "nothing", "none", "neither", "nor", "without"])
-    add("M", _MODALS.split() + ["going to", "plan to", "plans to", "hope to", "want to"])
+    add(
+        "M",
+        _MODALS.split()
+        + ["going to", "plan to", "plans to", "hope to", "want to", "on track to", "set to"]
+        + ["on course to", "due to be", "due to land", "due to ship", "due to launch"]
+        + ["due to go", "due to start", "due to complete", "due to finish", "due to release"],
+    )
     add("x", _AUX.split())
+    add("x", _combine("continues|continue|continued|continuing", "to"))
     add("p", _PREPS.split())
     add("&", ["and", "&", "+", "/"])
+    for done_phrase in ("took care of", "taken care of"):  # "took care of X": did X
+        table[done_phrase] = "D"
     for mark in _SPLIT_PUNCT:
         table[mark] = "|"
     for word in _SUBORDINATORS | {"that"}:
@@ -338,15 +391,12 @@ def _table() -> dict[str, str]:
             if len(words) > 1:
                 lengths.setdefault((words[0], words[1]), set()).add(len(words))
         _PREFIX.update({k: tuple(sorted(v, reverse=True)) for k, v in lengths.items()})
-        _CUES.update(
-            word
-            for phrase, cls in table.items()
-            if cls in _TRIGGERS or cls in "L"
-            for word in phrase.split()
-            if word not in _FUNCTION_WORDS
-            for piece in re.findall(r"[a-z]+", word)
-        )
-        _CUES.update({"on", "has", "have", "had"})
+        for phrase, cls in table.items():  # one word per phrase is enough for the gate:
+            if cls in _TRIGGERS or cls in "L":  # its longest content word
+                content = [w for w in phrase.split() if w not in _FUNCTION_WORDS]
+                if content:
+                    _CUES.update(re.findall(r"[a-z]+", max(content, key=len)))
+        _CUES.update({"on", "has", "have", "had"} | _CLOSING_PRESENT)
         _CUES.update(w for label in _LABEL_RELATIONS for w in re.findall(r"[a-z]+", label))
         _TABLE = table
     return _TABLE
@@ -495,8 +545,34 @@ def tokenise(text: str) -> list[_Tok]:
                 nxt = out[k + 1].cls if k + 1 < len(out) else ""
                 if prev != "n" or nxt in ("", "&", "|", "s", "p", "b"):
                     tok.cls = "n"
-    if _DROP_WORDS.intersection(lows):
+    for tok in (
+        out if "ly" in text and _LY.search(text) else ()
+    ):  # "conducted successfully": no role
+        if (
+            tok.cls == "n"
+            and tok.low.endswith("ly")
+            and len(tok.low) > 5
+            and tok.low not in _LY_NOUNS
+            and tok.text[:1].islower()
+        ):
+            tok.cls = "-"
+    for k, tok in enumerate(out[:-2] if "and" in lows else ()):  # "rebased and merged #N"
+        if (
+            tok.cls == "n"
+            and tok.low.endswith("ed")
+            and tok.text[:1].islower()
+            and (not k or out[k - 1].cls == "|")
+            and out[k + 1].low == "and"
+            and out[k + 2].cls == "D"
+        ):
+            tok.cls = out[k + 1].cls = "-"
+    for k, tok in enumerate(out[:-1] if not _CLOSING_PRESENT.isdisjoint(lows) else ()):
+        if tok.low in _CLOSING_PRESENT and _TICKET.fullmatch(out[k + 1].text):
+            tok.cls = "D"  # "Fixes #901 and #902", "... and closes #118": this PR does
+    if _DROP_WORDS.intersection(lows) or any(tok.cls == "-" for tok in out):
         out = [tok for tok in out if tok.cls != "-"]
+        while out and out[0].low in (",", ";", "-", "—", "–"):
+            out = out[1:]  # "ugh, the export is ...": the interjection's comma
     for k, tok in enumerate(out):  # context: "our own X", "has been" vs "has X"
         if tok.cls == "n" and tok.low not in _CONTEXT_WORDS and not tok.low.endswith("s"):
             continue
@@ -504,8 +580,15 @@ def tokenise(text: str) -> list[_Tok]:
         nxt = out[k + 1].cls if k + 1 < len(out) else ""
         if tok.low == "own" and prev in _POSSESSIVE:
             tok.cls = "n"
-        elif tok.low == "unblocked" and (not k or out[k - 1].cls != "x") and nxt == "n":
-            tok.cls = "V"  # "the payments integration unblocked the checkout flow"
+        elif tok.low == "work on" and (not k or prev in _DETERMINERS) and k + 1 < len(out):
+            if any(t.cls == "x" for t in out[k + 1 :]):
+                tok.cls = "n"  # "Work on the health score has been paused": a noun
+        elif (
+            tok.low == "unblocked"
+            and nxt == "n"
+            and (not k or out[k - 1].cls != "x" or out[k - 1].low in ("has", "have", "had"))
+        ):
+            tok.cls = "V"  # "the payments integration (has) unblocked the checkout flow"
         elif (
             tok.cls == "n"
             and k
@@ -523,13 +606,19 @@ def tokenise(text: str) -> list[_Tok]:
                 nxt in ("x", "|", "")
                 or out[k + 1].low in _SUBORDINATORS
                 or out[k - 1].low in _DETERMINERS
-                or (tok.cls == "I" and nxt == "n" and out[k - 1].low not in _PERSONS)
+                or (tok.cls == "I" and nxt in "np" and out[k - 1].low not in _PERSONS)
+            )
+            and not (
+                tok.cls == "O"
+                and nxt == ""
+                and _name_like(out[k - 1].text)
+                and (k == 1 or out[k - 2].cls == "|")
             )
         ):
-            tok.cls = "n"  # "the Windows path handling is ...": a noun
+            tok.cls = "n"  # "the Windows path handling is ...": a noun ("Priya driving" is not)
         elif tok.low in _CLOSING_PRESENT and k and out[k - 1].low in ("this", "which", "it"):
             tok.cls, out[k - 1].cls = "D", "-"  # "this closes #5521": the author's PR
-        elif tok.cls == "G" and nxt not in ("", "|", "s", "p"):
+        elif tok.cls == "G" and nxt not in ("", "|", "s", "p") and (not k or out[k - 1].cls != "x"):
             tok.cls = "n"  # "the writing guide": only "that Paulo is doing" ends on G
         elif tok.cls == "J" and (not k or out[k - 1].cls != "x"):
             tok.cls = "n"  # "the flaky test cleanup": an adjective, not a status
@@ -544,11 +633,17 @@ def tokenise(text: str) -> list[_Tok]:
 
 
 _CLOSING_PRESENT = frozenset("closes fixes resolves completes".split())
+_LY = re.compile(r"[a-z]{4}ly\b")
+_LY_NOUNS = frozenset(
+    "early daily weekly monthly quarterly yearly hourly nightly family supply apply reply"
+    " assembly anomaly anomalies butterfly rely italy july ally belly jelly bully holy"
+    " friendly costly timely orderly likely unlikely only poly multiply comply".split()
+)
 _PERSONS = frozenset("i we you he she they".split())
 _DETERMINERS = frozenset("the a an our my their his her its this that these those".split())
 
 
-_CONTEXT_WORDS = frozenset({"own", "unblocked"})
+_CONTEXT_WORDS = frozenset({"own", "unblocked", "work on"})
 _DROP_WORDS: set[str] = set()
 
 
@@ -588,7 +683,7 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
             split = tok.low if tok.low in ":" or has_pred else None
             if nxt is not None and (nxt.cls in _TRIGGERS or nxt.cls in "xs"):
                 split = tok.low  # ", owned by Amir", ", which ..."
-            if current and current[0].cls == "p":
+            if current and (current[0].cls == "p" or current[0].low in _INTRO_WORDS):
                 split = tok.low  # "Per discussion in standup, ..." introduces the clause
             if nxt is not None and nxt.low in _PERSONS and tok.low == ",":
                 split = tok.low  # "you keep X, I'll take Y"
@@ -598,6 +693,13 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
                 tok.cls = "&"  # a list comma
         elif tok.cls == "s":
             split = tok.low
+        elif (
+            tok.low == "as"
+            and has_pred
+            and nxt is not None
+            and (nxt.low in _PERSONS or nxt.low in ("it", "this", "that", "the", "there"))
+        ):
+            split = "as"  # "X is stalled as it depends on Y": a reason clause
         elif tok.cls == "&" and tok.low in ("and", "&") and has_pred:
             rest = "".join(t.cls for t in toks[i + 1 :])
             if any(c in _TRIGGERS or c == "x" for c in re.split("[&|]", rest)[0]):
@@ -610,6 +712,11 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
                 and (nxt.low.endswith("ed") or nxt.low in _LATER_VERBS)
             ):
                 split = "and"  # "... and passed certification"
+        elif tok.low == "and" and any(t.cls == "x" for t in current[1:]) and nxt is not None:
+            rest = "".join(t.cls for t in toks[i + 1 :])
+            head = re.split("[&|]", rest)[0]
+            if head[:1] == "n" and "x" in head and any(c in _TRIGGERS for c in head):
+                split = "and"  # "the drill was run and the runbook was published by SRE"
         if split is not None:
             result.append(_Clause(kind, current))
             current, kind, has_pred = [], split, False
@@ -626,6 +733,12 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
 
 
 _JOIN_WORDS = frozenset({"and", "&", "+", "/", "with"})
+# Words that open an introductory phrase ("During the quarter, ...", "Following review,"):
+# the comma after it closes that phrase, not a list item.
+_INTRO_WORDS = frozenset(
+    "during following despite amid amidst given owing due ahead after before since"
+    " throughout within as over in on at this last per thanks regarding re".split()
+)
 _STAND_INS = frozenset({"i", "we", "they", "it"})
 _OBJECT_PRONOUNS = frozenset({"it", "them", "that", "this", "those", "these"})
 _LATER_VERBS = frozenset(
@@ -647,13 +760,13 @@ _PP = rf"(?:[pL]{_NP})"
 FRAMES: tuple[tuple[str, str, str], ...] = (
     ("x-unblocked-from-y", "unblocked", rf"(?P<s>{_NP})x*U(?P<t>{_NP})?"),
     ("unblocked-from-y", "unblocked", rf"x*U(?P<t>{_NP})?"),
-    ("y-unblocks-x", "unblocked", rf"(?P<t>{_NP})x*V(?P<s>{_NP})"),
-    ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP})F?(?:x+[DEn])?"),
-    ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP})F?(?:x+[DEn])?"),
+    ("y-unblocks-x", "unblocked", rf"(?P<t>{_NP}(?:b{_NP})?)x*V(?P<s>{_NP})"),
+    ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP}(?:b{_NP})?)F?(?:x+[DEn])?"),
+    ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP}(?:b{_NP})?)F?(?:x+[DEn])?"),
     ("y-blocks-x-can-start-z", "blocked_mv", rf"(?P<t>{_NP})x*K{_NP}M(?P<v>n)(?P<s>{_NP})"),
     ("y-blocks-x", "blocked", rf"(?P<t>{_NP})x*K(?P<s>{_NP})(?:M.*)?"),
-    ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})F"),
-    ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})F"),
+    ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})(?:x*[DE])?F"),
+    ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})(?:x*[DE])?F"),
     ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*)?"),
     ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*cp?(?P<s>{_NP})L(?P<t>{_NP})(?:x+[DE])?"),
     ("x-cannot-move", "stalled", rf"(?P<s>{_NP})x*c"),
@@ -664,10 +777,11 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("d-did-w", "completed", rf"(?P<d>{_NP})x?D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
     ("w-done", "completed", rf"(?P<w>{_NP})x*[DE](?:[p&L].*)?"),
     ("did-w", "completed", rf"D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
-    ("d-got-w-done", "completed_got", rf"(?P<d>{_NP})?x(?P<w>{_NP})E"),
+    ("d-got-w-done", "completed_got", rf"(?P<d>{_NP})?x(?P<w>{_NP})[DE]"),
     ("closing-ticket", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>{_NP})"),
     ("closing-ticket-as", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>n(?:&n)*)[pDbL].*"),
     ("o-owns-w", "owns", rf"(?P<o>{_NP})x*[OI](?P<w>{_NP}){_PP}?"),
+    ("o-is-making-w", "owns", rf"(?P<o>{_NP})x+G(?P<w>{_NP}){_PP}?"),
     ("o-comma-w-is-yours", "owns", rf"(?:[n&p]*&)?(?P<o>nn?)&(?P<w>{_NP})xZ"),
     ("w-is-tracked-in", "topic", rf"(?P<w>{_NP})x*T{_NP}"),
     ("w-owned-by-o", "owns", rf"(?P<w>{_NP})x*o(?P<o>{_NP})"),
@@ -728,7 +842,7 @@ _GENERIC = frozenset(
 )
 
 
-_LOOSE_PP = frozenset("across with within via onto at from".split())
+_LOOSE_PP = frozenset("across with within via onto at from through".split())
 _NP_STARTERS = frozenset("the a an all our my their his her its this that these those".split())
 
 
@@ -746,9 +860,14 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
     for k in range(1, min(4, len(toks) - 1)):
         if toks[k].low in _AGENT_VERBS:
             head = text[toks[0].start : toks[k - 1].end]
-            rest = _noun_phrase(toks[k + 1 :], text)
+            after = k + 1
+            while after < len(toks) - 1 and toks[after].low in ("off", "on", "up", "out", "over"):
+                after += 1  # "until legal signs off on the DPA"
+            rest = _noun_phrase(toks[after:], text)
             if rest.lower().startswith(("the ", "a ", "an ")):
                 rest = rest.split(" ", 1)[1]
+            if not _agent_shaped(_trim(head), strict=True):
+                return rest  # "until data eng finishes the dedupe": the dedupe
             return f"{head}'s {rest}"
     return None
 
@@ -1111,7 +1230,11 @@ def _trailing_np(toks: list[_Tok]) -> list[_Tok]:
         n -= 1
     while n < len(toks) and toks[n].cls != "n":
         n += 1
-    return toks[n:]
+    out = toks[n:]
+    for k in range(len(out) - 2, 0, -1):  # "fixed by Ravi in PR #2288, which ...": the PR
+        if out[k].low in ("in", "via", "with") and _TICKET.fullmatch(out[k + 1].text):
+            return out[k + 1 :]
+    return out
 
 
 _QUALITY = (("M", "hedged"), ("N", "negated"))
@@ -1164,6 +1287,8 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     cause: str | None = None  # what a "now that Y landed" clause named
     last_doer: str | None = None  # the named doer of the last completion
     main_clause: list[_Tok] = []  # the last clause that was not a relative one
+    hedged_subject = False  # the clause before was hedged or planned
+    reason_blocker: str | None = None  # "Owing to a dependency on Y, X is on hold"
     for index, clause in enumerate(parts):
         toks, kind = clause.toks, clause.kind
         classes = clause.classes
@@ -1180,7 +1305,12 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             if topic:
                 reader.line_topic = _rebase(topic)[0]
             continue
-        if stalled_waiter is not None and kind in _BECAUSE and toks:
+        if (
+            stalled_waiter is not None
+            and kind in _BECAUSE
+            and toks
+            and not any(c in "WRKCY" for c in classes)  # "as it depends on Y": read it
+        ):
             blocker = _leading_np(toks)
             because = reader.blocked(stalled_waiter, _rebase(blocker)[0]) if blocker else None
             if because is not None and because.drafts:
@@ -1191,6 +1321,19 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             previous = toks
             continue
         stalled_waiter = None
+        if toks and toks[0].low in _THANKS and not any(c in _TRIGGERS for c in classes):
+            previous = []  # "Thanks @ximena —": no subject for what follows
+            continue
+        if (
+            index == 0
+            and len(parts) > 1
+            and parts[1].kind == ","
+            and parts[1].toks[:1]
+            and parts[1].toks[0].cls == "n"  # "Pending Y, X is on hold": X has a subject
+            and (lead := _lead_blocker(toks))
+        ):
+            reason_blocker, previous = _rebase(lead)[0], toks  # "Pending Y, X is on hold"
+            continue
         if kind in _CONDITIONAL:
             reason, previous = "conditional", toks
             skip_next = not outcomes and not any(o.drafts for o in outcomes)
@@ -1219,6 +1362,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     named = _plain(labelled.items[-1].name)
                 continue
         if not toks or not any(c in _TRIGGERS for c in classes):
+            hedged_subject = any(c in "MN" for c in classes)
             if kind in _CAUSAL - {","} and toks:
                 cause = _rebase(_trailing_np(toks))[0] or None
                 acted = _agent_acted(reader, toks)  # "now that Hee-won pushed the image"
@@ -1239,10 +1383,14 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             continue
         asserted = classes.split("K", 1)[0]  # "X has to land before Y can ship": not a hedge
         quality = next((label for c, label in _QUALITY if c in asserted), None)
+        if quality is None and hedged_subject and kind == "," and classes[0] not in "nxs":
+            quality = "hedged"  # "X is expected to launch in May, pending Y": Y is the plan's
         if quality is not None:
             reason, previous = quality, toks
+            hedged_subject = True
             _mention(reader, toks)  # "X still not done, Y blocked on it": X is the topic
             continue
+        hedged_subject = False
         out: _Outcome | None = None
         borrowed = False
         if kind in _RELATIVE and classes[0] == "n":
@@ -1256,7 +1404,9 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 if clause.antecedent is not None:
                     subject = clause.antecedent
                 elif kind in _RELATIVE or classes[0] in "oV":
-                    subject = _trailing_np(previous)
+                    subject = _trailing_np(previous) or (
+                        _leading_np(previous) if kind in _RELATIVE else []
+                    )  # "X has been completed, which unblocks Y": X is the antecedent
                 elif kind in _JOINERS:
                     subject = _leading_np(previous)
                     if not subject and index and parts[index - 1].kind in _RELATIVE:
@@ -1274,6 +1424,17 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 out = _read(reader, rebased, body, main)
             if out is None and heading and classes[0] == "n":
                 body, rebased = _rebase(toks + heading)  # "Oren to own", "Farah is driving"
+                out = _read(reader, rebased, body, main)
+            if (
+                out is None
+                and not heading
+                and kind in ("—", "–", "-")
+                and classes[0] == "n"
+                and classes[-1] == "O"
+                and previous
+                and all(t.cls in "n&p" for t in previous)
+            ):
+                body, rebased = _rebase(toks + previous)  # "auth revamp — Priya driving"
                 out = _read(reader, rebased, body, main)
             if out is None and heading and toks[-1].low in _OBJECT_PRONOUNS:
                 body, rebased = _rebase(toks[:-1] + heading)  # "Runbooks: Ifeanyi has them"
@@ -1312,10 +1473,13 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 if unblocked_waiter:
                     _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
                     unblocked_waiter = None
+            elif unblocked_waiter and kind in (",", "—", "–", ";", "-"):
+                _add_unblock(reader, outcomes, unblocked_waiter, cause, text)  # "X is
+                unblocked_waiter = None  # unblocked, the IAM changes went out": the reason
         if out.frame.endswith("unblocked-from-y") and not any(
             d.relation.value == "unblocked_from" for d in out.drafts
         ):
-            waiter = _rebase(_leading_np(toks))[0] or None
+            waiter = _rebase(_leading_np(toks))[0] or _rebase(_leading_np(rebased))[0] or None
             cause = cause or reader.recent_done  # "X is deployed! @mikko you're unblocked"
             if waiter and cause:
                 _add_unblock(reader, outcomes, waiter, cause, text)
@@ -1325,9 +1489,30 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             stalled_waiter = _rebase(_leading_np(rebased))[0] or None
         reader.commit(out, body)
         outcomes.append(out)
+        if reason_blocker and stalled_waiter:  # "Pending Y, X is on hold"
+            because = reader.blocked(stalled_waiter, reason_blocker)
+            if because is not None and because.drafts:
+                because.frame = "given-y-x-is-stalled"
+                reader.commit(because, text)
+                outcomes.append(because)
+            reason_blocker = stalled_waiter = None
         previous = toks
         if out.items:
             named = _plain(out.items[-1].name)
+    by_doer = {  # "X is live, having been rolled out by the ops team": the team did it
+        d.target.name.lower()
+        for o in (outcomes if len(outcomes) > 1 else ())
+        if o.frame in ("w-was-done-by-d", "d-did-w")
+        for d in o.drafts
+        if d.relation is Relation.COMPLETED
+    }
+    for o in outcomes if by_doer else ():
+        if o.frame in ("w-done", "w-was-done"):
+            o.drafts = [
+                d
+                for d in o.drafts
+                if d.relation.value != "completed" or d.target.name.lower() not in by_doer
+            ]
     done_now = {
         d.target.name.lower() for o in outcomes for d in o.drafts if d.relation.value == "completed"
     }
@@ -1368,6 +1553,24 @@ _LABEL_RELATIONS = {
 }
 
 
+_THANKS = frozenset("thanks thank thx ty kudos cheers shoutout props".split())
+_LEAD_WAIT = frozenset({"pending", "awaiting", "pending on"})
+_LEAD_CAUSE = re.compile(r"(?:owing|due) to|because of|given|in light of|as a result of")
+
+
+def _lead_blocker(toks: list[_Tok]) -> list[_Tok] | None:
+    """The blocker an opening phrase names: "Pending Y," or "Owing to a dependency on Y,"."""
+    if len(toks) > 1 and toks[0].low in _LEAD_WAIT and all(t.cls in "n&p" for t in toks[1:]):
+        return toks[1:]
+    for k, tok in enumerate(toks[:5]):
+        if tok.cls == "Y":
+            opening = " ".join(t.low for t in toks[:k])
+            rest = toks[k + 1 :]
+            if _LEAD_CAUSE.match(opening) and rest and all(t.cls in "n&p" for t in rest):
+                return rest
+    return None
+
+
 def _label_list(toks: list[_Tok]) -> str:
     """The items after a label, each read as a noun phrase, joined by commas."""
     text, toks = _rebase(toks)
@@ -1406,9 +1609,16 @@ def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
         text = re.sub(r"^(?:on|by|behind|waiting on|waiting for)\s+", "", text)
         out = reader.blocked(None, text)
     elif relation == "done":  # "Shipped: bulk import by Arnav, SSO by Ruth & Gideon"
+        if re.match(r"(?:nothing|none|no|n/a)\b", text, re.IGNORECASE):
+            return None  # "Done: nothing shippable, spent the day profiling"
         out = _Outcome()
+        last_item: str | None = None
         for part in text.split(", "):
             item, _, doer = part.partition(" by ")
+            if not doer and last_item and _agent_shaped(item, strict=True):
+                item, doer = last_item, item  # "SSO by Ruth & Gideon": Gideon too
+            elif doer:
+                last_item = item
             one = reader.completed(doer or None, item)
             if one is not None:
                 out.drafts += one.drafts

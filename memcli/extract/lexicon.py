@@ -46,7 +46,7 @@ _IRREGULAR: dict[str, tuple[str, str]] = {  # lemma -> (past, past participle)
 }
 _DOUBLE_FINAL = frozenset(
     {"ship", "drop", "stop", "plan", "scrap", "wrap", "gate", "pin", "submit", "commit", "admit"}
-    | {"grab", "slip", "chat", "tag"}
+    | {"grab", "slip", "chat", "tag", "babysit", "spin"}
 )
 
 
@@ -222,18 +222,22 @@ _FORMS = frozenset(w for ws in CUE_WORDS.values() for w in ws)
 
 
 def _typo_table() -> dict[str, str]:
-    base = frozenset(
+    listed = frozenset(
         """
         blocked blocking blocker waiting depends dependent dependency shipped merged finished
         completed deployed released unblocked stalled pending assigned responsible working
-        landed launched
+        landed launched complete rolled prerequisite ownership resolved handling handled
+        driving leading waited awaiting finishing shipping merging deploying releasing
         """.split()
     )
+    # every single-word form of every lexicon lemma of five letters or more
+    base = listed | frozenset(w for w in _FORMS if " " not in w and len(w) >= 5 and w.isalpha())
     table: dict[str, str] = {}
     clashes: set[str] = set()
     for word in sorted(base):
         for v in _variants(word):
-            if len(v) < 6 or v in base or v in _REAL_WORDS or v in _FORMS:
+            short = len(v) < 6 and len(v) != len(word)  # only swaps of five-letter words
+            if short or len(v) < 5 or v in base or v in _REAL_WORDS or v in _FORMS or v in _COMMON:
                 continue
             if v in table and table[v] != word:
                 clashes.add(v)
@@ -242,6 +246,30 @@ def _typo_table() -> dict[str, str]:
         del table[v]
     return table
 
+
+# Common words one edit away from some trigger form: never rewritten.
+_COMMON = frozenset(
+    """
+    owner owners fished finish leading reading heading beading loading lending needing
+    feeding seeding weeding wading fading trading grading shading wedding bedding nodding
+    handle candle handed landing standing branding banding bonding binding minding winding
+    manage manager damage ships chips clips skips shops shipper drives drivers driver
+    arrived derived thrived striving driving diving riving rising risen tasked basked masked
+    asked fixes mixes fixed mixed sixes boxed waited wanted wasted waiter waiters baited
+    tasks masks lasts pauses causes clauses cause caused pause paused closed cloned
+    clones closer closet posed dosed nosed hosed losed loser leased pleased created
+    related rated stated states slates plates skates gates dates rates hates mates
+    lands bands hands sands wands bland blend blind bland brand grand gland planned
+    planed plane planes lanced danced fancied lunched punched bunched hunched launches
+    lunches merges verges purges emerge emerges depend spends spend blends lends bends
+    tends sends mends needs needle weeds seeds feeds heeds reads leads loads heads beads
+    roads toads goads owning owing owed owes bowed towed mowed rowed sowed vowed
+    asking compete competed competes competing continent handing laning locking losing
+    lunching paring sicked sicking sipping staling taking tacked tacking ticked ticking
+    unlock unlocked unlocking unlocks untuck freeing tasing hipping lockage parking unsuck
+    salled stalking talking walking waking making baking raking shaking staking closes
+    """.split()
+)
 
 TYPOS: dict[str, str] = _typo_table()
 _WORD = re.compile(r"[A-Za-z]+")

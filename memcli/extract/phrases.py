@@ -43,7 +43,7 @@ _NON_NAMES = _words(
     budget hiring procurement audit localization translation notifications settings admin
     invoicing pricing inventory shipping cart catalog recommendations qa ci cd eod eow asap
     tbd eta fyi btw wip okr okrs roadmap plan planning hold track schedule time pto lgtm
-    ptal ack nack imo tbh afaik
+    ptal ack nack imo tbh afaik mon tue tues wed thu thur thurs fri sat sun
     vacation leave holiday call break point board fire site radar ice pause standby main
     master trunk progress blockers blocker waiting stuck stalled landed merged yes no ok
     okay thanks great good bad next last first then also however meanwhile overall
@@ -57,7 +57,20 @@ _NON_NAMES = _words(
 # Noun suffixes that make a capitalised word a thing, not a given name.
 _NOUN_SUFFIXES = ("ing", "tion", "sion", "ment", "ness", "ity", "ics", "ware", "base", "flow")
 
-_TEAM_WORDS = _words("team squad group crew")
+_TEAM_WORDS = _words(
+    "team squad group crew office department dept org organisation organization division"
+    " unit desk guild chapter pod tribe committee board"
+)
+# Organisational units that name a group on their own ("the backend's endpoint",
+# "treasury's FX feed", "SRE's rotation change"): a possessive of one names an owner.
+_ORG_UNITS = _words(
+    """
+    backend frontend infra infrastructure platform security secops legal finance treasury
+    marketing sales support ops devops design product qa sre hr compliance procurement
+    dba dbas networking growth research analytics engineering eng accounting payroll
+    partnerships facilities operations tooling
+    """
+)
 
 _FIRST_PERSON = _words("i me myself we us ourselves")
 _SELF_GROUPS = frozenset({"team", "the team", "our team", "my team", "the whole team", "we all"})
@@ -119,14 +132,25 @@ _VAGUE = _words(
     response responses reply replies progress people folks schedule track hold time
     approval approvals review reviews sign-off signoff go-ahead greenlight decision
     decisions info information details it's coffee lunch dinner breakfast food pizza
+    checks tests builds itself themselves himself herself myself ourselves yourself
+    comment comments note notes link links label labels reviewer reviewers screenshot
+    screenshots context thoughts
     train bus flight taxi kids kid dog weather laundry snacks tea package parcel
     """
 ) | frozenset({"other things", "other stuff", "other teams", "a lot", "the go-ahead"})
+_VAGUE |= frozenset({"ci run", "ci runs", "a green build", "green ci", "ci checks", "green build"})
 
 # Everyday nouns: "waiting on my coffee" is not a dependency.
 _EVERYDAY = _words(
     "coffee lunch dinner breakfast food pizza train bus flight taxi kids dog weather laundry"
-    " snacks tea haircut dentist doctor groceries"
+    " snacks tea haircut dentist doctor groceries laptop phone wifi internet keyboard monitor"
+    " car commute headphones"
+)
+
+# Words before an everyday noun that keep it everyday ("morning coffee", "late train").
+_CASUAL = _words(
+    "my our your his her their the a morning afternoon evening iced hot cold quick late"
+    " early delayed next last first team family usual"
 )
 
 # "X is on Y" is ownership unless Y is one of these ("on hold", "on PTO", "on call").
@@ -211,7 +235,8 @@ _OWNER_TAILS: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
 _OBJ_VERBS = (
     r"start|ship|finish|land|merge|release|deploy|launch|continue|begin|complete|roll out"
     r"|resume|work on|move forward with|move forward on|move on|proceed with|make progress on"
-    r"|progress on|pick up|kick off"
+    r"|progress on|pick up|kick off|touch|tackle|get to|look at|build|wire up|test|integrate"
+    r"|enable|turn on|cut|do|write|finish up|wrap up"
 )
 _BEFORE_START = re.compile(
     rf"(?P<head>.+?)\s+before\s+(?:we|I|they|he|she)\s+(?:can|could)\s+(?:{_OBJ_VERBS})"
@@ -251,6 +276,7 @@ _TAILS: tuple[re.Pattern[str], ...] = tuple(
         r"|blocked|stuck|stalled|pending|in progress|in review|under review|not ready|broken"
         r"|down|flaky|red)",
         r"(?P<head>.+?)\s+(?:slipped|slips|slid|broke|failed|regressed|went down|got delayed)",
+        r"(?P<head>.+?)\s+(?:is|are|gets|get|has been|have been)\s+[a-z]+(?:ed|en)",
         r"(?P<head>.+?)\s+(?:first|anymore|any more|any longer)",
         r"(?P<head>.+?)\s+(?:before|so that|so)\s+.+",
         r"(?P<head>.+?)\s*,\s*(?:which|that|who|but|so|and then|and we|and I|though|although"
@@ -320,7 +346,8 @@ def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> 
         changed = False
         for pattern, strict in _OWNER_TAILS:
             m = pattern.fullmatch(text)
-            if m and _agent_shaped(_trim(m["o"]), strict=strict):
+            owner = _trim(m["o"]) if m else ""
+            if m and (_agent_shaped(owner, strict=strict) or (not strict and _is_org(owner))):
                 if from_owner or not strict:  # "took over X from Bob": Bob is not the owner
                     owners.append(_trim(m["o"]))
                 text, changed = _trim(m["head"]), True
@@ -367,6 +394,8 @@ _CONTAINER = re.compile(
     r"\A(?:(?:the|any|some|more|further|our|my|their)\s+)?(?:progress|work|status|rest"
     r"|remainder|remaining work|last bits?|final bits?|final steps?|next steps?|pagination"
     r"|cleanup|follow-?ups?|tail end|bulk|first part|second part|part|parts|phase \d+"
+    r"|ownership|delivery|completion|implementation|finalisation|finalization|execution"
+    r"|responsibility|accountability"
     r"|remaining parts?|review|reviews|testing|rollout plan)\s+(?:on|of|for)\s+(?=\S)",
     _FLAGS,
 )
@@ -385,7 +414,7 @@ def _strip_determiners(text: str, owners: list[str]) -> str:
             owners.append(pronoun[det])
         text = m["rest"]
     elif m := _POSSESSIVE_NAME.fullmatch(text):
-        if _agent_shaped(_trim(m["o"]), strict=True):
+        if _agent_shaped(_trim(m["o"]), strict=True) or _is_org(_trim(m["o"])):
             owners.append(_trim(m["o"]))
             text = m["rest"]
     elif (m := _DEMONSTRATIVE.match(text)) and text.lower() not in _REFS:
@@ -403,6 +432,21 @@ def _split_waiters(raw: str) -> list[str]:
         if len(people) > 1 and all(_agent_shaped(_trim(p), strict=True) for p in people):
             return people
     return parts
+
+
+def _is_org(name: str) -> bool:
+    """ "backend", "the DBA team", "data eng", "the controller's office": a group."""
+    low = name.lower()
+    if low in _ORG_UNITS:
+        return True
+    if " " not in low:
+        return False
+    low = _LEADING_ARTICLE.sub("", low, count=1)
+    return (
+        low in _ORG_UNITS
+        or _is_team(low)
+        or (len(low.split()) == 2 and low.split()[-1] in ("eng", "engineering", "ops", "infra"))
+    )
 
 
 def _is_team(name: str) -> bool:
@@ -450,6 +494,11 @@ def _valid_core(core: str) -> bool:
     low = core.lower()
     if low in _VAGUE or _TIME_PHRASE.fullmatch(low):
         return False
-    if any(w.lower() in _EVERYDAY for w in words) or words[0].lower() == "next":
+    if words[0].lower() == "next":
         return False
+    for k, word in enumerate(words):  # "my coffee", not "the release train"
+        if word.lower() in _EVERYDAY and (
+            k == 0 or k < len(words) - 1 or words[k - 1].lower() in _CASUAL
+        ):
+            return False
     return not (_QUANTITY.match(core) or _GERUND_CLAUSE.match(core))

@@ -13,10 +13,17 @@ from __future__ import annotations
 import re
 
 from memcli.extract.context import Minutes, _Draft, _key, _Outcome, _Reader
-from memcli.extract.core import action_assignee, core_cues, read_action, read_core
+from memcli.extract.core import (
+    _TRIGGERS,
+    action_assignee,
+    core_cues,
+    read_action,
+    read_core,
+    tokenise,
+)
 from memcli.extract.factuality import why_not
 from memcli.extract.lexicon import TYPOS, has_cue
-from memcli.extract.text import _normalise, addressee, sentence_lines
+from memcli.extract.text import _normalise, addressee, sentence_lines, status_emoji
 from memcli.models import ExtractedFact, Extraction, Relation, SentenceTrace
 
 _WORDS = re.compile(r"[a-z]+")
@@ -40,7 +47,7 @@ _NONE = re.compile(
 )
 _GERUND = re.compile(
     r"\A(?:(?:still|continuing|back)\s+(?:on\s+)?)?(?:\w+ing)\s+(?=(?:the|a|an|our|my|some)\s)|"
-    r"\A(?:back on|more|continuing|finishing up)\s+",
+    r"\A(?:back on|more|continuing|finishing up|on)\s+",
     re.IGNORECASE,
 )
 
@@ -76,9 +83,11 @@ def _read_line(
         if section == "blockers" and not has_cue(text):
             text = f"blocked on {text}"
         outcomes, reason = _read_sentence(reader, sentence, text)
-    if outcomes or section != "doing" or has_cue(text) or why_not(text.lower()):
+    if outcomes or section != "doing":
         return outcomes, reason
     plain = _GERUND.sub("", _normalise(text), count=1)
+    if any(t.cls in _TRIGGERS for t in tokenise(plain)) or why_not(plain.lower()):
+        return outcomes, reason  # "waiting on X" is not an item; "X work" is
     if len(plain.split()) > 8 or "," in plain:
         return outcomes, reason
     out = reader.owns(None, plain)
@@ -104,7 +113,7 @@ def _read_sentence(
         reader.addressee = addressee(sentence) or reader.addressee
     raw = (sentence if text is None else text).lower()
     words = _WORDS.findall(raw)
-    if _cues().isdisjoint(words) and "'" not in raw and "’" not in raw:
+    if _cues().isdisjoint(words) and "'" not in raw and "’" not in raw and not status_emoji(raw):
         if not any(w in TYPOS for w in words):
             return [], "no predicate"  # no word of any frame: not worth normalising
     text = _normalise(sentence if text is None else text)
@@ -135,6 +144,14 @@ def _read_clauses(reader: _Reader, text: str) -> list[_Outcome]:
     return outcomes
 
 
+_ACTION_HEADING = re.compile(
+    r"\W*(?:action items?|actions?|ais?|follow-?ups?|next steps?|to-?dos?)\W*", re.IGNORECASE
+)
+_NAME_COLON = re.compile(
+    r"\s*@?(?P<who>[^\W\d_][\w.'-]*(?:\s+[^\W\d_][\w.'-]*)?)\s*(?::|—|–|\s-)\s*"
+    r"(?!to\b)(?P<rest>[a-z].+)"
+)
+_NAME_TO = re.compile(r"\s*@?[^\W\d_][\w.'-]*(?:\s+[^\W\d_][\w.'-]*)?\s+(?:to|will)\s+[a-z]")
 _ACTION_START = re.compile(r"\W*(?:action|ai\b|todo|to-do|follow|next)", re.IGNORECASE)
 
 
@@ -143,6 +160,12 @@ def _read_minutes_line(
 ) -> tuple[list[_Outcome], str | None]:
     """Read a line: an action item, what a speaker said, or an ordinary sentence."""
     plain = _normalise(sentence) if _ACTION_START.match(sentence) else ""
+    if not plain and heading is not None and _ACTION_HEADING.fullmatch(heading):
+        # under "Action items": "- Bartek: automate X", "- Dana to migrate Y"
+        if m := _NAME_COLON.match(sentence):
+            plain = _normalise(f"ACTION: {m['who']} to {m['rest']}")
+        elif _NAME_TO.match(sentence):
+            plain = _normalise(f"ACTION: {sentence}")
     if plain and (who := action_assignee(plain)) is not None:
         reader.sentence = sentence
         out = read_action(reader, plain, minutes.who(who) if minutes.active else None)

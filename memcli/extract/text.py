@@ -107,7 +107,8 @@ _TRAILING_TIME = re.compile(
     |(?:on|since|by|until|till|last|this)\ {_WEEKDAYS}|since\ (?:yesterday|last\ week)
     |for\ (?:a\ |the\ )?(?:few\ |couple\ of\ |couple\ |several\ |\d+\ |two\ |three\ |four\ )?
     (?:days?|weeks?|hours?|sprints?)|earlier|at\ last|as\ planned|on\ time|ahead\ of\ schedule
-    |yet|eod|eow|asap|in\ the\ meantime|meanwhile|so\ far|overall|otherwise|as\ expected)$""",
+    |yet|eod|eow|asap|in\ the\ meantime|meanwhile|so\ far|overall|otherwise|as\ expected
+    |going\ forward|moving\ forward|from\ now\ on|from\ here\ on|from\ here|end\ to\ end)$""",
     re.IGNORECASE | re.VERBOSE,
 )
 
@@ -195,6 +196,8 @@ def _drop_symbols(text: str) -> str:
 def _paren(m: re.Match[str]) -> str:
     """Keep ownership/waiting parentheticals as a comma clause, drop ids and asides."""
     inner = m.group(1)
+    if inner is not None and (owner := _OWNER_LABEL.fullmatch(inner)):
+        return f", owned by {owner['who']},"  # "payments refactor (owner: Dmitri)"
     if inner is not None and _PAREN_CLAUSE.match(inner):
         return f", {inner.strip()},"
     if inner is not None and _names_only(inner):
@@ -210,12 +213,15 @@ def _names_only(inner: str) -> bool:
     )
 
 
+_WONTFIX = re.compile(r"\bwon'?t[- ]fix\b", re.IGNORECASE)
+_OWNER_LABEL = re.compile(r"\s*(?:owner|owners|dri|lead|assignee)\s*[:=-]\s*@?(?P<who>[^:]+?)\s*")
 _EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
 _MENTION = re.compile(r"(?<!\w)@(?=\w)")
 # "@mehmet I'll take X": a leading mention addresses someone (see ``addressee``).
 _VOCATIVE = re.compile(
     r"\A\s*@[\w.-]+(?:\s*[,:]\s*|\s+(?=(?:i|we|you|fyi|thanks|thx|ty|pls|please|can|could"
-    r"|would|heads|just|your)\b))(?=\S)",
+    r"|would|heads|just|your|this|that|these|those|re|sorry|ok|okay|sure|agreed|lgtm|looks"
+    r"|nice|good|great|yes|yep|nope)\b))(?=\S)",
     re.IGNORECASE,
 )
 
@@ -232,7 +238,11 @@ _ARROW = re.compile(r"\s*(?:->|→|=>|⇒)\s*")
 @lru_cache(maxsize=64)  # one update reads a sentence several times
 def _normalise(sentence: str) -> str:
     """Rewrite a sentence into the plain form the pattern table is written against."""
+    if not sentence.isascii() and _STATUS_EMOJI.match(sentence):
+        sentence = _STATUS_EMOJI.sub(_status_label, sentence, count=1)
     s = fix_typos(_drop_symbols(sentence.translate(_QUOTES)))
+    if ("teh" in s or "hte" in s or "adn" in s or "nad" in s) and _FUNCTION_TYPO.search(s):
+        s = _FUNCTION_TYPO.sub(lambda m: _FUNCTION_TYPOS[m.group(0).lower()], s)
     if ":" in s:
         s = _EMOJI_CODE.sub(" ", s)  # Slack emoji codes
     s = s.replace("**", "").replace("__", "").replace("`", "").replace('"', "")
@@ -242,13 +252,15 @@ def _normalise(sentence: str) -> str:
         s = _ARROW.sub(" -> ", s)
     if "(" in s or "[" in s:
         s = _PARENS.sub(_paren, s)
+    if "fix" in s and "on" in s:
+        s = _WONTFIX.sub("wontfix", s)  # "closing as won't-fix" is a resolution, not a plan
     if "'" in s:
         low = s.lower()
         for (pattern, repl), hint in zip(_CONTRACTIONS, _CONTRACTION_HINTS, strict=True):
             if hint in low:
                 s = pattern.sub(repl, s)
     s = " ".join(s.split()).strip(" \t.,;:!-—–")
-    if not _ADVERB_WORDS.isdisjoint(s.lower().split()):
+    if not _ADVERB_WORDS.isdisjoint(s.lower().replace(",", " ").split()):
         s = _ADVERBS.sub(" ", s)
     if " for " in s:
         s = _DURATION.sub(" ", s)
@@ -274,6 +286,27 @@ _ADVERB_WORDS = frozenset(
     sadly officially finally already totally completely fully effectively literally
     definitely certainly honestly apparently unsurprisingly both""".split()
 )
+# A status emoji opening a line is a label: "✅ X" is done, "🔄 X" in progress.
+_STATUS_EMOJI = re.compile(r"\s*(?P<e>[✅✔☑]|🔄|🚧|⏳|🏗|🛠|⛔|🚫|🛑)\ufe0f?\s*")
+_STATUS_LABELS = {
+    **dict.fromkeys("✅✔☑", "Done: "),
+    **dict.fromkeys(["🔄", "🚧", "⏳", "🏗", "🛠"], "In progress: "),
+    **dict.fromkeys(["⛔", "🚫", "🛑"], "Blocked: "),
+}
+
+
+def _status_label(m: re.Match[str]) -> str:
+    return _STATUS_LABELS[m["e"]]
+
+
+def status_emoji(sentence: str) -> bool:
+    """Whether a sentence opens with a status emoji (a done / in progress / blocked label)."""
+    return not sentence.isascii() and _STATUS_EMOJI.match(sentence) is not None
+
+
+# Misspelt function words ("teh", "adn"): a trigger phrase needs its little words right.
+_FUNCTION_TYPOS = {"teh": "the", "hte": "the", "adn": "and", "nad": "and"}
+_FUNCTION_TYPO = re.compile(r"\b(?:teh|hte|adn|nad)\b", re.IGNORECASE)
 _SPACE_PUNCT = re.compile(r"\s+([,;:])")
 _COMMAS = re.compile(r",(?:\s*,)+")
 _FILLER_START = re.compile(
@@ -289,6 +322,7 @@ _FILLER_START = re.compile(
 _TIME_ENDINGS = frozenset(
     """today yesterday tonight tomorrow morning afternoon evening week sprint quarter night
     now moment atm well too again days day weeks hours hour sprints earlier last planned time
-    schedule yet eod eow asap meantime meanwhile far overall otherwise expected""".split()
+    schedule yet eod eow asap meantime meanwhile far overall otherwise expected forward on
+    here end""".split()
 )
 _WEEKDAY_END = re.compile(_WEEKDAYS, re.IGNORECASE)
