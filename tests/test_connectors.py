@@ -120,7 +120,7 @@ def test_github_references_in_text_chain_issues(cli: Cli, write: Any) -> None:
         issue(5, "ana", "Set up the design tokens."),
         issue(6, "ben", "Blocked by #5."),
         issue(7, "cleo", "Blocked by #6."),
-        issue(8, "dev", "Restyle the footer.", comment="Still waiting on #5 before I can start."),
+        issue(8, "dev", "Restyle the footer.", comment="Still waiting on #5, then I can start."),
     ]
     ingest(cli, "github", "-g", "web", str(write("web.json", json.dumps(export))))
     # (the owners are stated in the issues' structure episodes, which share no
