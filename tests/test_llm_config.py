@@ -153,3 +153,23 @@ def test_cache_migration(tmp_path: Path) -> None:
         store.llm_cache_put("h", "m", "extract/1", '{"a": 1}', 3, 4)
         assert store.llm_cache_get("h", "m", "extract/1") == '{"a": 1}'
         assert store.llm_cache_get("h", "m", "extract/2") is None
+
+
+def test_an_unreadable_config_file_is_a_message_not_a_traceback(tmp_path: Path) -> None:
+    """A config path that cannot be read (here: a directory where the file should be,
+    which even root cannot read as text) names the file and exits 2."""
+    import os
+
+    where = tmp_path / "config.toml"
+    where.mkdir()
+    env = {**os.environ, "MEMCLI_CONFIG": str(where), "MEMCLI_DB": str(tmp_path / "m.db")}
+    env.pop("MEMCLI_DEBUG", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "memcli", "config", "show"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 2 and str(where) in result.stderr

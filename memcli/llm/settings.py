@@ -196,7 +196,7 @@ _FIELDS: dict[str, tuple[tuple[str, ...], _Parser, Any]] = {
 
 
 def _read_config(path: Path) -> dict[str, Any]:
-    if not path.is_file():
+    if not path.exists():
         return {}
     import tomllib
 
@@ -204,6 +204,11 @@ def _read_config(path: Path) -> dict[str, Any]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path} is not valid TOML: {exc}") from None
+    except OSError as exc:  # unreadable (permissions), or gone since is_file()
+        raise UsageError(
+            f"cannot read the config file {path}: {exc.strerror or exc}",
+            hint="fix its permissions, or point MEMCLI_CONFIG at another file",
+        ) from None
     section = data.get("llm", {})
     if not isinstance(section, dict):
         raise UsageError(f"{path}: [llm] must be a table")
