@@ -119,6 +119,33 @@ def fact(source: EntityRef, relation: Relation, target: EntityRef, sentence: str
     return ExtractedFact(source, relation, target, sentence)
 
 
+def link_lines_and_facts(
+    key: str, links: Iterable[tuple[str, str]], created: str, closed_at: dict[str, str]
+) -> tuple[list[str], list[ExtractedFact]]:
+    """A tracker item's dependency links as text lines ("Blocked by: ...", "Blocks: ...")
+    and ``blocked_by`` facts, shared by every tracker connector. A link whose blocker had
+    already closed when the item was created never held, so it gives no wait."""
+    pairs = sorted(links)
+    lines = []
+    waits = sorted(b for a, b in pairs if a == key)
+    blocks = sorted(a for a, b in pairs if b == key)
+    if waits:
+        lines.append("Blocked by: " + ", ".join(waits))
+    if blocks:
+        lines.append("Blocks: " + ", ".join(blocks))
+    facts = [
+        fact(
+            work_item(blocked),
+            Relation.BLOCKED_BY,
+            work_item(blocker),
+            f"{blocked} is blocked by {blocker}",
+        )
+        for blocked, blocker in pairs
+        if not (closed_at.get(blocker) is not None and closed_at[blocker] <= created)
+    ]
+    return lines, facts
+
+
 def batches(
     fmt: str,
     items: Iterable[SourceText | InputError],

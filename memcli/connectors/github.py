@@ -27,6 +27,7 @@ from memcli.connectors import (
     RecordError,
     fact,
     items_of,
+    link_lines_and_facts,
     need,
     opt,
     opt_str,
@@ -215,24 +216,9 @@ def _episodes(issue: _Issue, source: str, closed_at: dict[str, str]) -> list[Epi
             fact(person(a), Relation.OWNS, item, f"{issue.key} is assigned to {a}")
             for a in issue.assignees
         )
-    waits = sorted(b for a, b in issue.links if a == issue.key)
-    blocks = sorted(a for a, b in issue.links if b == issue.key)
-    if waits:
-        lines.append("Blocked by: " + ", ".join(waits))
-    if blocks:
-        lines.append("Blocks: " + ", ".join(blocks))
-    for blocked, blocker in sorted(issue.links):
-        done = closed_at.get(blocker)
-        if done is not None and done <= issue.created:
-            continue  # the blocker had shipped before this link could hold: no wait
-        facts.append(
-            fact(
-                work_item(blocked),
-                Relation.BLOCKED_BY,
-                work_item(blocker),
-                f"{blocked} is blocked by {blocker}",
-            )
-        )
+    link_lines, link_facts = link_lines_and_facts(issue.key, issue.links, issue.created, closed_at)
+    lines.extend(link_lines)
+    facts.extend(link_facts)
     episodes = [
         EpisodeInput(
             content="\n".join(lines),

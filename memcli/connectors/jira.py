@@ -23,6 +23,7 @@ from memcli.connectors import (
     RecordError,
     fact,
     items_of,
+    link_lines_and_facts,
     need,
     opt,
     opt_str,
@@ -217,24 +218,11 @@ def _episodes(issue: _Issue, source: str, resolved_at: dict[str, str]) -> list[E
                 f"{issue.key} is assigned to {issue.assignee}",
             )
         )
-    waits = sorted(b for a, b in issue.links if a == issue.key)
-    blocks = sorted(a for a, b in issue.links if b == issue.key)
-    if waits:
-        lines.append("Blocked by: " + ", ".join(waits))
-    if blocks:
-        lines.append("Blocks: " + ", ".join(blocks))
-    for blocked, blocker in sorted(issue.links):
-        done = resolved_at.get(blocker)
-        if done is not None and done <= issue.created:
-            continue  # resolved before this link could hold: no wait
-        facts.append(
-            fact(
-                work_item(blocked),
-                Relation.BLOCKED_BY,
-                work_item(blocker),
-                f"{blocked} is blocked by {blocker}",
-            )
-        )
+    link_lines, link_facts = link_lines_and_facts(
+        issue.key, issue.links, issue.created, resolved_at
+    )
+    lines.extend(link_lines)
+    facts.extend(link_facts)
     episodes = [
         EpisodeInput(
             content="\n".join(lines),
