@@ -78,6 +78,19 @@ def test_observations_json_loads_no_terminal_or_reader_libraries(
     assert [m for m in loaded if m.startswith(("rich", "frontmatter", "yaml", "openai"))] == []
 
 
+def test_reading_an_up_to_date_database_loads_no_sqlite_utils(
+    cli: Cli, atlas: Path, db_path: Path
+) -> None:
+    # sqlite-utils (and numpy, which it imports when installed) are for migrations and
+    # writes; a read of a database that needs no migration opens it with sqlite3 alone.
+    cli("ingest", str(atlas))
+    cli("analyze")
+    code = "from memcli.cli import main\nsys.argv = ['memcli', 'observations', '--json']\nmain()"
+    watched = ("sqlite_utils", "numpy", "memcli.store.migrations", "memcli.contract")
+    loaded = loaded_after(code, {"MEMCLI_DB": str(db_path)}, watched)
+    assert loaded == ["memcli.contract"]
+
+
 COMMAND_MODULES = tuple(
     f"memcli.cli.{p.stem}" for p in sorted((ROOT / "memcli" / "cli").glob("*_cmd.py"))
 )
