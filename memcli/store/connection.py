@@ -206,7 +206,9 @@ class StoreBase:
         if self._db is None:
             from sqlite_utils import Database
 
-            self._db = Database(self.conn, execute_plugins=False)
+            # recursive_triggers is already on (set at open); made inside a transaction,
+            # the wrapper must not run statements of its own.
+            self._db = Database(self.conn, execute_plugins=False, recursive_triggers=False)
         return self._db
 
     def _up_to_date(self) -> bool:
