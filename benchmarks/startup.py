@@ -13,6 +13,11 @@ Every agent call and every shell pipeline starts a new memcli process, so what
   analyzed store of N generated updates (built once under ``out/``, from JSONL with
   given facts, so building it is quick).
 
+With ``--baseline DIR`` (another memcli source tree, e.g. a checkout of main) each memcli
+figure is also measured for that tree, the two runs alternating so both see the same
+load; both then run as ``python -m memcli`` from a neutral directory with the tree on
+``PYTHONPATH``.
+
 Targets (issue 13): ``import memcli.cli`` <= 60 ms, ``observations --json`` <= 120 ms wall
 at 10k updates.
 """
@@ -20,11 +25,13 @@ at 10k updates.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -41,11 +48,15 @@ def memcli_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "memcli"]
 
 
-def wall(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+def wall(
+    argv: list[str], env: dict[str, str] | None = None, cwd: str | None = None
+) -> tuple[float, float]:
     """(wall seconds, CPU seconds) one process takes from start to exit. CPU time (user
     + system) is the steadier figure on a machine other work is using."""
     started = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd
+    )
     _pid, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:
@@ -78,6 +89,70 @@ def medians_ms(fn: Callable[[], tuple[float, float]], runs: int) -> tuple[float,
     )
 
 
+def paired_medians_ms(
+    fns: list[Callable[[], tuple[float, float]]], runs: int
+) -> list[tuple[float, float]]:
+    """:func:`medians_ms` of each of ``fns``, their runs alternating."""
+    samples: list[list[tuple[float, float]]] = [[] for _ in fns]
+    for i in range(runs + 1):
+        for fn, out in zip(fns, samples, strict=True):
+            sample = fn()
+            if i:  # the first round warms the file cache
+                out.append(sample)
+    return [
+        (
+            statistics.median(w for w, _ in s) * 1000,
+            statistics.median(c for _, c in s) * 1000,
+        )
+        for s in samples
+    ]
+
+
+def compare(baseline: Path, size: int, runs: int) -> None:
+    """Every memcli figure for this tree and for ``baseline``, runs alternating."""
+    py = sys.executable
+    neutral = tempfile.mkdtemp()  # no memcli in the working directory to shadow either
+    trees = {"this tree": HERE.parent, f"baseline ({baseline})": baseline}
+    cases: dict[str, list[str]] = {
+        "import memcli.cli (whole process)": [py, "-c", "import memcli.cli"],
+        "memcli --help": [py, "-m", "memcli", "--help"],
+    }
+    if size:
+        db = store(size)
+        cases[f"memcli observations --json ({size:,} updates)"] = [
+            *(py, "-m", "memcli", "--db", str(db)),
+            *("observations", "--json"),
+        ]
+    rows: list[tuple[str, tuple[float, float]]] = [
+        (
+            "bare interpreter (python -c pass)",
+            medians_ms(lambda: wall([py, "-c", "pass"], cwd=neutral), runs),
+        )
+    ]
+    for name, argv in cases.items():
+        envs = [{**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(tree)} for tree in trees.values()]
+        figures = paired_medians_ms(
+            [functools.partial(wall, argv, env, neutral) for env in envs],
+            runs,
+        )
+        rows += [(f"{name}, {tree}", f) for tree, f in zip(trees, figures, strict=True)]
+    print_rows(rows, runs)
+
+
+def print_rows(rows: list[tuple[str, tuple[float, float] | float]], runs: int) -> None:
+    width = max(len(name) for name, _ in rows)
+    load = os.getloadavg()[0]
+    print(
+        f"{'figure':<{width}}  wall ms   CPU ms   (medians of {runs} runs; "
+        f"{os.cpu_count()} cores, load average {load:.1f})"
+    )
+    for name, value in rows:
+        if isinstance(value, tuple):
+            print(f"{name:<{width}}  {value[0]:7.1f}  {value[1]:7.1f}")
+        else:
+            print(f"{name:<{width}}  {value:7.1f}        -")
+
+
 def store(n: int) -> Path:
     """An analyzed store of ``n`` generated updates (JSONL with given facts)."""
     from generate import cached
@@ -99,7 +174,13 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=15, help="runs per figure (median)")
     p.add_argument("--size", type=int, default=10000, help="updates in the read store (0: skip)")
+    p.add_argument(
+        "--baseline", type=Path, metavar="DIR", help="another memcli source tree to compare"
+    )
     args = p.parse_args(argv)
+    if args.baseline:
+        compare(args.baseline.resolve(), args.size, args.runs)
+        return
     py = sys.executable
     env = {**os.environ, "NO_COLOR": "1"}
     memcli = memcli_command()
@@ -129,17 +210,7 @@ def main(argv: list[str] | None = None) -> None:
                 medians_ms(lambda: wall(cmd, env), args.runs),
             )
         )
-    width = max(len(name) for name, _ in rows)
-    load = os.getloadavg()[0]
-    print(
-        f"{'figure':<{width}}  wall ms   CPU ms   (medians of {args.runs} runs; "
-        f"{os.cpu_count()} cores, load average {load:.1f})"
-    )
-    for name, value in rows:
-        if isinstance(value, tuple):
-            print(f"{name:<{width}}  {value[0]:7.1f}  {value[1]:7.1f}")
-        else:
-            print(f"{name:<{width}}  {value:7.1f}        -")
+    print_rows(rows, args.runs)
 
 
 if __name__ == "__main__":

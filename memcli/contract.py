@@ -14,7 +14,9 @@ Pure: pydantic models and the enums of :mod:`memcli.models`, no store, no I/O. I
 it costs pydantic, so the CLI imports it only in the commands that print records.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: pydantic would have to evaluate every
+# field's annotation from a string when each class is created, a cost every command
+# that prints records pays at import.
 
 from typing import Any, Literal
 

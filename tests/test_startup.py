@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from typer.testing import CliRunner
+
+from memcli.cli import build_app, invoked
 from tests.conftest import ROOT, Cli
 
 # Loaded by commands that need them, never by the import of the CLI.
@@ -32,11 +36,14 @@ HEAVY = (
 )
 
 
-def loaded_after(code: str, env: dict[str, str] | None = None) -> list[str]:
-    """Which of HEAVY are in sys.modules when ``code`` has run in a fresh interpreter."""
+def loaded_after(
+    code: str, env: dict[str, str] | None = None, watched: tuple[str, ...] = HEAVY
+) -> list[str]:
+    """Which of ``watched`` are in sys.modules when ``code`` has run in a fresh
+    interpreter."""
     probe = (
         "import atexit, sys\n"
-        f"heavy = {HEAVY!r}\n"
+        f"heavy = {watched!r}\n"
         "atexit.register(lambda: print('LOADED=' + ','.join("
         "m for m in heavy if m in sys.modules), file=sys.stderr))\n" + code
     )
@@ -69,6 +76,75 @@ def test_observations_json_loads_no_terminal_or_reader_libraries(
     loaded = loaded_after(code, {"MEMCLI_DB": str(db_path)})
     assert "memcli.contract" in loaded  # it did print records
     assert [m for m in loaded if m.startswith(("rich", "frontmatter", "yaml", "openai"))] == []
+
+
+def test_reading_an_up_to_date_database_loads_no_sqlite_utils(
+    cli: Cli, atlas: Path, db_path: Path
+) -> None:
+    # sqlite-utils (and numpy, which it imports when installed) are for migrations and
+    # writes; a read of a database that needs no migration opens it with sqlite3 alone.
+    cli("ingest", str(atlas))
+    cli("analyze")
+    code = "from memcli.cli import main\nsys.argv = ['memcli', 'observations', '--json']\nmain()"
+    watched = ("sqlite_utils", "numpy", "memcli.store.migrations", "memcli.contract")
+    loaded = loaded_after(code, {"MEMCLI_DB": str(db_path)}, watched)
+    assert loaded == ["memcli.contract"]
+
+
+COMMAND_MODULES = tuple(
+    f"memcli.cli.{p.stem}" for p in sorted((ROOT / "memcli" / "cli").glob("*_cmd.py"))
+)
+
+
+def test_a_command_loads_only_its_own_module(cli: Cli, atlas: Path, db_path: Path) -> None:
+    cli("ingest", str(atlas))
+    code = "from memcli.cli import main\nsys.argv = ['memcli', 'graphs', '--json']\nmain()"
+    loaded = loaded_after(code, {"MEMCLI_DB": str(db_path)}, COMMAND_MODULES)
+    assert loaded == ["memcli.cli.read_cmd"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["observations", "--help"],
+        ["graphs", "--json"],
+        ["--db", "{db}", "graphs", "--json"],
+        ["--db={db}", "observe", "--json", "--limit", "1"],
+        ["observations", "--limit", "-1"],
+        ["observations", "--bogus"],
+        ["observation", "show", "abc"],
+        ["observation"],
+        ["entity", "--help"],
+        ["observationz"],
+        ["-q", "graphs"],
+        ["--db"],
+    ],
+)
+def test_a_one_command_run_answers_as_the_whole_application(
+    cli: Cli, atlas: Path, db_path: Path, args: list[str]
+) -> None:
+    cli("ingest", str(atlas))
+    args = [a.format(db=db_path) for a in args]
+    runner = CliRunner()
+    whole = runner.invoke(build_app(), args, prog_name="memcli")
+    alone = runner.invoke(build_app(invoked(args)), args, prog_name="memcli")
+    assert (alone.exit_code, alone.stdout, alone.stderr) == (
+        whole.exit_code,
+        whole.stdout,
+        whole.stderr,
+    )
+
+
+def test_the_command_is_told_from_the_command_line() -> None:
+    assert invoked(["observations", "--json"]) == "observations"
+    assert invoked(["--db", "x.db", "entity", "show", "x"]) == "entity"
+    assert invoked(["--db=x.db", "graphs"]) == "graphs"
+    # The whole application: help, version, mistakes, and a missing --db value.
+    assert invoked(["--help"]) is None
+    assert invoked(["-V"]) is None
+    assert invoked(["observationz"]) is None
+    assert invoked(["--db"]) is None
+    assert invoked([]) is None
 
 
 def test_startup_benchmark_runs() -> None:

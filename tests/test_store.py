@@ -51,6 +51,42 @@ def test_reopening_applies_nothing_twice(tmp_path: Path) -> None:
     assert applied[0] == "m001_initial"
 
 
+def test_the_open_path_knows_every_migration() -> None:
+    # Opening an up-to-date database reads these instead of importing the migrations
+    # module (and sqlite-utils with it); they must name the same migrations.
+    from sqlite_utils import Migrations
+
+    from memcli.store import connection, migrations
+
+    assert connection.SCHEMA_MIGRATIONS == tuple(migrations.MIGRATION_NAMES)
+    assert connection.MIGRATION_SET == migrations.migrations.name
+    assert connection.MIGRATIONS_TABLE == Migrations.migrations_table
+    assert connection.APPLICATION_ID == migrations.APPLICATION_ID
+
+
+def test_a_database_behind_by_one_migration_is_brought_up_to_date(tmp_path: Path) -> None:
+    from sqlite_utils import Database
+
+    from memcli.store.migrations import MIGRATION_NAMES, migrations
+
+    path = tmp_path / "old.db"
+    db = Database(path)
+    migrations.apply(db, stop_before=MIGRATION_NAMES[-1])
+    db.close()
+    with Store(path) as store:
+        assert store.schema_version() == SCHEMA_VERSION
+        assert store.applied_migrations() == MIGRATION_NAMES
+
+
+def test_reopening_sets_the_same_pragmas(tmp_path: Path) -> None:
+    path = tmp_path / "m.db"
+    Store(path).close()
+    with Store(path) as store:
+        assert store.scalar("PRAGMA journal_mode") == "wal"
+        assert store.scalar("PRAGMA foreign_keys") == 1
+        assert store.scalar("PRAGMA recursive_triggers") == 1
+
+
 def test_facts_columns_are_bitemporal(tmp_path: Path) -> None:
     with Store(tmp_path / "m.db") as store:
         cols = {r["name"] for r in store.rows("PRAGMA table_info(facts)")}

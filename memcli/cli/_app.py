@@ -32,18 +32,26 @@ if TYPE_CHECKING:
 
     from memcli.store import Store
 
-app = typer.Typer(
-    name="memcli",
-    help=(
-        "A memory layer that says what the facts add up to: ingest status updates, "
-        "analyze them, read evidence-linked observations."
-    ),
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    add_completion=True,
-    rich_markup_mode=None,
-)
+
+def new_app() -> typer.Typer:
+    """The root application with its global options and no commands yet (see
+    :func:`memcli.cli.register`). A fresh one each call: the CLI builds one per run with
+    only the commands that run needs."""
+    app = typer.Typer(
+        name="memcli",
+        help=(
+            "A memory layer that says what the facts add up to: ingest status updates, "
+            "analyze them, read evidence-linked observations."
+        ),
+        no_args_is_help=True,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+        add_completion=True,
+        rich_markup_mode=None,
+    )
+    app.callback()(root)
+    return app
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -271,7 +279,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def root(
     db: DbOpt = None,
     version: Annotated[

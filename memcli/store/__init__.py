@@ -25,8 +25,11 @@ Timestamps are ISO 8601 UTC strings ("2026-11-02T09:00:00Z"); they sort as text.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from memcli.store.analysis import AnalysisMixin, FactRow, validity
 from memcli.store.connection import (
+    APPLICATION_ID,
     READ_ONLY_DIR,
     READ_ONLY_FILE,
     StoreBase,
@@ -39,9 +42,22 @@ from memcli.store.health import HealthMixin
 from memcli.store.identity import IdentityMixin
 from memcli.store.ingest import IngestMixin
 from memcli.store.llm_cache import LLMCacheMixin
-from memcli.store.migrations import APPLICATION_ID, SCHEMA_VERSION, SEARCH_TOKENIZER, migrations
 from memcli.store.reads import ReadsMixin
 from memcli.store.search import SearchMixin
+
+if TYPE_CHECKING:
+    from memcli.store.migrations import SCHEMA_VERSION, SEARCH_TOKENIZER
+
+
+def __getattr__(name: str) -> Any:
+    # The migrations module imports sqlite-utils: loaded when asked for, not by every
+    # command that opens an up-to-date database (see connection.SCHEMA_MIGRATIONS).
+    # (``memcli.store.migrations`` is that module; its set is ``.migrations`` in it.)
+    if name in ("SCHEMA_VERSION", "SEARCH_TOKENIZER"):
+        from memcli.store import migrations
+
+        return getattr(migrations, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Store(
@@ -68,7 +84,6 @@ __all__ = [
     "Store",
     "StoreBase",
     "chunks",
-    "migrations",
     "read_only_reason",
     "utcnow",
     "validity",

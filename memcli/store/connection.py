@@ -17,13 +17,29 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Self
-
-from sqlite_utils import Database, Migrations
+from typing import TYPE_CHECKING, Any, Self
 
 from memcli.config import busy_timeout_ms
 from memcli.errors import StoreError
-from memcli.store.migrations import APPLICATION_ID, migrations
+
+if TYPE_CHECKING:
+    from sqlite_utils import Database
+
+# Opening a database that is up to date needs neither sqlite-utils nor the migrations
+# module that imports it: importing sqlite-utils costs more than a whole read command
+# (and numpy with it, when numpy is installed). These mirror memcli.store.migrations
+# (tests/test_store.py keeps them equal: add a migration's name here too); a database
+# with migrations pending loads the real thing.
+SCHEMA_MIGRATIONS = (
+    "m001_initial",
+    "m002_llm_cache",
+    "m003_search",
+    "m004_application_id",
+    "m005_identity_corrections",
+)
+MIGRATION_SET = "memcli"  # the name of memcli's set in sqlite-utils' migrations table
+MIGRATIONS_TABLE = "_sqlite_migrations"  # sqlite-utils' Migrations.migrations_table
+APPLICATION_ID = 0x4D654D63  # ``PRAGMA application_id``: "MeMc", fixed forever
 
 READ_ONLY_FILE = "the database file is read-only"
 READ_ONLY_DIR = "the directory is read-only: SQLite needs to create the -wal/-shm files there"
@@ -110,16 +126,22 @@ class StoreBase:
                 check_same_thread=False,
                 uri=self.read_only is not None,
             )
-            self.db = Database(conn, execute_plugins=False)
             self.conn = conn
+            self._db: Database | None = None
             try:
                 conn.execute(f"PRAGMA busy_timeout = {timeout_ms}")
                 conn.execute("PRAGMA foreign_keys = ON")
+                conn.execute("PRAGMA recursive_triggers = ON")  # as sqlite-utils sets it
                 if not memory:
                     self._refuse_foreign()
                 if not memory and self.read_only is None:
-                    with self.db.ensure_autocommit_on():
+                    # Outside any transaction (the driver opens none for a PRAGMA).
+                    level = conn.isolation_level
+                    conn.isolation_level = None
+                    try:
                         conn.execute("PRAGMA journal_mode = WAL")
+                    finally:
+                        conn.isolation_level = level
                 conn.execute("PRAGMA synchronous = NORMAL")
                 self._migrate()
             except BaseException:
@@ -150,10 +172,10 @@ class StoreBase:
         ]
         if app_id == 0 and not tables:
             return
-        if app_id == 0 and Migrations.migrations_table in tables:
+        if app_id == 0 and MIGRATIONS_TABLE in tables:
             mine = self.scalar(
-                f"SELECT count(*) FROM [{Migrations.migrations_table}] WHERE migration_set = ?",
-                [migrations.name],
+                f"SELECT count(*) FROM [{MIGRATIONS_TABLE}] WHERE migration_set = ?",
+                [MIGRATION_SET],
             )
             if mine:
                 return
@@ -177,7 +199,38 @@ class StoreBase:
         self._aliases: set[tuple[int, str]] = set()
         self._signatures: dict[tuple[str, str], int] = {}
 
+    @property
+    def db(self) -> Database:
+        """sqlite-utils' view of the connection (migrations, nested transactions),
+        made on first use."""
+        if self._db is None:
+            from sqlite_utils import Database
+
+            # recursive_triggers is already on (set at open); made inside a transaction,
+            # the wrapper must not run statements of its own.
+            self._db = Database(self.conn, execute_plugins=False, recursive_triggers=False)
+        return self._db
+
+    def _up_to_date(self) -> bool:
+        """Whether every migration this version knows is applied, read without
+        sqlite-utils (see SCHEMA_MIGRATIONS)."""
+        try:
+            applied = {
+                str(r[0])
+                for r in self.conn.execute(
+                    f"SELECT name FROM [{MIGRATIONS_TABLE}] WHERE migration_set = ?",
+                    [MIGRATION_SET],
+                )
+            }
+        except sqlite3.OperationalError:  # no migrations table: a new database
+            return False
+        return applied.issuperset(SCHEMA_MIGRATIONS)
+
     def _migrate(self) -> None:
+        if self._up_to_date():
+            return
+        from memcli.store.migrations import migrations
+
         pending = migrations.pending(self.db)
         if not pending:
             return
@@ -257,6 +310,8 @@ class StoreBase:
         return out
 
     def schema_version(self) -> int:
+        from memcli.store.migrations import migrations
+
         return len(migrations.applied(self.db))
 
     def _id_pairs(self, sql: str, ids: Sequence[int], *extra: Any) -> dict[int, list[Any]]:

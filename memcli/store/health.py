@@ -7,7 +7,6 @@ import sqlite3
 from typing import Any
 
 from memcli.store.connection import StoreBase
-from memcli.store.migrations import MIGRATION_NAMES, migrations
 
 
 class HealthMixin(StoreBase):
@@ -15,11 +14,15 @@ class HealthMixin(StoreBase):
 
     def applied_migrations(self) -> list[str]:
         """Names of the migrations this database has applied, in order."""
+        from memcli.store.migrations import migrations
+
         return [m.name for m in migrations.applied(self.db)]
 
     @staticmethod
     def known_migrations() -> list[str]:
         """Names of the migrations this version of memcli knows, in order."""
+        from memcli.store.migrations import MIGRATION_NAMES
+
         return list(MIGRATION_NAMES)
 
     def integrity_check(self) -> list[str]:

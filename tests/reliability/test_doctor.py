@@ -54,7 +54,7 @@ def test_a_healthy_database(cli: Cli, analyzed: Path) -> None:
         "permissions",
     ]
     schema = next(c for c in report["checks"] if c["name"] == "schema")
-    from memcli.store import SCHEMA_VERSION, migrations
+    from memcli.store.migrations import SCHEMA_VERSION, migrations
 
     newest = migrations._migrations[-1].name
     assert f"schema version {SCHEMA_VERSION} ({newest})" in schema["summary"]
