@@ -364,7 +364,9 @@ def _lexicon() -> dict[str, str]:
 
 
 _TABLE: dict[str, str] | None = None
-_PREFIX: dict[tuple[str, str], tuple[int, ...]] = {}  # first two words -> phrase lengths
+# first word -> second word -> lengths of the phrases they open, longest first: most words
+# open no phrase, so one dict look-up (no pair to build) settles them
+_PREFIX: dict[str, dict[str, tuple[int, ...]]] = {}
 
 
 _FUNCTION_WORDS = frozenset(
@@ -390,7 +392,8 @@ def _table() -> dict[str, str]:
             words = phrase.split()
             if len(words) > 1:
                 lengths.setdefault((words[0], words[1]), set()).add(len(words))
-        _PREFIX.update({k: tuple(sorted(v, reverse=True)) for k, v in lengths.items()})
+        for (first, second), ns in lengths.items():
+            _PREFIX.setdefault(first, {})[second] = tuple(sorted(ns, reverse=True))
         for phrase, cls in table.items():  # one word per phrase is enough for the gate:
             if cls in _TRIGGERS or cls in "L":  # its longest content word
                 content = [w for w in phrase.split() if w not in _FUNCTION_WORDS]
@@ -451,12 +454,39 @@ _TIME_LEAD = re.compile(
 )
 
 
+# Where a time phrase can start: a word character with none before it whose first three
+# letters open a ``_TIME`` alternative (``_TIME_HEADS``), or a digit, or anything outside
+# ASCII (case folding). ``_TIME.finditer`` tries its whole alternation at every position of
+# the sentence; trying it only at these few places finds the same matches far sooner.
+_TIME_START = re.compile(r"[0-9adefjmnoqstwyADEFJMNOQSTWY\u0080-\U0010ffff](?<!\w\w)")
+_TIME_HEADS = frozenset(
+    """mon tue wed thu fri sat sun wee yes yda tod ton tom tmr mor aft eve nig qua for
+    jan feb mar apr may jun jul aug sep oct nov dec""".split()
+)
+
+
 def _blank_times(text: str) -> str:
-    """Blank out time phrases (keeping offsets): they are never arguments."""
+    """Blank out time phrases (keeping offsets): they are never arguments.
+
+    The same matches as ``_TIME.finditer(text)``: leftmost first, each search resuming
+    where the last match ended, but ``_TIME`` is only tried where one can start.
+    """
     spans: list[tuple[int, int]] = []
-    for m in _TIME.finditer(text):
-        lead = _TIME_LEAD.search(text, max(0, m.start() - 30), m.start())
-        spans.append((lead.start() if lead else m.start(), m.end()))
+    resume = 0
+    match = _TIME.match
+    for start in _TIME_START.finditer(text):
+        at = start.start()
+        if at < resume:
+            continue
+        head = text[at : at + 3]
+        if head.isascii() and not head[0].isdigit() and head.lower() not in _TIME_HEADS:
+            continue
+        m = match(text, at)
+        if m is None:
+            continue
+        lead = _TIME_LEAD.search(text, max(0, at - 30), at)
+        spans.append((lead.start() if lead else at, m.end()))
+        resume = m.end()
     for start, end in reversed(spans):
         text = text[:start] + " " * (end - start) + text[end:]
     return text
@@ -504,39 +534,51 @@ class _Tok:
 
 
 def tokenise(text: str) -> list[_Tok]:
-    """Tokens with their classes; multiword lexicon phrases become one token."""
+    """Tokens with their classes; multiword lexicon phrases become one token.
+
+    This runs on every sentence with a cue word, so it is written for speed: one regex
+    pass, one dict look-up per word, and the context passes below only visit the tokens
+    they can change (``_CONTEXT_CLASSES``).
+    """
     table = _table()
     words = _TOKEN.findall(text)  # offsets are laid out later, by _rebase
-    lows = [w.lower() for w in words]
+    lows = list(map(str.lower, words))
     if _DIGIT.search(text) or not _TIME_WORDS.isdisjoint(lows):
-        words = _TOKEN.findall(_blank_times(text))
-        lows = [w.lower() for w in words]
+        blanked = _blank_times(text)
+        if blanked != text:  # a digit is not always a time ("PR #62")
+            words = _TOKEN.findall(blanked)
+            lows = list(map(str.lower, words))
     if "/" in text:
         words = [p[0] for w in words for p in _split_ticket_list((w, 0, len(w)))]
-        lows = [w.lower() for w in words]
+        lows = list(map(str.lower, words))
     if "’" in text:
         lows = [low.replace("’", "'") for low in lows]
     out: list[_Tok] = []
+    append = out.append
+    dropped = False  # whether a token of class "-" (filler) was made
     i = 0
     size = len(words)
-    prefix, get, tok_ = _PREFIX, table.get, _Tok
+    last = size - 1
+    starts, get, tok_ = _PREFIX, table.get, _Tok
     while i < size:
         low = lows[i]
-        lengths = prefix.get((low, lows[i + 1])) if i + 1 < size else None
+        seconds = starts.get(low)
+        lengths = seconds.get(lows[i + 1]) if seconds is not None and i < last else None
         if lengths:
             for n in lengths:
                 if i + n <= size:
                     phrase = " ".join(lows[i : i + n])
                     cls = get(phrase)
                     if cls is not None:
-                        out.append(tok_(" ".join(words[i : i + n]), 0, 0, cls, phrase))
+                        append(tok_(" ".join(words[i : i + n]), 0, 0, cls, phrase))
+                        dropped = dropped or cls == "-"
                         i += n
                         break
             else:
-                out.append(tok_(words[i], 0, 0, get(low, "n"), low))
+                append(tok_(words[i], 0, 0, get(low, "n"), low))
                 i += 1
             continue
-        out.append(tok_(words[i], 0, 0, get(low, "n"), low))
+        append(tok_(words[i], 0, 0, get(low, "n"), low))
         i += 1
     if "that" in lows:
         for k, tok in enumerate(out):  # "that": relative pronoun or demonstrative?
@@ -556,26 +598,34 @@ def tokenise(text: str) -> list[_Tok]:
             and tok.text[:1].islower()
         ):
             tok.cls = "-"
-    for k, tok in enumerate(out[:-2] if "and" in lows else ()):  # "rebased and merged #N"
+            dropped = True
+    for k in range(len(out) - 2 if "and" in lows else 0):  # "rebased and merged #N"
+        tok = out[k]
         if (
-            tok.cls == "n"
+            out[k + 1].low == "and"
+            and tok.cls == "n"
             and tok.low.endswith("ed")
             and tok.text[:1].islower()
             and (not k or out[k - 1].cls == "|")
-            and out[k + 1].low == "and"
             and out[k + 2].cls == "D"
         ):
             tok.cls = out[k + 1].cls = "-"
+            dropped = True
     for k, tok in enumerate(out[:-1] if not _CLOSING_PRESENT.isdisjoint(lows) else ()):
         if tok.low in _CLOSING_PRESENT and _TICKET.fullmatch(out[k + 1].text):
             tok.cls = "D"  # "Fixes #901 and #902", "... and closes #118": this PR does
-    if _DROP_WORDS.intersection(lows) or any(tok.cls == "-" for tok in out):
+    if dropped or not _DROP_WORDS.isdisjoint(lows):
         out = [tok for tok in out if tok.cls != "-"]
         while out and out[0].low in (",", ";", "-", "—", "–"):
             out = out[1:]  # "ugh, the export is ...": the interjection's comma
+    dropped = False
     for k, tok in enumerate(out):  # context: "our own X", "has been" vs "has X"
-        if tok.cls == "n" and tok.low not in _CONTEXT_WORDS and not tok.low.endswith("s"):
-            continue
+        if (
+            tok.cls not in _CONTEXT_CLASSES
+            and tok.low not in _CONTEXT_WORDS
+            and not (tok.cls == "n" and tok.low.endswith(("'s", "’s")))
+        ):
+            continue  # no rule below applies to it
         prev = out[k - 1].low if k else ""
         nxt = out[k + 1].cls if k + 1 < len(out) else ""
         if tok.low == "own" and prev in _POSSESSIVE:
@@ -618,6 +668,7 @@ def tokenise(text: str) -> list[_Tok]:
             tok.cls = "n"  # "the Windows path handling is ...": a noun ("Priya driving" is not)
         elif tok.low in _CLOSING_PRESENT and k and out[k - 1].low in ("this", "which", "it"):
             tok.cls, out[k - 1].cls = "D", "-"  # "this closes #5521": the author's PR
+            dropped = True
         elif tok.cls == "G" and nxt not in ("", "|", "s", "p") and (not k or out[k - 1].cls != "x"):
             tok.cls = "n"  # "the writing guide": only "that Paulo is doing" ends on G
         elif tok.cls == "J" and (not k or out[k - 1].cls != "x"):
@@ -627,7 +678,7 @@ def tokenise(text: str) -> list[_Tok]:
             or (nxt == "n" and out[k + 1].low.endswith(("ed", "en")) and out[k + 1].low != "red")
         ):
             tok.cls = "x"  # "has been", "has confirmed": an auxiliary
-    if any(tok.cls == "-" for tok in out):
+    if dropped:
         out = [tok for tok in out if tok.cls != "-"]
     return out
 
@@ -643,7 +694,10 @@ _PERSONS = frozenset("i we you he she they".split())
 _DETERMINERS = frozenset("the a an our my their his her its this that these those".split())
 
 
-_CONTEXT_WORDS = frozenset({"own", "unblocked", "work on"})
+_CONTEXT_WORDS = frozenset({"own", "unblocked", "work on"}) | _CLOSING_PRESENT
+# The classes the context pass of ``tokenise`` may change; any other token is left alone
+# unless its word is in ``_CONTEXT_WORDS`` or it is a possessive ("Priya's").
+_CONTEXT_CLASSES = frozenset("OIGJH")
 _DROP_WORDS: set[str] = set()
 
 
