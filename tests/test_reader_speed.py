@@ -1,0 +1,86 @@
+"""The rules reader's fast paths read exactly what the plain code they replace read.
+
+Each shortcut in the reader's hot path (where time phrases may start, which tokens the
+context pass visits, ...) stands in for a simpler, slower formulation. These tests hold
+each one to the formulation it replaced, on text built from the very words the patterns
+name, so a new alternative added to a pattern without its shortcut fails here rather than
+silently changing what the reader extracts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memcli.extract import core
+from memcli.extract.rules import extract
+
+
+def _blank_times_plainly(text: str) -> str:
+    """Time phrases blanked the plain way: ``_TIME.finditer`` over the whole sentence."""
+    spans = []
+    for m in core._TIME.finditer(text):
+        lead = core._TIME_LEAD.search(text, max(0, m.start() - 30), m.start())
+        spans.append((lead.start() if lead else m.start(), m.end()))
+    for start, end in reversed(spans):
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
+# Every word the time pattern spells (day names are built from "mon" + "day"), digits,
+# ordinals, clock times, ticket-like tokens and letters that fold to ASCII case-blind.
+_WORDS = sorted(set(re.findall(r"[a-z]+", core._TIME.pattern))) + [
+    "1",
+    "12",
+    "3rd",
+    "21st",
+    "10:30",
+    "#4",
+    "INFRA-12",
+    "mid-week",
+    "\u017funday",  # long s: a case-blind "sunday"
+    "MONDAY",
+    "Jan.",
+    "the",
+    "last",
+    "since",
+    "Q3",
+    "\u0130",
+]
+_SEPARATORS = [" ", "", "-", ", ", ".", "_", "/"]
+
+
+def test_every_time_word_alone_and_in_pairs_is_blanked_as_before() -> None:
+    for word in _WORDS:
+        for text in (word, word.title(), f"blocked on X since {word}", f"{word} 5"):
+            assert core._blank_times(text) == _blank_times_plainly(text), text
+    for a, b in itertools.product(_WORDS, repeat=2):
+        for sep in (" ", "", "-"):
+            text = f"waiting on {a}{sep}{b} for the export"
+            assert core._blank_times(text) == _blank_times_plainly(text), text
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_WORDS), st.sampled_from(_SEPARATORS)), min_size=1, max_size=9
+    ),
+    st.booleans(),
+)
+def test_time_phrases_are_blanked_where_the_full_pattern_finds_them(
+    parts: list[tuple[str, str]], title: bool
+) -> None:
+    text = "".join(word + sep for word, sep in parts)
+    text = text.title() if title else text
+    assert core._blank_times(text) == _blank_times_plainly(text)
+
+
+def test_a_time_phrase_is_never_read_as_part_of_a_blocker() -> None:
+    got = extract("The ledger export is blocked on the schema change since Monday.", "Ana")
+    assert [(f.source.name, f.relation.value, f.target.name) for f in got.facts] == [
+        ("Ana", "owns", "ledger export"),
+        ("ledger export", "blocked_by", "schema change"),
+    ]
