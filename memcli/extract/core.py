@@ -989,7 +989,9 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
     """
     if len(toks) > 2 and any(t.cls == "&" for t in toks[1:-1]):
         text, toks = _split_lists(toks)
-    tickets = [t for t in toks if _TICKET.fullmatch(t.text)]
+    span = text[toks[0].start : toks[-1].end]
+    # a ticket reference has a digit: most phrases have none, and need no look at each word
+    tickets = [t for t in toks if _TICKET.fullmatch(t.text)] if _DIGIT.search(span) else []
     if tickets:
         others = [t for t in toks if t not in tickets and t.cls not in "&|"]
         first = toks.index(tickets[0])
@@ -1000,7 +1002,8 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
             return ", ".join(t.text for t in tickets)  # "the disk alert tickets OPS-1/OPS-2"
         if toks[0] in tickets and len(toks) > 1 and toks[1].text[:1].islower():
             toks = toks[1:]
-    return text[toks[0].start : toks[-1].end]
+        return text[toks[0].start : toks[-1].end]
+    return span
 
 
 def _apply(
@@ -1156,20 +1159,39 @@ _NOT_AGENTS = frozenset(
 )
 
 
+# class string -> every main frame that fits it, in table order, with its match. Class
+# strings repeat far more than sentences do ("nxWn", "nxOn", ...), so each is matched
+# against the frame table once; the table is cleared when it grows past its bound.
+_FITS: dict[str, list[tuple[str, str, re.Match[str]]]] = {}
+_FITS_BOUND = 8192
+
+
+def _fitting(
+    classes: str, frames: list[tuple[str, str, re.Pattern[str]]]
+) -> list[tuple[str, str, re.Match[str]]]:
+    """The frames whose pattern fits the whole class string, in order, with their matches.
+
+    For the main table, one search of the alternation (``_ANY_FRAME``) finds the first
+    frame that fits; no frame before it can."""
+    first = 0
+    main = _ANY_FRAME is not None and len(frames) == len(FRAMES)
+    if main:
+        if (cached := _FITS.get(classes)) is not None:
+            return cached
+        hit = _ANY_FRAME.fullmatch(classes) if _ANY_FRAME is not None else None
+        first = len(frames) if hit is None else int((hit.lastgroup or "f0")[1:])
+    fits = [(n, h, m) for n, h, p in frames[first:] if (m := p.fullmatch(classes)) is not None]
+    if main:
+        if len(_FITS) >= _FITS_BOUND:
+            _FITS.clear()
+        _FITS[classes] = fits
+    return fits
+
+
 def _read(
     reader: _Reader, toks: list[_Tok], text: str, frames: list[tuple[str, str, re.Pattern[str]]]
 ) -> _Outcome | None:
-    classes = "".join(t.cls for t in toks)
-    first = 0
-    if _ANY_FRAME is not None and len(frames) == len(FRAMES):
-        hit = _ANY_FRAME.fullmatch(classes)
-        if hit is None:
-            return None
-        first = int((hit.lastgroup or "f0")[1:])
-    for name, handler, pattern in frames[first:]:
-        m = pattern.fullmatch(classes)
-        if m is None:
-            continue
+    for name, handler, m in _fitting("".join([t.cls for t in toks]), frames):
         out = _apply(reader, handler, toks, text, m)
         if out is not None and (
             out.drafts or handler in ("stalled", "unblocked", "topic", "mention_agent")
