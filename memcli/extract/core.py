@@ -723,7 +723,7 @@ class _Clause:
 
     @property
     def classes(self) -> str:
-        return "".join(t.cls for t in self.toks)
+        return "".join([t.cls for t in self.toks])
 
 
 def clauses(toks: list[_Tok]) -> list[_Clause]:
@@ -739,6 +739,11 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
     has_pred = False
     while i < len(toks):
         tok = toks[i]
+        if tok.cls not in _CLAUSE_MARKS and tok.low not in _CLAUSE_WORDS:
+            current.append(tok)  # most tokens: no rule below can split at them
+            has_pred = has_pred or tok.cls in _TRIGGERS
+            i += 1
+            continue
         pair = (tok.low, toks[i + 1].low) if i + 1 < len(toks) else None
         if pair in _MULTI_SUB:
             result.append(_Clause(kind, current))
@@ -801,6 +806,9 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
 
 
 _JOIN_WORDS = frozenset({"and", "&", "+", "/", "with"})
+# The classes and words ``clauses`` may split at (a token of neither joins the clause).
+_CLAUSE_MARKS = frozenset("|s&")
+_CLAUSE_WORDS = frozenset({"as", "and"} | {first for first, _ in _MULTI_SUB})
 # Words that open an introductory phrase ("During the quarter, ...", "Following review,"):
 # the comma after it closes that phrase, not a list item.
 _INTRO_WORDS = frozenset(

@@ -144,6 +144,7 @@ _SECTION_LINE = re.compile(
     re.IGNORECASE,
 )
 _HEADING_TEXT = re.compile(r"\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
+_ALNUM = re.compile(r"[^\W_]")  # a letter or digit: the same characters as str.isalnum
 
 
 def sentences_under_headings(text: str) -> list[tuple[str, str | None]]:
@@ -175,7 +176,7 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
         line = _BULLET.sub("", line, count=1)
         for piece in _SENTENCE_END.split(line):
             piece = piece.strip()
-            if piece and any(ch.isalnum() for ch in piece):
+            if piece and _ALNUM.search(piece):
                 sentences.append((piece, heading, number))
     return sentences
 
