@@ -15,7 +15,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memcli.extract import core
+from memcli.extract import core, factuality
 from memcli.extract.rules import extract
 
 
@@ -84,3 +84,27 @@ def test_a_time_phrase_is_never_read_as_part_of_a_blocker() -> None:
         ("Ana", "owns", "ledger export"),
         ("ledger export", "blocked_by", "schema change"),
     ]
+
+
+def _why_not_plainly(clause: str) -> str | None:
+    """The first factuality label whose case-blind pattern finds the clause."""
+    return next((label for label, p in factuality._LABELS if p.search(clause)), None)
+
+
+_CLAUSE_WORDS = sorted(
+    {w for _, p in factuality._LABELS for w in re.findall(r"[a-z']+", p.pattern)}
+) + ["The", "export", "IS", "Blocked", "MIGHT", "n't", "?", "X", "\u017fhould", "\u212a"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_CLAUSE_WORDS), min_size=1, max_size=8), st.booleans())
+def test_factuality_labels_are_read_case_blind_as_before(words: list[str], title: bool) -> None:
+    clause = " ".join(words)
+    clause = clause.title() if title else clause
+    assert factuality.why_not(clause) == _why_not_plainly(clause)
+
+
+def test_every_factuality_word_gives_the_same_label_in_any_case() -> None:
+    for word in _CLAUSE_WORDS:
+        for clause in (word, word.upper(), f"The export is {word} blocked on X", f"{word}?"):
+            assert factuality.why_not(clause) == _why_not_plainly(clause), clause

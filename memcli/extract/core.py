@@ -1259,6 +1259,8 @@ _SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 
 _SENTENCE_HINT = re.compile(r"\b(?:once|soon|after|only|no|before)\b", re.IGNORECASE)
+# The same search over lowercased ASCII text: several times cheaper than a case-blind one.
+_SENTENCE_HINT_LOWER = re.compile(_SENTENCE_HINT.pattern)
 
 
 _AFTER_FRAME = re.compile(r",\s+(?=which\b|who\b|owned by\b|and\b)|;\s+|\s+[—–]\s+")
@@ -1270,7 +1272,11 @@ def _sentence_frame(reader: _Reader, text: str) -> tuple[_Outcome, str, str] | N
     Returns the outcome, the rest of the sentence (still to read) and the blocker's text
     (the antecedent of a "which" in the rest).
     """
-    if not _SENTENCE_HINT.search(text):
+    if not (
+        _SENTENCE_HINT_LOWER.search(text.lower())
+        if text.isascii()
+        else _SENTENCE_HINT.search(text)
+    ):
         return None
     cut = _AFTER_FRAME.search(text)
     spans = [(text, "")] + ([(text[: cut.start()], text[cut.start() :])] if cut else [])

@@ -144,6 +144,7 @@ _SECTION_LINE = re.compile(
     re.IGNORECASE,
 )
 _HEADING_TEXT = re.compile(r"\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
+_END_MARK = re.compile(r"[.!?;]\s")
 _ALNUM = re.compile(r"[^\W_]")  # a letter or digit: the same characters as str.isalnum
 
 
@@ -174,7 +175,8 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
             heading = m["h"]
             continue
         line = _BULLET.sub("", line, count=1)
-        for piece in _SENTENCE_END.split(line):
+        # a sentence ends at .!?; and a space: a line with none is one piece, unsplit
+        for piece in _SENTENCE_END.split(line) if _END_MARK.search(line) else (line,):
             piece = piece.strip()
             if piece and _ALNUM.search(piece):
                 sentences.append((piece, heading, number))
