@@ -86,6 +86,9 @@ def _content_words(name: str) -> frozenset[str]:
     return frozenset(w for w in name.lower().split() if w not in _LINK_STOP)
 
 
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")  # starts with a letter: islower() is "== lower()"
+
+
 def _key(ref: EntityRef) -> str:
     """Case-insensitive identity of an entity inside one text."""
     return f"{ref.type}:{ref.name.casefold()}"
@@ -99,9 +102,7 @@ class _Reader:
 
     def __init__(self, text: str, author: str | None) -> None:
         self.author = author.strip() if author and author.strip() else None
-        self.lower_words = frozenset(
-            w for w in re.findall(r"[A-Za-z][A-Za-z'-]*", text) if w == w.lower()
-        )
+        self.lower_words = frozenset(filter(str.islower, _LATIN_WORD.findall(text)))
         self.last_item: EntityRef | None = None
         self.last_person: EntityRef | None = None
         self.last_team: EntityRef | None = None

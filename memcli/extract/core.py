@@ -570,15 +570,15 @@ def tokenise(text: str) -> list[_Tok]:
     out: list[_Tok] = []
     append = out.append
     dropped = False  # whether a token of class "-" (filler) was made
-    i = 0
     size = len(words)
-    last = size - 1
     starts, get, tok_ = _PREFIX, table.get, _Tok
-    while i < size:
-        low = lows[i]
+    skip = 0  # words still to pass over, taken into the phrase before them
+    for i, low in enumerate(lows):
+        if skip:
+            skip -= 1
+            continue
         seconds = starts.get(low)
-        lengths = seconds.get(lows[i + 1]) if seconds is not None and i < last else None
-        if lengths:
+        if seconds is not None and i + 1 < size and (lengths := seconds.get(lows[i + 1])):
             for n in lengths:
                 if i + n <= size:
                     phrase = " ".join(lows[i : i + n])
@@ -586,14 +586,12 @@ def tokenise(text: str) -> list[_Tok]:
                     if cls is not None:
                         append(tok_(" ".join(words[i : i + n]), 0, 0, cls, phrase))
                         dropped = dropped or cls == "-"
-                        i += n
+                        skip = n - 1
                         break
             else:
                 append(tok_(words[i], 0, 0, get(low, "n"), low))
-                i += 1
             continue
         append(tok_(words[i], 0, 0, get(low, "n"), low))
-        i += 1
     if "that" in lows:
         for k, tok in enumerate(out):  # "that": relative pronoun or demonstrative?
             if tok.low == "that":
@@ -1273,9 +1271,7 @@ def _sentence_frame(reader: _Reader, text: str) -> tuple[_Outcome, str, str] | N
     (the antecedent of a "which" in the rest).
     """
     if not (
-        _SENTENCE_HINT_LOWER.search(text.lower())
-        if text.isascii()
-        else _SENTENCE_HINT.search(text)
+        _SENTENCE_HINT_LOWER.search(text.lower()) if text.isascii() else _SENTENCE_HINT.search(text)
     ):
         return None
     cut = _AFTER_FRAME.search(text)

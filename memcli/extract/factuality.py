@@ -42,8 +42,6 @@ _LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
-
-
 def _lowercase_twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     """The pattern without IGNORECASE, to search lowercased ASCII text with; None when
     that could read differently (a capital or a character outside ASCII in the pattern).
