@@ -89,9 +89,12 @@ def _content_words(name: str) -> frozenset[str]:
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")  # starts with a letter: islower() is "== lower()"
 
 
+_TYPE_KEYS = {kind: f"{kind}:" for kind in EntityType}  # formatting an enum costs a call
+
+
 def _key(ref: EntityRef) -> str:
     """Case-insensitive identity of an entity inside one text."""
-    return f"{ref.type}:{ref.name.casefold()}"
+    return _TYPE_KEYS[ref.type] + ref.name.casefold()
 
 
 class _Reader:

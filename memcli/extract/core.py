@@ -1461,8 +1461,8 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 if labelled.items:
                     named = _plain(labelled.items[-1].name)
                 continue
-        if not toks or not any(c in _TRIGGERS for c in classes):
-            hedged_subject = any(c in "MN" for c in classes)
+        if not toks or _TRIGGERS.isdisjoint(classes):
+            hedged_subject = "M" in classes or "N" in classes
             if kind in _CAUSAL - {","} and toks:
                 cause = _rebase(_trailing_np(toks))[0] or None
                 acted = _agent_acted(reader, toks)  # "now that Hee-won pushed the image"
@@ -1478,7 +1478,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         if _MEASURE.match(toks[0].text):
             reason, previous = "a measurement, not a work item", toks
             continue
-        if any(t.low == "had" for t in toks) and any(t.cls in "WS" for t in toks):
+        if ("W" in classes or "S" in classes) and any(t.low == "had" for t in toks):
             reason, previous = "in the past (had been blocked)", toks
             continue
         asserted = classes.split("K", 1)[0]  # "X has to land before Y can ship": not a hedge
@@ -1625,7 +1625,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 reader.recent_done = d.target.name
     if outcomes:
         return outcomes, None
-    if reason is None and not any(t.cls in _TRIGGERS for c in parts for t in c.toks):
+    if reason is None and all(_TRIGGERS.isdisjoint(c.classes) for c in parts):
         reason = "no predicate"
     return [], reason
 
