@@ -42,12 +42,12 @@ _LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
-def _lowercase_twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
+def lowercase_twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     """The pattern without IGNORECASE, to search lowercased ASCII text with; None when
     that could read differently (a capital or a character outside ASCII in the pattern).
 
     A case-blind search costs several times more than a plain one, and ``why_not`` runs
-    its labels over whole clauses.
+    its labels over whole clauses (``memcli.extract.text`` uses it the same way).
     """
     bare = re.sub(r"\\.", "", pattern.pattern)  # escapes such as \S keep their case
     if not pattern.pattern.isascii() or any(ch.isupper() for ch in bare):
@@ -55,7 +55,7 @@ def _lowercase_twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     return re.compile(pattern.pattern, pattern.flags & ~re.IGNORECASE)
 
 
-_TWINS = tuple((label, _lowercase_twin(pattern)) for label, pattern in _LABELS)
+_TWINS = tuple((label, lowercase_twin(pattern)) for label, pattern in _LABELS)
 _LOWER_LABELS: tuple[tuple[str, re.Pattern[str]], ...] | None = (
     tuple((label, twin) for label, twin in _TWINS if twin is not None)
     if all(twin is not None for _, twin in _TWINS)

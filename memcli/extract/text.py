@@ -13,6 +13,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from memcli.extract.factuality import lowercase_twin
 from memcli.extract.lexicon import fix_typos
 from memcli.extract.phrases import _WEEKDAYS, _name_like
 
@@ -243,7 +244,9 @@ def _normalise(sentence: str) -> str:
     """Rewrite a sentence into the plain form the pattern table is written against."""
     if not sentence.isascii() and _STATUS_EMOJI.match(sentence):
         sentence = _STATUS_EMOJI.sub(_status_label, sentence, count=1)
-    s = fix_typos(_drop_symbols(sentence.translate(_QUOTES)))
+    if not sentence.isascii():  # curly quotes are not ASCII: most sentences have none
+        sentence = sentence.translate(_QUOTES)
+    s = fix_typos(_drop_symbols(sentence))
     if ("teh" in s or "hte" in s or "adn" in s or "nad" in s) and _FUNCTION_TYPO.search(s):
         s = _FUNCTION_TYPO.sub(lambda m: _FUNCTION_TYPOS[m.group(0).lower()], s)
     if ":" in s:
@@ -276,7 +279,11 @@ def _normalise(sentence: str) -> str:
     while previous != s:
         previous = s
         words = s.split(None, 1)
-        if words and _FILLER_START.match(words[0]):
+        if words and (
+            _FILLER_START_LOWER.match(words[0].lower())
+            if _FILLER_START_LOWER is not None and words[0].isascii()
+            else _FILLER_START.match(words[0])
+        ):
             s = _LEADING_FILLER.sub("", s, count=1)
         last = s.rsplit(None, 1)[-1].lower().strip(".,;:!") if s else ""
         if last in _TIME_ENDINGS or _WEEKDAY_END.fullmatch(last):
@@ -321,6 +328,7 @@ _FILLER_START = re.compile(
     r"\b",
     re.IGNORECASE,
 )
+_FILLER_START_LOWER = lowercase_twin(_FILLER_START)  # the same, over lowercased ASCII
 # Last words a trailing time phrase can end with: the costly pattern runs only after them.
 _TIME_ENDINGS = frozenset(
     """today yesterday tonight tomorrow morning afternoon evening week sprint quarter night
