@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from memcli.extract.phrases import (
     _ACRONYM,
@@ -82,6 +83,7 @@ class _Outcome:
 _LINK_STOP = frozenset("the a an our my their his her its this that new for of on to in".split())
 
 
+@lru_cache(maxsize=256)  # asked of every item named so far, each time an item is read
 def _content_words(name: str) -> frozenset[str]:
     return frozenset(w for w in name.lower().split() if w not in _LINK_STOP)
 
