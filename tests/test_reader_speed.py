@@ -15,7 +15,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memcli.extract import core, factuality
+from memcli.extract import context, core, factuality
+from memcli.extract import text as normalise
 from memcli.extract.rules import extract
 
 
@@ -108,3 +109,45 @@ def test_every_factuality_word_gives_the_same_label_in_any_case() -> None:
     for word in _CLAUSE_WORDS:
         for clause in (word, word.upper(), f"The export is {word} blocked on X", f"{word}?"):
             assert factuality.why_not(clause) == _why_not_plainly(clause), clause
+
+
+# Every case-blind pattern the reader screens with a plain twin over lowercased ASCII.
+_TWINNED = [
+    (context._ROSTER, context._ROSTER_LOWER),
+    (context._ACTION_LINE, context._ACTION_LINE_LOWER),
+    (normalise._FILLER_START, normalise._FILLER_START_LOWER),
+    (core._SENTENCE_HINT, core._SENTENCE_HINT_LOWER),
+] + [
+    (pattern, twin)
+    for (_, pattern), (_, twin) in zip(
+        factuality._LABELS, factuality._LOWER_LABELS or (), strict=True
+    )
+]
+_TWIN_WORDS = sorted(
+    {w for pattern, _ in _TWINNED for w in re.findall(r"[a-z]+", pattern.pattern)}
+) + ["Raj", "-", ":", "ACTION", "Attendees", "\n", "*", "So", "?", "1"]
+
+
+def test_every_screened_pattern_has_its_twin() -> None:
+    assert all(twin is not None for _, twin in _TWINNED)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_TWIN_WORDS), min_size=1, max_size=8), st.booleans())
+def test_plain_twins_find_what_the_case_blind_patterns_find(words: list[str], title: bool) -> None:
+    sample = " ".join(words)
+    sample = sample.title() if title else sample
+    for pattern, twin in _TWINNED:
+        assert twin is not None
+        assert bool(twin.search(sample.lower())) == bool(pattern.search(sample)), pattern.pattern
+        assert bool(twin.match(sample.lower())) == bool(pattern.match(sample)), pattern.pattern
+
+
+def test_minutes_are_recognised_whatever_the_case_of_the_attendance_line() -> None:
+    for label in ("Attendees", "ATTENDEES", "attendees", "In Attendance"):
+        got = extract(
+            f"{label}: Raj Patel, Lena Ortiz (notes)\nRaj: the ledger export is done", "Lena Ortiz"
+        )
+        assert [(f.source.name, f.relation.value, f.target.name) for f in got.facts] == [
+            ("Raj Patel", "completed", "ledger export")
+        ], label

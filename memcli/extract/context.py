@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from memcli.extract.factuality import lowercase_twin
 from memcli.extract.phrases import (
     _ACRONYM,
     _AGENT_SPLIT,
@@ -559,6 +560,21 @@ _ACTION_LINE = re.compile(
 )
 
 
+_ROSTER_LOWER = lowercase_twin(_ROSTER)
+_ACTION_LINE_LOWER = lowercase_twin(_ACTION_LINE)
+
+
+def _screened(
+    pattern: re.Pattern[str], twin: re.Pattern[str] | None, text: str
+) -> re.Match[str] | None:
+    """``pattern.search(text)``, screened by its plain twin over lowercased ASCII text: most
+    updates are no minutes, and the twin tells so several times sooner. When it finds
+    something the pattern itself runs, so the match keeps the text's case."""
+    if twin is not None and text.isascii() and twin.search(text.lower()) is None:
+        return None
+    return pattern.search(text)
+
+
 _COMMON = frozenset(
     """not no the this that these those next done shipped status update blocked blockers
     today yesterday risks decision action note notes root cause load release migration
@@ -580,9 +596,9 @@ class Minutes:
     def __init__(self, text: str) -> None:
         self.full: dict[str, str] = {}
         self.scribe: str | None = None
-        m = _ROSTER.search(text)
+        m = _screened(_ROSTER, _ROSTER_LOWER, text)
         # Minutes without an attendance line still show themselves by action items.
-        self.open = m is None and _ACTION_LINE.search(text) is not None
+        self.open = m is None and _screened(_ACTION_LINE, _ACTION_LINE_LOWER, text) is not None
         self.active = m is not None or self.open
         if m is None:
             return

@@ -44,13 +44,18 @@ _LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 def lowercase_twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
     """The pattern without IGNORECASE, to search lowercased ASCII text with; None when
-    that could read differently (a capital or a character outside ASCII in the pattern).
+    that could read differently (a capital, a cased letter outside ASCII or an inline
+    case flag in the pattern).
 
     A case-blind search costs several times more than a plain one, and ``why_not`` runs
-    its labels over whole clauses (``memcli.extract.text`` uses it the same way).
+    its labels over whole clauses (``memcli.extract.text`` and ``context`` use it too).
+    Over ASCII text the two agree: a letter in the pattern is lowercase ASCII, so it
+    matches a text letter exactly when it matches that letter lowercased.
     """
-    bare = re.sub(r"\\.", "", pattern.pattern)  # escapes such as \S keep their case
-    if not pattern.pattern.isascii() or any(ch.isupper() for ch in bare):
+    # escapes such as \S and group names keep their case
+    bare = re.sub(r"\\.|\(\?P<\w+>|\(\?P=\w+\)", "", pattern.pattern)
+    cased = any(ch.isupper() or (not ch.isascii() and ch.islower()) for ch in bare)
+    if cased or "(?" in bare and re.search(r"\(\?[a-zA-Z-]*[iI]", bare):
         return None
     return re.compile(pattern.pattern, pattern.flags & ~re.IGNORECASE)
 
