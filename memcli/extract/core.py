@@ -611,11 +611,11 @@ def tokenise(text: str) -> list[_Tok]:
         ):
             tok.cls = "-"
             dropped = True
-    for k in range(len(out) - 2 if "and" in lows else 0):  # "rebased and merged #N"
+    ands = [k for k in range(len(out) - 2) if out[k + 1].low == "and"] if "and" in lows else ()
+    for k in ands:  # "rebased and merged #N"
         tok = out[k]
         if (
-            out[k + 1].low == "and"
-            and tok.cls == "n"
+            tok.cls == "n"
             and tok.low.endswith("ed")
             and tok.text[:1].islower()
             and (not k or out[k - 1].cls == "|")
@@ -631,13 +631,16 @@ def tokenise(text: str) -> list[_Tok]:
         while out and out[0].low in (",", ";", "-", "—", "–"):
             out = out[1:]  # "ugh, the export is ...": the interjection's comma
     dropped = False
-    for k, tok in enumerate(out):  # context: "our own X", "has been" vs "has X"
-        if (
-            tok.cls not in _CONTEXT_CLASSES
-            and tok.low not in _CONTEXT_WORDS
-            and not (tok.cls == "n" and tok.low.endswith(("'s", "’s")))
-        ):
-            continue  # no rule below applies to it
+    possessive = "'" in text or "’" in text
+    visit = [  # the tokens a rule below may change (a change never makes a later one so)
+        k
+        for k, tok in enumerate(out)
+        if tok.cls in _CONTEXT_CLASSES
+        or tok.low in _CONTEXT_WORDS
+        or (possessive and tok.cls == "n" and tok.low.endswith(("'s", "’s")))
+    ]
+    for k in visit:  # context: "our own X", "has been" vs "has X"
+        tok = out[k]
         prev = out[k - 1].low if k else ""
         nxt = out[k + 1].cls if k + 1 < len(out) else ""
         if tok.low == "own" and prev in _POSSESSIVE:
