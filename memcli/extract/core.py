@@ -1546,9 +1546,9 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             reason = reason or "predicate without readable arguments"
             previous = toks
             continue
-        waited = [d for d in out.drafts if d.relation.value == "blocked_by"]
+        waited = [d for d in out.drafts if d.relation is Relation.BLOCKED_BY]
         if unblocked_waiter and kind in _CAUSAL and waited:  # "..., since it waited on Y"
-            out.drafts = [d for d in out.drafts if d.relation.value != "blocked_by"]
+            out.drafts = [d for d in out.drafts if d.relation is not Relation.BLOCKED_BY]
             _add_unblock(reader, outcomes, unblocked_waiter, waited[0].target.name, text)
             unblocked_waiter = None
         if (
@@ -1556,23 +1556,23 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             and borrowed
             and last_doer is not None
             and out.frame in ("w-was-done", "w-done")
-            and any(d.relation.value == "completed" for d in out.drafts)
+            and any(d.relation is Relation.COMPLETED for d in out.drafts)
         ):  # "X was completed by Amara and published to the portal": Amara did both
             carried = reader.completed(
                 last_doer,
-                next(d.target.name for d in out.drafts if d.relation.value == "completed"),
+                next(d.target.name for d in out.drafts if d.relation is Relation.COMPLETED),
             )
             if carried is not None and carried.drafts:
                 carried.frame = out.frame
                 out = carried
-        done = [d for d in out.drafts if d.relation.value == "completed"]
+        done = [d for d in out.drafts if d.relation is Relation.COMPLETED]
         if done and out.frame in ("w-was-done-by-d", "d-did-w"):
             last_doer = done[0].source.name
         if done:
             cause = done[0].target.name
             if kind in _CAUSAL - {","}:
                 if out.frame in ("w-was-done", "w-done"):  # no doer named: context only
-                    out.drafts = [d for d in out.drafts if d.relation.value != "completed"]
+                    out.drafts = [d for d in out.drafts if d.relation is not Relation.COMPLETED]
                 if unblocked_waiter:
                     _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
                     unblocked_waiter = None
@@ -1580,7 +1580,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 _add_unblock(reader, outcomes, unblocked_waiter, cause, text)  # "X is
                 unblocked_waiter = None  # unblocked, the IAM changes went out": the reason
         if out.frame.endswith("unblocked-from-y") and not any(
-            d.relation.value == "unblocked_from" for d in out.drafts
+            d.relation is Relation.UNBLOCKED_FROM for d in out.drafts
         ):
             waiter = _rebase(_leading_np(toks))[0] or _rebase(_leading_np(rebased))[0] or None
             cause = cause or reader.recent_done  # "X is deployed! @mikko you're unblocked"
@@ -1614,17 +1614,20 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             o.drafts = [
                 d
                 for d in o.drafts
-                if d.relation.value != "completed" or d.target.name.lower() not in by_doer
+                if d.relation is not Relation.COMPLETED or d.target.name.lower() not in by_doer
             ]
     done_now = {
-        d.target.name.lower() for o in outcomes for d in o.drafts if d.relation.value == "completed"
+        d.target.name.lower()
+        for o in outcomes
+        for d in o.drafts
+        if d.relation is Relation.COMPLETED
     }
     for out in outcomes:
         for i, d in enumerate(out.drafts):  # "depends on X, which the team shipped today"
-            if d.relation.value == "blocked_by" and d.target.name.lower() in done_now:
+            if d.relation is Relation.BLOCKED_BY and d.target.name.lower() in done_now:
                 out.drafts[i] = replace(d, relation=Relation.UNBLOCKED_FROM)
         for d in out.drafts:
-            if d.relation.value == "completed":
+            if d.relation is Relation.COMPLETED:
                 reader.recent_done = d.target.name
     if outcomes:
         return outcomes, None
