@@ -122,13 +122,18 @@ class _Reader:
         self.known: list[EntityRef] = []  # work items named so far, oldest first
         self.line = -1  # the line being read, and the "Heading:" that opened it
         self.line_topic: str | None = None
+        self._author_of_ref: str | None = None  # ``author_ref`` is made for this author
+        self._author_ref: EntityRef | None = None
 
     # -- entity resolution -------------------------------------------------------------
 
     @property
     def author_ref(self) -> EntityRef | None:
-        """The author as a person, when known."""
-        return EntityRef(self.author, PERSON) if self.author else None
+        """The author as a person, when known (made once per author: asked for often)."""
+        if self.author != self._author_of_ref:
+            self._author_of_ref = self.author
+            self._author_ref = EntityRef(self.author, PERSON) if self.author else None
+        return self._author_ref
 
     @property
     def self_key(self) -> str:
