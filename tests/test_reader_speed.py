@@ -112,24 +112,52 @@ def test_every_factuality_word_gives_the_same_label_in_any_case() -> None:
 
 
 # Every case-blind pattern the reader screens with a plain twin over lowercased ASCII.
-_TWINNED = [
-    (context._ROSTER, context._ROSTER_LOWER),
-    (context._ACTION_LINE, context._ACTION_LINE_LOWER),
-    (normalise._FILLER_START, normalise._FILLER_START_LOWER),
-    (core._SENTENCE_HINT, core._SENTENCE_HINT_LOWER),
-] + [
-    (pattern, twin)
-    for (_, pattern), (_, twin) in zip(
-        factuality._LABELS, factuality._LOWER_LABELS or (), strict=True
-    )
-]
-_TWIN_WORDS = sorted(
-    {w for pattern, _ in _TWINNED for w in re.findall(r"[a-z]+", pattern.pattern)}
-) + ["Raj", "-", ":", "ACTION", "Attendees", "\n", "*", "So", "?", "1"]
+_TWINNED = (
+    [
+        (context._ROSTER, context._ROSTER_LOWER),
+        (context._ACTION_LINE, context._ACTION_LINE_LOWER),
+        (normalise._FILLER_START, normalise._FILLER_START_LOWER),
+        (normalise._DURATION, normalise._DURATION_LOWER),
+        (core._SENTENCE_HINT, core._SENTENCE_HINT_LOWER),
+    ]
+    + [
+        (pattern, twin)
+        for (_, pattern), (_, twin) in zip(
+            factuality._LABELS, factuality._LOWER_LABELS or (), strict=True
+        )
+    ]
+    + [
+        (pattern, twin)
+        for (pattern, _), twin in zip(
+            normalise._CONTRACTIONS, normalise._CONTRACTION_TWINS, strict=True
+        )
+    ]
+)
+_TWIN_WORDS = (
+    sorted({w for pattern, _ in _TWINNED for w in re.findall(r"[a-z]+", pattern.pattern)})
+    + ["Raj", "-", ":", "ACTION", "Attendees", "\n", "*", "So", "?", "1", "'s", "n't", "'S"]
+    + [
+        "she's",
+        "SHE'S",
+        "Dana's",
+        "it's",
+        "can't",
+        "Won't",
+        "I'm",
+        "they're",
+        "we've",
+        "I'll",
+        "he'd",
+        "x's",
+        "shan't",
+        "isn't",
+    ]
+)
 
 
-def test_every_screened_pattern_has_its_twin() -> None:
-    assert all(twin is not None for _, twin in _TWINNED)
+def test_every_screened_pattern_but_one_has_its_twin() -> None:
+    # "I'm" keeps a capital in its pattern: it is never screened, always searched
+    assert [p.pattern for p, twin in _TWINNED if twin is None] == [r"\b(I)'m\b"]
 
 
 @settings(max_examples=300, deadline=None)
@@ -138,7 +166,8 @@ def test_plain_twins_find_what_the_case_blind_patterns_find(words: list[str], ti
     sample = " ".join(words)
     sample = sample.title() if title else sample
     for pattern, twin in _TWINNED:
-        assert twin is not None
+        if twin is None:
+            continue
         assert bool(twin.search(sample.lower())) == bool(pattern.search(sample)), pattern.pattern
         assert bool(twin.match(sample.lower())) == bool(pattern.match(sample)), pattern.pattern
 

@@ -79,6 +79,16 @@ _CONTRACTION_HINTS = (
     "'s",
 )
 
+# Plain twins of case-blind patterns that rewrite (see ``factuality.lowercase_twin``): a
+# sentence the twin finds nothing in is left as it is without the costlier search.
+_CONTRACTION_TWINS = tuple(lowercase_twin(pattern) for pattern, _ in _CONTRACTIONS)
+
+
+def _may_match(twin: re.Pattern[str] | None, s: str) -> bool:
+    """False only when the case-blind original cannot match ``s`` either."""
+    return twin is None or not s.isascii() or twin.search(s.lower()) is not None
+
+
 _LEADING_FILLER = re.compile(
     # labels only with their punctuation ("Status page integration:" keeps "Status")
     r"\A(?:(?:status update|quick update|sprint update|weekly update|daily update"
@@ -119,6 +129,8 @@ _DURATION = re.compile(
     r"|months?)\b",
     re.IGNORECASE,
 )
+
+_DURATION_LOWER = lowercase_twin(_DURATION)
 
 _PARENS = re.compile(r"\(([^()]*)\)|\[[^\[\]]*\]")
 _PAREN_CLAUSE = re.compile(
@@ -262,13 +274,15 @@ def _normalise(sentence: str) -> str:
         s = _WONTFIX.sub("wontfix", s)  # "closing as won't-fix" is a resolution, not a plan
     if "'" in s:
         low = s.lower()
-        for (pattern, repl), hint in zip(_CONTRACTIONS, _CONTRACTION_HINTS, strict=True):
-            if hint in low:
+        for (pattern, repl), hint, twin in zip(
+            _CONTRACTIONS, _CONTRACTION_HINTS, _CONTRACTION_TWINS, strict=True
+        ):
+            if hint in low and _may_match(twin, s):
                 s = pattern.sub(repl, s)
     s = " ".join(s.split()).strip(" \t.,;:!-—–")
     if not _ADVERB_WORDS.isdisjoint(s.lower().replace(",", " ").split()):
         s = _ADVERBS.sub(" ", s)
-    if " for " in s:
+    if " for " in s and _may_match(_DURATION_LOWER, s):
         s = _DURATION.sub(" ", s)
     s = " ".join(s.split())
     if " ," in s or " ;" in s or " :" in s:
