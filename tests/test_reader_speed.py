@@ -180,3 +180,25 @@ def test_minutes_are_recognised_whatever_the_case_of_the_attendance_line() -> No
         assert [(f.source.name, f.relation.value, f.target.name) for f in got.facts] == [
             ("Raj Patel", "completed", "ledger export")
         ], label
+
+
+def _contractions_plainly(s: str) -> str:
+    low = s.lower()
+    for (pattern, repl), hint in zip(
+        normalise._CONTRACTIONS, normalise._CONTRACTION_HINTS, strict=True
+    ):
+        if hint in low:
+            s = pattern.sub(repl, s)
+    return s
+
+
+def test_contractions_are_expanded_as_before_in_any_case() -> None:
+    for sentence in (
+        "She's blocked on the ledger export",
+        "SHE'S BLOCKED ON THE LEDGER EXPORT",
+        "Dana's been waiting on the audit log fix",
+        "The export's stuck and we can't ship, it's Ana's",
+        "I'm on the search revamp and they're done with it",
+    ):
+        # the normaliser expands exactly what the unscreened loop expands
+        assert normalise._contract(sentence) == _contractions_plainly(sentence), sentence

@@ -89,6 +89,18 @@ def _may_match(twin: re.Pattern[str] | None, s: str) -> bool:
     return twin is None or not s.isascii() or twin.search(s.lower()) is not None
 
 
+def _contract(s: str) -> str:
+    """Expand contractions ("can't", "she's", "X's been"): a pattern runs only when the
+    sentence has its hint and its plain twin finds something."""
+    low = s.lower()
+    for (pattern, repl), hint, twin in zip(
+        _CONTRACTIONS, _CONTRACTION_HINTS, _CONTRACTION_TWINS, strict=True
+    ):
+        if hint in low and _may_match(twin, s):
+            s = pattern.sub(repl, s)
+    return s
+
+
 _LEADING_FILLER = re.compile(
     # labels only with their punctuation ("Status page integration:" keeps "Status")
     r"\A(?:(?:status update|quick update|sprint update|weekly update|daily update"
@@ -273,12 +285,7 @@ def _normalise(sentence: str) -> str:
     if "fix" in s and "on" in s:
         s = _WONTFIX.sub("wontfix", s)  # "closing as won't-fix" is a resolution, not a plan
     if "'" in s:
-        low = s.lower()
-        for (pattern, repl), hint, twin in zip(
-            _CONTRACTIONS, _CONTRACTION_HINTS, _CONTRACTION_TWINS, strict=True
-        ):
-            if hint in low and _may_match(twin, s):
-                s = pattern.sub(repl, s)
+        s = _contract(s)
     s = " ".join(s.split()).strip(" \t.,;:!-—–")
     if not _ADVERB_WORDS.isdisjoint(s.lower().replace(",", " ").split()):
         s = _ADVERBS.sub(" ", s)
