@@ -41,9 +41,8 @@ def _jsonl(path: Path) -> list[tuple[str, str, str | None]]:
     return [(f"{path.stem}:{r['id']}", r["text"], r.get("author")) for r in rows]
 
 
-def updates(generated: int) -> list[tuple[str, str, str | None]]:
+def updates(generated: int, corpus: Path = HERE / "corpus") -> list[tuple[str, str, str | None]]:
     """(label, text, author) for every update the dump covers."""
-    corpus = HERE / "corpus"
     out: list[tuple[str, str, str | None]] = []
     for name in ("dev.jsonl", "reader_author_checks.jsonl"):
         if (corpus / name).exists():
@@ -102,9 +101,12 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="write the dump here")
     parser.add_argument("--check", type=Path, help="compare with an earlier dump")
     parser.add_argument("--generated", type=int, default=2000, help="size of the generated mix")
+    parser.add_argument(
+        "--corpus", type=Path, default=HERE / "corpus", help="folder of dev.jsonl and the checks"
+    )
     args = parser.parse_args()
     lines = []
-    for label, text, author in updates(args.generated):
+    for label, text, author in updates(args.generated, args.corpus):
         row = {"id": label, "author": author, **dump(extract(text, author))}
         lines.append(json.dumps(row, ensure_ascii=False, sort_keys=True))
     body = "\n".join(lines) + "\n"
