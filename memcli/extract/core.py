@@ -639,6 +639,8 @@ def tokenise(text: str) -> list[_Tok]:
         or tok.low in _CONTEXT_WORDS
         or (possessive and tok.cls == "n" and tok.low.endswith(("'s", "’s")))
     ]
+    # A rule added below must act only on tokens ``visit`` holds: widen _CONTEXT_CLASSES
+    # or _CONTEXT_WORDS for a token of another class or word.
     for k in visit:  # context: "our own X", "has been" vs "has X"
         tok = out[k]
         prev = out[k - 1].low if k else ""
@@ -741,7 +743,9 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
     while i < len(toks):
         tok = toks[i]
         if tok.cls not in _CLAUSE_MARKS and tok.low not in _CLAUSE_WORDS:
-            current.append(tok)  # most tokens: no rule below can split at them
+            # most tokens: no rule below can split at them (a new rule that splits at
+            # another class or word adds it to _CLAUSE_MARKS or _CLAUSE_WORDS)
+            current.append(tok)
             has_pred = has_pred or tok.cls in _TRIGGERS
             i += 1
             continue
