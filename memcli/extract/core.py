@@ -519,6 +519,7 @@ _TIME_HINT = re.compile(
     r"|afternoon|month|quarter|fortnight",
     re.IGNORECASE,
 )
+# Every ticket reference has a digit: ``_noun_phrase`` looks for tickets only then.
 _TICKET = re.compile(r"(?:[A-Za-z][\w.-]*/[\w.-]+)?#\d+|[A-Z][A-Z0-9]+-\d+|(?:PR|MR)\s*#\d+", re.I)
 _TICKETS = re.compile(r"(?:[A-Z][A-Z0-9]+-\d+|#\d+)(?:/(?:[A-Z][A-Z0-9]+-\d+|#\d+))+")
 
