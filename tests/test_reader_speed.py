@@ -202,3 +202,10 @@ def test_contractions_are_expanded_as_before_in_any_case() -> None:
     ):
         # the normaliser expands exactly what the unscreened loop expands
         assert normalise._contract(sentence) == _contractions_plainly(sentence), sentence
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.from_regex(core._TICKET, fullmatch=True))
+def test_every_ticket_reference_has_a_digit(ticket: str) -> None:
+    # noun phrases look for ticket references only when the phrase has a digit
+    assert core._DIGIT.search(ticket)
