@@ -108,7 +108,8 @@ class _Reader:
 
     def __init__(self, text: str, author: str | None) -> None:
         self.author = author.strip() if author and author.strip() else None
-        self.lower_words = frozenset(filter(str.islower, _LATIN_WORD.findall(text)))
+        self._text = text
+        self._lower_words: frozenset[str] | None = None
         self.last_item: EntityRef | None = None
         self.last_person: EntityRef | None = None
         self.last_team: EntityRef | None = None
@@ -124,6 +125,14 @@ class _Reader:
         self.line_topic: str | None = None
         self._author_of_ref: str | None = None  # ``author_ref`` is made for this author
         self._author_ref: EntityRef | None = None
+
+    @property
+    def lower_words(self) -> frozenset[str]:
+        """The words the text writes in lowercase (made on first use: many updates never
+        ask, and it is a scan of the whole text)."""
+        if self._lower_words is None:
+            self._lower_words = frozenset(filter(str.islower, _LATIN_WORD.findall(self._text)))
+        return self._lower_words
 
     # -- entity resolution -------------------------------------------------------------
 
