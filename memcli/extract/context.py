@@ -16,7 +16,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
+from memcli.extract.factuality import lowercase_twin
 from memcli.extract.phrases import (
     _ACRONYM,
     _AGENT_SPLIT,
@@ -82,13 +84,20 @@ class _Outcome:
 _LINK_STOP = frozenset("the a an our my their his her its this that new for of on to in".split())
 
 
+@lru_cache(maxsize=256)  # asked of every item named so far, each time an item is read
 def _content_words(name: str) -> frozenset[str]:
     return frozenset(w for w in name.lower().split() if w not in _LINK_STOP)
 
 
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")  # starts with a letter: islower() is "== lower()"
+
+
+_TYPE_KEYS = {kind: f"{kind}:" for kind in EntityType}  # formatting an enum costs a call
+
+
 def _key(ref: EntityRef) -> str:
     """Case-insensitive identity of an entity inside one text."""
-    return f"{ref.type}:{ref.name.casefold()}"
+    return _TYPE_KEYS[ref.type] + ref.name.casefold()
 
 
 class _Reader:
@@ -99,9 +108,8 @@ class _Reader:
 
     def __init__(self, text: str, author: str | None) -> None:
         self.author = author.strip() if author and author.strip() else None
-        self.lower_words = frozenset(
-            w for w in re.findall(r"[A-Za-z][A-Za-z'-]*", text) if w == w.lower()
-        )
+        self._text = text
+        self._lower_words: frozenset[str] | None = None
         self.last_item: EntityRef | None = None
         self.last_person: EntityRef | None = None
         self.last_team: EntityRef | None = None
@@ -115,13 +123,26 @@ class _Reader:
         self.known: list[EntityRef] = []  # work items named so far, oldest first
         self.line = -1  # the line being read, and the "Heading:" that opened it
         self.line_topic: str | None = None
+        self._author_of_ref: str | None = None  # ``author_ref`` is made for this author
+        self._author_ref: EntityRef | None = None
+
+    @property
+    def lower_words(self) -> frozenset[str]:
+        """The words the text writes in lowercase (made on first use: many updates never
+        ask, and it is a scan of the whole text)."""
+        if self._lower_words is None:
+            self._lower_words = frozenset(filter(str.islower, _LATIN_WORD.findall(self._text)))
+        return self._lower_words
 
     # -- entity resolution -------------------------------------------------------------
 
     @property
     def author_ref(self) -> EntityRef | None:
-        """The author as a person, when known."""
-        return EntityRef(self.author, PERSON) if self.author else None
+        """The author as a person, when known (made once per author: asked for often)."""
+        if self.author != self._author_of_ref:
+            self._author_of_ref = self.author
+            self._author_ref = EntityRef(self.author, PERSON) if self.author else None
+        return self._author_ref
 
     @property
     def self_key(self) -> str:
@@ -553,6 +574,21 @@ _ACTION_LINE = re.compile(
 )
 
 
+_ROSTER_LOWER = lowercase_twin(_ROSTER)
+_ACTION_LINE_LOWER = lowercase_twin(_ACTION_LINE)
+
+
+def _screened(
+    pattern: re.Pattern[str], twin: re.Pattern[str] | None, text: str
+) -> re.Match[str] | None:
+    """``pattern.search(text)``, screened by its plain twin over lowercased ASCII text: most
+    updates are no minutes, and the twin tells so several times sooner. When it finds
+    something the pattern itself runs, so the match keeps the text's case."""
+    if twin is not None and text.isascii() and twin.search(text.lower()) is None:
+        return None
+    return pattern.search(text)
+
+
 _COMMON = frozenset(
     """not no the this that these those next done shipped status update blocked blockers
     today yesterday risks decision action note notes root cause load release migration
@@ -574,9 +610,9 @@ class Minutes:
     def __init__(self, text: str) -> None:
         self.full: dict[str, str] = {}
         self.scribe: str | None = None
-        m = _ROSTER.search(text)
+        m = _screened(_ROSTER, _ROSTER_LOWER, text)
         # Minutes without an attendance line still show themselves by action items.
-        self.open = m is None and _ACTION_LINE.search(text) is not None
+        self.open = m is None and _screened(_ACTION_LINE, _ACTION_LINE_LOWER, text) is not None
         self.active = m is not None or self.open
         if m is None:
             return

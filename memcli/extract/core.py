@@ -364,7 +364,9 @@ def _lexicon() -> dict[str, str]:
 
 
 _TABLE: dict[str, str] | None = None
-_PREFIX: dict[tuple[str, str], tuple[int, ...]] = {}  # first two words -> phrase lengths
+# first word -> second word -> lengths of the phrases they open, longest first: most words
+# open no phrase, so one dict look-up (no pair to build) settles them
+_PREFIX: dict[str, dict[str, tuple[int, ...]]] = {}
 
 
 _FUNCTION_WORDS = frozenset(
@@ -390,7 +392,8 @@ def _table() -> dict[str, str]:
             words = phrase.split()
             if len(words) > 1:
                 lengths.setdefault((words[0], words[1]), set()).add(len(words))
-        _PREFIX.update({k: tuple(sorted(v, reverse=True)) for k, v in lengths.items()})
+        for (first, second), ns in lengths.items():
+            _PREFIX.setdefault(first, {})[second] = tuple(sorted(ns, reverse=True))
         for phrase, cls in table.items():  # one word per phrase is enough for the gate:
             if cls in _TRIGGERS or cls in "L":  # its longest content word
                 content = [w for w in phrase.split() if w not in _FUNCTION_WORDS]
@@ -451,12 +454,53 @@ _TIME_LEAD = re.compile(
 )
 
 
+# Where a time phrase can start: a word character with none before it, opening one of the
+# ``_TIME`` alternatives: a digit or one of ``_TIME_HEADS`` (their first three letters).
+# ``_TIME.finditer`` tries its whole case-blind alternation at every position of the
+# sentence; trying it only at these few places finds the same matches twice as fast.
+# (A new ``_TIME`` alternative needs its head here: tests/test_reader_speed.py checks.)
+_TIME_HEADS = frozenset(
+    """mon tue wed thu fri sat sun wee yes yda tod ton tom tmr mor aft eve nig qua for
+    jan feb mar apr may jun jul aug sep oct nov dec""".split()
+)
+# Over lowercased ASCII, a word start that opens with a digit or a head.
+_TIME_START_ASCII = re.compile(rf"(?<!\w)(?:[0-9]|{'|'.join(sorted(_TIME_HEADS))})")
+# Anything else: any word start that could open one, ``_TIME_HEADS`` checked per start
+# (a character outside ASCII may fold to a letter of a time word, so it always counts).
+_TIME_START = re.compile(r"[0-9adefjmnoqstwyADEFJMNOQSTWY\u0080-\U0010ffff](?<!\w\w)")
+
+
+def _time_starts(text: str) -> list[int]:
+    """Every offset at which a ``_TIME`` match could start, in order."""
+    if text.isascii():
+        return [m.start() for m in _TIME_START_ASCII.finditer(text.lower())]
+    starts: list[int] = []
+    for m in _TIME_START.finditer(text):
+        at = m.start()
+        head = text[at : at + 3]
+        if not head.isascii() or head[0].isdigit() or head.lower() in _TIME_HEADS:
+            starts.append(at)
+    return starts
+
+
 def _blank_times(text: str) -> str:
-    """Blank out time phrases (keeping offsets): they are never arguments."""
+    """Blank out time phrases (keeping offsets): they are never arguments.
+
+    The same matches as ``_TIME.finditer(text)``: leftmost first, each search resuming
+    where the last match ended, but ``_TIME`` is only tried where one can start.
+    """
     spans: list[tuple[int, int]] = []
-    for m in _TIME.finditer(text):
-        lead = _TIME_LEAD.search(text, max(0, m.start() - 30), m.start())
-        spans.append((lead.start() if lead else m.start(), m.end()))
+    resume = 0
+    match = _TIME.match
+    for at in _time_starts(text):
+        if at < resume:
+            continue
+        m = match(text, at)
+        if m is None:
+            continue
+        lead = _TIME_LEAD.search(text, max(0, at - 30), at)
+        spans.append((lead.start() if lead else at, m.end()))
+        resume = m.end()
     for start, end in reversed(spans):
         text = text[:start] + " " * (end - start) + text[end:]
     return text
@@ -475,6 +519,7 @@ _TIME_HINT = re.compile(
     r"|afternoon|month|quarter|fortnight",
     re.IGNORECASE,
 )
+# Every ticket reference has a digit: ``_noun_phrase`` looks for tickets only then.
 _TICKET = re.compile(r"(?:[A-Za-z][\w.-]*/[\w.-]+)?#\d+|[A-Z][A-Z0-9]+-\d+|(?:PR|MR)\s*#\d+", re.I)
 _TICKETS = re.compile(r"(?:[A-Z][A-Z0-9]+-\d+|#\d+)(?:/(?:[A-Z][A-Z0-9]+-\d+|#\d+))+")
 
@@ -504,40 +549,50 @@ class _Tok:
 
 
 def tokenise(text: str) -> list[_Tok]:
-    """Tokens with their classes; multiword lexicon phrases become one token."""
+    """Tokens with their classes; multiword lexicon phrases become one token.
+
+    This runs on every sentence with a cue word, so it is written for speed: one regex
+    pass, one dict look-up per word, and the context passes below only visit the tokens
+    they can change (``_CONTEXT_CLASSES``).
+    """
     table = _table()
     words = _TOKEN.findall(text)  # offsets are laid out later, by _rebase
-    lows = [w.lower() for w in words]
+    lows = list(map(str.lower, words))
     if _DIGIT.search(text) or not _TIME_WORDS.isdisjoint(lows):
-        words = _TOKEN.findall(_blank_times(text))
-        lows = [w.lower() for w in words]
+        blanked = _blank_times(text)
+        if blanked != text:  # a digit is not always a time ("PR #62")
+            words = _TOKEN.findall(blanked)
+            lows = list(map(str.lower, words))
     if "/" in text:
         words = [p[0] for w in words for p in _split_ticket_list((w, 0, len(w)))]
-        lows = [w.lower() for w in words]
+        lows = list(map(str.lower, words))
     if "’" in text:
         lows = [low.replace("’", "'") for low in lows]
     out: list[_Tok] = []
-    i = 0
+    append = out.append
+    dropped = False  # whether a token of class "-" (filler) was made
     size = len(words)
-    prefix, get, tok_ = _PREFIX, table.get, _Tok
-    while i < size:
-        low = lows[i]
-        lengths = prefix.get((low, lows[i + 1])) if i + 1 < size else None
-        if lengths:
+    starts, get, tok_ = _PREFIX, table.get, _Tok
+    skip = 0  # words still to pass over, taken into the phrase before them
+    for i, low in enumerate(lows):
+        if skip:
+            skip -= 1
+            continue
+        seconds = starts.get(low)
+        if seconds is not None and i + 1 < size and (lengths := seconds.get(lows[i + 1])):
             for n in lengths:
                 if i + n <= size:
                     phrase = " ".join(lows[i : i + n])
                     cls = get(phrase)
                     if cls is not None:
-                        out.append(tok_(" ".join(words[i : i + n]), 0, 0, cls, phrase))
-                        i += n
+                        append(tok_(" ".join(words[i : i + n]), 0, 0, cls, phrase))
+                        dropped = dropped or cls == "-"
+                        skip = n - 1
                         break
             else:
-                out.append(tok_(words[i], 0, 0, get(low, "n"), low))
-                i += 1
+                append(tok_(words[i], 0, 0, get(low, "n"), low))
             continue
-        out.append(tok_(words[i], 0, 0, get(low, "n"), low))
-        i += 1
+        append(tok_(words[i], 0, 0, get(low, "n"), low))
     if "that" in lows:
         for k, tok in enumerate(out):  # "that": relative pronoun or demonstrative?
             if tok.low == "that":
@@ -556,26 +611,39 @@ def tokenise(text: str) -> list[_Tok]:
             and tok.text[:1].islower()
         ):
             tok.cls = "-"
-    for k, tok in enumerate(out[:-2] if "and" in lows else ()):  # "rebased and merged #N"
+            dropped = True
+    ands = [k for k in range(len(out) - 2) if out[k + 1].low == "and"] if "and" in lows else ()
+    for k in ands:  # "rebased and merged #N"
+        tok = out[k]
         if (
             tok.cls == "n"
             and tok.low.endswith("ed")
             and tok.text[:1].islower()
             and (not k or out[k - 1].cls == "|")
-            and out[k + 1].low == "and"
             and out[k + 2].cls == "D"
         ):
             tok.cls = out[k + 1].cls = "-"
+            dropped = True
     for k, tok in enumerate(out[:-1] if not _CLOSING_PRESENT.isdisjoint(lows) else ()):
         if tok.low in _CLOSING_PRESENT and _TICKET.fullmatch(out[k + 1].text):
             tok.cls = "D"  # "Fixes #901 and #902", "... and closes #118": this PR does
-    if _DROP_WORDS.intersection(lows) or any(tok.cls == "-" for tok in out):
+    if dropped or not _DROP_WORDS.isdisjoint(lows):
         out = [tok for tok in out if tok.cls != "-"]
         while out and out[0].low in (",", ";", "-", "—", "–"):
             out = out[1:]  # "ugh, the export is ...": the interjection's comma
-    for k, tok in enumerate(out):  # context: "our own X", "has been" vs "has X"
-        if tok.cls == "n" and tok.low not in _CONTEXT_WORDS and not tok.low.endswith("s"):
-            continue
+    dropped = False
+    possessive = "'" in text or "’" in text
+    visit = [  # the tokens a rule below may change (a change never makes a later one so)
+        k
+        for k, tok in enumerate(out)
+        if tok.cls in _CONTEXT_CLASSES
+        or tok.low in _CONTEXT_WORDS
+        or (possessive and tok.cls == "n" and tok.low.endswith(("'s", "’s")))
+    ]
+    # A rule added below must act only on tokens ``visit`` holds: widen _CONTEXT_CLASSES
+    # or _CONTEXT_WORDS for a token of another class or word.
+    for k in visit:  # context: "our own X", "has been" vs "has X"
+        tok = out[k]
         prev = out[k - 1].low if k else ""
         nxt = out[k + 1].cls if k + 1 < len(out) else ""
         if tok.low == "own" and prev in _POSSESSIVE:
@@ -618,6 +686,7 @@ def tokenise(text: str) -> list[_Tok]:
             tok.cls = "n"  # "the Windows path handling is ...": a noun ("Priya driving" is not)
         elif tok.low in _CLOSING_PRESENT and k and out[k - 1].low in ("this", "which", "it"):
             tok.cls, out[k - 1].cls = "D", "-"  # "this closes #5521": the author's PR
+            dropped = True
         elif tok.cls == "G" and nxt not in ("", "|", "s", "p") and (not k or out[k - 1].cls != "x"):
             tok.cls = "n"  # "the writing guide": only "that Paulo is doing" ends on G
         elif tok.cls == "J" and (not k or out[k - 1].cls != "x"):
@@ -627,7 +696,7 @@ def tokenise(text: str) -> list[_Tok]:
             or (nxt == "n" and out[k + 1].low.endswith(("ed", "en")) and out[k + 1].low != "red")
         ):
             tok.cls = "x"  # "has been", "has confirmed": an auxiliary
-    if any(tok.cls == "-" for tok in out):
+    if dropped:
         out = [tok for tok in out if tok.cls != "-"]
     return out
 
@@ -643,7 +712,10 @@ _PERSONS = frozenset("i we you he she they".split())
 _DETERMINERS = frozenset("the a an our my their his her its this that these those".split())
 
 
-_CONTEXT_WORDS = frozenset({"own", "unblocked", "work on"})
+_CONTEXT_WORDS = frozenset({"own", "unblocked", "work on"}) | _CLOSING_PRESENT
+# The classes the context pass of ``tokenise`` may change; any other token is left alone
+# unless its word is in ``_CONTEXT_WORDS`` or it is a possessive ("Priya's").
+_CONTEXT_CLASSES = frozenset("OIGJH")
 _DROP_WORDS: set[str] = set()
 
 
@@ -655,7 +727,7 @@ class _Clause:
 
     @property
     def classes(self) -> str:
-        return "".join(t.cls for t in self.toks)
+        return "".join([t.cls for t in self.toks])
 
 
 def clauses(toks: list[_Tok]) -> list[_Clause]:
@@ -671,6 +743,13 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
     has_pred = False
     while i < len(toks):
         tok = toks[i]
+        if tok.cls not in _CLAUSE_MARKS and tok.low not in _CLAUSE_WORDS:
+            # most tokens: no rule below can split at them (a new rule that splits at
+            # another class or word adds it to _CLAUSE_MARKS or _CLAUSE_WORDS)
+            current.append(tok)
+            has_pred = has_pred or tok.cls in _TRIGGERS
+            i += 1
+            continue
         pair = (tok.low, toks[i + 1].low) if i + 1 < len(toks) else None
         if pair in _MULTI_SUB:
             result.append(_Clause(kind, current))
@@ -733,6 +812,9 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
 
 
 _JOIN_WORDS = frozenset({"and", "&", "+", "/", "with"})
+# The classes and words ``clauses`` may split at (a token of neither joins the clause).
+_CLAUSE_MARKS = frozenset("|s&")
+_CLAUSE_WORDS = frozenset({"as", "and"} | {first for first, _ in _MULTI_SUB})
 # Words that open an introductory phrase ("During the quarter, ...", "Following review,"):
 # the comma after it closes that phrase, not a list item.
 _INTRO_WORDS = frozenset(
@@ -921,7 +1003,9 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
     """
     if len(toks) > 2 and any(t.cls == "&" for t in toks[1:-1]):
         text, toks = _split_lists(toks)
-    tickets = [t for t in toks if _TICKET.fullmatch(t.text)]
+    span = text[toks[0].start : toks[-1].end]
+    # a ticket reference has a digit: most phrases have none, and need no look at each word
+    tickets = [t for t in toks if _TICKET.fullmatch(t.text)] if _DIGIT.search(span) else []
     if tickets:
         others = [t for t in toks if t not in tickets and t.cls not in "&|"]
         first = toks.index(tickets[0])
@@ -932,7 +1016,8 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
             return ", ".join(t.text for t in tickets)  # "the disk alert tickets OPS-1/OPS-2"
         if toks[0] in tickets and len(toks) > 1 and toks[1].text[:1].islower():
             toks = toks[1:]
-    return text[toks[0].start : toks[-1].end]
+        return text[toks[0].start : toks[-1].end]
+    return span
 
 
 def _apply(
@@ -1088,20 +1173,39 @@ _NOT_AGENTS = frozenset(
 )
 
 
+# class string -> every main frame that fits it, in table order, with its match. Class
+# strings repeat far more than sentences do ("nxWn", "nxOn", ...), so each is matched
+# against the frame table once; the table is cleared when it grows past its bound.
+_FITS: dict[str, list[tuple[str, str, re.Match[str]]]] = {}
+_FITS_BOUND = 8192
+
+
+def _fitting(
+    classes: str, frames: list[tuple[str, str, re.Pattern[str]]]
+) -> list[tuple[str, str, re.Match[str]]]:
+    """The frames whose pattern fits the whole class string, in order, with their matches.
+
+    For the main table, one search of the alternation (``_ANY_FRAME``) finds the first
+    frame that fits; no frame before it can."""
+    first = 0
+    main = _ANY_FRAME is not None and len(frames) == len(FRAMES)
+    if main:
+        if (cached := _FITS.get(classes)) is not None:
+            return cached
+        hit = _ANY_FRAME.fullmatch(classes) if _ANY_FRAME is not None else None
+        first = len(frames) if hit is None else int((hit.lastgroup or "f0")[1:])
+    fits = [(n, h, m) for n, h, p in frames[first:] if (m := p.fullmatch(classes)) is not None]
+    if main:
+        if len(_FITS) >= _FITS_BOUND:
+            _FITS.clear()
+        _FITS[classes] = fits
+    return fits
+
+
 def _read(
     reader: _Reader, toks: list[_Tok], text: str, frames: list[tuple[str, str, re.Pattern[str]]]
 ) -> _Outcome | None:
-    classes = "".join(t.cls for t in toks)
-    first = 0
-    if _ANY_FRAME is not None and len(frames) == len(FRAMES):
-        hit = _ANY_FRAME.fullmatch(classes)
-        if hit is None:
-            return None
-        first = int((hit.lastgroup or "f0")[1:])
-    for name, handler, pattern in frames[first:]:
-        m = pattern.fullmatch(classes)
-        if m is None:
-            continue
+    for name, handler, m in _fitting("".join([t.cls for t in toks]), frames):
         out = _apply(reader, handler, toks, text, m)
         if out is not None and (
             out.drafts or handler in ("stalled", "unblocked", "topic", "mention_agent")
@@ -1161,6 +1265,8 @@ _SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 
 
 _SENTENCE_HINT = re.compile(r"\b(?:once|soon|after|only|no|before)\b", re.IGNORECASE)
+# The same search over lowercased ASCII text: several times cheaper than a case-blind one.
+_SENTENCE_HINT_LOWER = re.compile(_SENTENCE_HINT.pattern)
 
 
 _AFTER_FRAME = re.compile(r",\s+(?=which\b|who\b|owned by\b|and\b)|;\s+|\s+[—–]\s+")
@@ -1172,7 +1278,9 @@ def _sentence_frame(reader: _Reader, text: str) -> tuple[_Outcome, str, str] | N
     Returns the outcome, the rest of the sentence (still to read) and the blocker's text
     (the antecedent of a "which" in the rest).
     """
-    if not _SENTENCE_HINT.search(text):
+    if not (
+        _SENTENCE_HINT_LOWER.search(text.lower()) if text.isascii() else _SENTENCE_HINT.search(text)
+    ):
         return None
     cut = _AFTER_FRAME.search(text)
     spans = [(text, "")] + ([(text[: cut.start()], text[cut.start() :])] if cut else [])
@@ -1361,8 +1469,8 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 if labelled.items:
                     named = _plain(labelled.items[-1].name)
                 continue
-        if not toks or not any(c in _TRIGGERS for c in classes):
-            hedged_subject = any(c in "MN" for c in classes)
+        if not toks or _TRIGGERS.isdisjoint(classes):
+            hedged_subject = "M" in classes or "N" in classes
             if kind in _CAUSAL - {","} and toks:
                 cause = _rebase(_trailing_np(toks))[0] or None
                 acted = _agent_acted(reader, toks)  # "now that Hee-won pushed the image"
@@ -1378,7 +1486,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         if _MEASURE.match(toks[0].text):
             reason, previous = "a measurement, not a work item", toks
             continue
-        if any(t.low == "had" for t in toks) and any(t.cls in "WS" for t in toks):
+        if ("W" in classes or "S" in classes) and any(t.low == "had" for t in toks):
             reason, previous = "in the past (had been blocked)", toks
             continue
         asserted = classes.split("K", 1)[0]  # "X has to land before Y can ship": not a hedge
@@ -1443,9 +1551,9 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             reason = reason or "predicate without readable arguments"
             previous = toks
             continue
-        waited = [d for d in out.drafts if d.relation.value == "blocked_by"]
+        waited = [d for d in out.drafts if d.relation is Relation.BLOCKED_BY]
         if unblocked_waiter and kind in _CAUSAL and waited:  # "..., since it waited on Y"
-            out.drafts = [d for d in out.drafts if d.relation.value != "blocked_by"]
+            out.drafts = [d for d in out.drafts if d.relation is not Relation.BLOCKED_BY]
             _add_unblock(reader, outcomes, unblocked_waiter, waited[0].target.name, text)
             unblocked_waiter = None
         if (
@@ -1453,23 +1561,23 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             and borrowed
             and last_doer is not None
             and out.frame in ("w-was-done", "w-done")
-            and any(d.relation.value == "completed" for d in out.drafts)
+            and any(d.relation is Relation.COMPLETED for d in out.drafts)
         ):  # "X was completed by Amara and published to the portal": Amara did both
             carried = reader.completed(
                 last_doer,
-                next(d.target.name for d in out.drafts if d.relation.value == "completed"),
+                next(d.target.name for d in out.drafts if d.relation is Relation.COMPLETED),
             )
             if carried is not None and carried.drafts:
                 carried.frame = out.frame
                 out = carried
-        done = [d for d in out.drafts if d.relation.value == "completed"]
+        done = [d for d in out.drafts if d.relation is Relation.COMPLETED]
         if done and out.frame in ("w-was-done-by-d", "d-did-w"):
             last_doer = done[0].source.name
         if done:
             cause = done[0].target.name
             if kind in _CAUSAL - {","}:
                 if out.frame in ("w-was-done", "w-done"):  # no doer named: context only
-                    out.drafts = [d for d in out.drafts if d.relation.value != "completed"]
+                    out.drafts = [d for d in out.drafts if d.relation is not Relation.COMPLETED]
                 if unblocked_waiter:
                     _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
                     unblocked_waiter = None
@@ -1477,7 +1585,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 _add_unblock(reader, outcomes, unblocked_waiter, cause, text)  # "X is
                 unblocked_waiter = None  # unblocked, the IAM changes went out": the reason
         if out.frame.endswith("unblocked-from-y") and not any(
-            d.relation.value == "unblocked_from" for d in out.drafts
+            d.relation is Relation.UNBLOCKED_FROM for d in out.drafts
         ):
             waiter = _rebase(_leading_np(toks))[0] or _rebase(_leading_np(rebased))[0] or None
             cause = cause or reader.recent_done  # "X is deployed! @mikko you're unblocked"
@@ -1511,21 +1619,24 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             o.drafts = [
                 d
                 for d in o.drafts
-                if d.relation.value != "completed" or d.target.name.lower() not in by_doer
+                if d.relation is not Relation.COMPLETED or d.target.name.lower() not in by_doer
             ]
     done_now = {
-        d.target.name.lower() for o in outcomes for d in o.drafts if d.relation.value == "completed"
+        d.target.name.lower()
+        for o in outcomes
+        for d in o.drafts
+        if d.relation is Relation.COMPLETED
     }
     for out in outcomes:
         for i, d in enumerate(out.drafts):  # "depends on X, which the team shipped today"
-            if d.relation.value == "blocked_by" and d.target.name.lower() in done_now:
+            if d.relation is Relation.BLOCKED_BY and d.target.name.lower() in done_now:
                 out.drafts[i] = replace(d, relation=Relation.UNBLOCKED_FROM)
         for d in out.drafts:
-            if d.relation.value == "completed":
+            if d.relation is Relation.COMPLETED:
                 reader.recent_done = d.target.name
     if outcomes:
         return outcomes, None
-    if reason is None and not any(t.cls in _TRIGGERS for c in parts for t in c.toks):
+    if reason is None and all(_TRIGGERS.isdisjoint(c.classes) for c in parts):
         reason = "no predicate"
     return [], reason
 

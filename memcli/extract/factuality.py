@@ -42,6 +42,32 @@ _LABELS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
+def lowercase_twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
+    """The pattern without IGNORECASE, to search lowercased ASCII text with; None when
+    that could read differently (a capital, a cased letter outside ASCII or an inline
+    case flag in the pattern).
+
+    A case-blind search costs several times more than a plain one, and ``why_not`` runs
+    its labels over whole clauses (``memcli.extract.text`` and ``context`` use it too).
+    Over ASCII text the two agree: a letter in the pattern is lowercase ASCII, so it
+    matches a text letter exactly when it matches that letter lowercased.
+    """
+    # escapes such as \S and group names keep their case
+    bare = re.sub(r"\\.|\(\?P<\w+>|\(\?P=\w+\)", "", pattern.pattern)
+    cased = any(ch.isupper() or (not ch.isascii() and ch.islower()) for ch in bare)
+    if cased or "(?" in bare and re.search(r"\(\?[a-zA-Z-]*[iI]", bare):
+        return None
+    return re.compile(pattern.pattern, pattern.flags & ~re.IGNORECASE)
+
+
+_TWINS = tuple((label, lowercase_twin(pattern)) for label, pattern in _LABELS)
+_LOWER_LABELS: tuple[tuple[str, re.Pattern[str]], ...] | None = (
+    tuple((label, twin) for label, twin in _TWINS if twin is not None)
+    if all(twin is not None for _, twin in _TWINS)
+    else None
+)
+
+
 # Reasons the reader gives for a cue sentence it understood and chose not to turn into a
 # fact: the factuality labels above, plus the reader's own "nothing blocks" and "context
 # only". ``--extractor auto`` does not send such sentences to a model: they were read.
@@ -69,7 +95,10 @@ def why_not(clause: str) -> str | None:
     >>> why_not("The export is blocked on the schema change") is None
     True
     """
-    for label, pattern in _LABELS:
+    labels = _LABELS
+    if _LOWER_LABELS is not None and clause.isascii():
+        clause, labels = clause.lower(), _LOWER_LABELS
+    for label, pattern in labels:
         if pattern.search(clause):
             return label
     return None

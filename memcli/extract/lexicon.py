@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memcli.models import Relation
 
@@ -184,13 +185,24 @@ CUE_TOKENS: frozenset[str] = frozenset(
 _TOKEN = re.compile(r"[a-z]+")
 
 
+@lru_cache(maxsize=128)
+def lower_words(text: str) -> tuple[str, ...]:
+    """The runs of letters a-z in the lowercased text.
+
+    The reader's cue screen, ``fix_typos`` and ``has_cue`` each ask for them, mostly of
+    the same sentence, so the last few answers are kept (the cache is small: it spares
+    the repeats within one update, not across a corpus).
+    """
+    return tuple(_TOKEN.findall(text.lower()))
+
+
 def has_cue(text: str) -> bool:
     """Whether a sentence uses a dependency, ownership, completion or unblock word.
 
     >>> has_cue("Reviewed three PRs."), has_cue("search is gated on the index")
     (False, True)
     """
-    return not CUE_TOKENS.isdisjoint(_TOKEN.findall(text.lower()))
+    return not CUE_TOKENS.isdisjoint(lower_words(text))
 
 
 # Real words one edit away from a trigger: never "corrected".
@@ -273,7 +285,6 @@ _COMMON = frozenset(
 
 TYPOS: dict[str, str] = _typo_table()
 _WORD = re.compile(r"[A-Za-z]+")
-_LOWER_WORD = re.compile(r"[a-z]+")
 _TYPO_WORDS = frozenset(TYPOS)
 
 
@@ -283,6 +294,6 @@ def fix_typos(text: str) -> str:
     >>> fix_typos("search is blokced on the index, waitng on Dana")
     'search is blocked on the index, waiting on Dana'
     """
-    if _TYPO_WORDS.isdisjoint(_LOWER_WORD.findall(text.lower())):
+    if _TYPO_WORDS.isdisjoint(lower_words(text)):
         return text
     return _WORD.sub(lambda m: TYPOS.get(m.group(0).lower(), m.group(0)), text)

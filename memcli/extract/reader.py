@@ -22,12 +22,9 @@ from memcli.extract.core import (
     tokenise,
 )
 from memcli.extract.factuality import why_not
-from memcli.extract.lexicon import TYPOS, has_cue
+from memcli.extract.lexicon import TYPOS, has_cue, lower_words
 from memcli.extract.text import _normalise, addressee, sentence_lines, status_emoji
 from memcli.models import ExtractedFact, Extraction, Relation, SentenceTrace
-
-_WORDS = re.compile(r"[a-z]+")
-
 
 # Standup section labels, inline ("Today: X") or as a heading over bullets.
 _SECTION = re.compile(
@@ -112,7 +109,7 @@ def _read_sentence(
     if "@" in sentence:
         reader.addressee = addressee(sentence) or reader.addressee
     raw = (sentence if text is None else text).lower()
-    words = _WORDS.findall(raw)
+    words = lower_words(sentence if text is None else text)  # the letter runs of raw
     if _cues().isdisjoint(words) and "'" not in raw and "’" not in raw and not status_emoji(raw):
         if not any(w in TYPOS for w in words):
             return [], "no predicate"  # no word of any frame: not worth normalising

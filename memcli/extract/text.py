@@ -13,6 +13,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from memcli.extract.factuality import lowercase_twin
 from memcli.extract.lexicon import fix_typos
 from memcli.extract.phrases import _WEEKDAYS, _name_like
 
@@ -78,6 +79,28 @@ _CONTRACTION_HINTS = (
     "'s",
 )
 
+# Plain twins of case-blind patterns that rewrite (see ``factuality.lowercase_twin``): a
+# sentence the twin finds nothing in is left as it is without the costlier search.
+_CONTRACTION_TWINS = tuple(lowercase_twin(pattern) for pattern, _ in _CONTRACTIONS)
+
+
+def _may_match(twin: re.Pattern[str] | None, s: str) -> bool:
+    """False only when the case-blind original cannot match ``s`` either."""
+    return twin is None or not s.isascii() or twin.search(s.lower()) is not None
+
+
+def _contract(s: str) -> str:
+    """Expand contractions ("can't", "she's", "X's been"): a pattern runs only when the
+    sentence has its hint and its plain twin finds something."""
+    low = s.lower()
+    for (pattern, repl), hint, twin in zip(
+        _CONTRACTIONS, _CONTRACTION_HINTS, _CONTRACTION_TWINS, strict=True
+    ):
+        if hint in low and _may_match(twin, s):
+            s = pattern.sub(repl, s)
+    return s
+
+
 _LEADING_FILLER = re.compile(
     # labels only with their punctuation ("Status page integration:" keeps "Status")
     r"\A(?:(?:status update|quick update|sprint update|weekly update|daily update"
@@ -119,6 +142,8 @@ _DURATION = re.compile(
     re.IGNORECASE,
 )
 
+_DURATION_LOWER = lowercase_twin(_DURATION)
+
 _PARENS = re.compile(r"\(([^()]*)\)|\[[^\[\]]*\]")
 _PAREN_CLAUSE = re.compile(
     r"\s*(?:owned|run|driven|led|handled|managed|which|from|waiting|blocked|needs|depends"
@@ -144,6 +169,8 @@ _SECTION_LINE = re.compile(
     re.IGNORECASE,
 )
 _HEADING_TEXT = re.compile(r"\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
+_END_MARK = re.compile(r"[.!?;]\s")
+_ALNUM = re.compile(r"[^\W_]")  # a letter or digit: the same characters as str.isalnum
 
 
 def sentences_under_headings(text: str) -> list[tuple[str, str | None]]:
@@ -173,9 +200,10 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
             heading = m["h"]
             continue
         line = _BULLET.sub("", line, count=1)
-        for piece in _SENTENCE_END.split(line):
+        # a sentence ends at .!?; and a space: a line with none is one piece, unsplit
+        for piece in _SENTENCE_END.split(line) if _END_MARK.search(line) else (line,):
             piece = piece.strip()
-            if piece and any(ch.isalnum() for ch in piece):
+            if piece and _ALNUM.search(piece):
                 sentences.append((piece, heading, number))
     return sentences
 
@@ -240,7 +268,9 @@ def _normalise(sentence: str) -> str:
     """Rewrite a sentence into the plain form the pattern table is written against."""
     if not sentence.isascii() and _STATUS_EMOJI.match(sentence):
         sentence = _STATUS_EMOJI.sub(_status_label, sentence, count=1)
-    s = fix_typos(_drop_symbols(sentence.translate(_QUOTES)))
+    if not sentence.isascii():  # curly quotes are not ASCII: most sentences have none
+        sentence = sentence.translate(_QUOTES)
+    s = fix_typos(_drop_symbols(sentence))
     if ("teh" in s or "hte" in s or "adn" in s or "nad" in s) and _FUNCTION_TYPO.search(s):
         s = _FUNCTION_TYPO.sub(lambda m: _FUNCTION_TYPOS[m.group(0).lower()], s)
     if ":" in s:
@@ -255,14 +285,11 @@ def _normalise(sentence: str) -> str:
     if "fix" in s and "on" in s:
         s = _WONTFIX.sub("wontfix", s)  # "closing as won't-fix" is a resolution, not a plan
     if "'" in s:
-        low = s.lower()
-        for (pattern, repl), hint in zip(_CONTRACTIONS, _CONTRACTION_HINTS, strict=True):
-            if hint in low:
-                s = pattern.sub(repl, s)
+        s = _contract(s)
     s = " ".join(s.split()).strip(" \t.,;:!-—–")
     if not _ADVERB_WORDS.isdisjoint(s.lower().replace(",", " ").split()):
         s = _ADVERBS.sub(" ", s)
-    if " for " in s:
+    if " for " in s and _may_match(_DURATION_LOWER, s):
         s = _DURATION.sub(" ", s)
     s = " ".join(s.split())
     if " ," in s or " ;" in s or " :" in s:
@@ -273,7 +300,11 @@ def _normalise(sentence: str) -> str:
     while previous != s:
         previous = s
         words = s.split(None, 1)
-        if words and _FILLER_START.match(words[0]):
+        if words and (
+            _FILLER_START_LOWER.match(words[0].lower())
+            if _FILLER_START_LOWER is not None and words[0].isascii()
+            else _FILLER_START.match(words[0])
+        ):
             s = _LEADING_FILLER.sub("", s, count=1)
         last = s.rsplit(None, 1)[-1].lower().strip(".,;:!") if s else ""
         if last in _TIME_ENDINGS or _WEEKDAY_END.fullmatch(last):
@@ -318,6 +349,7 @@ _FILLER_START = re.compile(
     r"\b",
     re.IGNORECASE,
 )
+_FILLER_START_LOWER = lowercase_twin(_FILLER_START)  # the same, over lowercased ASCII
 # Last words a trailing time phrase can end with: the costly pattern runs only after them.
 _TIME_ENDINGS = frozenset(
     """today yesterday tonight tomorrow morning afternoon evening week sprint quarter night

@@ -1,0 +1,211 @@
+"""The rules reader's fast paths read exactly what the plain code they replace read.
+
+Each shortcut in the reader's hot path (where time phrases may start, which tokens the
+context pass visits, ...) stands in for a simpler, slower formulation. These tests hold
+each one to the formulation it replaced, on text built from the very words the patterns
+name, so a new alternative added to a pattern without its shortcut fails here rather than
+silently changing what the reader extracts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memcli.extract import context, core, factuality
+from memcli.extract import text as normalise
+from memcli.extract.rules import extract
+
+
+def _blank_times_plainly(text: str) -> str:
+    """Time phrases blanked the plain way: ``_TIME.finditer`` over the whole sentence."""
+    spans = []
+    for m in core._TIME.finditer(text):
+        lead = core._TIME_LEAD.search(text, max(0, m.start() - 30), m.start())
+        spans.append((lead.start() if lead else m.start(), m.end()))
+    for start, end in reversed(spans):
+        text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
+# Every word the time pattern spells (day names are built from "mon" + "day"), digits,
+# ordinals, clock times, ticket-like tokens and letters that fold to ASCII case-blind.
+_WORDS = sorted(set(re.findall(r"[a-z]+", core._TIME.pattern))) + [
+    "1",
+    "12",
+    "3rd",
+    "21st",
+    "10:30",
+    "#4",
+    "INFRA-12",
+    "mid-week",
+    "\u017funday",  # long s: a case-blind "sunday"
+    "MONDAY",
+    "Jan.",
+    "the",
+    "last",
+    "since",
+    "Q3",
+    "\u0130",
+]
+_SEPARATORS = [" ", "", "-", ", ", ".", "_", "/"]
+
+
+def test_every_time_word_alone_and_in_pairs_is_blanked_as_before() -> None:
+    for word in _WORDS:
+        for text in (word, word.title(), f"blocked on X since {word}", f"{word} 5"):
+            assert core._blank_times(text) == _blank_times_plainly(text), text
+    for a, b in itertools.product(_WORDS, repeat=2):
+        for sep in (" ", "", "-"):
+            text = f"waiting on {a}{sep}{b} for the export"
+            assert core._blank_times(text) == _blank_times_plainly(text), text
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_WORDS), st.sampled_from(_SEPARATORS)), min_size=1, max_size=9
+    ),
+    st.booleans(),
+)
+def test_time_phrases_are_blanked_where_the_full_pattern_finds_them(
+    parts: list[tuple[str, str]], title: bool
+) -> None:
+    text = "".join(word + sep for word, sep in parts)
+    text = text.title() if title else text
+    assert core._blank_times(text) == _blank_times_plainly(text)
+
+
+def test_a_time_phrase_is_never_read_as_part_of_a_blocker() -> None:
+    got = extract("The ledger export is blocked on the schema change since Monday.", "Ana")
+    assert [(f.source.name, f.relation.value, f.target.name) for f in got.facts] == [
+        ("Ana", "owns", "ledger export"),
+        ("ledger export", "blocked_by", "schema change"),
+    ]
+
+
+def _why_not_plainly(clause: str) -> str | None:
+    """The first factuality label whose case-blind pattern finds the clause."""
+    return next((label for label, p in factuality._LABELS if p.search(clause)), None)
+
+
+_CLAUSE_WORDS = sorted(
+    {w for _, p in factuality._LABELS for w in re.findall(r"[a-z']+", p.pattern)}
+) + ["The", "export", "IS", "Blocked", "MIGHT", "n't", "?", "X", "\u017fhould", "\u212a"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_CLAUSE_WORDS), min_size=1, max_size=8), st.booleans())
+def test_factuality_labels_are_read_case_blind_as_before(words: list[str], title: bool) -> None:
+    clause = " ".join(words)
+    clause = clause.title() if title else clause
+    assert factuality.why_not(clause) == _why_not_plainly(clause)
+
+
+def test_every_factuality_word_gives_the_same_label_in_any_case() -> None:
+    for word in _CLAUSE_WORDS:
+        for clause in (word, word.upper(), f"The export is {word} blocked on X", f"{word}?"):
+            assert factuality.why_not(clause) == _why_not_plainly(clause), clause
+
+
+# Every case-blind pattern the reader screens with a plain twin over lowercased ASCII.
+_TWINNED = (
+    [
+        (context._ROSTER, context._ROSTER_LOWER),
+        (context._ACTION_LINE, context._ACTION_LINE_LOWER),
+        (normalise._FILLER_START, normalise._FILLER_START_LOWER),
+        (normalise._DURATION, normalise._DURATION_LOWER),
+        (core._SENTENCE_HINT, core._SENTENCE_HINT_LOWER),
+    ]
+    + [
+        (pattern, twin)
+        for (_, pattern), (_, twin) in zip(
+            factuality._LABELS, factuality._LOWER_LABELS or (), strict=True
+        )
+    ]
+    + [
+        (pattern, twin)
+        for (pattern, _), twin in zip(
+            normalise._CONTRACTIONS, normalise._CONTRACTION_TWINS, strict=True
+        )
+    ]
+)
+_TWIN_WORDS = (
+    sorted({w for pattern, _ in _TWINNED for w in re.findall(r"[a-z]+", pattern.pattern)})
+    + ["Raj", "-", ":", "ACTION", "Attendees", "\n", "*", "So", "?", "1", "'s", "n't", "'S"]
+    + [
+        "she's",
+        "SHE'S",
+        "Dana's",
+        "it's",
+        "can't",
+        "Won't",
+        "I'm",
+        "they're",
+        "we've",
+        "I'll",
+        "he'd",
+        "x's",
+        "shan't",
+        "isn't",
+    ]
+)
+
+
+def test_every_screened_pattern_but_one_has_its_twin() -> None:
+    # "I'm" keeps a capital in its pattern: it is never screened, always searched
+    assert [p.pattern for p, twin in _TWINNED if twin is None] == [r"\b(I)'m\b"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_TWIN_WORDS), min_size=1, max_size=8), st.booleans())
+def test_plain_twins_find_what_the_case_blind_patterns_find(words: list[str], title: bool) -> None:
+    sample = " ".join(words)
+    sample = sample.title() if title else sample
+    for pattern, twin in _TWINNED:
+        if twin is None:
+            continue
+        assert bool(twin.search(sample.lower())) == bool(pattern.search(sample)), pattern.pattern
+        assert bool(twin.match(sample.lower())) == bool(pattern.match(sample)), pattern.pattern
+
+
+def test_minutes_are_recognised_whatever_the_case_of_the_attendance_line() -> None:
+    for label in ("Attendees", "ATTENDEES", "attendees", "In Attendance"):
+        got = extract(
+            f"{label}: Raj Patel, Lena Ortiz (notes)\nRaj: the ledger export is done", "Lena Ortiz"
+        )
+        assert [(f.source.name, f.relation.value, f.target.name) for f in got.facts] == [
+            ("Raj Patel", "completed", "ledger export")
+        ], label
+
+
+def _contractions_plainly(s: str) -> str:
+    low = s.lower()
+    for (pattern, repl), hint in zip(
+        normalise._CONTRACTIONS, normalise._CONTRACTION_HINTS, strict=True
+    ):
+        if hint in low:
+            s = pattern.sub(repl, s)
+    return s
+
+
+def test_contractions_are_expanded_as_before_in_any_case() -> None:
+    for sentence in (
+        "She's blocked on the ledger export",
+        "SHE'S BLOCKED ON THE LEDGER EXPORT",
+        "Dana's been waiting on the audit log fix",
+        "The export's stuck and we can't ship, it's Ana's",
+        "I'm on the search revamp and they're done with it",
+    ):
+        # the normaliser expands exactly what the unscreened loop expands
+        assert normalise._contract(sentence) == _contractions_plainly(sentence), sentence
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.from_regex(core._TICKET, fullmatch=True))
+def test_every_ticket_reference_has_a_digit(ticket: str) -> None:
+    # noun phrases look for ticket references only when the phrase has a digit
+    assert core._DIGIT.search(ticket)
