@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import random
 import shutil
@@ -172,7 +173,12 @@ class _Gen:
         self.rng.shuffle(names)
         # Qualified names ("legacy billing engine rewrite") only once the plain ones run out.
         shuffled = random.Random(cfg.seed + 1).sample(names, len(names))
-        self.qualified = iter(f"{q} {n}" for q in QUALIFIERS for n in shuffled)
+        # Then numbered phases ("billing engine rewrite phase 2"), so a million-update corpus
+        # never runs out; smaller configs never reach them and are unchanged.
+        self.qualified = itertools.chain(
+            (f"{q} {n}" for q in QUALIFIERS for n in shuffled),
+            (f"{n} phase {k}" for k in itertools.count(2) for n in shuffled),
+        )
         self.pool = names
         self.used: set[str] = set()
         self.episodes: list[Episode] = []
@@ -194,7 +200,7 @@ class _Gen:
             if name not in self.used:
                 self.used.add(name)
                 return name
-        raise ValueError("work item names exhausted: fewer episodes or more vocabulary")
+        raise AssertionError("unreachable: numbered phases never run out")
 
     def namesake_of(self, name: str) -> str | None:
         """Same area and component, another action: 'billing engine rewrite' -> '... rollout'."""
