@@ -957,7 +957,7 @@ NOISE = [
     "We will ship the mobile release next week.",
     "The dashboard is almost done.",
     "Bob hasn't shipped the payments integration.",
-    "Bob said the auth refactor is done.",
+    "Bob said the auth refactor might be done.",
     "I think the auth refactor is done.",
     "The auth refactor should be done by Friday.",
     "Nothing is blocking the API migration.",

@@ -115,6 +115,7 @@ class _Reader:
         self.known: list[EntityRef] = []  # work items named so far, oldest first
         self.line = -1  # the line being read, and the "Heading:" that opened it
         self.line_topic: str | None = None
+        self.last_wait: tuple[EntityRef, EntityRef] | None = None  # (waiter, blocker)
 
     # -- entity resolution -------------------------------------------------------------
 
@@ -337,6 +338,11 @@ class _Reader:
             low = phrase.core.lower()
             if not self.author and (low in _FIRST_PERSON or low in _SELF_GROUPS):
                 ref = self.current.get("")
+            elif low in _REFS and self.last_wait and self.last_item == self.last_wait[1]:
+                # "X is blocked on Y. It also needs Z first": the pronoun that waits is
+                # the item that was waiting (the topic), not the blocker named last
+                ref = self.last_wait[0]
+                out.items.append(ref)
             else:
                 ref = self.any_entity(phrase, out)
             if ref is None:
@@ -511,6 +517,8 @@ class _Reader:
             if d.relation is Relation.OWNS and not d.tentative:
                 self.owner_of.setdefault(_key(d.target), d.source)
             if d.relation is Relation.BLOCKED_BY:
+                if d.source.type is ITEM:
+                    self.last_wait = (d.source, d.target)
                 waits = self.waits.setdefault(_key(d.source), [])
                 if d.target not in waits:
                     waits.append(d.target)

@@ -931,6 +931,8 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
         ):
             return ", ".join(t.text for t in tickets)  # "the disk alert tickets OPS-1/OPS-2"
         if toks[0] in tickets and len(toks) > 1 and toks[1].text[:1].islower():
+            if toks[1].cls in "pL":  # "PAY-1 for the rate lookups": the ticket is the head
+                return text[toks[0].start : toks[-1].end]
             toks = toks[1:]
     return text[toks[0].start : toks[-1].end]
 
@@ -1139,13 +1141,16 @@ _SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "need-y-before-we-can-start-x",
-            r"(?:(?:we|i|they|you)\s+)?(?:need|needs|require|requires|am waiting for|are waiting"
-            r" for|am waiting on|are waiting on|waiting for|waiting on|have to wait for)\s+"
-            r"(?P<t>.+?)(?:\s+to\s+(?:finish|land|ship|merge|be done|be merged|be fixed|go out"
-            r"|go in|complete|be released))?\s+(?:first\s+)?before\s+(?:we|i|they|you|he|she)"
-            r"\s+(?:can|could)\s+(?:start|begin|ship|finish|resume|continue|merge|land|release"
-            r"|deploy|launch|roll out|do|work on|pick up|proceed with|move on to)\s+(?:on\s+)?"
-            r"(?P<s>.+)",
+            r"(?:(?P<w>[^,;]+?)\s+)?(?:(?:am|are|is|was|were|have been|has been)\s+)?(?:still\s+)?"
+            r"(?:need|needs|needed|require|requires|waiting for|waiting on|waiting until|waitng on"
+            r"|waitng for|blocked on|blocked by|stuck on|stuck behind|held up by|have to wait for"
+            r"|has to wait for|depends? on|dependent on|relies on|rely on|waits? on|waits? for"
+            r"|pending)\s+(?P<t>.+?)(?:\s+to\s+(?:finish|land|ship|merge|be done|be merged"
+            r"|be fixed|go out|go in|complete|be released|be approved|be ready|be sorted))?\s+"
+            r"(?:first\s+)?before\s+(?:we|i|they|you|he|she|the team|anyone|anybody)\s+(?:can"
+            r"|could|are able to|am able to|is able to|get to)\s+(?:(?:really|actually|even)\s+)?"
+            r"(?P<v>[a-z][\w-]*)(?:\s+(?:on|with|into|up|over|in|out|back|to))?"
+            r"(?:\s+(?P<s>.+))?",
         ),
         (
             "only-thing-left-for-x-is-y",
@@ -1158,6 +1163,29 @@ _SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
     )
 )
+
+
+_START_VERBS = frozenset(
+    "start begin continue proceed finish ship merge deploy release test move go resume launch"
+    " land roll cut enable do touch build wire integrate implement work finalise finalize"
+    " publish complete kick pick".split()
+)
+_SUBJECT_PRONOUNS = frozenset("i we you he she they it this that".split())
+
+
+def _waiter_before(m: re.Match[str]) -> str | None:
+    """The waiter of "[X is] waiting on Y before I can <verb> [Z]": Z, else X, else the
+    author's current work ("" when the sentence is no dependency: "need a coffee before I
+    can think"). The verb names what cannot move, so any verb reads an object; with no
+    object it must be a verb of starting or finishing work."""
+    obj, subject, verb = m["s"], m["w"], m["v"].lower()
+    if obj is not None and obj.strip().lower() in ("it", "this", "that", "them"):
+        obj = None
+    if obj is None and verb not in _START_VERBS:
+        return ""
+    if subject is not None and subject.strip().lower() in _SUBJECT_PRONOUNS:
+        subject = None
+    return obj or subject
 
 
 _SENTENCE_HINT = re.compile(r"\b(?:once|soon|after|only|no|before)\b", re.IGNORECASE)
@@ -1182,7 +1210,11 @@ def _sentence_frame(reader: _Reader, text: str) -> tuple[_Outcome, str, str] | N
             if m is None:
                 continue
             waiter = m.groupdict().get("s") or m.groupdict().get("s2")
-            if waiter is None:
+            if name == "need-y-before-we-can-start-x":
+                waiter = _waiter_before(m)
+                if waiter == "":
+                    continue
+            elif waiter is None:
                 continue
             out = reader.blocked(waiter, m["t"])
             if out is not None and out.drafts:

@@ -23,8 +23,16 @@ from memcli.extract.core import (
 )
 from memcli.extract.factuality import why_not
 from memcli.extract.lexicon import TYPOS, has_cue
+from memcli.extract.phrases import _agent_shaped
 from memcli.extract.text import _normalise, addressee, sentence_lines, status_emoji
-from memcli.models import ExtractedFact, Extraction, Relation, SentenceTrace
+from memcli.models import (
+    EntityRef,
+    EntityType,
+    ExtractedFact,
+    Extraction,
+    Relation,
+    SentenceTrace,
+)
 
 _WORDS = re.compile(r"[a-z]+")
 
@@ -120,12 +128,57 @@ def _read_sentence(
     if not text:
         return [], "no words"
     lowered = text.lower()
-    outcomes = _read_clauses(reader, text)
+    if (said := _reported(text)) is not None:
+        outcomes = _read_reported(reader, *said)
+    else:
+        outcomes = _read_clauses(reader, text)
     if outcomes:
         return outcomes, None
     if not has_cue(lowered):
         return [], "no predicate"
     return [], why_not(lowered) or "predicate without readable arguments"
+
+
+# Reported speech inside a line: "Payments: Mei said the export is waiting on X".
+_REPORTED = re.compile(
+    r"(?P<pre>(?:[^:,;—–]*[:,;—–]\s*)?)(?P<who>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,2}|he|she)"
+    r"\s+(?:said|says|reported|reports|mentioned|mentions|confirmed|confirms|noted|notes"
+    r"|told us|tells us|told me|tells me|flagged|flags|let us know|explained|added|adds"
+    r"|updated|announced|pinged that)\s+(?:that\s+)?(?P<rest>[^?]+)"
+)
+
+
+def _reported(text: str) -> tuple[str, str, str] | None:
+    """(words before, speaker, what they said) when a person reports a status mid-line."""
+    if " s" not in text and " t" not in text and " re" not in text and " n" not in text:
+        return None
+    m = _REPORTED.fullmatch(text)
+    if m is None or m["who"].lower() in ("i", "we", "it", "this", "that", "they"):
+        return None
+    if m["who"][0].isupper() and not _agent_shaped(m["who"], strict=True):
+        return None
+    return m["pre"], m["who"], m["rest"]
+
+
+def _read_reported(reader: _Reader, pre: str, who: str, rest: str) -> list[_Outcome]:
+    """What someone else said reads with them in the author's place (the contract's rule 2
+    applies to whoever speaks): "Mei said the export is waiting on X" makes Mei, not the
+    writer, the export's owner; "Marta said she's on it" is Marta on it."""
+    low = who.lower()
+    person = reader.last_person if low in ("he", "she") else EntityRef(who, EntityType.PERSON)
+    if person is None:
+        return _read_clauses(reader, f"{pre}{rest}")
+    saved = reader.author, reader.last_person
+    reader.author, reader.last_person = person.name, person
+    try:
+        outcomes = _read_clauses(reader, f"{pre}{rest}")
+    finally:
+        reader.author = saved[0]
+        reader.last_person = saved[1]
+    for out in outcomes:
+        if not any(p.name == person.name for p in out.people):
+            out.people.append(person)
+    return outcomes
 
 
 _CUES: frozenset[str] = frozenset()

@@ -205,6 +205,48 @@ def _paren(m: re.Match[str]) -> str:
     return " "
 
 
+# "acme/core#512 (the tokenizer rewrite)", "FIN-72 [rate card schema]": a ticket with its
+# title beside it is one work item, named by its title (the labelling contract's rule).
+_TICKET_TITLED = re.compile(
+    r"(?P<ticket>(?:(?:PR|MR|pr|mr)\s*)?(?:[A-Za-z][\w.-]*/[\w.-]+)?#\d+|\b[A-Z][A-Z0-9]+-\d+)"
+    r"\s*(?:\((?P<p>[^()\[\]]+)\)|\[(?P<b>[^()\[\]]+)\])"
+)
+_TITLE_WORD = re.compile(r"[^\W\d_][\w'’/&.+-]*|\d[\w.]*")
+_NOT_TITLES = frozenset(
+    """done merged closed open opened draft wip blocked p0 p1 p2 p3 see cc was is now still
+    again reverted pending approved fixed shipped deployed released mine yours ours not
+    partially follow-up eta due""".split()
+)
+
+
+def _ticket_title(m: re.Match[str]) -> str:
+    """The title when the bracket holds a short noun phrase, else the bare ticket."""
+    inner = (m["p"] if m["p"] is not None else m["b"]).strip()
+    if m.string[: m.start()].rstrip().lower().endswith(_CLOSING):
+        return m["ticket"]  # "Closes #12 (login loop)": the closing frame reads tickets
+    words = _TITLE_WORD.findall(inner)
+    if (
+        1 <= len(words) <= 7
+        and len(" ".join(words)) >= len(inner) - 2  # no clause punctuation inside
+        and words[0].lower() not in _NOT_TITLES
+        and not words[0].lower().endswith("ing")  # "(moving X onto Y)": a description
+        and not _PAREN_CLAUSE.match(inner)
+        and not _names_only(inner)
+        and not _TICKET_ONLY.fullmatch(inner)
+        and any(len(w) > 2 and w[0].isalpha() for w in words)
+    ):  # a definite name, so "X and PR #7 (Y)" still reads as a list of two
+        before = m.string[: m.start()].rsplit(None, 1)[-1:] or [""]
+        if words[0].lower() in _ARTICLES or before[0].lower() in _ARTICLES:
+            return inner
+        return inner if before[0].endswith(("'s", "’s")) else f"the {inner}"
+    return m.group(0)
+
+
+_ARTICLES = frozenset("the a an our my their his her its this that".split())
+_CLOSING = ("closes", "fixes", "resolves", "closing", "fixing", "resolving", "close", "fix")
+_TICKET_ONLY = re.compile(r"(?:PR\s*)?#\d+|[A-Z][A-Z0-9]+-\d+", re.IGNORECASE)
+
+
 def _names_only(inner: str) -> bool:
     """Whether a parenthesis holds only people's names ("Noa", "Ruth & Gideon")."""
     parts = [p for p in re.split(r"\s*(?:&|,|\band\b|/)\s*", inner.strip()) if p]
@@ -251,6 +293,8 @@ def _normalise(sentence: str) -> str:
     if ">" in s or "→" in s or "⇒" in s:
         s = _ARROW.sub(" -> ", s)
     if "(" in s or "[" in s:
+        if "#" in s or "-" in s:
+            s = _TICKET_TITLED.sub(_ticket_title, s)
         s = _PARENS.sub(_paren, s)
     if "fix" in s and "on" in s:
         s = _WONTFIX.sub("wontfix", s)  # "closing as won't-fix" is a resolution, not a plan

@@ -1,0 +1,106 @@
+"""The reader's rules in general form: each case is a category (a clause shape, an
+argument boundary, a discourse rule), checked on sentences written for this file."""
+
+from __future__ import annotations
+
+import pytest
+
+from memcli.extract.rules import extract
+from tests.test_extract_rules import b, d, facts_of, o
+
+P = "person"
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # A wait followed by "before I can <verb> [object]": the object waits, else the
+        # author does; the modal is the purpose clause's, not a hedge on the wait.
+        ("Kai", "waiting on #5 before I can start", {b("Kai", "#5", P)}),
+        (
+            "Kai",
+            "- waitng on the schema freeze before I can wire up the exporter.",
+            {o("Kai", "exporter"), b("exporter", "schema freeze")},
+        ),
+        (
+            "Kai",
+            "The importer needs the S3 policy change before we can ship it",
+            {o("Kai", "importer"), b("importer", "S3 policy change")},
+        ),
+        (
+            "Kai",
+            "blocked on OPS-44 before we can really test the failover drill",
+            {o("Kai", "failover drill"), b("failover drill", "OPS-44")},
+        ),
+        # A ticket followed by "for the Y": the ticket is the blocker, Y waits.
+        (
+            "Kai",
+            "I'm waiting on PAY-1 for the rate lookups",
+            {o("Kai", "rate lookups"), b("rate lookups", "PAY-1")},
+        ),
+        (
+            "Kai",
+            "still waiting on OPS-12 for the staging db",
+            {o("Kai", "staging db"), b("staging db", "OPS-12")},
+        ),
+        # A ticket with its title in brackets is one item, named by its title.
+        (
+            "Kai",
+            "metering API waits on FIN-72 (rate card schema)",
+            {o("Kai", "metering API"), b("metering API", "rate card schema")},
+        ),
+        (
+            "Kai",
+            "search reindex is blocked by PROJ-91 [new shard layout]",
+            {o("Kai", "search reindex"), b("search reindex", "new shard layout")},
+        ),
+        (
+            "Kai",
+            "waiting on the vendor import and PR #1177 (backoff config)",
+            {b("Kai", "vendor import", P), b("Kai", "backoff config", P)},
+        ),
+        ("Kai", "Closes #12 (login redirect loop)", {d("Kai", "#12")}),
+        # A pronoun that waits is the item that was waiting, not the blocker named last.
+        (
+            "Kai",
+            "The billing import is blocked on the VAT table. It also needs the currency "
+            "service first.",
+            {
+                o("Kai", "billing import"),
+                b("billing import", "VAT table"),
+                b("billing import", "currency service"),
+            },
+        ),
+        (
+            "Kai",
+            "The mobile release is held up by the SDK upgrade; it is also waiting on the "
+            "store review.",
+            {
+                o("Kai", "mobile release"),
+                b("mobile release", "SDK upgrade"),
+                b("mobile release", "store review"),
+            },
+        ),
+        # Reported speech mid-line: the speaker stands where the author stands.
+        (
+            "Kai",
+            "Team sync: Mei said the export is waiting on the ledger API",
+            {o("Mei", "export"), b("export", "ledger API")},
+        ),
+        ("Kai", "Jo said the coupon service shipped", {d("Jo", "coupon service")}),
+    ],
+)
+def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I need a coffee before I can think",
+        "Tanvir says it might land next sprint",
+        "Bob said the auth refactor might be done.",
+    ],
+)
+def test_no_fact_in_general_form(sentence: str) -> None:
+    assert extract(sentence, "Kai").facts == []
