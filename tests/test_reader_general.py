@@ -88,6 +88,38 @@ P = "person"
             {o("Mei", "export"), b("export", "ledger API")},
         ),
         ("Kai", "Jo said the coupon service shipped", {d("Jo", "coupon service")}),
+        # Issue comments: a subjectless "Depends on #7" heads the item the comment says
+        # cannot move; with no such item it stays the author's.
+        (
+            "Kai",
+            "Blocked by acme/api#40.\n\nThe webhook signing cannot ship until the key "
+            "rotation endpoint is merged.",
+            {
+                o("Kai", "webhook signing"),
+                b("webhook signing", "acme/api#40"),
+                b("webhook signing", "key rotation endpoint"),
+            },
+        ),
+        (
+            "Kai",
+            "Depends on #12. Can't merge the search filters until the index mapping is agreed.",
+            {
+                o("Kai", "search filters"),
+                b("search filters", "#12"),
+                b("search filters", "index mapping"),
+            },
+        ),
+        (
+            "Kai",
+            "Depends on #870\n\nAdds the CSV export to the audit log page.",
+            {b("Kai", "#870", P)},
+        ),
+        # "until Y is <any predicate>": Y is the blocker
+        (
+            "Kai",
+            "we can't enable the new billing page until the tax tables are sorted out",
+            {o("Kai", "new billing page"), b("new billing page", "tax tables")},
+        ),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:

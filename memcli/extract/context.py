@@ -65,6 +65,7 @@ class _Draft:
     target: EntityRef
     sentence: str
     tentative: bool = False
+    implied: bool = False  # a subjectless wait ("Depends on #7") put on the author
 
 
 @dataclass(slots=True)
@@ -116,6 +117,7 @@ class _Reader:
         self.line = -1  # the line being read, and the "Heading:" that opened it
         self.line_topic: str | None = None
         self.last_wait: tuple[EntityRef, EntityRef] | None = None  # (waiter, blocker)
+        self.stuck: list[EntityRef] = []  # items said not to move ("can't land X until")
 
     # -- entity resolution -------------------------------------------------------------
 
@@ -410,6 +412,10 @@ class _Reader:
             self.owners_of(phrase, target, out)
             for source in sources:
                 self.draft(out, source, Relation.BLOCKED_BY, target)
+        if src_raw is None and waiting_raw is None:
+            for d in out.drafts:
+                if d.relation is Relation.BLOCKED_BY and d.source == self.author_ref:
+                    d.implied = True
         return out
 
     def stalled(self, src_raw: str) -> _Outcome | None:

@@ -768,7 +768,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})(?:x*[DE])?F"),
     ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})(?:x*[DE])?F"),
     ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*)?"),
-    ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*cp?(?P<s>{_NP})L(?P<t>{_NP})(?:x+[DE])?"),
+    ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*cp?(?P<s>{_NP})L(?P<t>{_NP})(?:x+[DEn]*)?"),
     ("x-cannot-move", "stalled", rf"(?P<s>{_NP})x*c"),
     ("x-dependency-on-y", "blocked", rf"(?P<s>{_NP})Y(?P<t>{_NP})(?:x.*)?"),
     ("x-is-stalled", "stalled", rf"(?P<s>{_NP})x*S"),
@@ -1519,6 +1519,20 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 unblocked_waiter = waiter
         if out.frame in ("x-is-stalled", "x-cannot-move"):
             stalled_waiter = _rebase(_leading_np(rebased))[0] or None
+        if out.frame in _STUCK_FRAMES:
+            reader.stuck += (
+                [
+                    i
+                    for i in out.items[-1:]
+                    if i.type is EntityType.WORK_ITEM and i not in reader.stuck
+                ]
+                if out.frame in ("x-is-stalled", "x-cannot-move")
+                else [
+                    d.source
+                    for d in out.drafts
+                    if d.relation is Relation.BLOCKED_BY and d.source.type is EntityType.WORK_ITEM
+                ][:1]
+            )
         reader.commit(out, body)
         outcomes.append(out)
         if reason_blocker and stalled_waiter:  # "Pending Y, X is on hold"
@@ -1560,6 +1574,13 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     if reason is None and not any(t.cls in _TRIGGERS for c in parts for t in c.toks):
         reason = "no predicate"
     return [], reason
+
+
+# Frames that say a named item cannot move: in an issue comment it is the item a
+# subjectless "Depends on #7" / "Blocked by #7" line speaks for (see ``reader.extract``).
+_STUCK_FRAMES = frozenset(
+    {"x-cannot-move-until-y", "cannot-move-x-until-y", "x-cannot-move", "x-is-stalled"}
+)
 
 
 _LABEL_RELATIONS = {

@@ -231,6 +231,25 @@ def _read_minutes_line(
     return _read_line(reader, sentence, heading)
 
 
+def _repoint_implied(
+    per_sentence: list[tuple[str, list[_Draft], str | None, str | None]],
+    item: EntityRef,
+    author: EntityRef,
+) -> None:
+    """A subjectless "Depends on #7" / "Blocked by #7" line of an update that also says a
+    named item cannot move ("#604 can't go in until ...", "can't land the pagination
+    change until ...") speaks for that item, not for the author: the line heads the
+    item's issue. The author still owns the item (rule 1, tentative as ever)."""
+    for _sentence, found, _frame, _reason in per_sentence:
+        moved = False
+        for k, d in enumerate(found):
+            if d.implied and d.source == author and d.relation is Relation.BLOCKED_BY:
+                found[k] = _Draft(item, d.relation, d.target, d.sentence)
+                moved = True
+        if moved and not any(d.relation is Relation.OWNS and d.target == item for d in found):
+            found.append(_Draft(author, Relation.OWNS, item, found[0].sentence, tentative=True))
+
+
 def extract(text: str, author: str | None) -> Extraction:
     """Read blocker, ownership, completion and unblock facts from one status update.
 
@@ -272,6 +291,8 @@ def extract(text: str, author: str | None) -> Extraction:
         drafts.extend(found)
 
     reader.author = author
+    if reader.stuck and reader.author_ref is not None:
+        _repoint_implied(per_sentence, reader.stuck[0], reader.author_ref)
     explicit: dict[str, set[str]] = {}
     for d in drafts:
         if d.relation is Relation.OWNS and not d.tentative:
