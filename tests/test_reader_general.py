@@ -114,6 +114,31 @@ P = "person"
             "Depends on #870\n\nAdds the CSV export to the audit log page.",
             {b("Kai", "#870", P)},
         ),
+        # "Item: Name" / "Item — Name" lines: the named people own the item, and the
+        # item is the subject of what follows on the line.
+        (
+            "Kai",
+            "Infra weekly\n- DNS cutover: Marisol\n- Backup restore drill — Kenji & Lwazi, "
+            "starts Monday\n- Overall RAG: Amber",
+            {
+                o("Marisol", "DNS cutover"),
+                o("Kenji", "Backup restore drill"),
+                o("Lwazi", "Backup restore drill"),
+            },
+        ),
+        (
+            "Kai",
+            "Design review — Loyalty\n- Checkout copy: Ruth, not started",
+            {o("Ruth", "Checkout copy")},
+        ),
+        (
+            "Kai",
+            "- Audit export: Hana — unblocked now that the schema migration is out",
+            {
+                o("Hana", "Audit export"),
+                ("Audit export", "work_item", "unblocked_from", "schema migration", "work_item"),
+            },
+        ),
         # "until Y is <any predicate>": Y is the blocker
         (
             "Kai",
@@ -132,6 +157,9 @@ def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, 
         "I need a coffee before I can think",
         "Tanvir says it might land next sprint",
         "Bob said the auth refactor might be done.",
+        "Reviewers: Dana, Lee",
+        "Standup — Claudia",
+        "Overall status: Red",
     ],
 )
 def test_no_fact_in_general_form(sentence: str) -> None:

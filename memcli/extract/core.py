@@ -586,6 +586,7 @@ def tokenise(text: str) -> list[_Tok]:
         elif (
             tok.low == "unblocked"
             and nxt == "n"
+            and out[k + 1].low != "now"  # "unblocked now that Y is out"
             and (not k or out[k - 1].cls != "x" or out[k - 1].low in ("has", "have", "had"))
         ):
             tok.cls = "V"  # "the payments integration (has) unblocked the checkout flow"
@@ -1393,6 +1394,30 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 if labelled.items:
                     named = _plain(labelled.items[-1].name)
                 continue
+        owner_of = (
+            heading
+            if kind == ":" and heading and previous is heading
+            else previous
+            if kind in ("—", "–", "-")
+            and index
+            and all(c in "n&p" for c in parts[index - 1].classes)
+            else None
+        )
+        if (
+            owner_of
+            and " ".join(t.low for t in owner_of) not in _ROLE_LABELS
+            and not any(t.low in _NOT_ITEM_LABELS for t in owner_of)
+            and (kind == ":" or reader.line > 0)  # "Standup — Claudia" titles the text
+            and (names := _names_lead(toks)) is not None
+            and not any(n.lower() in _STATUS_VALUES for n in names)
+        ):  # "Vault migration: Hiroshi, ETA two weeks", "PROJ-884 (SCIM sync) — Gita"
+            named_owner = reader.owns(" and ".join(names), _rebase(owner_of)[0])
+            if named_owner is not None and named_owner.drafts:
+                named_owner.frame = "item-colon-owner"
+                reader.commit(named_owner, text)
+                outcomes.append(named_owner)
+                previous = owner_of  # "Adwoa — now unblocked since ...": the item is
+                continue  # the subject of what follows
         if not toks or not any(c in _TRIGGERS for c in classes):
             hedged_subject = any(c in "MN" for c in classes)
             if kind in _CAUSAL - {","} and toks:
@@ -1574,6 +1599,52 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     if reason is None and not any(t.cls in _TRIGGERS for c in parts for t in c.toks):
         reason = "no predicate"
     return [], reason
+
+
+_ROLE_LABELS = frozenset(
+    """reviewer reviewers facilitator chair host scribe notetaker notes attendees present
+    apologies absent cc approver approvers reporter reporters author from to date time
+    location team squad on-call oncall escalation contact contacts pm em guests guest
+    speaker speakers presenter presenters invitees audience""".split()
+) | frozenset({"note taker", "on call", "reviewed by", "approved by", "requested by"})
+
+
+# Labels whose value is no owner: a meeting or report title ("Product council — Loyalty"),
+# a status field ("Overall RAG: Amber").
+_NOT_ITEM_LABELS = frozenset(
+    """review call meeting sync standup stand-up council report retro retrospective weekly
+    daily monthly update notes agenda minutes planning check-in session summary sync-up
+    demo board committee steering forum huddle status rag health priority severity risk
+    confidence eta phase stage trend sentiment result outcome decision verdict environment
+    region customer client vendor partner programme program portfolio rating score""".split()
+)
+_STATUS_VALUES = frozenset(
+    "red amber green yellow orange grey gray blue done blocked tbd tbc none yes no high medium"
+    " low ok okay pending open closed critical major minor good bad".split()
+)
+
+
+def _names_lead(toks: list[_Tok]) -> list[str] | None:
+    """The people a clause opens with when it is nothing but their names ("Hiroshi",
+    "Felix & Adwoa, not started", "Grace Liu"), else None ("Ifeanyi has them")."""
+    names: list[str] = []
+    k = 0
+    while k < len(toks):
+        words: list[str] = []
+        while k < len(toks) and len(words) < 2 and _name_like(toks[k].text.lstrip("@")):
+            words.append(toks[k].text.lstrip("@"))
+            k += 1
+        if not words:
+            return None
+        names.append(" ".join(words))
+        if k == len(toks):
+            return names
+        if toks[k].cls != "&":
+            return None
+        k += 1
+        if k < len(toks) and not _name_like(toks[k].text.lstrip("@")):
+            return names if toks[k - 1].low == "," else None  # "Hiroshi, ETA two weeks"
+    return None
 
 
 # Frames that say a named item cannot move: in an issue comment it is the item a

@@ -122,7 +122,9 @@ def _read_sentence(
     raw = (sentence if text is None else text).lower()
     words = _WORDS.findall(raw)
     if _cues().isdisjoint(words) and "'" not in raw and "’" not in raw and not status_emoji(raw):
-        if not any(w in TYPOS for w in words):
+        if not any(w in TYPOS for w in words) and not _owner_line(
+            sentence if text is None else text
+        ):
             return [], "no predicate"  # no word of any frame: not worth normalising
     text = _normalise(sentence if text is None else text)
     if not text:
@@ -179,6 +181,16 @@ def _read_reported(reader: _Reader, pre: str, who: str, rest: str) -> list[_Outc
         if not any(p.name == person.name for p in out.people):
             out.people.append(person)
     return outcomes
+
+
+# "Vault migration: Hiroshi", "PROJ-884 (SCIM sync) — Gita": an item and its owner's name.
+_OWNER_LINE = re.compile(
+    r"[^:—–]{2,80}(?::|\s[—–-])\s*@?[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)?\s*(?:$|[,;&(]|and\s)"
+)
+
+
+def _owner_line(text: str) -> bool:
+    return (":" in text or "—" in text or " - " in text) and _OWNER_LINE.search(text) is not None
 
 
 _CUES: frozenset[str] = frozenset()
