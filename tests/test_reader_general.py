@@ -139,6 +139,48 @@ P = "person"
                 ("Audit export", "work_item", "unblocked_from", "schema migration", "work_item"),
             },
         ),
+        # Report style: impeded/hampered by, suspended until, assumed responsibility for,
+        # a past owner is no owner, state adjectives and trailing dates are not names.
+        (
+            "Ruth",
+            "Progress on the analytics platform was impeded by the delayed provisioning of "
+            "the staging environment.",
+            {
+                o("Ruth", "analytics platform"),
+                b("analytics platform", "provisioning of the staging environment"),
+            },
+        ),
+        (
+            "Ruth",
+            "Work on the customer portal redesign has been suspended until the budget review "
+            "concludes.",
+            {o("Ruth", "customer portal redesign"), b("customer portal redesign", "budget review")},
+        ),
+        (
+            "Ruth",
+            "The infrastructure team has assumed responsibility for the observability stack, "
+            "previously managed by the platform group.",
+            {o("infrastructure team", "observability stack", "team")},
+        ),
+        (
+            "Ruth",
+            "During the period, the team completed the migration of the billing ledger and "
+            "commenced work on the reconciliation service.",
+            {d("Ruth", "migration of the billing ledger"), o("Ruth", "reconciliation service")},
+        ),
+        # Irregular verbs in every lemma row; a month is a time, not a modal ("May").
+        (
+            "Ruth",
+            "We began work on the vendor scorecard in March.",
+            {o("Ruth", "vendor scorecard")},
+        ),
+        ("Ruth", "Kofi oversaw the data center exit.", {o("Kofi", "data center exit")}),
+        ("Ruth", "The export shipped in May", {d("Ruth", "export")}),
+        (
+            "Ruth",
+            "The payroll sync is blocked on the tax tables until June",
+            {o("Ruth", "payroll sync"), b("payroll sync", "tax tables")},
+        ),
         # "until Y is <any predicate>": Y is the blocker
         (
             "Kai",
@@ -160,6 +202,8 @@ def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, 
         "Reviewers: Dana, Lee",
         "Standup — Claudia",
         "Overall status: Red",
+        "The payroll sync may be blocked on the tax tables",
+        "The onboarding revamp was formerly owned by Dana.",
     ],
 )
 def test_no_fact_in_general_form(sentence: str) -> None:

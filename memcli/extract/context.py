@@ -182,6 +182,7 @@ class _Reader:
             and _name_token(core, loose=True)
             and low not in _NON_NAMES
             and not low.endswith(_NOUN_SUFFIXES)
+            and not (core.islower() and low.endswith(("ed", "ing")))  # "commenced work on"
         ):
             ref = EntityRef(core, PERSON)
         elif len(tokens) in (2, 3) and all(_name_like(t) for t in tokens):

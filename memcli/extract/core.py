@@ -191,7 +191,15 @@ def _lexicon() -> dict[str, str]:
         + _combine("postponed|deferred|delayed|pushed back", "until|till|pending")
         + ["at the mercy of", "waits for", "waited for", "contingent upon"]
         + _combine("placed|put|kept", "on hold|on ice|on pause", "pending|until|till|behind")
-        + _combine("has to|have to|had to|needs to|need to", "wait", "on|for|until"),
+        + _combine("has to|have to|had to|needs to|need to", "wait", "on|for|until")
+        + _combine(  # report style: "progress was impeded by the late provisioning of X"
+            "impeded|hampered|hindered|constrained|slowed|slowed down|held back|set back",
+            "by",
+        )
+        + _combine(
+            "suspended|halted|deprioritised|deprioritized|frozen|paused|shelved",
+            "until|till|pending|awaiting",
+        ),
     )
     add("S", _combine("hard|", "blocked|stuck|stalled|on hold|paused|held up|frozen|parked"))
     add("S", _combine("placed|put|kept|left", "on hold|on ice|on pause"))
@@ -242,6 +250,7 @@ def _lexicon() -> dict[str, str]:
         + _inflect("shepherd,oversee,spearhead,steward,champion,look after,babysit,quarterback")
         + _inflect("run point on,head up,run with")
         + _combine(_inflect("take care of,work on"), "")
+        + _combine(_inflect("commence,begin,start,resume,continue,kick off"), "work on")
         + ["responsible for", "accountable for", "in charge of", "on the hook for"]
         + ["tasked with", "the owner of", "owner of", "the dri for", "dri for"]
         + ["on point for", "point on", "has the ball on", "have the ball on", "looking after"]
@@ -249,6 +258,10 @@ def _lexicon() -> dict[str, str]:
         + _combine("is|am|are", "taking|grabbing|picking up|owning|running with")
         + _combine(_inflect("take,assume,have,get,keep,retain"), "ownership of|over ownership of")
         + _combine("full|sole|primary|overall", "ownership of|responsibility for")
+        + _combine(
+            _inflect("assume,accept,take on,take over,inherit,share"),
+            "responsibility for|ownership of|the ownership of|the responsibility for",
+        )
         + ["has got the ball on", "got the ball on", "the point person for", "point person for"]
         + ["the point of contact for", "the go-to for", "the contact for", "on the hook to"]
         + ["the owner for", "owner for", "the tech lead for", "the lead engineer on"]
@@ -339,6 +352,14 @@ def _lexicon() -> dict[str, str]:
         + ["buttoned up", "put to bed", "closed out"],
     )
     add("Y", _combine("dependency|dependence|reliance", "on|upon"))
+    add(  # a past owner is no owner: "previously managed by the platform group"
+        "N",
+        _combine(
+            "previously|formerly|originally|once",
+            "owned|managed|handled|run|led|driven|maintained|looked after",
+            "by",
+        ),
+    )
     add("b", ["by"])
     add("F", ["first", "beforehand"])
     add("N", ["not", "never", "no", "nothing", "none", "neither", "nor", "without"])
@@ -435,10 +456,16 @@ _TRIGGERS = frozenset("WKRCSOoQHDEUVYIGAZTcPJ")
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_MONTH_NAME = (  # a month named on its own: "until May" is a time, not a modal
+    r"jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april"
+    r"|june|july|august|september|october|november|december"
+)
 _TIME = re.compile(
     rf"""\b(?:{_DAY}(?:\s+(?:morning|afternoon|evening|night))?
     |weekend|yesterday|yday|today|tonight|tomorrow|tmrw|morning|afternoon|evening|night
     |week|month|quarter|fortnight|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}
+    |(?:in|by|until|till|since|from|before|after|during|early|late|mid-?|end\s+of)\s*
+    (?:{_MONTH_NAME})
     (?:st|nd|rd|th)?|\d{{1,2}}:\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)(?!\s+\w))\b""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -847,7 +874,10 @@ _LOOSE_PP = frozenset("across with within via onto at from through".split())
 _NP_STARTERS = frozenset("the a an all our my their his her its this that these those".split())
 
 
-_DONE_PRESENT = frozenset("lands ships merges finishes completes arrives goes".split())
+_DONE_PRESENT = frozenset(
+    "lands ships merges finishes completes arrives goes concludes ends clears settles happens"
+    " wraps finalises finalizes".split()
+)
 
 
 _AGENT_VERBS = frozenset(
@@ -873,6 +903,10 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
     return None
 
 
+_TIME_PREPS = frozenset("in by on since during before after until till from".split())
+_WHEN = re.compile(rf"{_MONTH}|{_DAY}|q[1-4]|h[12]|early|mid|late|mid-\w+|end|eod|eow|20\d\d")
+
+
 def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
     """Drop a trailing "to <verb> ..." and a loose trailing place or company phrase:
     "the refresh job to finish" -> the refresh job; "the pilot with two teams" -> the pilot;
@@ -882,6 +916,8 @@ def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
     for k in range(1, len(toks) - 1):
         tok = toks[k]
         nxt = toks[k + 1]
+        if tok.low in _TIME_PREPS and _WHEN.fullmatch(nxt.low):
+            return toks[:k]  # "the vendor scorecard in March", "the cutover by Q3"
         if tok.low == "to" and nxt.low not in _NP_STARTERS and nxt.text[:1].islower():
             if not nxt.low.isdigit() and nxt.low not in ("k8s", "prod", "production", "main"):
                 return toks[:k]
@@ -1044,6 +1080,8 @@ def _team_owner(reader: _Reader, owner: str, item: str) -> _Outcome | None:
     """A capitalised group name that is no person owns the item ("Networking owns X")."""
     name = _trim(owner)
     if len(name.split()) > 2 or not name[:1].isupper() or name.lower() in _NOT_AGENTS:
+        return None
+    if name.split()[0].lower() in _PERSONS:  # "We began work on X": a clause, no team
         return None
     out = _Outcome()
     targets = reader.items(item, out, from_owner=False)

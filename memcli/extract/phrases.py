@@ -401,12 +401,21 @@ _CONTAINER = re.compile(
 )
 
 
+_STATE_ADJ = re.compile(
+    r"(?:delayed|late|ongoing|outstanding|continued|pending|timely|successful|overdue"
+    r"|slipped|stalled)\s+(?=\S)",
+    _FLAGS,
+)
+
+
 def _strip_determiners(text: str, owners: list[str]) -> str:
     """Remove a leading article or possessive, recording the possessor as an owner."""
     if m := _CONTAINER.match(text):
         text = text[m.end() :]
     if m := _LEADING_ARTICLE.match(text):
         text = text[m.end() :]
+    if (m := _STATE_ADJ.match(text)) and " " in text[m.end() :]:
+        text = text[m.end() :]  # "the delayed provisioning of X" names the provisioning
     if m := _POSSESSIVE_DET.fullmatch(text):
         det = m["det"].lower()
         pronoun = {"my": "I", "our": "we", "his": "he", "her": "she", "your": "you"}

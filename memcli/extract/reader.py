@@ -130,7 +130,7 @@ def _read_sentence(
     if not text:
         return [], "no words"
     lowered = text.lower()
-    if (said := _reported(text)) is not None:
+    if not _REPORT_VERBS.isdisjoint(words) and (said := _reported(text)) is not None:
         outcomes = _read_reported(reader, *said)
     else:
         outcomes = _read_clauses(reader, text)
@@ -150,10 +150,14 @@ _REPORTED = re.compile(
 )
 
 
+_REPORT_VERBS = frozenset(
+    "said says reported reports mentioned mentions confirmed confirms noted notes told tells"
+    " flagged flags let explained added adds updated announced pinged".split()
+)
+
+
 def _reported(text: str) -> tuple[str, str, str] | None:
     """(words before, speaker, what they said) when a person reports a status mid-line."""
-    if " s" not in text and " t" not in text and " re" not in text and " n" not in text:
-        return None
     m = _REPORTED.fullmatch(text)
     if m is None or m["who"].lower() in ("i", "we", "it", "this", "that", "they"):
         return None
