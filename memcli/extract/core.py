@@ -1243,8 +1243,11 @@ def _sentence_frame(reader: _Reader, text: str) -> tuple[_Outcome, str, str] | N
         return None
     cut = _AFTER_FRAME.search(text)
     spans = [(text, "")] + ([(text[: cut.start()], text[cut.start() :])] if cut else [])
+    before = " before " in text
     for head, rest in spans:
         for name, pattern in _SENTENCE_FRAMES:
+            if name == "need-y-before-we-can-start-x" and not before:
+                continue
             m = pattern.fullmatch(head)
             if m is None:
                 continue

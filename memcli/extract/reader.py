@@ -188,13 +188,15 @@ def _read_reported(reader: _Reader, pre: str, who: str, rest: str) -> list[_Outc
 
 
 # "Vault migration: Hiroshi", "PROJ-884 (SCIM sync) — Gita": an item and its owner's name.
-_OWNER_LINE = re.compile(
-    r"[^:—–]{2,80}(?::|\s[—–-])\s*@?[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)?\s*(?:$|[,;&(]|and\s)"
-)
+_OWNER_AFTER = re.compile(r"\s*@?[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)?\s*(?:$|[,;&(]|and\s)")
 
 
 def _owner_line(text: str) -> bool:
-    return (":" in text or "—" in text or " - " in text) and _OWNER_LINE.search(text) is not None
+    for sep in (":", " — ", " – ", " - "):
+        at = text.find(sep)
+        if 2 <= at <= 80 and _OWNER_AFTER.match(text, at + len(sep)) is not None:
+            return True
+    return False
 
 
 _CUES: frozenset[str] = frozenset()

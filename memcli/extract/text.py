@@ -211,6 +211,7 @@ _TICKET_TITLED = re.compile(
     r"(?P<ticket>(?:(?:PR|MR|pr|mr)\s*)?(?:[A-Za-z][\w.-]*/[\w.-]+)?#\d+|\b[A-Z][A-Z0-9]+-\d+)"
     r"\s*(?:\((?P<p>[^()\[\]]+)\)|\[(?P<b>[^()\[\]]+)\])"
 )
+_TITLE_HINT = re.compile(r"\d\s*[(\[]")
 _TITLE_WORD = re.compile(r"[^\W\d_][\w'’/&.+-]*|\d[\w.]*")
 _NOT_TITLES = frozenset(
     """done merged closed open opened draft wip blocked p0 p1 p2 p3 see cc was is now still
@@ -293,7 +294,7 @@ def _normalise(sentence: str) -> str:
     if ">" in s or "→" in s or "⇒" in s:
         s = _ARROW.sub(" -> ", s)
     if "(" in s or "[" in s:
-        if "#" in s or "-" in s:
+        if _TITLE_HINT.search(s):
             s = _TICKET_TITLED.sub(_ticket_title, s)
         s = _PARENS.sub(_paren, s)
     if "fix" in s and "on" in s:
