@@ -181,6 +181,13 @@ P = "person"
             "The payroll sync is blocked on the tax tables until June",
             {o("Ruth", "payroll sync"), b("payroll sync", "tax tables")},
         ),
+        # Phrasal verbs with the object inside; "is mine"; routine work is no item.
+        ("Kai", "picking the cookie banner v2 back up", {o("Kai", "cookie banner v2")}),
+        ("Kai", "Dana took the billing cron over last week", {o("Dana", "billing cron")}),
+        ("Kai", "rolled the new checkout flag out to everyone", {d("Kai", "new checkout flag")}),
+        ("Kai", "PR #1177 is mine", {o("Kai", "PR #1177")}),
+        ("Kai", "the quota dashboard is ours now", {o("Kai", "quota dashboard")}),
+        ("Kai", "Today: the billing email templates", {o("Kai", "billing email templates")}),
         # "until Y is <any predicate>": Y is the blocker
         (
             "Kai",
@@ -204,6 +211,9 @@ def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, 
         "Overall status: Red",
         "The payroll sync may be blocked on the tax tables",
         "The onboarding revamp was formerly owned by Dana.",
+        "took the call on Monday",
+        "Today: back to regular stuff",
+        "Today: catching up on email",
     ],
 )
 def test_no_fact_in_general_form(sentence: str) -> None:

@@ -292,6 +292,7 @@ def _lexicon() -> dict[str, str]:
         _combine("taking|took|take|takes|taken|picking|picked|pick", "it|that|this", "over|up|on"),
     )
     add("Z", ["yours", "all yours", "yours now", "all yours now"])
+    add("P", ["mine", "ours"])  # "PR #1177 is mine": the author's
     add("T", _combine("tracked|filed|logged|captured|tracked separately", "in|as|under"))
     add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
     add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm", "only", "fwiw", "re"])
@@ -1007,6 +1008,8 @@ def _apply(
                 out = _team_owner(reader, o, w)  # "Networking owns INFRA-1190"
             return out
         if handler == "owns_poss":
+            if o is not None and o.lower() in ("mine", "ours"):
+                return reader.owns("I", w)
             if o is None or not o.lower().endswith(("'s", "’s")):
                 return None
             o = o[:-2]
@@ -1348,6 +1351,10 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         text, previous = whole[1], _plain(whole[2])
     frames = _frames()
     main, gap = frames[: len(FRAMES)], frames[len(FRAMES) :]
+    if (" up" in text or " over" in text or " out" in text or " off" in text) and (
+        split := _SPLIT_PHRASAL.search(text)
+    ):  # "picking the banner back up" is "picking up the banner"
+        text = f"{text[: split.start()]}{split['v']} {split['p']} {split['o']}{text[split.end() :]}"
     parts = _lift_asides(_join_colon_lists(clauses(tokenise(text))))
     reason: str | None = None
     skip_next = False
@@ -1692,6 +1699,18 @@ def _names_lead(toks: list[_Tok]) -> list[str] | None:
 # subjectless "Depends on #7" / "Blocked by #7" line speaks for (see ``reader.extract``).
 _STUCK_FRAMES = frozenset(
     {"x-cannot-move-until-y", "cannot-move-x-until-y", "x-cannot-move", "x-is-stalled"}
+)
+
+
+# A phrasal verb with its object inside: "took the billing cron over", "picking X back up",
+# "rolled the flag out". The particle must end the phrase, so "took the call on Monday"
+# stays as it is.
+_SPLIT_PHRASAL = re.compile(
+    r"\b(?P<v>pick(?:ing|ed|s)?|tak(?:e|es|ing|en)|took|hand(?:ing|ed|s)?|wrap(?:ping|ped|s)?"
+    r"|roll(?:ing|ed|s)?|clos(?:e|es|ing|ed)|spin(?:ning|s)?|spun|kick(?:ing|ed|s)?"
+    r"|push(?:ing|ed|es)?|ship(?:ping|ped|s)?)\s+(?P<o>(?:the|our|my|a|an|his|her|their|PR"
+    r"|[A-Z][A-Z0-9]+-\d+|#\d+)\b[^,;:.!?()]{0,50}?)\s+(?:back\s+)?(?P<p>up|over|out|off)"
+    r"(?=\s*(?:$|[,;.!)—–-]|and\b|from\b|to\b|today|now|again|yesterday|last\b|this\b))"
 )
 
 

@@ -60,6 +60,18 @@ _GERUND = re.compile(
 )
 
 
+# Routine work a "Today:" line can name without naming a work item: "back to regular
+# stuff", "catching up on email", "inbox zero attempt #4".
+_VAGUE_WORK = frozenset(
+    """stuff things misc admin email emails inbox slack housekeeping paperwork chores errands
+    regular usual normal catchup catch""".split()
+)
+_ROUTINE_GLUE = frozenset(
+    """back to on up the a an my some with catching doing going through clearing zero attempt
+    more of and all usual my""".split()
+)
+
+
 def _section(label: str | None) -> str | None:
     """ "doing", "blockers" or "done" for a section label, None for anything else."""
     if label is None:
@@ -98,6 +110,8 @@ def _read_line(
         return outcomes, reason  # "waiting on X" is not an item; "X work" is
     if len(plain.split()) > 8 or "," in plain:
         return outcomes, reason
+    if set(_WORDS.findall(plain.lower())) - _ROUTINE_GLUE <= _VAGUE_WORK:
+        return outcomes, "no work item named (routine work)"
     out = reader.owns(None, plain)
     if out is None or not out.drafts:
         return outcomes, reason
