@@ -188,6 +188,21 @@ P = "person"
         ("Kai", "PR #1177 is mine", {o("Kai", "PR #1177")}),
         ("Kai", "the quota dashboard is ours now", {o("Kai", "quota dashboard")}),
         ("Kai", "Today: the billing email templates", {o("Kai", "billing email templates")}),
+        # A department after "from" owns the blocker; a plural verb ends the blocker.
+        (
+            "Kai",
+            "The rest of the onboarding flow is waiting on the copy review from legal.",
+            {
+                o("Kai", "onboarding flow"),
+                o("legal", "copy review", "team"),
+                b("onboarding flow", "copy review"),
+            },
+        ),
+        (
+            "Kai",
+            "Invoice batching is on hold until the VAT rules land.",
+            {o("Kai", "Invoice batching"), b("Invoice batching", "VAT rules")},
+        ),
         # "until Y is <any predicate>": Y is the blocker
         (
             "Kai",

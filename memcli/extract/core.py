@@ -32,7 +32,7 @@ import re
 from dataclasses import replace
 
 from memcli.extract.context import _Outcome, _Reader
-from memcli.extract.phrases import _agent_shaped, _name_like, _parse_phrase, _trim
+from memcli.extract.phrases import _agent_shaped, _is_org, _name_like, _parse_phrase, _trim
 from memcli.models import EntityRef, EntityType, Relation
 
 # --------------------------------------------------------------------------------------
@@ -877,7 +877,7 @@ _NP_STARTERS = frozenset("the a an all our my their his her its this that these 
 
 _DONE_PRESENT = frozenset(
     "lands ships merges finishes completes arrives goes concludes ends clears settles happens"
-    " wraps finalises finalizes".split()
+    " wraps finalises finalizes land arrive happen conclude settle".split()
 )
 
 
@@ -912,7 +912,7 @@ def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
     """Drop a trailing "to <verb> ..." and a loose trailing place or company phrase:
     "the refresh job to finish" -> the refresh job; "the pilot with two teams" -> the pilot;
     "the new CI agents from build infra" -> the new CI agents."""
-    if len(toks) > 2 and toks[-1].low in _DONE_PRESENT:
+    if len(toks) > 2 and toks[-1].low in _DONE_PRESENT and toks[-2].low != "to":
         toks = toks[:-1]  # "until the auth refactor lands"
     for k in range(1, len(toks) - 1):
         tok = toks[k]
@@ -923,9 +923,16 @@ def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
             if not nxt.low.isdigit() and nxt.low not in ("k8s", "prod", "production", "main"):
                 return toks[:k]
         if tok.low in _LOOSE_PP or (tok.low == "to" and nxt.low == "all"):
-            if tok.low == "from" and (
-                any(t.low in ("team", "squad") for t in toks[k + 1 :])
-                or (len(toks) - k - 1 in (1, 2) and all(_name_like(t.text) for t in toks[k + 1 :]))
+            if (
+                tok.low == "from"
+                and (
+                    any(t.low in ("team", "squad") for t in toks[k + 1 :])
+                    or _is_org(" ".join(t.text for t in toks[k + 1 :]))  # "from legal"
+                    or (
+                        len(toks) - k - 1 in (1, 2)
+                        and all(_name_like(t.text) for t in toks[k + 1 :])
+                    )
+                )
             ):
                 continue  # "from the backend team", "from Chloe" name an owner
             return toks[:k]

@@ -347,7 +347,7 @@ def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> 
         for pattern, strict in _OWNER_TAILS:
             m = pattern.fullmatch(text)
             owner = _trim(m["o"]) if m else ""
-            if m and (_agent_shaped(owner, strict=strict) or (not strict and _is_org(owner))):
+            if m and (_agent_shaped(owner, strict=strict) or _is_org(owner)):
                 if from_owner or not strict:  # "took over X from Bob": Bob is not the owner
                     owners.append(_trim(m["o"]))
                 text, changed = _trim(m["head"]), True
