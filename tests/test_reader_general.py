@@ -203,6 +203,23 @@ P = "person"
             "Invoice batching is on hold until the VAT rules land.",
             {o("Kai", "Invoice batching"), b("Invoice batching", "VAT rules")},
         ),
+        # "Y delays X" is blocker-first; "which" after "until Y is signed" is Y.
+        (
+            "Kai",
+            "The retention rollout is on hold until the DPA amendment is signed, which also "
+            "delays the EU audit.",
+            {
+                o("Kai", "retention rollout"),
+                b("retention rollout", "DPA amendment"),
+                o("Kai", "EU audit"),
+                b("EU audit", "DPA amendment"),
+            },
+        ),
+        (
+            "Kai",
+            "The vendor outage is delaying the invoice sync.",
+            {o("Kai", "invoice sync"), b("invoice sync", "vendor outage")},
+        ),
         # "until Y is <any predicate>": Y is the blocker
         (
             "Kai",

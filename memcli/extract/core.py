@@ -209,6 +209,7 @@ def _lexicon() -> dict[str, str]:
     add(
         "K",
         ["block", "blocks", "blocking", "gates", "gating", "holds up", "holding up"]
+        + ["delays", "delaying", "holds back", "holding back", "stalls", "stalling"]
         + _combine("a|the|the main|the last|a hard|the only|a big|another", "blocker", "for|on|to")
         + _combine("a|the|", "prerequisite|prereq|dependency|hard dependency", "for|of|to")
         + _combine("needed|required", "for|before|by")
@@ -1309,6 +1310,8 @@ def _leading_np(toks: list[_Tok]) -> list[_Tok]:
 
 def _trailing_np(toks: list[_Tok]) -> list[_Tok]:
     """The noun phrase a clause ends with (the antecedent of a relative clause)."""
+    if len(toks) > 3 and toks[-2].cls == "x" and toks[-1].cls in "nDE" and toks[-3].cls == "n":
+        toks = toks[:-2]  # "until the DPA amendment is signed, which ...": the amendment
     n = len(toks)
     while n and toks[n - 1].cls in "n&p":
         n -= 1
