@@ -220,6 +220,28 @@ P = "person"
             "The vendor outage is delaying the invoice sync.",
             {o("Kai", "invoice sync"), b("invoice sync", "vendor outage")},
         ),
+        # Under a meeting title the writer is a scribe: no rule-1 ownership for them.
+        (
+            "Chiara",
+            "Infra sync\n- the DNS cutover is blocked on the registrar transfer\n- Kenji "
+            "took over the VPN change",
+            {b("DNS cutover", "registrar transfer"), o("Kenji", "VPN change")},
+        ),
+        (
+            "Chiara",
+            "Mon standup\n- the payout report is blocked on the FX feed\n- shipped the CSV fix",
+            {
+                o("Chiara", "payout report"),
+                b("payout report", "FX feed"),
+                d("Chiara", "CSV fix"),
+            },
+        ),
+        # An everyday word can modify a work item's name ("keyboard shortcuts").
+        (
+            "Kai",
+            "The keyboard shortcuts follow-up is tracked in #458 and Sunita is already on it.",
+            {o("Sunita", "keyboard shortcuts follow-up")},
+        ),
         # "until Y is <any predicate>": Y is the blocker
         (
             "Kai",
@@ -244,6 +266,8 @@ def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, 
         "The payroll sync may be blocked on the tax tables",
         "The onboarding revamp was formerly owned by Dana.",
         "took the call on Monday",
+        "waiting on the new laptop",
+        "waiting on the dentist appointment",
         "Today: back to regular stuff",
         "Today: catching up on email",
     ],

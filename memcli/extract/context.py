@@ -575,6 +575,28 @@ _COMMON = frozenset(
 )
 
 
+# A first line that titles a meeting ("Release readiness — v5.2", "Backend sync",
+# "Sprint planning S42"): the lines under it are minutes, its writer a scribe.
+_MEETING_TITLE = re.compile(
+    r"[#*_\s]*(?:[^\n]{0,60}\s)?(?:review|sync|sync-up|planning|readiness|retro|retrospective"
+    r"|steering|council|committee|guild|meeting|minutes|check-in|huddle|triage|kickoff"
+    r"|kick-off|post-?mortem|go/no-go)\b[^\n]{0,40}",
+    re.IGNORECASE,
+)
+_NOT_MEETING = re.compile(r"\b(?:report|update|my|i|standup|stand-up)\b", re.IGNORECASE)
+
+
+def _meeting_title(text: str) -> bool:
+    """Whether the text opens with a meeting's title line over at least two more lines."""
+    first, _, rest = text.strip().partition("\n")
+    return (
+        rest.count("\n") >= 1
+        and len(first.split()) <= 8
+        and _MEETING_TITLE.fullmatch(first) is not None
+        and _NOT_MEETING.search(first) is None
+    )
+
+
 class Minutes:
     """The roster of a meeting's minutes and who speaks on each line.
 
@@ -591,7 +613,7 @@ class Minutes:
         self.scribe: str | None = None
         m = _ROSTER.search(text)
         # Minutes without an attendance line still show themselves by action items.
-        self.open = m is None and _ACTION_LINE.search(text) is not None
+        self.open = m is None and (_ACTION_LINE.search(text) is not None or _meeting_title(text))
         self.active = m is not None or self.open
         if m is None:
             return
@@ -640,7 +662,7 @@ class Minutes:
             if m is not None and (name := self.who(m["who"])) is not None:
                 return name, m["rest"]
         words = sentence.split()
-        for n in (3, 2, 1):
+        for n in (3, 2, 1) if not self.open else ():  # no roster: any capital is no name
             if len(words) > n and (name := self.who(" ".join(words[:n]))) is not None:
                 return name, sentence
         return None

@@ -147,10 +147,16 @@ _EVERYDAY = _words(
     " car commute headphones"
 )
 
+# Everyday nouns that never modify a work item's name ("dentist appointment").
+_PERSONAL = _words(
+    "coffee lunch dinner breakfast food pizza snacks tea haircut dentist doctor groceries"
+    " laundry kids dog commute weather"
+)
+
 # Words before an everyday noun that keep it everyday ("morning coffee", "late train").
 _CASUAL = _words(
     "my our your his her their the a morning afternoon evening iced hot cold quick late"
-    " early delayed next last first team family usual"
+    " early delayed next last first team family usual new replacement spare loaner"
 )
 
 # "X is on Y" is ownership unless Y is one of these ("on hold", "on PTO", "on call").
@@ -506,8 +512,10 @@ def _valid_core(core: str) -> bool:
     if words[0].lower() == "next":
         return False
     for k, word in enumerate(words):  # "my coffee", not "the release train"
-        if word.lower() in _EVERYDAY and (
-            k == 0 or k < len(words) - 1 or words[k - 1].lower() in _CASUAL
-        ):
+        low_word = word.lower()
+        if low_word in _EVERYDAY and (
+            (k == len(words) - 1 and (k == 0 or words[k - 1].lower() in _CASUAL))
+            or (k < len(words) - 1 and low_word in _PERSONAL)  # "lunch order", not
+        ):  # "keyboard shortcuts" or "phone verification"
             return False
     return not (_QUANTITY.match(core) or _GERUND_CLAUSE.match(core))
