@@ -242,6 +242,27 @@ P = "person"
             "The keyboard shortcuts follow-up is tracked in #458 and Sunita is already on it.",
             {o("Sunita", "keyboard shortcuts follow-up")},
         ),
+        # Issue and chat comments: "this PR" is the writer's, "this"/"it" with nothing
+        # named before is the writer's own work, "X is yours" is the addressee's, a ticket
+        # after "in" only tracks the item, an emoticon is no clause break.
+        ("Priya", "This PR closes #77 and #78.", {d("Priya", "#77"), d("Priya", "#78")}),
+        (
+            "Priya",
+            "cc @sam — this depends on the auth rework in #66",
+            {b("Priya", "auth rework", P)},
+        ),
+        (
+            "Priya",
+            "@hamza this is on hold, it sits behind acme/infra#77 (the new runner images).",
+            {b("Priya", "new runner images", P)},
+        ),
+        ("Priya", "@dmitri the rate card import is yours now", {o("dmitri", "rate card import")}),
+        ("Priya", "- SSO rollout → Hana", {o("Hana", "SSO rollout")}),
+        (
+            "Priya",
+            "geo search still stuck behind ES upgrade :(",
+            {o("Priya", "geo search"), b("geo search", "ES upgrade")},
+        ),
         # "until Y is <any predicate>": Y is the blocker
         (
             "Kai",
@@ -266,6 +287,7 @@ def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, 
         "The payroll sync may be blocked on the tax tables",
         "The onboarding revamp was formerly owned by Dana.",
         "took the call on Monday",
+        "the rate card import is yours now",
         "waiting on the new laptop",
         "waiting on the dentist appointment",
         "Today: back to regular stuff",

@@ -116,6 +116,7 @@ class _Reader:
         self.known: list[EntityRef] = []  # work items named so far, oldest first
         self.line = -1  # the line being read, and the "Heading:" that opened it
         self.line_topic: str | None = None
+        self.one_line = "\n" not in text.strip()
         self.last_wait: tuple[EntityRef, EntityRef] | None = None  # (waiter, blocker)
         self.stuck: list[EntityRef] = []  # items said not to move ("can't land X until")
 
@@ -341,6 +342,10 @@ class _Reader:
             low = phrase.core.lower()
             if not self.author and (low in _FIRST_PERSON or low in _SELF_GROUPS):
                 ref = self.current.get("")
+            elif low in _REFS and self.last_item is None and not self.known:
+                # "this is on hold, it sits behind #77" with nothing named before: the
+                # thing the writer works on (an issue's own comment), so the writer
+                ref = self.self_source()
             elif low in _REFS and self.last_wait and self.last_item == self.last_wait[1]:
                 # "X is blocked on Y. It also needs Z first": the pronoun that waits is
                 # the item that was waiting (the topic), not the blocker named last

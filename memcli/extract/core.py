@@ -813,6 +813,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("o-owns-w", "owns", rf"(?P<o>{_NP})x*[OI](?P<w>{_NP}){_PP}?"),
     ("o-is-making-w", "owns", rf"(?P<o>{_NP})x+G(?P<w>{_NP}){_PP}?"),
     ("o-comma-w-is-yours", "owns", rf"(?:[n&p]*&)?(?P<o>nn?)&(?P<w>{_NP})xZ"),
+    ("w-is-yours", "owns_yours", rf"(?P<w>{_NP})xZ"),
     ("w-is-tracked-in", "topic", rf"(?P<w>{_NP})x*T{_NP}"),
     ("w-owned-by-o", "owns", rf"(?P<w>{_NP})x*o(?P<o>{_NP})"),
     ("w-is-os", "owns_poss", rf"(?P<w>{_NP})xn?(?P<o>P)"),
@@ -920,6 +921,8 @@ def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
         nxt = toks[k + 1]
         if tok.low in _TIME_PREPS and _WHEN.fullmatch(nxt.low):
             return toks[:k]  # "the vendor scorecard in March", "the cutover by Q3"
+        if tok.low in ("in", "via", "under") and k + 2 == len(toks) and _TICKET.fullmatch(nxt.text):
+            return toks[:k]  # "the auth rework in #66": the ticket only tracks it
         if tok.low == "to" and nxt.low not in _NP_STARTERS and nxt.text[:1].islower():
             if not nxt.low.isdigit() and nxt.low not in ("k8s", "prod", "production", "main"):
                 return toks[:k]
@@ -1033,6 +1036,9 @@ def _apply(
         ):
             return None
         return reader.owns(o, w)
+    if handler == "owns_yours":  # "@dmitri the rate card import is yours now"
+        w = g("w")
+        return reader.owns("you", w) if w and reader.addressee else None
     if handler == "owns_it":  # "she's taking it over from here": the topic item
         verb, o = g("v") or "", g("o")
         if o is None or not set(verb.lower().split()) & {"it", "that", "this"}:
@@ -1065,6 +1071,8 @@ def _apply(
         doer = g("d")
         if doer is not None and _TICKET.fullmatch(doer.split(", ")[0]):
             doer = None  # "resolved by PR #62": the PR is how, not who
+        if doer is not None and _THIS_CHANGE.fullmatch(doer):
+            doer = None  # "This PR closes #77": the author's change did it
         out = reader.completed(doer, w)
         if out is None and doer is not None:
             if "b" in m.re.pattern or doer.split()[0].lower() not in _DETERMINERS:
@@ -1084,6 +1092,10 @@ def _apply(
     return None
 
 
+_THIS_CHANGE = re.compile(
+    r"(?:this|my|our|the)\s+(?:pr|mr|change|changeset|patch|commit|diff|branch|release)",
+    re.IGNORECASE,
+)
 _TEAMISH = re.compile(r"(?:the\s+)?(?P<name>[^\W\d_][\w&/-]*(?:\s+[^\W\d_][\w&/-]*){0,2})")
 
 
@@ -1456,7 +1468,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             heading
             if kind == ":" and heading and previous is heading
             else previous
-            if kind in ("—", "–", "-")
+            if kind in ("—", "–", "-", "->")
             and index
             and all(c in "n&p" for c in parts[index - 1].classes)
             else None
@@ -1465,7 +1477,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             owner_of
             and " ".join(t.low for t in owner_of) not in _ROLE_LABELS
             and not any(t.low in _NOT_ITEM_LABELS for t in owner_of)
-            and (kind == ":" or reader.line > 0)  # "Standup — Claudia" titles the text
+            and (kind == ":" or reader.line > 0 or reader.one_line)  # "Standup — Claudia"
             and (names := _names_lead(toks)) is not None
             and not any(n.lower() in _STATUS_VALUES for n in names)
         ):  # "Vault migration: Hiroshi, ETA two weeks", "PROJ-884 (SCIM sync) — Gita"

@@ -206,7 +206,7 @@ _OWNER_AFTER = re.compile(r"\s*@?[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)?\s*(?:$
 
 
 def _owner_line(text: str) -> bool:
-    for sep in (":", " — ", " – ", " - "):
+    for sep in (":", " — ", " – ", " - ", "->", "→"):
         at = text.find(sep)
         if 2 <= at <= 80 and _OWNER_AFTER.match(text, at + len(sep)) is not None:
             return True

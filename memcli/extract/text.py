@@ -258,12 +258,13 @@ def _names_only(inner: str) -> bool:
 
 _WONTFIX = re.compile(r"\bwon'?t[- ]fix\b", re.IGNORECASE)
 _OWNER_LABEL = re.compile(r"\s*(?:owner|owners|dri|lead|assignee)\s*[:=-]\s*@?(?P<who>[^:]+?)\s*")
-_EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
+_EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:|[:;]-?[()DPp/|]+(?!\w)")  # :tada:, :( and ;)
 _MENTION = re.compile(r"(?<!\w)@(?=\w)")
 # "@mehmet I'll take X": a leading mention addresses someone (see ``addressee``).
 _VOCATIVE = re.compile(
     r"\A\s*@[\w.-]+(?:\s*[,:]\s*|\s+(?=(?:i|we|you|fyi|thanks|thx|ty|pls|please|can|could"
     r"|would|heads|just|your|this|that|these|those|re|sorry|ok|okay|sure|agreed|lgtm|looks"
+    r"|the|it|its|all|over"
     r"|nice|good|great|yes|yep|nope)\b))(?=\S)",
     re.IGNORECASE,
 )
