@@ -588,15 +588,22 @@ _MEETING_TITLE = re.compile(
     r"|kick-off|post-?mortem|go/no-go)\b[^\n]{0,40}",
     re.IGNORECASE,
 )
+_MEETING_WORDS = frozenset(
+    """review sync sync-up planning readiness retro retrospective steering council committee
+    guild meeting minutes check-in huddle triage kickoff kick-off postmortem post-mortem
+    go/no-go""".split()
+)
 _NOT_MEETING = re.compile(r"\b(?:report|update|my|i|standup|stand-up)\b", re.IGNORECASE)
 
 
 def _meeting_title(text: str) -> bool:
     """Whether the text opens with a meeting's title line over at least two more lines."""
     first, _, rest = text.strip().partition("\n")
+    words = first.lower().split()
     return (
-        rest.count("\n") >= 1
-        and len(first.split()) <= 8
+        len(words) <= 8
+        and not _MEETING_WORDS.isdisjoint(w.strip("#*_:—–-") for w in words)
+        and rest.count("\n") >= 1
         and _MEETING_TITLE.fullmatch(first) is not None
         and _NOT_MEETING.search(first) is None
     )

@@ -458,16 +458,15 @@ _TRIGGERS = frozenset("WKRCSOoQHDEUVYIGAZTcPJ")
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_MONTH_NAME = (  # a month named on its own: "until May" is a time, not a modal
-    r"jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april"
-    r"|june|july|august|september|october|november|december"
+_MONTH_NAME = (  # a capitalised month on its own: "until May" is a time, not a modal
+    r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|January|February|March|April"
+    r"|June|July|August|September|October|November|December)(?=[\s,.;:!?)]|\Z)"
 )
 _TIME = re.compile(
     rf"""\b(?:{_DAY}(?:\s+(?:morning|afternoon|evening|night))?
     |weekend|yesterday|yday|today|tonight|tomorrow|tmrw|morning|afternoon|evening|night
     |week|month|quarter|fortnight|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}
-    |(?:in|by|until|till|since|from|before|after|during|early|late|mid-?|end\s+of)\s*
-    (?:{_MONTH_NAME})
+
     (?:st|nd|rd|th)?|\d{{1,2}}:\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)(?!\s+\w))\b""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -480,12 +479,25 @@ _TIME_LEAD = re.compile(
 )
 
 
+_MONTH_CAP = re.compile(_MONTH_NAME)
+_MONTH_LEAD = re.compile(
+    r"(?:\b(?:in|during|until|till|by|since|from|before|after|early|late|mid-?|end of)\s*)?\Z"
+)
+
+
 def _blank_times(text: str) -> str:
     """Blank out time phrases (keeping offsets): they are never arguments."""
     spans: list[tuple[int, int]] = []
     for m in _TIME.finditer(text):
         lead = _TIME_LEAD.search(text, max(0, m.start() - 30), m.start())
         spans.append((lead.start() if lead else m.start(), m.end()))
+    if _MONTH_CAP.search(text):  # "until May", "in March": a month named on its own
+        for m in _MONTH_CAP.finditer(text):
+            if m.start() and text[m.start() - 1].isalnum():
+                continue
+            lead = _MONTH_LEAD.search(text, max(0, m.start() - 12), m.start())
+            spans.append((lead.start() if lead else m.start(), m.end()))
+        spans.sort()
     for start, end in reversed(spans):
         text = text[:start] + " " * (end - start) + text[end:]
     return text
@@ -907,7 +919,11 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
 
 
 _TIME_PREPS = frozenset("in by on since during before after until till from".split())
-_WHEN = re.compile(rf"{_MONTH}|{_DAY}|q[1-4]|h[12]|early|mid|late|mid-\w+|end|eod|eow|20\d\d")
+_WHEN = frozenset(
+    """jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june
+    july august september october november december monday tuesday wednesday thursday friday
+    saturday sunday q1 q2 q3 q4 h1 h2 early mid late end eod eow 2025 2026 2027 2028""".split()
+)
 
 
 def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
@@ -919,7 +935,7 @@ def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
     for k in range(1, len(toks) - 1):
         tok = toks[k]
         nxt = toks[k + 1]
-        if tok.low in _TIME_PREPS and _WHEN.fullmatch(nxt.low):
+        if tok.low in _TIME_PREPS and nxt.low in _WHEN:
             return toks[:k]  # "the vendor scorecard in March", "the cutover by Q3"
         if tok.low in ("in", "via", "under") and k + 2 == len(toks) and _TICKET.fullmatch(nxt.text):
             return toks[:k]  # "the auth rework in #66": the ticket only tracks it
@@ -1250,6 +1266,14 @@ def _waiter_before(m: re.Match[str]) -> str | None:
     return obj or subject
 
 
+# A word each sentence frame needs: the frames whose word is absent are not tried.
+_FRAME_WORDS = {
+    "once-y-then-x": ("once", "as soon as", "after"),
+    "x-can-start-once-y": ("once", "after", "when"),
+    "need-y-before-we-can-start-x": (" before ",),
+    "only-thing-left-for-x-is-y": ("only",),
+    "no-x-before-y": ("no ",),
+}
 _SENTENCE_HINT = re.compile(r"\b(?:once|soon|after|only|no|before)\b", re.IGNORECASE)
 
 
@@ -1266,11 +1290,10 @@ def _sentence_frame(reader: _Reader, text: str) -> tuple[_Outcome, str, str] | N
         return None
     cut = _AFTER_FRAME.search(text)
     spans = [(text, "")] + ([(text[: cut.start()], text[cut.start() :])] if cut else [])
-    before = " before " in text
+    low = text.lower()
+    frames = [(n, p) for n, p in _SENTENCE_FRAMES if any(w in low for w in _FRAME_WORDS[n])]
     for head, rest in spans:
-        for name, pattern in _SENTENCE_FRAMES:
-            if name == "need-y-before-we-can-start-x" and not before:
-                continue
+        for name, pattern in frames:
             m = pattern.fullmatch(head)
             if m is None:
                 continue
@@ -1465,12 +1488,12 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     named = _plain(labelled.items[-1].name)
                 continue
         owner_of = (
-            heading
+            None
+            if kind not in _OWNER_KINDS
+            else heading
             if kind == ":" and heading and previous is heading
             else previous
-            if kind in ("—", "–", "-", "->")
-            and index
-            and all(c in "n&p" for c in parts[index - 1].classes)
+            if kind != ":" and index and all(c in "n&p" for c in parts[index - 1].classes)
             else None
         )
         if (
@@ -1671,6 +1694,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     return [], reason
 
 
+_OWNER_KINDS = frozenset({":", "—", "–", "-", "->"})
 _ROLE_LABELS = frozenset(
     """reviewer reviewers facilitator chair host scribe notetaker notes attendees present
     apologies absent cc approver approvers reporter reporters author from to date time

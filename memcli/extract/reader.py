@@ -14,6 +14,8 @@ import re
 
 from memcli.extract.context import Minutes, _Draft, _key, _Outcome, _Reader
 from memcli.extract.core import (
+    _NOT_ITEM_LABELS,
+    _ROLE_LABELS,
     _TRIGGERS,
     action_assignee,
     core_cues,
@@ -201,15 +203,21 @@ def _read_reported(reader: _Reader, pre: str, who: str, rest: str) -> list[_Outc
     return outcomes
 
 
+_NOT_OWNED_LABELS = (
+    _NOT_ITEM_LABELS
+    | _ROLE_LABELS
+    | frozenset("attendees attending present participants period status report summary".split())
+)
 # "Vault migration: Hiroshi", "PROJ-884 (SCIM sync) — Gita": an item and its owner's name.
 _OWNER_AFTER = re.compile(r"\s*@?[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)?\s*(?:$|[,;&(]|and\s)")
 
 
 def _owner_line(text: str) -> bool:
+    """Whether a sentence with no cue word may still be "Item: Name" (worth reading)."""
     for sep in (":", " — ", " – ", " - ", "->", "→"):
         at = text.find(sep)
         if 2 <= at <= 80 and _OWNER_AFTER.match(text, at + len(sep)) is not None:
-            return True
+            return _NOT_OWNED_LABELS.isdisjoint(_WORDS.findall(text[:at].lower()))
     return False
 
 

@@ -208,10 +208,29 @@ def _paren(m: re.Match[str]) -> str:
 # "acme/core#512 (the tokenizer rewrite)", "FIN-72 [rate card schema]": a ticket with its
 # title beside it is one work item, named by its title (the labelling contract's rule).
 _TICKET_TITLED = re.compile(
-    r"(?P<ticket>(?:(?:PR|MR|pr|mr)\s*)?(?:[A-Za-z][\w.-]*/[\w.-]+)?#\d+|\b[A-Z][A-Z0-9]+-\d+)"
+    r"(?P<ticket>#\d+|(?<![\w-])[A-Z][A-Z0-9]+-\d+)"
     r"\s*(?:\((?P<p>[^()\[\]]+)\)|\[(?P<b>[^()\[\]]+)\])"
 )
+_TICKET_PREFIX = re.compile(r"(?:(?:PR|MR|pr|mr)\s*|[A-Za-z][\w.-]*/[\w.-]+)\Z")
 _TITLE_HINT = re.compile(r"\d\s*[(\[]")
+
+
+def _titled_tickets(s: str) -> str:
+    """Each "TICKET (title)" replaced as ``_ticket_title`` says, "PR " and "org/repo"
+    prefixes included (found backwards: a forward pattern would try every word)."""
+    out: list[str] = []
+    pos = 0
+    for m in _TICKET_TITLED.finditer(s):
+        start = m.start()
+        if m["ticket"].startswith("#") and (pre := _TICKET_PREFIX.search(s, 0, start)):
+            start = pre.start()
+        if start < pos:
+            continue
+        out += [s[pos:start], _ticket_title(m, s[start : m.end("ticket")], start)]
+        pos = m.end()
+    return "".join(out) + s[pos:] if out else s
+
+
 _TITLE_WORD = re.compile(r"[^\W\d_][\w'’/&.+-]*|\d[\w.]*")
 _NOT_TITLES = frozenset(
     """done merged closed open opened draft wip blocked p0 p1 p2 p3 see cc was is now still
@@ -220,11 +239,11 @@ _NOT_TITLES = frozenset(
 )
 
 
-def _ticket_title(m: re.Match[str]) -> str:
+def _ticket_title(m: re.Match[str], ticket: str, start: int) -> str:
     """The title when the bracket holds a short noun phrase, else the bare ticket."""
     inner = (m["p"] if m["p"] is not None else m["b"]).strip()
-    if m.string[: m.start()].rstrip().lower().endswith(_CLOSING):
-        return m["ticket"]  # "Closes #12 (login loop)": the closing frame reads tickets
+    if m.string[:start].rstrip().lower().endswith(_CLOSING):
+        return ticket  # "Closes #12 (login loop)": the closing frame reads tickets
     words = _TITLE_WORD.findall(inner)
     if (
         1 <= len(words) <= 7
@@ -236,11 +255,11 @@ def _ticket_title(m: re.Match[str]) -> str:
         and not _TICKET_ONLY.fullmatch(inner)
         and any(len(w) > 2 and w[0].isalpha() for w in words)
     ):  # a definite name, so "X and PR #7 (Y)" still reads as a list of two
-        before = m.string[: m.start()].rsplit(None, 1)[-1:] or [""]
+        before = m.string[:start].rsplit(None, 1)[-1:] or [""]
         if words[0].lower() in _ARTICLES or before[0].lower() in _ARTICLES:
             return inner
         return inner if before[0].endswith(("'s", "’s")) else f"the {inner}"
-    return m.group(0)
+    return f"{ticket}{m.string[m.end('ticket') : m.end()]}"
 
 
 _ARTICLES = frozenset("the a an our my their his her its this that".split())
@@ -258,7 +277,8 @@ def _names_only(inner: str) -> bool:
 
 _WONTFIX = re.compile(r"\bwon'?t[- ]fix\b", re.IGNORECASE)
 _OWNER_LABEL = re.compile(r"\s*(?:owner|owners|dri|lead|assignee)\s*[:=-]\s*@?(?P<who>[^:]+?)\s*")
-_EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:|[:;]-?[()DPp/|]+(?!\w)")  # :tada:, :( and ;)
+_EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
+_EMOTICON = re.compile(r"[:;]-?[()/|]+(?!\w)")  # ":(", ";)", ":-/"
 _MENTION = re.compile(r"(?<!\w)@(?=\w)")
 # "@mehmet I'll take X": a leading mention addresses someone (see ``addressee``).
 _VOCATIVE = re.compile(
@@ -289,6 +309,8 @@ def _normalise(sentence: str) -> str:
         s = _FUNCTION_TYPO.sub(lambda m: _FUNCTION_TYPOS[m.group(0).lower()], s)
     if ":" in s:
         s = _EMOJI_CODE.sub(" ", s)  # Slack emoji codes
+        if ":(" in s or ":)" in s or ":-" in s or ";)" in s or ":/" in s:
+            s = _EMOTICON.sub(" ", s)
     s = s.replace("**", "").replace("__", "").replace("`", "").replace('"', "")
     if "@" in s:
         s = _MENTION.sub("", _VOCATIVE.sub("", s, count=1))
@@ -296,7 +318,7 @@ def _normalise(sentence: str) -> str:
         s = _ARROW.sub(" -> ", s)
     if "(" in s or "[" in s:
         if _TITLE_HINT.search(s):
-            s = _TICKET_TITLED.sub(_ticket_title, s)
+            s = _titled_tickets(s)
         s = _PARENS.sub(_paren, s)
     if "fix" in s and "on" in s:
         s = _WONTFIX.sub("wontfix", s)  # "closing as won't-fix" is a resolution, not a plan
