@@ -263,6 +263,15 @@ P = "person"
             "geo search still stuck behind ES upgrade :(",
             {o("Priya", "geo search"), b("geo search", "ES upgrade")},
         ),
+        # Ownership of a gerund's object, "X owner: Name", "has been on X".
+        ("Kai", "Dana is working on migrating the cron jobs", {o("Dana", "cron jobs")}),
+        ("Kai", "SSO rollout owner: Nadia", {o("Nadia", "SSO rollout")}),
+        ("Kai", "Nadia has been on the audit log since Monday", {o("Nadia", "audit log")}),
+        (
+            "Kai",
+            "the export has been on hold pending the schema freeze",
+            {o("Kai", "export"), b("export", "schema freeze")},
+        ),
         # "until Y is <any predicate>": Y is the blocker
         (
             "Kai",

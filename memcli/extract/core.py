@@ -205,7 +205,14 @@ def _lexicon() -> dict[str, str]:
     add("S", _combine("placed|put|kept|left", "on hold|on ice|on pause"))
     add("S", ["bottlenecked", "deadlocked", "in limbo", "in a holding pattern"])
     add("S", _combine("is|are|was|were|remains|remain|stays", "on hold|on ice"))
-    add("W", _combine("is|are|was|were|remains|remain|stays", "on hold|on ice", "pending|until"))
+    add(
+        "W",
+        _combine(
+            "is|are|was|were|remains|remain|stays|has been|have been",
+            "on hold|on ice",
+            "pending|until|till|behind",
+        ),
+    )
     add(
         "K",
         ["block", "blocks", "blocking", "gates", "gating", "holds up", "holding up"]
@@ -325,7 +332,8 @@ def _lexicon() -> dict[str, str]:
     add("L", ["until", "till", "without", "before"])
     add("A", _combine("assigned|reassigned|handed|handed over|handed off|given", ""))
     add("A", ["assigning", "reassigning", "handing", "handing over", "handing off", "giving"])
-    add("Q", _combine("is|am|are|was|were", "on"))
+    add("Q", _combine("is|am|are|was|were|has been|have been|is still|are still", "on"))
+    add("S", _combine("has been|have been|had been", "on hold|on ice"))
     add("H", ["has", "have", "has got", "have got"])
     done_lemmas = (
         "ship,finish,complete,merge,land,deploy,release,launch,close,close out,wrap up"
@@ -822,7 +830,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("d-got-w-done", "completed_got", rf"(?P<d>{_NP})?x(?P<w>{_NP})[DE]"),
     ("closing-ticket", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>{_NP})"),
     ("closing-ticket-as", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>n(?:&n)*)[pDbL].*"),
-    ("o-owns-w", "owns", rf"(?P<o>{_NP})x*[OI](?P<w>{_NP}){_PP}?"),
+    ("o-owns-w", "owns", rf"(?P<o>{_NP})x*[OI]I?(?P<w>{_NP}){_PP}?"),
     ("o-is-making-w", "owns", rf"(?P<o>{_NP})x+G(?P<w>{_NP}){_PP}?"),
     ("o-comma-w-is-yours", "owns", rf"(?:[n&p]*&)?(?P<o>nn?)&(?P<w>{_NP})xZ"),
     ("w-is-yours", "owns_yours", rf"(?P<w>{_NP})xZ"),
@@ -832,7 +840,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("w-status", "topic", rf"(?P<w>{_NP})x*J.*"),
     ("o-is-on-w", "owns_on", rf"(?P<o>{_NP})Q(?P<w>{_NP})"),
     ("o-has-w", "owns_has", rf"(?P<o>{_NP})H(?P<w>{_NP})"),
-    ("owns-w", "owns", rf"x*O(?P<w>{_NP})"),
+    ("owns-w", "owns", rf"x*OI?(?P<w>{_NP})"),
     ("assigned-to-o", "mention_agent", rf"x*o(?P<o>{_NP})"),
     ("o-took-it-over", "owns_it", rf"(?P<o>{_NP})x*(?P<v>O)(?:p{_NP})?"),
     ("assigned-w-to-o", "owns", rf"(?:{_NP})?x*A(?P<w>{_NP})p(?P<o>{_NP})"),
@@ -1029,6 +1037,8 @@ def _apply(
         o, w = g("o"), g("w")
         if w is None:
             return None
+        if " " in w and (gerund := _GERUND_OBJECT.match(w)):
+            w = w[gerund.end() :]  # "working on migrating the cron jobs": the cron jobs
         if handler == "owns" and m.re.pattern.startswith("(?P<o>") and o is not None:
             out = reader.owns(o, w)
             if out is None and o.split()[0].lower() not in _DETERMINERS:
@@ -1111,6 +1121,14 @@ def _apply(
 _THIS_CHANGE = re.compile(
     r"(?:this|my|our|the)\s+(?:pr|mr|change|changeset|patch|commit|diff|branch|release)",
     re.IGNORECASE,
+)
+# "working on migrating the cron jobs": the object of the gerund names the work.
+_GERUND_OBJECT = re.compile(
+    r"(?!(?:billing|pricing|routing|caching|testing|onboarding|tracking|scheduling|messaging"
+    r"|hosting|mapping|ranking|training|marketing|accounting|shipping|staging|streaming"
+    r"|alerting|reporting|logging|monitoring|packaging|licensing|branding|building|parsing"
+    r"|signing|sharing|booking|labelling|labeling|recording|printing)\b)[a-z]+ing\s+"
+    r"(?=(?:the|a|an|our|my|their|some|all|its|this|that)\s)"
 )
 _TEAMISH = re.compile(r"(?:the\s+)?(?P<name>[^\W\d_][\w&/-]*(?:\s+[^\W\d_][\w&/-]*){0,2})")
 
@@ -1504,7 +1522,10 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             and (names := _names_lead(toks)) is not None
             and not any(n.lower() in _STATUS_VALUES for n in names)
         ):  # "Vault migration: Hiroshi, ETA two weeks", "PROJ-884 (SCIM sync) — Gita"
-            named_owner = reader.owns(" and ".join(names), _rebase(owner_of)[0])
+            item_toks = owner_of
+            if len(item_toks) > 1 and item_toks[-1].low in _OWNER_WORDS:
+                item_toks = item_toks[:-1]  # "SSO rollout owner: Nadia"
+            named_owner = reader.owns(" and ".join(names), _rebase(item_toks)[0])
             if named_owner is not None and named_owner.drafts:
                 named_owner.frame = "item-colon-owner"
                 reader.commit(named_owner, text)
@@ -1694,6 +1715,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     return [], reason
 
 
+_OWNER_WORDS = frozenset("owner owners lead dri assignee assignees".split())
 _OWNER_KINDS = frozenset({":", "—", "–", "-", "->"})
 _ROLE_LABELS = frozenset(
     """reviewer reviewers facilitator chair host scribe notetaker notes attendees present
