@@ -272,6 +272,29 @@ P = "person"
             "the export has been on hold pending the schema freeze",
             {o("Kai", "export"), b("export", "schema freeze")},
         ),
+        # Unblocking in other words: "can proceed" after a completion, "no longer waits",
+        # "good to go" after a merge.
+        (
+            "Noor",
+            "Now that the vendor SDK is out, KYC can proceed.",
+            {("KYC", "work_item", "unblocked_from", "vendor SDK", "work_item")},
+        ),
+        (
+            "Noor",
+            "The vendor SDK is done - KYC flow no longer waits on it.",
+            {
+                d("Noor", "vendor SDK"),
+                ("KYC flow", "work_item", "unblocked_from", "vendor SDK", "work_item"),
+            },
+        ),
+        (
+            "Noor",
+            "vendor SDK merged, KYC flow good to go",
+            {
+                d("Noor", "vendor SDK"),
+                ("KYC flow", "work_item", "unblocked_from", "vendor SDK", "work_item"),
+            },
+        ),
         # "until Y is <any predicate>": Y is the blocker
         (
             "Kai",
@@ -296,6 +319,9 @@ def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, 
         "The payroll sync may be blocked on the tax tables",
         "The onboarding revamp was formerly owned by Dana.",
         "took the call on Monday",
+        "The release is good to go.",
+        "We can start the migration next week.",
+        "once the hardware arrives the rollout can proceed",
         "the rate card import is yours now",
         "waiting on the new laptop",
         "waiting on the dentist appointment",

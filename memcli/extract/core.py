@@ -173,7 +173,14 @@ def _lexicon() -> dict[str, str]:
         + ["unblocked by", "unblocked after", "no longer waiting", "no longer stuck"]
         + ["back on track", "taken off hold", "out of limbo"]
         + ["clear to proceed", "clear to start", "free to proceed", "free to start"]
-        + ["moving again", "no longer blocked"],
+        + ["moving again", "no longer blocked"]
+        + _combine("no longer|not", "waits|wait|depends|depend|relies|rely|hinges", "on|for|upon")
+        + _combine(  # "now that Y is out, X can move again"
+            "can|could", "move again|proceed again|resume|restart|move forward again"
+        )
+        + _combine("can|could", "now|finally", "move|proceed|go ahead|resume|start|begin|continue")
+        + _combine("can|could", "move|proceed|go ahead|start|begin|continue", "now")
+        + ["can proceed", "could proceed", "good to go", "is good to go", "are good to go"],
     )
     add("V", _combine("no longer|not", "blocking|holding up|gating|blocks"))
     add("V", ["unblocks", "unblocked", "unblocking", "frees up", "freed up", "unsticks"])
@@ -353,7 +360,7 @@ def _lexicon() -> dict[str, str]:
         "E",
         _combine("done|live|complete|in production|in prod|in main|in master|out the door", "")
         + ["went live", "gone live", "went out", "went to production", "went to prod"]
-        + ["over the line", "across the line", "good to go", "out", "wrapped"]
+        + ["over the line", "across the line", "out", "wrapped"]
         + ["went in", "gone in", "got in", "sunset", "sunsetted", "retired", "in ga"]
         + _combine(
             "live|out", "in prod|in production|on prod|everywhere|for all users|for everyone"
@@ -926,6 +933,7 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
     return None
 
 
+_VAGUE_HEADS = _GENERIC | _DETERMINERS | frozenset("your fix fixes patch patches work".split())
 _TIME_PREPS = frozenset("in by on since during before after until till from".split())
 _WHEN = frozenset(
     """jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june
@@ -946,6 +954,9 @@ def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
         if tok.low in _TIME_PREPS and nxt.low in _WHEN:
             return toks[:k]  # "the vendor scorecard in March", "the cutover by Q3"
         if tok.low in ("in", "via", "under") and k + 2 == len(toks) and _TICKET.fullmatch(nxt.text):
+            if all(t.low in _VAGUE_HEADS for t in toks[:k]):
+                keep = toks[:1] if toks[0].low in _POSSESSIVE | {"your"} else []
+                return keep + toks[k + 1 :]  # "your fix in #655": your #655
             return toks[:k]  # "the auth rework in #66": the ticket only tracks it
         if tok.low == "to" and nxt.low not in _NP_STARTERS and nxt.text[:1].islower():
             if not nxt.low.isdigit() and nxt.low not in ("k8s", "prod", "production", "main"):
@@ -1551,6 +1562,11 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             continue
         if any(t.low == "had" for t in toks) and any(t.cls in "WS" for t in toks):
             reason, previous = "in the past (had been blocked)", toks
+            continue
+        if kind in ("once", "when", "as soon as") and any(
+            t.cls == "U" and t.low.startswith(("can ", "could ")) for t in toks
+        ):  # "once hardware arrives the rollout can proceed": a plan
+            reason, previous = "planned", toks
             continue
         asserted = classes.split("K", 1)[0]  # "X has to land before Y can ship": not a hedge
         quality = next((label for c, label in _QUALITY if c in asserted), None)
