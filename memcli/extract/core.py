@@ -407,7 +407,8 @@ _PREFIX: dict[tuple[str, str], tuple[int, ...]] = {}  # first two words -> phras
 
 _FUNCTION_WORDS = frozenset(
     "is are am was were be been being the a an to for of by with in at it not no will would"
-    " can could do does did has have had get got gets main only another big last hard".split()
+    " can could do does did has have had get got gets main only another big last hard again"
+    " finally now".split()
 )
 _CUES: set[str] = set()
 
@@ -473,10 +474,6 @@ _TRIGGERS = frozenset("WKRCSOoQHDEUVYIGAZTcPJ")
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_MONTH_NAME = (  # a capitalised month on its own: "until May" is a time, not a modal
-    r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|January|February|March|April"
-    r"|June|July|August|September|October|November|December)(?=[\s,.;:!?)]|\Z)"
-)
 _TIME = re.compile(
     rf"""\b(?:{_DAY}(?:\s+(?:morning|afternoon|evening|night))?
     |weekend|yesterday|yday|today|tonight|tomorrow|tmrw|morning|afternoon|evening|night
@@ -494,7 +491,11 @@ _TIME_LEAD = re.compile(
 )
 
 
-_MONTH_CAP = re.compile(_MONTH_NAME)
+_CAP_WORD = re.compile(r"[ADFJMNOS][a-z]{2,8}(?![a-z])")
+_MONTH_WORDS = frozenset(
+    """Jan Feb Mar Apr May Jun Jul Aug Sep Sept Oct Nov Dec January February March April June
+    July August September October November December""".split()
+)
 _MONTH_LEAD = re.compile(
     r"(?:\b(?:in|during|until|till|by|since|from|before|after|early|late|mid-?|end of)\s*)?\Z"
 )
@@ -506,10 +507,13 @@ def _blank_times(text: str) -> str:
     for m in _TIME.finditer(text):
         lead = _TIME_LEAD.search(text, max(0, m.start() - 30), m.start())
         spans.append((lead.start() if lead else m.start(), m.end()))
-    if _MONTH_CAP.search(text):  # "until May", "in March": a month named on its own
-        for m in _MONTH_CAP.finditer(text):
-            if m.start() and text[m.start() - 1].isalnum():
-                continue
+    months = [
+        m
+        for m in _CAP_WORD.finditer(text)
+        if m.group() in _MONTH_WORDS and not (m.start() and text[m.start() - 1].isalnum())
+    ]
+    if months:  # "until May", "in March": a capitalised month named on its own
+        for m in months:
             lead = _MONTH_LEAD.search(text, max(0, m.start() - 12), m.start())
             spans.append((lead.start() if lead else m.start(), m.end()))
         spans.sort()
@@ -953,7 +957,7 @@ def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
         nxt = toks[k + 1]
         if tok.low in _TIME_PREPS and nxt.low in _WHEN:
             return toks[:k]  # "the vendor scorecard in March", "the cutover by Q3"
-        if tok.low in ("in", "via", "under") and k + 2 == len(toks) and _TICKET.fullmatch(nxt.text):
+        if k + 2 == len(toks) and tok.low in ("in", "via", "under") and _TICKET.fullmatch(nxt.text):
             if all(t.low in _VAGUE_HEADS for t in toks[:k]):
                 keep = toks[:1] if toks[0].low in _POSSESSIVE | {"your"} else []
                 return keep + toks[k + 1 :]  # "your fix in #655": your #655

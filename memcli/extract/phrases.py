@@ -407,10 +407,9 @@ _CONTAINER = re.compile(
 )
 
 
-_STATE_ADJ = re.compile(
-    r"(?:delayed|late|ongoing|outstanding|continued|pending|timely|successful|overdue"
-    r"|slipped|stalled)\s+(?=\S)",
-    _FLAGS,
+_STATE_ADJ = frozenset(
+    "delayed late ongoing outstanding continued pending timely successful overdue slipped"
+    " stalled".split()
 )
 
 
@@ -420,8 +419,9 @@ def _strip_determiners(text: str, owners: list[str]) -> str:
         text = text[m.end() :]
     if m := _LEADING_ARTICLE.match(text):
         text = text[m.end() :]
-    if (m := _STATE_ADJ.match(text)) and " " in text[m.end() :]:
-        text = text[m.end() :]  # "the delayed provisioning of X" names the provisioning
+    first, _, rest = text.partition(" ")
+    if rest and " " in rest and first.lower() in _STATE_ADJ:
+        text = rest  # "the delayed provisioning of X" names the provisioning
     if m := _POSSESSIVE_DET.fullmatch(text):
         det = m["det"].lower()
         pronoun = {"my": "I", "our": "we", "his": "he", "her": "she", "your": "you"}

@@ -159,27 +159,35 @@ def _read_sentence(
 
 # Reported speech inside a line: "Payments: Mei said the export is waiting on X".
 _REPORTED = re.compile(
-    r"(?P<pre>(?:[^:,;—–]*[:,;—–]\s*)?)(?P<who>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,2}|he|she)"
+    r"(?P<who>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,2}|\b[Hh]e|\b[Ss]he)"
     r"\s+(?:said|says|reported|reports|mentioned|mentions|confirmed|confirms|noted|notes"
     r"|told us|tells us|told me|tells me|flagged|flags|let us know|explained|added|adds"
-    r"|updated|announced|pinged that)\s+(?:that\s+)?(?P<rest>[^?]+)"
+    r"|updated|announced|pinged that)\s+(?:that\s+)?"
 )
-
-
 _REPORT_VERBS = frozenset(
     "said says reported reports mentioned mentions confirmed confirms noted notes told tells"
     " flagged flags let explained added adds updated announced pinged".split()
 )
+_CLAUSE_MARKS = ":,;—–"
 
 
 def _reported(text: str) -> tuple[str, str, str] | None:
-    """(words before, speaker, what they said) when a person reports a status mid-line."""
-    m = _REPORTED.fullmatch(text)
-    if m is None or m["who"].lower() in ("i", "we", "it", "this", "that", "they"):
+    """(words before, speaker, what they said) when a person reports a status mid-line:
+    the speaker opens the sentence or follows a heading, comma or dash."""
+    m = _REPORTED.search(text)
+    if m is None or "?" in text:
         return None
-    if m["who"][0].isupper() and not _agent_shaped(m["who"], strict=True):
+    pre = text[: m.start()]
+    head = pre.rstrip()
+    if head and (head[-1] not in _CLAUSE_MARKS or any(c in _CLAUSE_MARKS for c in head[:-1])):
         return None
-    return m["pre"], m["who"], m["rest"]
+    who = m["who"]
+    if who.lower() in ("i", "we", "it", "this", "that", "they"):
+        return None
+    if who[0].isupper() and not _agent_shaped(who, strict=True):
+        return None
+    rest = text[m.end() :]
+    return (pre, who, rest) if rest else None
 
 
 def _read_reported(reader: _Reader, pre: str, who: str, rest: str) -> list[_Outcome]:
