@@ -295,6 +295,42 @@ P = "person"
                 ("KYC flow", "work_item", "unblocked_from", "vendor SDK", "work_item"),
             },
         ),
+        # Owner asides: "(Sara owns those)", "(platform team)", "which Jun is on"; a
+        # heading may hold a preposition; "still on X" is ownership; a month after a time
+        # word is a time, but "Jun" alone is a name.
+        (
+            "Vik",
+            "- billing alerts: blocked on the new routing rules (Sara owns those)",
+            {
+                o("Vik", "billing alerts"),
+                b("billing alerts", "new routing rules"),
+                o("Sara", "new routing rules"),
+            },
+        ),
+        (
+            "Vik",
+            "- k8s upgrade on staging: waiting on the node image rebuild (platform team)",
+            {
+                o("Vik", "k8s upgrade on staging"),
+                o("platform team", "node image rebuild", "team"),
+                b("k8s upgrade on staging", "node image rebuild"),
+            },
+        ),
+        (
+            "Vik",
+            "rate-limit headers: blocked by API-329, which Jun is on",
+            {
+                o("Vik", "rate-limit headers"),
+                b("rate-limit headers", "API-329"),
+                o("Jun", "API-329"),
+            },
+        ),
+        (
+            "Vik",
+            "still on the nightly reconciliation job",
+            {o("Vik", "nightly reconciliation job")},
+        ),
+        ("Vik", "- still on the SCIM bug (GH-2231): repro'd it", {o("Vik", "SCIM bug")}),
         # "until Y is <any predicate>": Y is the blocker
         (
             "Kai",
@@ -319,6 +355,7 @@ def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, 
         "The payroll sync may be blocked on the tax tables",
         "The onboarding revamp was formerly owned by Dana.",
         "took the call on Monday",
+        "Status: sprint 14 burndown looks ok, 21/34 pts done.",
         "The release is good to go.",
         "We can start the migration next week.",
         "the rate card import is yours now",

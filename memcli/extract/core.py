@@ -513,9 +513,10 @@ def _blank_times(text: str) -> str:
         if m.group() in _MONTH_WORDS and not (m.start() and text[m.start() - 1].isalnum())
     ]
     if months:  # "until May", "in March": a capitalised month named on its own
-        for m in months:
+        for m in months:  # only after a time word: "Jun", "April" and "May" are names too
             lead = _MONTH_LEAD.search(text, max(0, m.start() - 12), m.start())
-            spans.append((lead.start() if lead else m.start(), m.end()))
+            if lead is not None and lead.start() < m.start():
+                spans.append((lead.start(), m.end()))
         spans.sort()
     for start, end in reversed(spans):
         text = text[:start] + " " * (end - start) + text[end:]
@@ -859,7 +860,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
 )
 # Relative clauses with the object gapped: "..., which Rohan owns", "that Paulo is doing".
 _OBJECT_GAP: tuple[tuple[str, str, str], ...] = (
-    ("which-o-owns", "owns", rf"(?P<o>{_NP})x*[OGH]{_PP}?"),
+    ("which-o-owns", "owns", rf"(?P<o>{_NP})x*[OGHQ]{_PP}?"),
     ("which-d-did", "completed", rf"(?P<d>{_NP})x*D{_PP}?"),
 )
 _COMPILED: list[tuple[str, str, re.Pattern[str]]] | None = None
@@ -1453,13 +1454,25 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         classes = clause.classes
         if index and parts[index - 1].kind not in _RELATIVE:
             main_clause = parts[index - 1].toks
-        if index + 1 < len(parts) and parts[index + 1].kind == ":" and "x" not in classes:
+        if (
+            index + 1 < len(parts)
+            and parts[index + 1].kind == ":"
+            and "x" not in classes
+            and (
+                not any(c in _TRIGGERS for c in classes)
+                or " ".join(t.low for t in toks) in _LABEL_RELATIONS
+            )  # "still on the SCIM bug: repro'd it" is a clause, not a heading
+        ):
             label = " ".join(t.low for t in toks)
             if label in _NOT_FACT_LABELS:
                 return outcomes, "a decision, question or plan"
             label_relation = _LABEL_RELATIONS.get(label)
             # "Payments:" lends its subject; "Y:", "Status:", "Completed this period:" do not
-            topic = [] if label in _LABELS or len(label) < 2 or classes != "n" * len(toks) else toks
+            topic = (
+                []
+                if label in _LABELS or len(label) < 2 or not _HEADING_NP.fullmatch(classes)
+                else toks
+            )  # "Payments:", "k8s upgrade on staging:" lend their subject
             previous = heading = topic
             if topic:
                 reader.line_topic = _rebase(topic)[0]
@@ -1802,6 +1815,7 @@ _SPLIT_PHRASAL = re.compile(
 )
 
 
+_HEADING_NP = re.compile(r"n+(?:p?n+)*")
 _LABEL_RELATIONS = {
     **dict.fromkeys(
         ["owner", "owners", "owned by", "dri", "assignee", "assigned to", "lead"], "owner"

@@ -84,6 +84,9 @@ _REFS = frozenset(
         "it",
         "that",
         "this",
+        "those",
+        "these",
+        "them",
         "the same",
         "same",
         "the case",
@@ -493,6 +496,9 @@ def _agent_shaped(phrase: str, *, strict: bool) -> bool:
     return len(tokens) == 2 and all(_name_like(t) for t in tokens)
 
 
+_SCORE = re.compile(r"\b\d+/\d+\b|\d%|\b(?:pts|points|story points)\b", re.IGNORECASE)
+
+
 def _valid_core(core: str) -> bool:
     """Reject captures that are clauses, quantities, times or too vague to be an entity."""
     if not core or not any(ch.isalnum() for ch in core):
@@ -518,4 +524,6 @@ def _valid_core(core: str) -> bool:
             or (k < len(words) - 1 and low_word in _PERSONAL)  # "lunch order", not
         ):  # "keyboard shortcuts" or "phone verification"
             return False
+    if _SCORE.search(core):  # "21/34 pts", "80% of tests": a measurement, no work item
+        return False
     return not (_QUANTITY.match(core) or _GERUND_CLAUSE.match(core))

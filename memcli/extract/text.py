@@ -94,7 +94,8 @@ _LEADING_FILLER = re.compile(
 )
 
 _ADVERBS = re.compile(
-    r"\b(?:right now|also|still|currently|now(?!\s+that\b)|just|really|actually|again"
+    r"\b(?:right now|also|still(?!\s+on\b)|(?<=\w )still|currently|now(?!\s+that\b)|just|really"
+    r"|actually|again"
     r"|basically|unfortunately|sadly|officially|finally|already|totally|completely|fully"
     r"|effectively|literally|definitely|certainly|honestly|apparently|unsurprisingly|both)\b",
     re.IGNORECASE,
@@ -123,7 +124,8 @@ _PARENS = re.compile(r"\(([^()]*)\)|\[[^\[\]]*\]")
 _PAREN_CLAUSE = re.compile(
     r"\s*(?:owned|run|driven|led|handled|managed|which|from|waiting|blocked|needs|depends"
     r"|pending|gated|now unblocked|unblocked|no longer"
-    r"|[\w'-]+(?:\s+[\w'-]+)?\s+(?:has|owns|is on|is driving|is handling)\s+(?:it|that|this)\s*$)\b",
+    r"|[\w'-]+(?:\s+[\w'-]+)?\s+(?:has|have|owns|own|is on|are on|is driving|is handling)"
+    r"\s+(?:it|that|this|those|these|them)\s*$)\b",
     re.IGNORECASE,
 )
 
@@ -200,8 +202,8 @@ def _paren(m: re.Match[str]) -> str:
         return f", owned by {owner['who']},"  # "payments refactor (owner: Dmitri)"
     if inner is not None and _PAREN_CLAUSE.match(inner):
         return f", {inner.strip()},"
-    if inner is not None and _names_only(inner):
-        return f" by {inner.strip()} "  # "done (Ayumi)", "shipped (Ruth & Gideon)"
+    if inner is not None and (_names_only(inner) or _team_only(inner)):
+        return f" by {inner.strip()} "  # "done (Ayumi)", "waiting on X (platform team)"
     return " "
 
 
@@ -265,6 +267,12 @@ def _ticket_title(m: re.Match[str], ticket: str, start: int) -> str:
 _ARTICLES = frozenset("the a an our my their his her its this that".split())
 _CLOSING = ("closes", "fixes", "resolves", "closing", "fixing", "resolving", "close", "fix")
 _TICKET_ONLY = re.compile(r"(?:PR\s*)?#\d+|[A-Z][A-Z0-9]+-\d+", re.IGNORECASE)
+
+
+def _team_only(inner: str) -> bool:
+    """Whether a parenthesis names one team ("platform team", "the data squad")."""
+    words = inner.lower().split()
+    return 1 < len(words) <= 4 and words[-1] in ("team", "squad", "guild", "group")
 
 
 def _names_only(inner: str) -> bool:
