@@ -331,6 +331,25 @@ P = "person"
             {o("Vik", "nightly reconciliation job")},
         ),
         ("Vik", "- still on the SCIM bug (GH-2231): repro'd it", {o("Vik", "SCIM bug")}),
+        # Lines opened by two or more people's names are what they said: each speaker
+        # stands where the author stands, a bare item after the name is theirs.
+        (
+            "Olivia",
+            "Growth summary\n- Raj: referral rewards is waiting on the fraud scoring update\n"
+            "- Mei: finished the A/B harness migration\n- Kojo: pricing page copy, no blockers",
+            {
+                o("Raj", "referral rewards"),
+                b("referral rewards", "fraud scoring update"),
+                d("Mei", "A/B harness migration"),
+                o("Kojo", "pricing page copy"),
+            },
+        ),
+        (
+            "Olivia",
+            "Attendees: Ana, Bo, Cy (notes)\nAna: the quarterly numbers look fine\n"
+            "Bo: the vendor sent the firmware",
+            set(),
+        ),
         # "until Y is <any predicate>": Y is the blocker
         (
             "Kai",

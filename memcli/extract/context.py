@@ -609,6 +609,33 @@ def _meeting_title(text: str) -> bool:
     )
 
 
+_SPEAKER_LINE = re.compile(
+    r"^[ \t]*(?:[-*•][ \t]*)?@?([A-Z][\w'’.-]*)[ \t]*:[ \t]*\S", re.MULTILINE
+)
+
+
+def _speaker_lines(text: str) -> int:
+    """How many people open a line with "Name:" ("- Raj: referral rewards is waiting
+    on X"): two or more make the text a summary of what others said."""
+    if text.count(":") < 2:
+        return 0
+    names = {
+        m.group(1)
+        for m in _SPEAKER_LINE.finditer(text)
+        if _name_like(m.group(1)) and m.group(1).lower() not in _COMMON | _NOT_SPEAKERS
+    }
+    return len(names)
+
+
+_NOT_SPEAKERS = frozenset(
+    """yesterday today tomorrow blockers blocker blocked done doing wip next status update
+    owner owners eta note notes risk risks decision decisions action actions summary
+    context background issue problem result results impact cause details highlights
+    lowlights dependencies deps progress completed shipped agenda goal goals ask asks
+    question questions answer topic topics priority priorities""".split()
+)
+
+
 class Minutes:
     """The roster of a meeting's minutes and who speaks on each line.
 
@@ -625,7 +652,11 @@ class Minutes:
         self.scribe: str | None = None
         m = _ROSTER.search(text)
         # Minutes without an attendance line still show themselves by action items.
-        self.open = m is None and (_ACTION_LINE.search(text) is not None or _meeting_title(text))
+        self.open = m is None and (
+            _ACTION_LINE.search(text) is not None
+            or _meeting_title(text)
+            or _speaker_lines(text) >= 2
+        )
         self.active = m is not None or self.open
         if m is None:
             return

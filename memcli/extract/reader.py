@@ -275,8 +275,42 @@ def _read_minutes_line(
             return [out], None
         return [], "action item without a readable assignee and object"
     if said is not None and said is not sentence:
-        return _read_sentence(reader, sentence, said)
+        outcomes, reason = _read_sentence(reader, sentence, said)
+        if outcomes or reader.author is None:
+            return outcomes, reason
+        return _speaker_item(reader, said) or (outcomes, reason)
     return _read_line(reader, sentence, heading)
+
+
+_CLAUSE_VERBS = frozenset(
+    "look looks looked seem seems seemed went go goes feel feels felt think thinks asked asks"
+    " wants want needs sent sends got gets made makes did does had has found saw told gave"
+    " took came fell broke ran left"
+    " says said stays stayed remain remains".split()
+)
+
+
+def _speaker_item(reader: _Reader, said: str) -> tuple[list[_Outcome], str | None] | None:
+    """ "Kojo: pricing page copy, no blockers": what a speaker names first, with no
+    predicate of its own, is what they are working on (as a "Today:" line is)."""
+    head = _normalise(said.split(",", 1)[0].split(";", 1)[0])
+    if not head or len(head.split()) > 6 or has_cue(head.lower()) or why_not(head.lower()):
+        return None
+    toks = tokenise(head)
+    if not head[0].isalpha() or any(
+        t.cls in _TRIGGERS
+        or t.cls in "xMN"
+        or t.low in _CLAUSE_VERBS
+        or (k and t.low.endswith("ed") and t.text.islower())
+        for k, t in enumerate(toks)
+    ):
+        return None  # "the quarterly numbers look fine", "the vendor sent X": clauses
+    out = reader.owns(None, head)
+    if out is None or not out.drafts:
+        return None
+    out.frame = "speaker-item"
+    reader.commit(out, head)
+    return [out], None
 
 
 def _repoint_implied(
