@@ -350,6 +350,44 @@ P = "person"
             "Bo: the vendor sent the firmware",
             set(),
         ),
+        # Argument boundaries: "on X and on Y" is two blockers; "X ticket SEC-77" is X; a
+        # ticket then "upstream" is the ticket; "deployed X to the Y site" is X; a
+        # commitment ("has volunteered to drive") is ownership.
+        (
+            "Kai",
+            "the billing export is blocked on the tax-rates service and on the currency "
+            "table cleanup",
+            {
+                o("Kai", "billing export"),
+                b("billing export", "tax-rates service"),
+                b("billing export", "currency table cleanup"),
+            },
+        ),
+        (
+            "Kai",
+            "SDK upgrade depends on the PCI scan results ticket SEC-77",
+            {o("Kai", "SDK upgrade"), b("SDK upgrade", "PCI scan results")},
+        ),
+        (
+            "Kai",
+            "Chart bump can't merge yet — waiting on acme/charts#10922 upstream.",
+            {o("Kai", "Chart bump"), b("Chart bump", "acme/charts#10922")},
+        ),
+        (
+            "Kai",
+            "We deployed the pick-path optimizer to the Leeds site.",
+            {d("Kai", "pick-path optimizer")},
+        ),
+        (
+            "Kai",
+            "The forum upgrade remains pending the database move, which Ruth has volunteered "
+            "to drive.",
+            {
+                o("Kai", "forum upgrade"),
+                b("forum upgrade", "database move"),
+                o("Ruth", "database move"),
+            },
+        ),
         # "until Y is <any predicate>": Y is the blocker
         (
             "Kai",

@@ -301,6 +301,13 @@ def _lexicon() -> dict[str, str]:
         + ["sitting in review", "still in review", "up for review", "in code review"],
     )
     add("O", _combine("to", "own|take|drive|lead|handle|pick up|take over|take on"))
+    add(  # "which Ruth has volunteered to drive": a commitment to own it
+        "O",
+        _combine(
+            "volunteered|offered|agreed|signed up|stepped up",
+            "to own|to drive|to lead|to take|to handle|to pick up|to take on|to take over",
+        ),
+    )
     add("O", _combine("continue|continues|will continue", "to own|to drive|to lead|owning"))
     add(
         "O",
@@ -323,6 +330,7 @@ def _lexicon() -> dict[str, str]:
         )
         + ["assigned to", "reassigned to", "belongs to", "belong to", "belonged to"]
         + _combine("sits|sit|lies|lie|rests|rest|sat|now sits|now lies|now rests", "with")
+        + _combine("is|are|is now|are now", "with")  # "BILL-109 is with Priyanka"
         + _combine("transferred|transitioned|handed back", "to")
         + _combine("handed off|handed over|handed|given|passed|passed over|moved", "to")
         + _combine("been", "handed off|handed over|handed|given|passed|reassigned|assigned", "to"),
@@ -845,7 +853,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("o-owns-w", "owns", rf"(?P<o>{_NP})x*[OI]I?(?P<w>{_NP}){_PP}?"),
     ("o-is-making-w", "owns", rf"(?P<o>{_NP})x+G(?P<w>{_NP}){_PP}?"),
     ("o-comma-w-is-yours", "owns", rf"(?:[n&p]*&)?(?P<o>nn?)&(?P<w>{_NP})xZ"),
-    ("w-is-yours", "owns_yours", rf"(?P<w>{_NP})xZ"),
+    ("w-is-yours", "owns_yours", rf"(?P<w>{_NP})xZ(?:p{_NP})?"),
     ("w-is-tracked-in", "topic", rf"(?P<w>{_NP})x*T{_NP}"),
     ("w-owned-by-o", "owns", rf"(?P<w>{_NP})x*o(?P<o>{_NP})"),
     ("w-is-os", "owns_poss", rf"(?P<w>{_NP})xn?(?P<o>P)"),
@@ -899,6 +907,7 @@ def _span(toks: list[_Tok], text: str, m: re.Match[str], group: str) -> str | No
     return _noun_phrase(part, text)
 
 
+_AFTER_TICKET = frozenset("upstream downstream internally externally first too anyway".split())
 _GENERIC = frozenset(
     "the a an old new adjacent both two three these those incident tickets ticket pr prs"
     " issue issues bug bugs work ones one change changes follow-up cards card".split()
@@ -998,6 +1007,17 @@ def _split_lists(toks: list[_Tok]) -> tuple[str, list[_Tok]]:
         ):
             out.append(_Tok(",", 0, 0, "&"))
             continue
+        if (
+            k
+            and tok.cls == "p"
+            and tok.low in ("on", "by", "for", "from")
+            and out
+            and out[-1].low == "and"
+            and nxt is not None
+            and (nxt.low in _DETERMINERS or _TICKET.fullmatch(nxt.text))
+        ):  # "blocked on X and on the Y": a list of two blockers
+            out[-1] = _Tok(",", 0, 0, "&")
+            continue
         out.append(tok)
     return _rebase(out)
 
@@ -1015,13 +1035,22 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
         others = [t for t in toks if t not in tickets and t.cls not in "&|"]
         first = toks.index(tickets[0])
         tail_only = all(t in tickets or t.cls in "&|" for t in toks[first:])
-        if all(t.low in _GENERIC for t in others) or (
+        if (
+            len(tickets) == 1
+            and tail_only
+            and first > 2
+            and toks[first - 1].low in ("ticket", "issue", "pr", "card")
+        ):
+            toks = toks[: first - 1]  # "the PCI scan results ticket SEC-77": the scan results
+        elif all(t.low in _GENERIC for t in others) or (
             tail_only and first and toks[first - 1].low in _GENERIC
         ):
             return ", ".join(t.text for t in tickets)  # "the disk alert tickets OPS-1/OPS-2"
         if toks[0] in tickets and len(toks) > 1 and toks[1].text[:1].islower():
             if toks[1].cls in "pL":  # "PAY-1 for the rate lookups": the ticket is the head
                 return text[toks[0].start : toks[-1].end]
+            if len(toks) == 2 and toks[1].low in _AFTER_TICKET:
+                return toks[0].text  # "acme/ui#10922 upstream"
             toks = toks[1:]
     return text[toks[0].start : toks[-1].end]
 
@@ -1110,6 +1139,8 @@ def _apply(
         w = g("w")
         if w is None:
             return None
+        if m.re.pattern.startswith(("(?P<d>", "D(?P<w>")) and (cut := _DESTINATION.search(w)):
+            w = w[: cut.start()]  # "deployed the optimizer to the Leeds site"
         doer = g("d")
         if doer is not None and _TICKET.fullmatch(doer.split(", ")[0]):
             doer = None  # "resolved by PR #62": the PR is how, not who
@@ -1134,6 +1165,7 @@ def _apply(
     return None
 
 
+_DESTINATION = re.compile(r" to (?:the|our|all|every|both) ", re.IGNORECASE)
 _THIS_CHANGE = re.compile(
     r"(?:this|my|our|the)\s+(?:pr|mr|change|changeset|patch|commit|diff|branch|release)",
     re.IGNORECASE,

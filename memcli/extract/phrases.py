@@ -404,7 +404,7 @@ _CONTAINER = re.compile(
     r"|remainder|remaining work|last bits?|final bits?|final steps?|next steps?|pagination"
     r"|cleanup|follow-?ups?|tail end|bulk|first part|second part|part|parts|phase \d+"
     r"|ownership|delivery|completion|implementation|finalisation|finalization|execution"
-    r"|responsibility|accountability"
+    r"|responsibility|accountability|status update|update|updates"
     r"|remaining parts?|review|reviews|testing|rollout plan)\s+(?:on|of|for)\s+(?=\S)",
     _FLAGS,
 )
