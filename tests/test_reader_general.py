@@ -388,6 +388,21 @@ P = "person"
                 o("Ruth", "database move"),
             },
         ),
+        # "has moved on to X" is ownership; "for the next two sprints" is a duration;
+        # "INC-4410 postmortem" keeps its id when the rest is one word.
+        (
+            "Kai",
+            "Zainab has finished the conveyor PLC mapping and has moved on to the safety "
+            "interlock spec.",
+            {d("Zainab", "conveyor PLC mapping"), o("Zainab", "safety interlock spec")},
+        ),
+        (
+            "Kai",
+            "The evidence collector & the access review bot are both assigned to Ewa for the "
+            "next two sprints.",
+            {o("Ewa", "evidence collector"), o("Ewa", "access review bot")},
+        ),
+        ("Kai", "- done: INC-4410 postmortem", {d("Kai", "INC-4410 postmortem")}),
         # "until Y is <any predicate>": Y is the blocker
         (
             "Kai",
@@ -412,6 +427,7 @@ def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, 
         "The payroll sync may be blocked on the tax tables",
         "The onboarding revamp was formerly owned by Dana.",
         "took the call on Monday",
+        "the vendor promised a build, though we have heard that before",
         "Status: sprint 14 burndown looks ok, 21/34 pts done.",
         "The release is good to go.",
         "We can start the migration next week.",

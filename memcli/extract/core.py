@@ -301,6 +301,7 @@ def _lexicon() -> dict[str, str]:
         + ["sitting in review", "still in review", "up for review", "in code review"],
     )
     add("O", _combine("to", "own|take|drive|lead|handle|pick up|take over|take on"))
+    add("O", _combine(_inflect("move on,switch over,switch,pivot"), "to"))  # "moved on to X"
     add(  # "which Ruth has volunteered to drive": a commitment to own it
         "O",
         _combine(
@@ -1046,7 +1047,7 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
             tail_only and first and toks[first - 1].low in _GENERIC
         ):
             return ", ".join(t.text for t in tickets)  # "the disk alert tickets OPS-1/OPS-2"
-        if toks[0] in tickets and len(toks) > 1 and toks[1].text[:1].islower():
+        if toks[0] in tickets and len(toks) > 2 and toks[1].text[:1].islower():
             if toks[1].cls in "pL":  # "PAY-1 for the rate lookups": the ticket is the head
                 return text[toks[0].start : toks[-1].end]
             if len(toks) == 2 and toks[1].low in _AFTER_TICKET:
@@ -1104,7 +1105,9 @@ def _apply(
             o is None
             or _trim(o).lower() in _NOT_OWNERS
             or not _agent_shaped(_trim(o), strict=False)
-        ):
+            or w.split()[0].lower() in _PARTICIPLES
+            or (w.islower() and w.split()[0].endswith("ed"))
+        ):  # "we have heard that before": a perfect tense, no possession
             return None
         return reader.owns(o, w)
     if handler == "owns_yours":  # "@dmitri the rate card import is yours now"
@@ -1166,6 +1169,10 @@ def _apply(
 
 
 _DESTINATION = re.compile(r" to (?:the|our|all|every|both) ", re.IGNORECASE)
+_PARTICIPLES = frozenset(
+    "heard seen done been got gotten had made said told found given taken sent known thought"
+    " kept left run begun".split()
+)
 _THIS_CHANGE = re.compile(
     r"(?:this|my|our|the)\s+(?:pr|mr|change|changeset|patch|commit|diff|branch|release)",
     re.IGNORECASE,

@@ -114,7 +114,7 @@ _TRAILING_TIME = re.compile(
 )
 
 _DURATION = re.compile(
-    r"\s+for\s+(?:(?:a|the past|the last|over a|about|almost|nearly)\s+)?(?:(?:few|couple of"
+    r"\s+for\s+(?:(?:a|the past|the last|the next|over a|about|almost|nearly)\s+)?(?:(?:few|couple of"
     r"|couple|several|\d+|two|three|four|five|six)\s+)?(?:days?|weeks?|hours?|sprints?"
     r"|months?)\b",
     re.IGNORECASE,
