@@ -1047,11 +1047,13 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
             tail_only and first and toks[first - 1].low in _GENERIC
         ):
             return ", ".join(t.text for t in tickets)  # "the disk alert tickets OPS-1/OPS-2"
-        if toks[0] in tickets and len(toks) > 2 and toks[1].text[:1].islower():
+        if toks[0] in tickets and len(toks) > 1 and toks[1].text[:1].islower():
             if toks[1].cls in "pL":  # "PAY-1 for the rate lookups": the ticket is the head
                 return text[toks[0].start : toks[-1].end]
             if len(toks) == 2 and toks[1].low in _AFTER_TICKET:
                 return toks[0].text  # "acme/ui#10922 upstream"
+            if len(toks) == 2:
+                return text[toks[0].start : toks[-1].end]  # "INC-4410 postmortem"
             toks = toks[1:]
     return text[toks[0].start : toks[-1].end]
 
@@ -1105,8 +1107,8 @@ def _apply(
             o is None
             or _trim(o).lower() in _NOT_OWNERS
             or not _agent_shaped(_trim(o), strict=False)
-            or w.split()[0].lower() in _PARTICIPLES
-            or (w.islower() and w.split()[0].endswith("ed"))
+            or (w or "x").split()[0].lower() in _PARTICIPLES
+            or ((w or "").islower() and (w or "x").split()[0].endswith("ed"))
         ):  # "we have heard that before": a perfect tense, no possession
             return None
         return reader.owns(o, w)
