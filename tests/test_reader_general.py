@@ -137,6 +137,7 @@ P = "person"
             {
                 o("Hana", "Audit export"),
                 ("Audit export", "work_item", "unblocked_from", "schema migration", "work_item"),
+                d("Kai", "schema migration"),
             },
         ),
         # Report style: impeded/hampered by, suspended until, assumed responsibility for,
@@ -277,7 +278,10 @@ P = "person"
         (
             "Noor",
             "Now that the vendor SDK is out, KYC can proceed.",
-            {("KYC", "work_item", "unblocked_from", "vendor SDK", "work_item")},
+            {
+                ("KYC", "work_item", "unblocked_from", "vendor SDK", "work_item"),
+                d("Noor", "vendor SDK"),
+            },
         ),
         (
             "Noor",

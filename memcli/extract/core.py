@@ -1713,7 +1713,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         if done:
             cause = done[0].target.name
             if kind in _CAUSAL - {","}:
-                if out.frame in ("w-was-done", "w-done"):  # no doer named: context only
+                if out.frame in ("w-was-done", "w-done") and kind in ("if", "once", "when"):
                     out.drafts = [d for d in out.drafts if d.relation.value != "completed"]
                 if unblocked_waiter:
                     _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
