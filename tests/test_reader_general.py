@@ -118,7 +118,7 @@ P = "person"
         # item is the subject of what follows on the line.
         (
             "Kai",
-            "Infra weekly\n- DNS cutover: Marisol\n- Backup restore drill — Kenji & Lwazi, "
+            "Infra sync\n- DNS cutover: Marisol\n- Backup restore drill — Kenji & Lwazi, "
             "starts Monday\n- Overall RAG: Amber",
             {
                 o("Marisol", "DNS cutover"),
@@ -133,11 +133,10 @@ P = "person"
         ),
         (
             "Kai",
-            "- Audit export: Hana — unblocked now that the schema migration is out",
+            "Export sync\n- Audit export: Hana — unblocked now that the schema migration is out",
             {
                 o("Hana", "Audit export"),
                 ("Audit export", "work_item", "unblocked_from", "schema migration", "work_item"),
-                d("Kai", "schema migration"),
             },
         ),
         # Report style: impeded/hampered by, suspended until, assumed responsibility for,
@@ -258,7 +257,14 @@ P = "person"
             {b("Priya", "new runner images", P)},
         ),
         ("Priya", "@dmitri the rate card import is yours now", {o("dmitri", "rate card import")}),
-        ("Priya", "- SSO rollout → Hana", {o("Hana", "SSO rollout")}),
+        (
+            "Priya",
+            "Handoff review\n- SSO rollout → Hana\n- the audit export is blocked on the S3 policy",
+            {
+                o("Hana", "SSO rollout"),
+                b("audit export", "S3 policy"),
+            },
+        ),
         (
             "Priya",
             "geo search still stuck behind ES upgrade :(",
@@ -339,7 +345,7 @@ P = "person"
         # stands where the author stands, a bare item after the name is theirs.
         (
             "Olivia",
-            "Growth summary\n- Raj: referral rewards is waiting on the fraud scoring update\n"
+            "Growth sync\n- Raj: referral rewards is waiting on the fraud scoring update\n"
             "- Mei: finished the A/B harness migration\n- Kojo: pricing page copy, no blockers",
             {
                 o("Raj", "referral rewards"),
@@ -428,6 +434,8 @@ def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, 
         "Reviewers: Dana, Lee",
         "Standup — Claudia",
         "Overall status: Red",
+        "Vault migration: Hiroshi",
+        "Bbb: ccc ddd\nEee: fff ggg",
         "The payroll sync may be blocked on the tax tables",
         "The onboarding revamp was formerly owned by Dana.",
         "took the call on Monday",

@@ -117,6 +117,7 @@ class _Reader:
         self.line = -1  # the line being read, and the "Heading:" that opened it
         self.line_topic: str | None = None
         self.one_line = "\n" not in text.strip()
+        self.structured = True  # set by ``reader.extract`` (see there)
         self.last_wait: tuple[EntityRef, EntityRef] | None = None  # (waiter, blocker)
         self.stuck: list[EntityRef] = []  # items said not to move ("can't land X until")
 
@@ -597,13 +598,13 @@ _NOT_MEETING = re.compile(r"\b(?:report|update|my|i|standup|stand-up)\b", re.IGN
 
 
 def _meeting_title(text: str) -> bool:
-    """Whether the text opens with a meeting's title line over at least two more lines."""
+    """Whether the text opens with a meeting's title line over more lines."""
     first, _, rest = text.strip().partition("\n")
     words = first.lower().split()
     return (
         len(words) <= 8
         and not _MEETING_WORDS.isdisjoint(w.strip("#*_:—–-") for w in words)
-        and rest.count("\n") >= 1
+        and rest.strip() != ""
         and _MEETING_TITLE.fullmatch(first) is not None
         and _NOT_MEETING.search(first) is None
     )
@@ -652,11 +653,9 @@ class Minutes:
         self.scribe: str | None = None
         m = _ROSTER.search(text)
         # Minutes without an attendance line still show themselves by action items.
-        self.open = m is None and (
-            _ACTION_LINE.search(text) is not None
-            or _meeting_title(text)
-            or _speaker_lines(text) >= 2
-        )
+        self.titled = m is not None or _ACTION_LINE.search(text) is not None
+        self.titled = self.titled or _meeting_title(text)  # a roster, actions or a title
+        self.open = m is None and (self.titled or _speaker_lines(text) >= 2)
         self.active = m is not None or self.open
         if m is None:
             return

@@ -1259,8 +1259,10 @@ def _read(
             continue
         out = _apply(reader, handler, toks, text, m)
         if out is not None and (
-            out.drafts or handler in ("stalled", "unblocked", "topic", "mention_agent")
-        ):
+            out.drafts
+            or handler in ("stalled", "unblocked", "topic", "mention_agent")
+            or (handler == "completed" and out.items and reader.author is None)
+        ):  # a scribe's "Y is out" credits nobody, yet Y is done (the cause of an unblock)
             out.frame = name
             return out
     return None
@@ -1588,6 +1590,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             and " ".join(t.low for t in owner_of) not in _ROLE_LABELS
             and not any(t.low in _NOT_ITEM_LABELS for t in owner_of)
             and (kind == ":" or reader.line > 0 or reader.one_line)  # "Standup — Claudia"
+            and (reader.structured or owner_of[-1].low in _OWNER_WORDS)
             and (names := _names_lead(toks)) is not None
             and not any(n.lower() in _STATUS_VALUES for n in names)
         ):  # "Vault migration: Hiroshi, ETA two weeks", "PROJ-884 (SCIM sync) — Gita"
@@ -1710,6 +1713,11 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         done = [d for d in out.drafts if d.relation.value == "completed"]
         if done and out.frame in ("w-was-done-by-d", "d-did-w"):
             last_doer = done[0].source.name
+        if not done and out.frame in ("w-done", "w-was-done") and out.items:
+            cause = out.items[-1].name  # done, by nobody named (a scribe's minutes)
+            if unblocked_waiter and (kind in _CAUSAL or kind in (",", "—", "–", ";", "-")):
+                _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
+                unblocked_waiter = None
         if done:
             cause = done[0].target.name
             if kind in _CAUSAL - {","}:

@@ -293,6 +293,8 @@ _CLAUSE_VERBS = frozenset(
 def _speaker_item(reader: _Reader, said: str) -> tuple[list[_Outcome], str | None] | None:
     """ "Kojo: pricing page copy, no blockers": what a speaker names first, with no
     predicate of its own, is what they are working on (as a "Today:" line is)."""
+    if not reader.structured:
+        return None
     head = _normalise(said.split(",", 1)[0].split(";", 1)[0])
     if not head or len(head.split()) > 6 or has_cue(head.lower()) or why_not(head.lower()):
         return None
@@ -345,6 +347,10 @@ def extract(text: str, author: str | None) -> Extraction:
     unparsed: list[str] = []
     per_sentence: list[tuple[str, list[_Draft], str | None, str | None]] = []
     minutes = Minutes(text)
+    # Lines that state a relation by layout alone ("Vault migration: Hiroshi", "Kojo:
+    # pricing page copy") count only in meeting minutes (a roster, action items or a
+    # meeting's title line): elsewhere "aaa: Bbb" may be anything.
+    reader.structured = minutes.titled
     author = reader.author
     speaker: str | None = None
     said: str | None = None
