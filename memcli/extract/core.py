@@ -500,6 +500,7 @@ _TIME_LEAD = re.compile(
 )
 
 
+_MONTH_HINT = re.compile("Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec")
 _CAP_WORD = re.compile(r"[ADFJMNOS][a-z]{2,8}(?![a-z])")
 _MONTH_WORDS = frozenset(
     """Jan Feb Mar Apr May Jun Jul Aug Sep Sept Oct Nov Dec January February March April June
@@ -516,11 +517,15 @@ def _blank_times(text: str) -> str:
     for m in _TIME.finditer(text):
         lead = _TIME_LEAD.search(text, max(0, m.start() - 30), m.start())
         spans.append((lead.start() if lead else m.start(), m.end()))
-    months = [
-        m
-        for m in _CAP_WORD.finditer(text)
-        if m.group() in _MONTH_WORDS and not (m.start() and text[m.start() - 1].isalnum())
-    ]
+    months = (
+        [
+            m
+            for m in _CAP_WORD.finditer(text)
+            if m.group() in _MONTH_WORDS and not (m.start() and text[m.start() - 1].isalnum())
+        ]
+        if _MONTH_HINT.search(text)
+        else ()
+    )
     if months:  # "until May", "in March": a capitalised month named on its own
         for m in months:  # only after a time word: "Jun", "April" and "May" are names too
             lead = _MONTH_LEAD.search(text, max(0, m.start() - 12), m.start())

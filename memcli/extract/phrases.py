@@ -524,6 +524,6 @@ def _valid_core(core: str) -> bool:
             or (k < len(words) - 1 and low_word in _PERSONAL)  # "lunch order", not
         ):  # "keyboard shortcuts" or "phone verification"
             return False
-    if _SCORE.search(core):  # "21/34 pts", "80% of tests": a measurement, no work item
-        return False
+    if ("/" in core or "%" in core or "pts" in low or "points" in low) and _SCORE.search(core):
+        return False  # "21/34 pts", "80% of tests": a measurement, no work item
     return not (_QUANTITY.match(core) or _GERUND_CLAUSE.match(core))
