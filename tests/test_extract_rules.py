@@ -597,7 +597,9 @@ CORPUS: list[tuple[str, str | None, str, set[Fact]]] = [
         "unblocked-now-that",
         "Clara",
         "The checkout flow is unblocked now that the payments integration has landed.",
-        {u("checkout flow", "payments integration")},
+        # Completion with no named doer is the author's (the labelling contract's rule 6),
+        # inside a "now that" clause too.
+        {u("checkout flow", "payments integration"), d("Clara", "payments integration")},
     ),
     (
         "not-waiting-anymore",
@@ -868,7 +870,7 @@ CORPUS: list[tuple[str, str | None, str, set[Fact]]] = [
         "now-that-leading",
         "Alice",
         "Now that the auth refactor landed, the API migration is unblocked.",
-        {u("API migration", "auth refactor")},
+        {u("API migration", "auth refactor"), d("Alice", "auth refactor")},
     ),
     (
         "its-unblocked-now",
@@ -957,7 +959,7 @@ NOISE = [
     "We will ship the mobile release next week.",
     "The dashboard is almost done.",
     "Bob hasn't shipped the payments integration.",
-    "Bob said the auth refactor is done.",
+    "Bob said the auth refactor might be done.",
     "I think the auth refactor is done.",
     "The auth refactor should be done by Friday.",
     "Nothing is blocking the API migration.",

@@ -67,6 +67,7 @@ class _Draft:
     target: EntityRef
     sentence: str
     tentative: bool = False
+    implied: bool = False  # a subjectless wait ("Depends on #7") put on the author
 
 
 @dataclass(slots=True)
@@ -125,6 +126,10 @@ class _Reader:
         self.line_topic: str | None = None
         self._author_of_ref: str | None = None  # ``author_ref`` is made for this author
         self._author_ref: EntityRef | None = None
+        self.one_line = "\n" not in text.strip()
+        self.structured = True  # set by ``reader.extract`` (see there)
+        self.last_wait: tuple[EntityRef, EntityRef] | None = None  # (waiter, blocker)
+        self.stuck: list[EntityRef] = []  # items said not to move ("can't land X until")
 
     @property
     def lower_words(self) -> frozenset[str]:
@@ -200,6 +205,7 @@ class _Reader:
             and _name_token(core, loose=True)
             and low not in _NON_NAMES
             and not low.endswith(_NOUN_SUFFIXES)
+            and not (core.islower() and low.endswith(("ed", "ing")))  # "commenced work on"
         ):
             ref = EntityRef(core, PERSON)
         elif len(tokens) in (2, 3) and all(_name_like(t) for t in tokens):
@@ -358,6 +364,15 @@ class _Reader:
             low = phrase.core.lower()
             if not self.author and (low in _FIRST_PERSON or low in _SELF_GROUPS):
                 ref = self.current.get("")
+            elif low in _REFS and self.last_item is None and not self.known:
+                # "this is on hold, it sits behind #77" with nothing named before: the
+                # thing the writer works on (an issue's own comment), so the writer
+                ref = self.self_source()
+            elif low in _REFS and self.last_wait and self.last_item == self.last_wait[1]:
+                # "X is blocked on Y. It also needs Z first": the pronoun that waits is
+                # the item that was waiting (the topic), not the blocker named last
+                ref = self.last_wait[0]
+                out.items.append(ref)
             else:
                 ref = self.any_entity(phrase, out)
             if ref is None:
@@ -425,6 +440,10 @@ class _Reader:
             self.owners_of(phrase, target, out)
             for source in sources:
                 self.draft(out, source, Relation.BLOCKED_BY, target)
+        if src_raw is None and waiting_raw is None:
+            for d in out.drafts:
+                if d.relation is Relation.BLOCKED_BY and d.source == self.author_ref:
+                    d.implied = True
         return out
 
     def stalled(self, src_raw: str) -> _Outcome | None:
@@ -532,6 +551,8 @@ class _Reader:
             if d.relation is Relation.OWNS and not d.tentative:
                 self.owner_of.setdefault(_key(d.target), d.source)
             if d.relation is Relation.BLOCKED_BY:
+                if d.source.type is ITEM:
+                    self.last_wait = (d.source, d.target)
                 waits = self.waits.setdefault(_key(d.source), [])
                 if d.target not in waits:
                     waits.append(d.target)
@@ -596,6 +617,62 @@ _COMMON = frozenset(
 )
 
 
+# A first line that titles a meeting ("Release readiness — v5.2", "Backend sync",
+# "Sprint planning S42"): the lines under it are minutes, its writer a scribe.
+_MEETING_TITLE = re.compile(
+    r"[#*_\s]*(?:[^\n]{0,60}\s)?(?:review|sync|sync-up|planning|readiness|retro|retrospective"
+    r"|steering|council|committee|guild|meeting|minutes|check-in|huddle|triage|kickoff"
+    r"|kick-off|post-?mortem|go/no-go)\b[^\n]{0,40}",
+    re.IGNORECASE,
+)
+_MEETING_WORDS = frozenset(
+    """review sync sync-up planning readiness retro retrospective steering council committee
+    guild meeting minutes check-in huddle triage kickoff kick-off postmortem post-mortem
+    go/no-go""".split()
+)
+_NOT_MEETING = re.compile(r"\b(?:report|update|my|i|standup|stand-up)\b", re.IGNORECASE)
+
+
+def _meeting_title(text: str) -> bool:
+    """Whether the text opens with a meeting's title line over more lines."""
+    first, _, rest = text.strip().partition("\n")
+    words = first.lower().split()
+    return (
+        len(words) <= 8
+        and not _MEETING_WORDS.isdisjoint(w.strip("#*_:—–-") for w in words)
+        and rest.strip() != ""
+        and _MEETING_TITLE.fullmatch(first) is not None
+        and _NOT_MEETING.search(first) is None
+    )
+
+
+_SPEAKER_LINE = re.compile(
+    r"^[ \t]*(?:[-*•][ \t]*)?@?([A-Z][\w'’.-]*)[ \t]*:[ \t]*\S", re.MULTILINE
+)
+
+
+def _speaker_lines(text: str) -> int:
+    """How many people open a line with "Name:" ("- Raj: referral rewards is waiting
+    on X"): two or more make the text a summary of what others said."""
+    if text.count(":") < 2:
+        return 0
+    names = {
+        m.group(1)
+        for m in _SPEAKER_LINE.finditer(text)
+        if _name_like(m.group(1)) and m.group(1).lower() not in _COMMON | _NOT_SPEAKERS
+    }
+    return len(names)
+
+
+_NOT_SPEAKERS = frozenset(
+    """yesterday today tomorrow blockers blocker blocked done doing wip next status update
+    owner owners eta note notes risk risks decision decisions action actions summary
+    context background issue problem result results impact cause details highlights
+    lowlights dependencies deps progress completed shipped agenda goal goals ask asks
+    question questions answer topic topics priority priorities""".split()
+)
+
+
 class Minutes:
     """The roster of a meeting's minutes and who speaks on each line.
 
@@ -612,7 +689,9 @@ class Minutes:
         self.scribe: str | None = None
         m = _screened(_ROSTER, _ROSTER_LOWER, text)
         # Minutes without an attendance line still show themselves by action items.
-        self.open = m is None and _screened(_ACTION_LINE, _ACTION_LINE_LOWER, text) is not None
+        self.titled = m is not None or _screened(_ACTION_LINE, _ACTION_LINE_LOWER, text) is not None
+        self.titled = self.titled or _meeting_title(text)  # a roster, actions or a title
+        self.open = m is None and (self.titled or _speaker_lines(text) >= 2)
         self.active = m is not None or self.open
         if m is None:
             return
@@ -661,7 +740,7 @@ class Minutes:
             if m is not None and (name := self.who(m["who"])) is not None:
                 return name, m["rest"]
         words = sentence.split()
-        for n in (3, 2, 1):
+        for n in (3, 2, 1) if not self.open else ():  # no roster: any capital is no name
             if len(words) > n and (name := self.who(" ".join(words[:n]))) is not None:
                 return name, sentence
         return None

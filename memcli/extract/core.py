@@ -32,7 +32,7 @@ import re
 from dataclasses import replace
 
 from memcli.extract.context import _Outcome, _Reader
-from memcli.extract.phrases import _agent_shaped, _name_like, _parse_phrase, _trim
+from memcli.extract.phrases import _agent_shaped, _is_org, _name_like, _parse_phrase, _trim
 from memcli.models import EntityRef, EntityType, Relation
 
 # --------------------------------------------------------------------------------------
@@ -173,7 +173,14 @@ def _lexicon() -> dict[str, str]:
         + ["unblocked by", "unblocked after", "no longer waiting", "no longer stuck"]
         + ["back on track", "taken off hold", "out of limbo"]
         + ["clear to proceed", "clear to start", "free to proceed", "free to start"]
-        + ["moving again", "no longer blocked"],
+        + ["moving again", "no longer blocked"]
+        + _combine("no longer|not", "waits|wait|depends|depend|relies|rely|hinges", "on|for|upon")
+        + _combine(  # "now that Y is out, X can move again"
+            "can|could", "move again|proceed again|resume|restart|move forward again"
+        )
+        + _combine("can|could", "now|finally", "move|proceed|go ahead|resume|start|begin|continue")
+        + _combine("can|could", "move|proceed|go ahead|start|begin|continue", "now")
+        + ["can proceed", "could proceed", "good to go", "is good to go", "are good to go"],
     )
     add("V", _combine("no longer|not", "blocking|holding up|gating|blocks"))
     add("V", ["unblocks", "unblocked", "unblocking", "frees up", "freed up", "unsticks"])
@@ -191,16 +198,32 @@ def _lexicon() -> dict[str, str]:
         + _combine("postponed|deferred|delayed|pushed back", "until|till|pending")
         + ["at the mercy of", "waits for", "waited for", "contingent upon"]
         + _combine("placed|put|kept", "on hold|on ice|on pause", "pending|until|till|behind")
-        + _combine("has to|have to|had to|needs to|need to", "wait", "on|for|until"),
+        + _combine("has to|have to|had to|needs to|need to", "wait", "on|for|until")
+        + _combine(  # report style: "progress was impeded by the late provisioning of X"
+            "impeded|hampered|hindered|constrained|slowed|slowed down|held back|set back",
+            "by",
+        )
+        + _combine(
+            "suspended|halted|deprioritised|deprioritized|frozen|paused|shelved",
+            "until|till|pending|awaiting",
+        ),
     )
     add("S", _combine("hard|", "blocked|stuck|stalled|on hold|paused|held up|frozen|parked"))
     add("S", _combine("placed|put|kept|left", "on hold|on ice|on pause"))
     add("S", ["bottlenecked", "deadlocked", "in limbo", "in a holding pattern"])
     add("S", _combine("is|are|was|were|remains|remain|stays", "on hold|on ice"))
-    add("W", _combine("is|are|was|were|remains|remain|stays", "on hold|on ice", "pending|until"))
+    add(
+        "W",
+        _combine(
+            "is|are|was|were|remains|remain|stays|has been|have been",
+            "on hold|on ice",
+            "pending|until|till|behind",
+        ),
+    )
     add(
         "K",
         ["block", "blocks", "blocking", "gates", "gating", "holds up", "holding up"]
+        + ["delays", "delaying", "holds back", "holding back", "stalls", "stalling"]
         + _combine("a|the|the main|the last|a hard|the only|a big|another", "blocker", "for|on|to")
         + _combine("a|the|", "prerequisite|prereq|dependency|hard dependency", "for|of|to")
         + _combine("needed|required", "for|before|by")
@@ -242,6 +265,7 @@ def _lexicon() -> dict[str, str]:
         + _inflect("shepherd,oversee,spearhead,steward,champion,look after,babysit,quarterback")
         + _inflect("run point on,head up,run with")
         + _combine(_inflect("take care of,work on"), "")
+        + _combine(_inflect("commence,begin,start,resume,continue,kick off"), "work on")
         + ["responsible for", "accountable for", "in charge of", "on the hook for"]
         + ["tasked with", "the owner of", "owner of", "the dri for", "dri for"]
         + ["on point for", "point on", "has the ball on", "have the ball on", "looking after"]
@@ -249,6 +273,10 @@ def _lexicon() -> dict[str, str]:
         + _combine("is|am|are", "taking|grabbing|picking up|owning|running with")
         + _combine(_inflect("take,assume,have,get,keep,retain"), "ownership of|over ownership of")
         + _combine("full|sole|primary|overall", "ownership of|responsibility for")
+        + _combine(
+            _inflect("assume,accept,take on,take over,inherit,share"),
+            "responsibility for|ownership of|the ownership of|the responsibility for",
+        )
         + ["has got the ball on", "got the ball on", "the point person for", "point person for"]
         + ["the point of contact for", "the go-to for", "the contact for", "on the hook to"]
         + ["the owner for", "owner for", "the tech lead for", "the lead engineer on"]
@@ -273,12 +301,21 @@ def _lexicon() -> dict[str, str]:
         + ["sitting in review", "still in review", "up for review", "in code review"],
     )
     add("O", _combine("to", "own|take|drive|lead|handle|pick up|take over|take on"))
+    add("O", _combine(_inflect("move on,switch over,switch,pivot"), "to"))  # "moved on to X"
+    add(  # "which Ruth has volunteered to drive": a commitment to own it
+        "O",
+        _combine(
+            "volunteered|offered|agreed|signed up|stepped up",
+            "to own|to drive|to lead|to take|to handle|to pick up|to take on|to take over",
+        ),
+    )
     add("O", _combine("continue|continues|will continue", "to own|to drive|to lead|owning"))
     add(
         "O",
         _combine("taking|took|take|takes|taken|picking|picked|pick", "it|that|this", "over|up|on"),
     )
     add("Z", ["yours", "all yours", "yours now", "all yours now"])
+    add("P", ["mine", "ours"])  # "PR #1177 is mine": the author's
     add("T", _combine("tracked|filed|logged|captured|tracked separately", "in|as|under"))
     add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
     add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm", "only", "fwiw", "re"])
@@ -294,6 +331,7 @@ def _lexicon() -> dict[str, str]:
         )
         + ["assigned to", "reassigned to", "belongs to", "belong to", "belonged to"]
         + _combine("sits|sit|lies|lie|rests|rest|sat|now sits|now lies|now rests", "with")
+        + _combine("is|are|is now|are now", "with")  # "BILL-109 is with Priyanka"
         + _combine("transferred|transitioned|handed back", "to")
         + _combine("handed off|handed over|handed|given|passed|passed over|moved", "to")
         + _combine("been", "handed off|handed over|handed|given|passed|reassigned|assigned", "to"),
@@ -310,7 +348,8 @@ def _lexicon() -> dict[str, str]:
     add("L", ["until", "till", "without", "before"])
     add("A", _combine("assigned|reassigned|handed|handed over|handed off|given", ""))
     add("A", ["assigning", "reassigning", "handing", "handing over", "handing off", "giving"])
-    add("Q", _combine("is|am|are|was|were", "on"))
+    add("Q", _combine("is|am|are|was|were|has been|have been|is still|are still", "on"))
+    add("S", _combine("has been|have been|had been", "on hold|on ice"))
     add("H", ["has", "have", "has got", "have got"])
     done_lemmas = (
         "ship,finish,complete,merge,land,deploy,release,launch,close,close out,wrap up"
@@ -330,7 +369,7 @@ def _lexicon() -> dict[str, str]:
         "E",
         _combine("done|live|complete|in production|in prod|in main|in master|out the door", "")
         + ["went live", "gone live", "went out", "went to production", "went to prod"]
-        + ["over the line", "across the line", "good to go", "out", "wrapped"]
+        + ["over the line", "across the line", "out", "wrapped"]
         + ["went in", "gone in", "got in", "sunset", "sunsetted", "retired", "in ga"]
         + _combine(
             "live|out", "in prod|in production|on prod|everywhere|for all users|for everyone"
@@ -339,6 +378,14 @@ def _lexicon() -> dict[str, str]:
         + ["buttoned up", "put to bed", "closed out"],
     )
     add("Y", _combine("dependency|dependence|reliance", "on|upon"))
+    add(  # a past owner is no owner: "previously managed by the platform group"
+        "N",
+        _combine(
+            "previously|formerly|originally|once",
+            "owned|managed|handled|run|led|driven|maintained|looked after",
+            "by",
+        ),
+    )
     add("b", ["by"])
     add("F", ["first", "beforehand"])
     add("N", ["not", "never", "no", "nothing", "none", "neither", "nor", "without"])
@@ -371,7 +418,8 @@ _PREFIX: dict[str, dict[str, tuple[int, ...]]] = {}
 
 _FUNCTION_WORDS = frozenset(
     "is are am was were be been being the a an to for of by with in at it not no will would"
-    " can could do does did has have had get got gets main only another big last hard".split()
+    " can could do does did has have had get got gets main only another big last hard again"
+    " finally now".split()
 )
 _CUES: set[str] = set()
 
@@ -442,6 +490,7 @@ _TIME = re.compile(
     rf"""\b(?:{_DAY}(?:\s+(?:morning|afternoon|evening|night))?
     |weekend|yesterday|yday|today|tonight|tomorrow|tmrw|morning|afternoon|evening|night
     |week|month|quarter|fortnight|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}
+
     (?:st|nd|rd|th)?|\d{{1,2}}:\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)(?!\s+\w))\b""",
     re.IGNORECASE | re.VERBOSE,
 )
@@ -483,6 +532,17 @@ def _time_starts(text: str) -> list[int]:
     return starts
 
 
+_MONTH_HINT = re.compile("Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec")
+_CAP_WORD = re.compile(r"[ADFJMNOS][a-z]{2,8}(?![a-z])")
+_MONTH_WORDS = frozenset(
+    """Jan Feb Mar Apr May Jun Jul Aug Sep Sept Oct Nov Dec January February March April June
+    July August September October November December""".split()
+)
+_MONTH_LEAD = re.compile(
+    r"(?:\b(?:in|during|until|till|by|since|from|before|after|early|late|mid-?|end of)\s*)?\Z"
+)
+
+
 def _blank_times(text: str) -> str:
     """Blank out time phrases (keeping offsets): they are never arguments.
 
@@ -501,6 +561,21 @@ def _blank_times(text: str) -> str:
         lead = _TIME_LEAD.search(text, max(0, at - 30), at)
         spans.append((lead.start() if lead else at, m.end()))
         resume = m.end()
+    months = (
+        [
+            m
+            for m in _CAP_WORD.finditer(text)
+            if m.group() in _MONTH_WORDS and not (m.start() and text[m.start() - 1].isalnum())
+        ]
+        if _MONTH_HINT.search(text)
+        else ()
+    )
+    if months:  # "until May", "in March": a capitalised month named on its own
+        for m in months:  # only after a time word: "Jun", "April" and "May" are names too
+            lead = _MONTH_LEAD.search(text, max(0, m.start() - 12), m.start())
+            if lead is not None and lead.start() < m.start():
+                spans.append((lead.start(), m.end()))
+        spans.sort()
     for start, end in reversed(spans):
         text = text[:start] + " " * (end - start) + text[end:]
     return text
@@ -654,6 +729,7 @@ def tokenise(text: str) -> list[_Tok]:
         elif (
             tok.low == "unblocked"
             and nxt == "n"
+            and out[k + 1].low != "now"  # "unblocked now that Y is out"
             and (not k or out[k - 1].cls != "x" or out[k - 1].low in ("has", "have", "had"))
         ):
             tok.cls = "V"  # "the payments integration (has) unblocked the checkout flow"
@@ -850,7 +926,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})(?:x*[DE])?F"),
     ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})(?:x*[DE])?F"),
     ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*)?"),
-    ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*cp?(?P<s>{_NP})L(?P<t>{_NP})(?:x+[DE])?"),
+    ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*cp?(?P<s>{_NP})L(?P<t>{_NP})(?:x+[DEn]*)?"),
     ("x-cannot-move", "stalled", rf"(?P<s>{_NP})x*c"),
     ("x-dependency-on-y", "blocked", rf"(?P<s>{_NP})Y(?P<t>{_NP})(?:x.*)?"),
     ("x-is-stalled", "stalled", rf"(?P<s>{_NP})x*S"),
@@ -862,16 +938,17 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("d-got-w-done", "completed_got", rf"(?P<d>{_NP})?x(?P<w>{_NP})[DE]"),
     ("closing-ticket", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>{_NP})"),
     ("closing-ticket-as", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>n(?:&n)*)[pDbL].*"),
-    ("o-owns-w", "owns", rf"(?P<o>{_NP})x*[OI](?P<w>{_NP}){_PP}?"),
+    ("o-owns-w", "owns", rf"(?P<o>{_NP})x*[OI]I?(?P<w>{_NP}){_PP}?"),
     ("o-is-making-w", "owns", rf"(?P<o>{_NP})x+G(?P<w>{_NP}){_PP}?"),
     ("o-comma-w-is-yours", "owns", rf"(?:[n&p]*&)?(?P<o>nn?)&(?P<w>{_NP})xZ"),
+    ("w-is-yours", "owns_yours", rf"(?P<w>{_NP})xZ(?:p{_NP})?"),
     ("w-is-tracked-in", "topic", rf"(?P<w>{_NP})x*T{_NP}"),
     ("w-owned-by-o", "owns", rf"(?P<w>{_NP})x*o(?P<o>{_NP})"),
     ("w-is-os", "owns_poss", rf"(?P<w>{_NP})xn?(?P<o>P)"),
     ("w-status", "topic", rf"(?P<w>{_NP})x*J.*"),
     ("o-is-on-w", "owns_on", rf"(?P<o>{_NP})Q(?P<w>{_NP})"),
     ("o-has-w", "owns_has", rf"(?P<o>{_NP})H(?P<w>{_NP})"),
-    ("owns-w", "owns", rf"x*O(?P<w>{_NP})"),
+    ("owns-w", "owns", rf"x*OI?(?P<w>{_NP})"),
     ("assigned-to-o", "mention_agent", rf"x*o(?P<o>{_NP})"),
     ("o-took-it-over", "owns_it", rf"(?P<o>{_NP})x*(?P<v>O)(?:p{_NP})?"),
     ("assigned-w-to-o", "owns", rf"(?:{_NP})?x*A(?P<w>{_NP})p(?P<o>{_NP})"),
@@ -879,7 +956,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
 )
 # Relative clauses with the object gapped: "..., which Rohan owns", "that Paulo is doing".
 _OBJECT_GAP: tuple[tuple[str, str, str], ...] = (
-    ("which-o-owns", "owns", rf"(?P<o>{_NP})x*[OGH]{_PP}?"),
+    ("which-o-owns", "owns", rf"(?P<o>{_NP})x*[OGHQ]{_PP}?"),
     ("which-d-did", "completed", rf"(?P<d>{_NP})x*D{_PP}?"),
 )
 _COMPILED: list[tuple[str, str, re.Pattern[str]]] | None = None
@@ -918,6 +995,7 @@ def _span(toks: list[_Tok], text: str, m: re.Match[str], group: str) -> str | No
     return _noun_phrase(part, text)
 
 
+_AFTER_TICKET = frozenset("upstream downstream internally externally first too anyway".split())
 _GENERIC = frozenset(
     "the a an old new adjacent both two three these those incident tickets ticket pr prs"
     " issue issues bug bugs work ones one change changes follow-up cards card".split()
@@ -928,7 +1006,10 @@ _LOOSE_PP = frozenset("across with within via onto at from through".split())
 _NP_STARTERS = frozenset("the a an all our my their his her its this that these those".split())
 
 
-_DONE_PRESENT = frozenset("lands ships merges finishes completes arrives goes".split())
+_DONE_PRESENT = frozenset(
+    "lands ships merges finishes completes arrives goes concludes ends clears settles happens"
+    " wraps finalises finalizes land arrive happen conclude settle".split()
+)
 
 
 _AGENT_VERBS = frozenset(
@@ -954,22 +1035,45 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
     return None
 
 
+_VAGUE_HEADS = _GENERIC | _DETERMINERS | frozenset("your fix fixes patch patches work".split())
+_TIME_PREPS = frozenset("in by on since during before after until till from".split())
+_WHEN = frozenset(
+    """jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june
+    july august september october november december monday tuesday wednesday thursday friday
+    saturday sunday q1 q2 q3 q4 h1 h2 early mid late end eod eow 2025 2026 2027 2028""".split()
+)
+
+
 def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
     """Drop a trailing "to <verb> ..." and a loose trailing place or company phrase:
     "the refresh job to finish" -> the refresh job; "the pilot with two teams" -> the pilot;
     "the new CI agents from build infra" -> the new CI agents."""
-    if len(toks) > 2 and toks[-1].low in _DONE_PRESENT:
+    if len(toks) > 2 and toks[-1].low in _DONE_PRESENT and toks[-2].low != "to":
         toks = toks[:-1]  # "until the auth refactor lands"
     for k in range(1, len(toks) - 1):
         tok = toks[k]
         nxt = toks[k + 1]
+        if tok.low in _TIME_PREPS and nxt.low in _WHEN:
+            return toks[:k]  # "the vendor scorecard in March", "the cutover by Q3"
+        if k + 2 == len(toks) and tok.low in ("in", "via", "under") and _TICKET.fullmatch(nxt.text):
+            if all(t.low in _VAGUE_HEADS for t in toks[:k]):
+                keep = toks[:1] if toks[0].low in _POSSESSIVE | {"your"} else []
+                return keep + toks[k + 1 :]  # "your fix in #655": your #655
+            return toks[:k]  # "the auth rework in #66": the ticket only tracks it
         if tok.low == "to" and nxt.low not in _NP_STARTERS and nxt.text[:1].islower():
             if not nxt.low.isdigit() and nxt.low not in ("k8s", "prod", "production", "main"):
                 return toks[:k]
         if tok.low in _LOOSE_PP or (tok.low == "to" and nxt.low == "all"):
-            if tok.low == "from" and (
-                any(t.low in ("team", "squad") for t in toks[k + 1 :])
-                or (len(toks) - k - 1 in (1, 2) and all(_name_like(t.text) for t in toks[k + 1 :]))
+            if (
+                tok.low == "from"
+                and (
+                    any(t.low in ("team", "squad") for t in toks[k + 1 :])
+                    or _is_org(" ".join(t.text for t in toks[k + 1 :]))  # "from legal"
+                    or (
+                        len(toks) - k - 1 in (1, 2)
+                        and all(_name_like(t.text) for t in toks[k + 1 :])
+                    )
+                )
             ):
                 continue  # "from the backend team", "from Chloe" name an owner
             return toks[:k]
@@ -991,6 +1095,17 @@ def _split_lists(toks: list[_Tok]) -> tuple[str, list[_Tok]]:
         ):
             out.append(_Tok(",", 0, 0, "&"))
             continue
+        if (
+            k
+            and tok.cls == "p"
+            and tok.low in ("on", "by", "for", "from")
+            and out
+            and out[-1].low == "and"
+            and nxt is not None
+            and (nxt.low in _DETERMINERS or _TICKET.fullmatch(nxt.text))
+        ):  # "blocked on X and on the Y": a list of two blockers
+            out[-1] = _Tok(",", 0, 0, "&")
+            continue
         out.append(tok)
     return _rebase(out)
 
@@ -1010,11 +1125,24 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
         others = [t for t in toks if t not in tickets and t.cls not in "&|"]
         first = toks.index(tickets[0])
         tail_only = all(t in tickets or t.cls in "&|" for t in toks[first:])
-        if all(t.low in _GENERIC for t in others) or (
+        if (
+            len(tickets) == 1
+            and tail_only
+            and first > 2
+            and toks[first - 1].low in ("ticket", "issue", "pr", "card")
+        ):
+            toks = toks[: first - 1]  # "the PCI scan results ticket SEC-77": the scan results
+        elif all(t.low in _GENERIC for t in others) or (
             tail_only and first and toks[first - 1].low in _GENERIC
         ):
             return ", ".join(t.text for t in tickets)  # "the disk alert tickets OPS-1/OPS-2"
         if toks[0] in tickets and len(toks) > 1 and toks[1].text[:1].islower():
+            if toks[1].cls in "pL":  # "PAY-1 for the rate lookups": the ticket is the head
+                return text[toks[0].start : toks[-1].end]
+            if len(toks) == 2 and toks[1].low in _AFTER_TICKET:
+                return toks[0].text  # "acme/ui#10922 upstream"
+            if len(toks) == 2:
+                return text[toks[0].start : toks[-1].end]  # "INC-4410 postmortem"
             toks = toks[1:]
         return text[toks[0].start : toks[-1].end]
     return span
@@ -1047,12 +1175,16 @@ def _apply(
         o, w = g("o"), g("w")
         if w is None:
             return None
+        if " " in w and (gerund := _GERUND_OBJECT.match(w)):
+            w = w[gerund.end() :]  # "working on migrating the cron jobs": the cron jobs
         if handler == "owns" and m.re.pattern.startswith("(?P<o>") and o is not None:
             out = reader.owns(o, w)
             if out is None and o.split()[0].lower() not in _DETERMINERS:
                 out = _team_owner(reader, o, w)  # "Networking owns INFRA-1190"
             return out
         if handler == "owns_poss":
+            if o is not None and o.lower() in ("mine", "ours"):
+                return reader.owns("I", w)
             if o is None or not o.lower().endswith(("'s", "’s")):
                 return None
             o = o[:-2]
@@ -1065,9 +1197,14 @@ def _apply(
             o is None
             or _trim(o).lower() in _NOT_OWNERS
             or not _agent_shaped(_trim(o), strict=False)
-        ):
+            or (w or "x").split()[0].lower() in _PARTICIPLES
+            or ((w or "").islower() and (w or "x").split()[0].endswith("ed"))
+        ):  # "we have heard that before": a perfect tense, no possession
             return None
         return reader.owns(o, w)
+    if handler == "owns_yours":  # "@dmitri the rate card import is yours now"
+        w = g("w")
+        return reader.owns("you", w) if w and reader.addressee else None
     if handler == "owns_it":  # "she's taking it over from here": the topic item
         verb, o = g("v") or "", g("o")
         if o is None or not set(verb.lower().split()) & {"it", "that", "this"}:
@@ -1097,9 +1234,13 @@ def _apply(
         w = g("w")
         if w is None:
             return None
+        if m.re.pattern.startswith(("(?P<d>", "D(?P<w>")) and (cut := _DESTINATION.search(w)):
+            w = w[: cut.start()]  # "deployed the optimizer to the Leeds site"
         doer = g("d")
         if doer is not None and _TICKET.fullmatch(doer.split(", ")[0]):
             doer = None  # "resolved by PR #62": the PR is how, not who
+        if doer is not None and _THIS_CHANGE.fullmatch(doer):
+            doer = None  # "This PR closes #77": the author's change did it
         out = reader.completed(doer, w)
         if out is None and doer is not None:
             if "b" in m.re.pattern or doer.split()[0].lower() not in _DETERMINERS:
@@ -1119,6 +1260,23 @@ def _apply(
     return None
 
 
+_DESTINATION = re.compile(r" to (?:the|our|all|every|both) ", re.IGNORECASE)
+_PARTICIPLES = frozenset(
+    "heard seen done been got gotten had made said told found given taken sent known thought"
+    " kept left run begun".split()
+)
+_THIS_CHANGE = re.compile(
+    r"(?:this|my|our|the)\s+(?:pr|mr|change|changeset|patch|commit|diff|branch|release)",
+    re.IGNORECASE,
+)
+# "working on migrating the cron jobs": the object of the gerund names the work.
+_GERUND_OBJECT = re.compile(
+    r"(?!(?:billing|pricing|routing|caching|testing|onboarding|tracking|scheduling|messaging"
+    r"|hosting|mapping|ranking|training|marketing|accounting|shipping|staging|streaming"
+    r"|alerting|reporting|logging|monitoring|packaging|licensing|branding|building|parsing"
+    r"|signing|sharing|booking|labelling|labeling|recording|printing)\b)[a-z]+ing\s+"
+    r"(?=(?:the|a|an|our|my|their|some|all|its|this|that)\s)"
+)
 _TEAMISH = re.compile(r"(?:the\s+)?(?P<name>[^\W\d_][\w&/-]*(?:\s+[^\W\d_][\w&/-]*){0,2})")
 
 
@@ -1126,6 +1284,8 @@ def _team_owner(reader: _Reader, owner: str, item: str) -> _Outcome | None:
     """A capitalised group name that is no person owns the item ("Networking owns X")."""
     name = _trim(owner)
     if len(name.split()) > 2 or not name[:1].isupper() or name.lower() in _NOT_AGENTS:
+        return None
+    if name.split()[0].lower() in _PERSONS:  # "We began work on X": a clause, no team
         return None
     out = _Outcome()
     targets = reader.items(item, out, from_owner=False)
@@ -1208,8 +1368,10 @@ def _read(
     for name, handler, m in _fitting("".join([t.cls for t in toks]), frames):
         out = _apply(reader, handler, toks, text, m)
         if out is not None and (
-            out.drafts or handler in ("stalled", "unblocked", "topic", "mention_agent")
-        ):
+            out.drafts
+            or handler in ("stalled", "unblocked", "topic", "mention_agent")
+            or (handler == "completed" and out.items and reader.author is None)
+        ):  # a scribe's "Y is out" credits nobody, yet Y is done (the cause of an unblock)
             out.frame = name
             return out
     return None
@@ -1243,13 +1405,16 @@ _SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ),
         (
             "need-y-before-we-can-start-x",
-            r"(?:(?:we|i|they|you)\s+)?(?:need|needs|require|requires|am waiting for|are waiting"
-            r" for|am waiting on|are waiting on|waiting for|waiting on|have to wait for)\s+"
-            r"(?P<t>.+?)(?:\s+to\s+(?:finish|land|ship|merge|be done|be merged|be fixed|go out"
-            r"|go in|complete|be released))?\s+(?:first\s+)?before\s+(?:we|i|they|you|he|she)"
-            r"\s+(?:can|could)\s+(?:start|begin|ship|finish|resume|continue|merge|land|release"
-            r"|deploy|launch|roll out|do|work on|pick up|proceed with|move on to)\s+(?:on\s+)?"
-            r"(?P<s>.+)",
+            r"(?:(?P<w>[^,;]+?)\s+)?(?:(?:am|are|is|was|were|have been|has been)\s+)?(?:still\s+)?"
+            r"(?:need|needs|needed|require|requires|waiting for|waiting on|waiting until|waitng on"
+            r"|waitng for|blocked on|blocked by|stuck on|stuck behind|held up by|have to wait for"
+            r"|has to wait for|depends? on|dependent on|relies on|rely on|waits? on|waits? for"
+            r"|pending)\s+(?P<t>.+?)(?:\s+to\s+(?:finish|land|ship|merge|be done|be merged"
+            r"|be fixed|go out|go in|complete|be released|be approved|be ready|be sorted))?\s+"
+            r"(?:first\s+)?before\s+(?:we|i|they|you|he|she|the team|anyone|anybody)\s+(?:can"
+            r"|could|are able to|am able to|is able to|get to)\s+(?:(?:really|actually|even)\s+)?"
+            r"(?P<v>[a-z][\w-]*)(?:\s+(?:on|with|into|up|over|in|out|back|to))?"
+            r"(?:\s+(?P<s>.+))?",
         ),
         (
             "only-thing-left-for-x-is-y",
@@ -1264,6 +1429,37 @@ _SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 
 
+_START_VERBS = frozenset(
+    "start begin continue proceed finish ship merge deploy release test move go resume launch"
+    " land roll cut enable do touch build wire integrate implement work finalise finalize"
+    " publish complete kick pick".split()
+)
+_SUBJECT_PRONOUNS = frozenset("i we you he she they it this that".split())
+
+
+def _waiter_before(m: re.Match[str]) -> str | None:
+    """The waiter of "[X is] waiting on Y before I can <verb> [Z]": Z, else X, else the
+    author's current work ("" when the sentence is no dependency: "need a coffee before I
+    can think"). The verb names what cannot move, so any verb reads an object; with no
+    object it must be a verb of starting or finishing work."""
+    obj, subject, verb = m["s"], m["w"], m["v"].lower()
+    if obj is not None and obj.strip().lower() in ("it", "this", "that", "them"):
+        obj = None
+    if obj is None and verb not in _START_VERBS:
+        return ""
+    if subject is not None and subject.strip().lower() in _SUBJECT_PRONOUNS:
+        subject = None
+    return obj or subject
+
+
+# A word each sentence frame needs: the frames whose word is absent are not tried.
+_FRAME_WORDS = {
+    "once-y-then-x": ("once", "as soon as", "after"),
+    "x-can-start-once-y": ("once", "after", "when"),
+    "need-y-before-we-can-start-x": (" before ",),
+    "only-thing-left-for-x-is-y": ("only",),
+    "no-x-before-y": ("no ",),
+}
 _SENTENCE_HINT = re.compile(r"\b(?:once|soon|after|only|no|before)\b", re.IGNORECASE)
 # The same search over lowercased ASCII text: several times cheaper than a case-blind one.
 _SENTENCE_HINT_LOWER = re.compile(_SENTENCE_HINT.pattern)
@@ -1284,13 +1480,19 @@ def _sentence_frame(reader: _Reader, text: str) -> tuple[_Outcome, str, str] | N
         return None
     cut = _AFTER_FRAME.search(text)
     spans = [(text, "")] + ([(text[: cut.start()], text[cut.start() :])] if cut else [])
+    low = text.lower()
+    frames = [(n, p) for n, p in _SENTENCE_FRAMES if any(w in low for w in _FRAME_WORDS[n])]
     for head, rest in spans:
-        for name, pattern in _SENTENCE_FRAMES:
+        for name, pattern in frames:
             m = pattern.fullmatch(head)
             if m is None:
                 continue
             waiter = m.groupdict().get("s") or m.groupdict().get("s2")
-            if waiter is None:
+            if name == "need-y-before-we-can-start-x":
+                waiter = _waiter_before(m)
+                if waiter == "":
+                    continue
+            elif waiter is None:
                 continue
             out = reader.blocked(waiter, m["t"])
             if out is not None and out.drafts:
@@ -1333,6 +1535,8 @@ def _leading_np(toks: list[_Tok]) -> list[_Tok]:
 
 def _trailing_np(toks: list[_Tok]) -> list[_Tok]:
     """The noun phrase a clause ends with (the antecedent of a relative clause)."""
+    if len(toks) > 3 and toks[-2].cls == "x" and toks[-1].cls in "nDE" and toks[-3].cls == "n":
+        toks = toks[:-2]  # "until the DPA amendment is signed, which ...": the amendment
     n = len(toks)
     while n and toks[n - 1].cls in "n&p":
         n -= 1
@@ -1382,6 +1586,10 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         text, previous = whole[1], _plain(whole[2])
     frames = _frames()
     main, gap = frames[: len(FRAMES)], frames[len(FRAMES) :]
+    if (" up" in text or " over" in text or " out" in text or " off" in text) and (
+        split := _SPLIT_PHRASAL.search(text)
+    ):  # "picking the banner back up" is "picking up the banner"
+        text = f"{text[: split.start()]}{split['v']} {split['p']} {split['o']}{text[split.end() :]}"
     parts = _lift_asides(_join_colon_lists(clauses(tokenise(text))))
     reason: str | None = None
     skip_next = False
@@ -1402,13 +1610,25 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         classes = clause.classes
         if index and parts[index - 1].kind not in _RELATIVE:
             main_clause = parts[index - 1].toks
-        if index + 1 < len(parts) and parts[index + 1].kind == ":" and "x" not in classes:
+        if (
+            index + 1 < len(parts)
+            and parts[index + 1].kind == ":"
+            and "x" not in classes
+            and (
+                not any(c in _TRIGGERS for c in classes)
+                or " ".join(t.low for t in toks) in _LABEL_RELATIONS
+            )  # "still on the SCIM bug: repro'd it" is a clause, not a heading
+        ):
             label = " ".join(t.low for t in toks)
             if label in _NOT_FACT_LABELS:
                 return outcomes, "a decision, question or plan"
             label_relation = _LABEL_RELATIONS.get(label)
             # "Payments:" lends its subject; "Y:", "Status:", "Completed this period:" do not
-            topic = [] if label in _LABELS or len(label) < 2 or classes != "n" * len(toks) else toks
+            topic = (
+                []
+                if label in _LABELS or len(label) < 2 or not _HEADING_NP.fullmatch(classes)
+                else toks
+            )  # "Payments:", "k8s upgrade on staging:" lend their subject
             previous = heading = topic
             if topic:
                 reader.line_topic = _rebase(topic)[0]
@@ -1469,6 +1689,34 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 if labelled.items:
                     named = _plain(labelled.items[-1].name)
                 continue
+        owner_of = (
+            None
+            if kind not in _OWNER_KINDS
+            else heading
+            if kind == ":" and heading and previous is heading
+            else previous
+            if kind != ":" and index and all(c in "n&p" for c in parts[index - 1].classes)
+            else None
+        )
+        if (
+            owner_of
+            and " ".join(t.low for t in owner_of) not in _ROLE_LABELS
+            and not any(t.low in _NOT_ITEM_LABELS for t in owner_of)
+            and (kind == ":" or reader.line > 0 or reader.one_line)  # "Standup — Claudia"
+            and (reader.structured or owner_of[-1].low in _OWNER_WORDS)
+            and (names := _names_lead(toks)) is not None
+            and not any(n.lower() in _STATUS_VALUES for n in names)
+        ):  # "Vault migration: Hiroshi, ETA two weeks", "PROJ-884 (SCIM sync) — Gita"
+            item_toks = owner_of
+            if len(item_toks) > 1 and item_toks[-1].low in _OWNER_WORDS:
+                item_toks = item_toks[:-1]  # "SSO rollout owner: Nadia"
+            named_owner = reader.owns(" and ".join(names), _rebase(item_toks)[0])
+            if named_owner is not None and named_owner.drafts:
+                named_owner.frame = "item-colon-owner"
+                reader.commit(named_owner, text)
+                outcomes.append(named_owner)
+                previous = owner_of  # "Adwoa — now unblocked since ...": the item is
+                continue  # the subject of what follows
         if not toks or _TRIGGERS.isdisjoint(classes):
             hedged_subject = "M" in classes or "N" in classes
             if kind in _CAUSAL - {","} and toks:
@@ -1488,6 +1736,11 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             continue
         if ("W" in classes or "S" in classes) and any(t.low == "had" for t in toks):
             reason, previous = "in the past (had been blocked)", toks
+            continue
+        if kind in ("once", "when", "as soon as") and any(
+            t.cls == "U" and t.low.startswith(("can ", "could ")) for t in toks
+        ):  # "once hardware arrives the rollout can proceed": a plan
+            reason, previous = "planned", toks
             continue
         asserted = classes.split("K", 1)[0]  # "X has to land before Y can ship": not a hedge
         quality = next((label for c, label in _QUALITY if c in asserted), None)
@@ -1573,10 +1826,15 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         done = [d for d in out.drafts if d.relation is Relation.COMPLETED]
         if done and out.frame in ("w-was-done-by-d", "d-did-w"):
             last_doer = done[0].source.name
+        if not done and out.frame in ("w-done", "w-was-done") and out.items:
+            cause = out.items[-1].name  # done, by nobody named (a scribe's minutes)
+            if unblocked_waiter and (kind in _CAUSAL or kind in (",", "—", "–", ";", "-")):
+                _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
+                unblocked_waiter = None
         if done:
             cause = done[0].target.name
             if kind in _CAUSAL - {","}:
-                if out.frame in ("w-was-done", "w-done"):  # no doer named: context only
+                if out.frame in ("w-was-done", "w-done") and kind in ("if", "once", "when"):
                     out.drafts = [d for d in out.drafts if d.relation is not Relation.COMPLETED]
                 if unblocked_waiter:
                     _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
@@ -1595,6 +1853,20 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 unblocked_waiter = waiter
         if out.frame in ("x-is-stalled", "x-cannot-move"):
             stalled_waiter = _rebase(_leading_np(rebased))[0] or None
+        if out.frame in _STUCK_FRAMES:
+            reader.stuck += (
+                [
+                    i
+                    for i in out.items[-1:]
+                    if i.type is EntityType.WORK_ITEM and i not in reader.stuck
+                ]
+                if out.frame in ("x-is-stalled", "x-cannot-move")
+                else [
+                    d.source
+                    for d in out.drafts
+                    if d.relation is Relation.BLOCKED_BY and d.source.type is EntityType.WORK_ITEM
+                ][:1]
+            )
         reader.commit(out, body)
         outcomes.append(out)
         if reason_blocker and stalled_waiter:  # "Pending Y, X is on hold"
@@ -1641,6 +1913,74 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     return [], reason
 
 
+_OWNER_WORDS = frozenset("owner owners lead dri assignee assignees".split())
+_OWNER_KINDS = frozenset({":", "—", "–", "-", "->"})
+_ROLE_LABELS = frozenset(
+    """reviewer reviewers facilitator chair host scribe notetaker notes attendees present
+    apologies absent cc approver approvers reporter reporters author from to date time
+    location team squad on-call oncall escalation contact contacts pm em guests guest
+    speaker speakers presenter presenters invitees audience""".split()
+) | frozenset({"note taker", "on call", "reviewed by", "approved by", "requested by"})
+
+
+# Labels whose value is no owner: a meeting or report title ("Product council — Loyalty"),
+# a status field ("Overall RAG: Amber").
+_NOT_ITEM_LABELS = frozenset(
+    """review call meeting sync standup stand-up council report retro retrospective weekly
+    daily monthly update notes agenda minutes planning check-in session summary sync-up
+    demo board committee steering forum huddle status rag health priority severity risk
+    confidence eta phase stage trend sentiment result outcome decision verdict environment
+    region customer client vendor partner programme program portfolio rating score""".split()
+)
+_STATUS_VALUES = frozenset(
+    "red amber green yellow orange grey gray blue done blocked tbd tbc none yes no high medium"
+    " low ok okay pending open closed critical major minor good bad".split()
+)
+
+
+def _names_lead(toks: list[_Tok]) -> list[str] | None:
+    """The people a clause opens with when it is nothing but their names ("Hiroshi",
+    "Felix & Adwoa, not started", "Grace Liu"), else None ("Ifeanyi has them")."""
+    names: list[str] = []
+    k = 0
+    while k < len(toks):
+        words: list[str] = []
+        while k < len(toks) and len(words) < 2 and _name_like(toks[k].text.lstrip("@")):
+            words.append(toks[k].text.lstrip("@"))
+            k += 1
+        if not words:
+            return None
+        names.append(" ".join(words))
+        if k == len(toks):
+            return names
+        if toks[k].cls != "&":
+            return None
+        k += 1
+        if k < len(toks) and not _name_like(toks[k].text.lstrip("@")):
+            return names if toks[k - 1].low == "," else None  # "Hiroshi, ETA two weeks"
+    return None
+
+
+# Frames that say a named item cannot move: in an issue comment it is the item a
+# subjectless "Depends on #7" / "Blocked by #7" line speaks for (see ``reader.extract``).
+_STUCK_FRAMES = frozenset(
+    {"x-cannot-move-until-y", "cannot-move-x-until-y", "x-cannot-move", "x-is-stalled"}
+)
+
+
+# A phrasal verb with its object inside: "took the billing cron over", "picking X back up",
+# "rolled the flag out". The particle must end the phrase, so "took the call on Monday"
+# stays as it is.
+_SPLIT_PHRASAL = re.compile(
+    r"\b(?P<v>pick(?:ing|ed|s)?|tak(?:e|es|ing|en)|took|hand(?:ing|ed|s)?|wrap(?:ping|ped|s)?"
+    r"|roll(?:ing|ed|s)?|clos(?:e|es|ing|ed)|spin(?:ning|s)?|spun|kick(?:ing|ed|s)?"
+    r"|push(?:ing|ed|es)?|ship(?:ping|ped|s)?)\s+(?P<o>(?:the|our|my|a|an|his|her|their|PR"
+    r"|[A-Z][A-Z0-9]+-\d+|#\d+)\b[^,;:.!?()]{0,50}?)\s+(?:back\s+)?(?P<p>up|over|out|off)"
+    r"(?=\s*(?:$|[,;.!)—–-]|and\b|from\b|to\b|today|now|again|yesterday|last\b|this\b))"
+)
+
+
+_HEADING_NP = re.compile(r"n+(?:p?n+)*")
 _LABEL_RELATIONS = {
     **dict.fromkeys(
         ["owner", "owners", "owned by", "dri", "assignee", "assigned to", "lead"], "owner"

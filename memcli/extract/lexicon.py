@@ -44,10 +44,25 @@ _IRREGULAR: dict[str, tuple[str, str]] = {  # lemma -> (past, past participle)
     "shut": ("shut", "shut"),
     "set": ("set", "set"),
     "have": ("had", "had"),
+    "begin": ("began", "begun"),
+    "keep": ("kept", "kept"),
+    "make": ("made", "made"),
+    "write": ("wrote", "written"),
+    "send": ("sent", "sent"),
+    "bring": ("brought", "brought"),
+    "stand": ("stood", "stood"),
+    "spin": ("spun", "spun"),
+    "cut": ("cut", "cut"),
+    "oversee": ("oversaw", "overseen"),
+    "undertake": ("undertook", "undertaken"),
+    "rebuild": ("rebuilt", "rebuilt"),
+    "break": ("broke", "broken"),
+    "find": ("found", "found"),
+    "win": ("won", "won"),
 }
 _DOUBLE_FINAL = frozenset(
     {"ship", "drop", "stop", "plan", "scrap", "wrap", "gate", "pin", "submit", "commit", "admit"}
-    | {"grab", "slip", "chat", "tag", "babysit", "spin"}
+    | {"grab", "slip", "chat", "tag", "babysit", "spin", "begin", "cut"}
 )
 
 
@@ -83,7 +98,7 @@ def forms(lemma: str) -> tuple[str, ...]:
         third = verb + "s"
     if verb.endswith("ie"):
         ing = verb[:-2] + "ying"
-    elif verb.endswith("e") and verb not in ("be", "free"):
+    elif verb.endswith("e") and verb not in ("be", "free") and not verb.endswith("ee"):
         ing = verb[:-1] + "ing"
     elif verb in _DOUBLE_FINAL or verb in ("get", "run", "sit", "set", "shut", "put"):
         ing = verb + verb[-1] + "ing"

@@ -84,6 +84,9 @@ _REFS = frozenset(
         "it",
         "that",
         "this",
+        "those",
+        "these",
+        "them",
         "the same",
         "same",
         "the case",
@@ -147,10 +150,16 @@ _EVERYDAY = _words(
     " car commute headphones"
 )
 
+# Everyday nouns that never modify a work item's name ("dentist appointment").
+_PERSONAL = _words(
+    "coffee lunch dinner breakfast food pizza snacks tea haircut dentist doctor groceries"
+    " laundry kids dog commute weather"
+)
+
 # Words before an everyday noun that keep it everyday ("morning coffee", "late train").
 _CASUAL = _words(
     "my our your his her their the a morning afternoon evening iced hot cold quick late"
-    " early delayed next last first team family usual"
+    " early delayed next last first team family usual new replacement spare loaner"
 )
 
 # "X is on Y" is ownership unless Y is one of these ("on hold", "on PTO", "on call").
@@ -347,7 +356,7 @@ def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> 
         for pattern, strict in _OWNER_TAILS:
             m = pattern.fullmatch(text)
             owner = _trim(m["o"]) if m else ""
-            if m and (_agent_shaped(owner, strict=strict) or (not strict and _is_org(owner))):
+            if m and (_agent_shaped(owner, strict=strict) or _is_org(owner)):
                 if from_owner or not strict:  # "took over X from Bob": Bob is not the owner
                     owners.append(_trim(m["o"]))
                 text, changed = _trim(m["head"]), True
@@ -395,9 +404,15 @@ _CONTAINER = re.compile(
     r"|remainder|remaining work|last bits?|final bits?|final steps?|next steps?|pagination"
     r"|cleanup|follow-?ups?|tail end|bulk|first part|second part|part|parts|phase \d+"
     r"|ownership|delivery|completion|implementation|finalisation|finalization|execution"
-    r"|responsibility|accountability"
+    r"|responsibility|accountability|status update|update|updates"
     r"|remaining parts?|review|reviews|testing|rollout plan)\s+(?:on|of|for)\s+(?=\S)",
     _FLAGS,
+)
+
+
+_STATE_ADJ = frozenset(
+    "delayed late ongoing outstanding continued pending timely successful overdue slipped"
+    " stalled".split()
 )
 
 
@@ -407,6 +422,9 @@ def _strip_determiners(text: str, owners: list[str]) -> str:
         text = text[m.end() :]
     if m := _LEADING_ARTICLE.match(text):
         text = text[m.end() :]
+    first, _, rest = text.partition(" ")
+    if rest and " " in rest and first.lower() in _STATE_ADJ:
+        text = rest  # "the delayed provisioning of X" names the provisioning
     if m := _POSSESSIVE_DET.fullmatch(text):
         det = m["det"].lower()
         pronoun = {"my": "I", "our": "we", "his": "he", "her": "she", "your": "you"}
@@ -478,6 +496,9 @@ def _agent_shaped(phrase: str, *, strict: bool) -> bool:
     return len(tokens) == 2 and all(_name_like(t) for t in tokens)
 
 
+_SCORE = re.compile(r"\b\d+/\d+\b|\d%|\b(?:pts|points|story points)\b", re.IGNORECASE)
+
+
 def _valid_core(core: str) -> bool:
     """Reject captures that are clauses, quantities, times or too vague to be an entity."""
     if not core or not any(ch.isalnum() for ch in core):
@@ -497,8 +518,12 @@ def _valid_core(core: str) -> bool:
     if words[0].lower() == "next":
         return False
     for k, word in enumerate(words):  # "my coffee", not "the release train"
-        if word.lower() in _EVERYDAY and (
-            k == 0 or k < len(words) - 1 or words[k - 1].lower() in _CASUAL
-        ):
+        low_word = word.lower()
+        if low_word in _EVERYDAY and (
+            (k == len(words) - 1 and (k == 0 or words[k - 1].lower() in _CASUAL))
+            or (k < len(words) - 1 and low_word in _PERSONAL)  # "lunch order", not
+        ):  # "keyboard shortcuts" or "phone verification"
             return False
+    if ("/" in core or "%" in core or "pts" in low or "points" in low) and _SCORE.search(core):
+        return False  # "21/34 pts", "80% of tests": a measurement, no work item
     return not (_QUANTITY.match(core) or _GERUND_CLAUSE.match(core))

@@ -14,6 +14,8 @@ import re
 
 from memcli.extract.context import Minutes, _Draft, _key, _Outcome, _Reader
 from memcli.extract.core import (
+    _NOT_ITEM_LABELS,
+    _ROLE_LABELS,
     _TRIGGERS,
     action_assignee,
     core_cues,
@@ -23,8 +25,19 @@ from memcli.extract.core import (
 )
 from memcli.extract.factuality import why_not
 from memcli.extract.lexicon import TYPOS, has_cue, lower_words
+from memcli.extract.phrases import _agent_shaped
 from memcli.extract.text import _normalise, addressee, sentence_lines, status_emoji
-from memcli.models import ExtractedFact, Extraction, Relation, SentenceTrace
+from memcli.models import (
+    EntityRef,
+    EntityType,
+    ExtractedFact,
+    Extraction,
+    Relation,
+    SentenceTrace,
+)
+
+_WORDS = re.compile(r"[a-z]+")
+
 
 # Standup section labels, inline ("Today: X") or as a heading over bullets.
 _SECTION = re.compile(
@@ -46,6 +59,18 @@ _GERUND = re.compile(
     r"\A(?:(?:still|continuing|back)\s+(?:on\s+)?)?(?:\w+ing)\s+(?=(?:the|a|an|our|my|some)\s)|"
     r"\A(?:back on|more|continuing|finishing up|on)\s+",
     re.IGNORECASE,
+)
+
+
+# Routine work a "Today:" line can name without naming a work item: "back to regular
+# stuff", "catching up on email", "inbox zero attempt #4".
+_VAGUE_WORK = frozenset(
+    """stuff things misc admin email emails inbox slack housekeeping paperwork chores errands
+    regular usual normal catchup catch""".split()
+)
+_ROUTINE_GLUE = frozenset(
+    """back to on up the a an my some with catching doing going through clearing zero attempt
+    more of and all usual my""".split()
 )
 
 
@@ -87,6 +112,8 @@ def _read_line(
         return outcomes, reason  # "waiting on X" is not an item; "X work" is
     if len(plain.split()) > 8 or "," in plain:
         return outcomes, reason
+    if set(_WORDS.findall(plain.lower())) - _ROUTINE_GLUE <= _VAGUE_WORK:
+        return outcomes, "no work item named (routine work)"
     out = reader.owns(None, plain)
     if out is None or not out.drafts:
         return outcomes, reason
@@ -111,18 +138,95 @@ def _read_sentence(
     raw = (sentence if text is None else text).lower()
     words = lower_words(sentence if text is None else text)  # the letter runs of raw
     if _cues().isdisjoint(words) and "'" not in raw and "’" not in raw and not status_emoji(raw):
-        if not any(w in TYPOS for w in words):
+        if not any(w in TYPOS for w in words) and not _owner_line(
+            sentence if text is None else text
+        ):
             return [], "no predicate"  # no word of any frame: not worth normalising
     text = _normalise(sentence if text is None else text)
     if not text:
         return [], "no words"
     lowered = text.lower()
-    outcomes = _read_clauses(reader, text)
+    if not _REPORT_VERBS.isdisjoint(words) and (said := _reported(text)) is not None:
+        outcomes = _read_reported(reader, *said)
+    else:
+        outcomes = _read_clauses(reader, text)
     if outcomes:
         return outcomes, None
     if not has_cue(lowered):
         return [], "no predicate"
     return [], why_not(lowered) or "predicate without readable arguments"
+
+
+# Reported speech inside a line: "Payments: Mei said the export is waiting on X".
+_REPORTED = re.compile(
+    r"(?P<who>[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,2}|\b[Hh]e|\b[Ss]he)"
+    r"\s+(?:said|says|reported|reports|mentioned|mentions|confirmed|confirms|noted|notes"
+    r"|told us|tells us|told me|tells me|flagged|flags|let us know|explained|added|adds"
+    r"|updated|announced|pinged that)\s+(?:that\s+)?"
+)
+_REPORT_VERBS = frozenset(
+    "said says reported reports mentioned mentions confirmed confirms noted notes told tells"
+    " flagged flags let explained added adds updated announced pinged".split()
+)
+_CLAUSE_MARKS = ":,;—–"
+
+
+def _reported(text: str) -> tuple[str, str, str] | None:
+    """(words before, speaker, what they said) when a person reports a status mid-line:
+    the speaker opens the sentence or follows a heading, comma or dash."""
+    m = _REPORTED.search(text)
+    if m is None or "?" in text:
+        return None
+    pre = text[: m.start()]
+    head = pre.rstrip()
+    if head and (head[-1] not in _CLAUSE_MARKS or any(c in _CLAUSE_MARKS for c in head[:-1])):
+        return None
+    who = m["who"]
+    if who.lower() in ("i", "we", "it", "this", "that", "they"):
+        return None
+    if who[0].isupper() and not _agent_shaped(who, strict=True):
+        return None
+    rest = text[m.end() :]
+    return (pre, who, rest) if rest else None
+
+
+def _read_reported(reader: _Reader, pre: str, who: str, rest: str) -> list[_Outcome]:
+    """What someone else said reads with them in the author's place (the contract's rule 2
+    applies to whoever speaks): "Mei said the export is waiting on X" makes Mei, not the
+    writer, the export's owner; "Marta said she's on it" is Marta on it."""
+    low = who.lower()
+    person = reader.last_person if low in ("he", "she") else EntityRef(who, EntityType.PERSON)
+    if person is None:
+        return _read_clauses(reader, f"{pre}{rest}")
+    saved = reader.author, reader.last_person
+    reader.author, reader.last_person = person.name, person
+    try:
+        outcomes = _read_clauses(reader, f"{pre}{rest}")
+    finally:
+        reader.author = saved[0]
+        reader.last_person = saved[1]
+    for out in outcomes:
+        if not any(p.name == person.name for p in out.people):
+            out.people.append(person)
+    return outcomes
+
+
+_NOT_OWNED_LABELS = (
+    _NOT_ITEM_LABELS
+    | _ROLE_LABELS
+    | frozenset("attendees attending present participants period status report summary".split())
+)
+# "Vault migration: Hiroshi", "PROJ-884 (SCIM sync) — Gita": an item and its owner's name.
+_OWNER_AFTER = re.compile(r"\s*@?[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)?\s*(?:$|[,;&(]|and\s)")
+
+
+def _owner_line(text: str) -> bool:
+    """Whether a sentence with no cue word may still be "Item: Name" (worth reading)."""
+    for sep in (":", " — ", " – ", " - ", "->", "→"):
+        at = text.find(sep)
+        if 2 <= at <= 80 and _OWNER_AFTER.match(text, at + len(sep)) is not None:
+            return _NOT_OWNED_LABELS.isdisjoint(_WORDS.findall(text[:at].lower()))
+    return False
 
 
 _CUES: frozenset[str] = frozenset()
@@ -171,8 +275,63 @@ def _read_minutes_line(
             return [out], None
         return [], "action item without a readable assignee and object"
     if said is not None and said is not sentence:
-        return _read_sentence(reader, sentence, said)
+        outcomes, reason = _read_sentence(reader, sentence, said)
+        if outcomes or reader.author is None:
+            return outcomes, reason
+        return _speaker_item(reader, said) or (outcomes, reason)
     return _read_line(reader, sentence, heading)
+
+
+_CLAUSE_VERBS = frozenset(
+    "look looks looked seem seems seemed went go goes feel feels felt think thinks asked asks"
+    " wants want needs sent sends got gets made makes did does had has found saw told gave"
+    " took came fell broke ran left"
+    " says said stays stayed remain remains".split()
+)
+
+
+def _speaker_item(reader: _Reader, said: str) -> tuple[list[_Outcome], str | None] | None:
+    """ "Kojo: pricing page copy, no blockers": what a speaker names first, with no
+    predicate of its own, is what they are working on (as a "Today:" line is)."""
+    if not reader.structured:
+        return None
+    head = _normalise(said.split(",", 1)[0].split(";", 1)[0])
+    if not head or len(head.split()) > 6 or has_cue(head.lower()) or why_not(head.lower()):
+        return None
+    toks = tokenise(head)
+    if not head[0].isalpha() or any(
+        t.cls in _TRIGGERS
+        or t.cls in "xMN"
+        or t.low in _CLAUSE_VERBS
+        or (k and t.low.endswith("ed") and t.text.islower())
+        for k, t in enumerate(toks)
+    ):
+        return None  # "the quarterly numbers look fine", "the vendor sent X": clauses
+    out = reader.owns(None, head)
+    if out is None or not out.drafts:
+        return None
+    out.frame = "speaker-item"
+    reader.commit(out, head)
+    return [out], None
+
+
+def _repoint_implied(
+    per_sentence: list[tuple[str, list[_Draft], str | None, str | None]],
+    item: EntityRef,
+    author: EntityRef,
+) -> None:
+    """A subjectless "Depends on #7" / "Blocked by #7" line of an update that also says a
+    named item cannot move ("#604 can't go in until ...", "can't land the pagination
+    change until ...") speaks for that item, not for the author: the line heads the
+    item's issue. The author still owns the item (rule 1, tentative as ever)."""
+    for _sentence, found, _frame, _reason in per_sentence:
+        moved = False
+        for k, d in enumerate(found):
+            if d.implied and d.source == author and d.relation is Relation.BLOCKED_BY:
+                found[k] = _Draft(item, d.relation, d.target, d.sentence)
+                moved = True
+        if moved and not any(d.relation is Relation.OWNS and d.target == item for d in found):
+            found.append(_Draft(author, Relation.OWNS, item, found[0].sentence, tentative=True))
 
 
 def extract(text: str, author: str | None) -> Extraction:
@@ -188,6 +347,10 @@ def extract(text: str, author: str | None) -> Extraction:
     unparsed: list[str] = []
     per_sentence: list[tuple[str, list[_Draft], str | None, str | None]] = []
     minutes = Minutes(text)
+    # Lines that state a relation by layout alone ("Vault migration: Hiroshi", "Kojo:
+    # pricing page copy") count only in meeting minutes (a roster, action items or a
+    # meeting's title line): elsewhere "aaa: Bbb" may be anything.
+    reader.structured = minutes.titled
     author = reader.author
     speaker: str | None = None
     said: str | None = None
@@ -216,6 +379,8 @@ def extract(text: str, author: str | None) -> Extraction:
         drafts.extend(found)
 
     reader.author = author
+    if reader.stuck and reader.author_ref is not None:
+        _repoint_implied(per_sentence, reader.stuck[0], reader.author_ref)
     explicit: dict[str, set[str]] = {}
     for d in drafts:
         if d.relation is Relation.OWNS and not d.tentative:

@@ -117,7 +117,8 @@ _LEADING_FILLER = re.compile(
 )
 
 _ADVERBS = re.compile(
-    r"\b(?:right now|also|still|currently|now(?!\s+that\b)|just|really|actually|again"
+    r"\b(?:right now|also|still(?!\s+on\b)|(?<=\w )still|currently|now(?!\s+that\b)|just|really"
+    r"|actually|again"
     r"|basically|unfortunately|sadly|officially|finally|already|totally|completely|fully"
     r"|effectively|literally|definitely|certainly|honestly|apparently|unsurprisingly|both)\b",
     re.IGNORECASE,
@@ -136,7 +137,7 @@ _TRAILING_TIME = re.compile(
 )
 
 _DURATION = re.compile(
-    r"\s+for\s+(?:(?:a|the past|the last|over a|about|almost|nearly)\s+)?(?:(?:few|couple of"
+    r"\s+for\s+(?:(?:a|the past|the last|the next|over a|about|almost|nearly)\s+)?(?:(?:few|couple of"
     r"|couple|several|\d+|two|three|four|five|six)\s+)?(?:days?|weeks?|hours?|sprints?"
     r"|months?)\b",
     re.IGNORECASE,
@@ -148,7 +149,8 @@ _PARENS = re.compile(r"\(([^()]*)\)|\[[^\[\]]*\]")
 _PAREN_CLAUSE = re.compile(
     r"\s*(?:owned|run|driven|led|handled|managed|which|from|waiting|blocked|needs|depends"
     r"|pending|gated|now unblocked|unblocked|no longer"
-    r"|[\w'-]+(?:\s+[\w'-]+)?\s+(?:has|owns|is on|is driving|is handling)\s+(?:it|that|this)\s*$)\b",
+    r"|[\w'-]+(?:\s+[\w'-]+)?\s+(?:has|have|owns|own|is on|are on|is driving|is handling)"
+    r"\s+(?:it|that|this|those|these|them)\s*$)\b",
     re.IGNORECASE,
 )
 
@@ -228,9 +230,77 @@ def _paren(m: re.Match[str]) -> str:
         return f", owned by {owner['who']},"  # "payments refactor (owner: Dmitri)"
     if inner is not None and _PAREN_CLAUSE.match(inner):
         return f", {inner.strip()},"
-    if inner is not None and _names_only(inner):
-        return f" by {inner.strip()} "  # "done (Ayumi)", "shipped (Ruth & Gideon)"
+    if inner is not None and (_names_only(inner) or _team_only(inner)):
+        return f" by {inner.strip()} "  # "done (Ayumi)", "waiting on X (platform team)"
     return " "
+
+
+# "acme/core#512 (the tokenizer rewrite)", "FIN-72 [rate card schema]": a ticket with its
+# title beside it is one work item, named by its title (the labelling contract's rule).
+_TICKET_TITLED = re.compile(
+    r"(?P<ticket>#\d+|(?<![\w-])[A-Z][A-Z0-9]+-\d+)"
+    r"\s*(?:\((?P<p>[^()\[\]]+)\)|\[(?P<b>[^()\[\]]+)\])"
+)
+_TICKET_PREFIX = re.compile(r"(?:(?:PR|MR|pr|mr)\s*|[A-Za-z][\w.-]*/[\w.-]+)\Z")
+_TITLE_HINT = re.compile(r"\d\s*[(\[]")
+
+
+def _titled_tickets(s: str) -> str:
+    """Each "TICKET (title)" replaced as ``_ticket_title`` says, "PR " and "org/repo"
+    prefixes included (found backwards: a forward pattern would try every word)."""
+    out: list[str] = []
+    pos = 0
+    for m in _TICKET_TITLED.finditer(s):
+        start = m.start()
+        if m["ticket"].startswith("#") and (pre := _TICKET_PREFIX.search(s, 0, start)):
+            start = pre.start()
+        if start < pos:
+            continue
+        out += [s[pos:start], _ticket_title(m, s[start : m.end("ticket")], start)]
+        pos = m.end()
+    return "".join(out) + s[pos:] if out else s
+
+
+_TITLE_WORD = re.compile(r"[^\W\d_][\w'’/&.+-]*|\d[\w.]*")
+_NOT_TITLES = frozenset(
+    """done merged closed open opened draft wip blocked p0 p1 p2 p3 see cc was is now still
+    again reverted pending approved fixed shipped deployed released mine yours ours not
+    partially follow-up eta due""".split()
+)
+
+
+def _ticket_title(m: re.Match[str], ticket: str, start: int) -> str:
+    """The title when the bracket holds a short noun phrase, else the bare ticket."""
+    inner = (m["p"] if m["p"] is not None else m["b"]).strip()
+    if m.string[:start].rstrip().lower().endswith(_CLOSING):
+        return ticket  # "Closes #12 (login loop)": the closing frame reads tickets
+    words = _TITLE_WORD.findall(inner)
+    if (
+        1 <= len(words) <= 7
+        and len(" ".join(words)) >= len(inner) - 2  # no clause punctuation inside
+        and words[0].lower() not in _NOT_TITLES
+        and not words[0].lower().endswith("ing")  # "(moving X onto Y)": a description
+        and not _PAREN_CLAUSE.match(inner)
+        and not _names_only(inner)
+        and not _TICKET_ONLY.fullmatch(inner)
+        and any(len(w) > 2 and w[0].isalpha() for w in words)
+    ):  # a definite name, so "X and PR #7 (Y)" still reads as a list of two
+        before = m.string[:start].rsplit(None, 1)[-1:] or [""]
+        if words[0].lower() in _ARTICLES or before[0].lower() in _ARTICLES:
+            return inner
+        return inner if before[0].endswith(("'s", "’s")) else f"the {inner}"
+    return f"{ticket}{m.string[m.end('ticket') : m.end()]}"
+
+
+_ARTICLES = frozenset("the a an our my their his her its this that".split())
+_CLOSING = ("closes", "fixes", "resolves", "closing", "fixing", "resolving", "close", "fix")
+_TICKET_ONLY = re.compile(r"(?:PR\s*)?#\d+|[A-Z][A-Z0-9]+-\d+", re.IGNORECASE)
+
+
+def _team_only(inner: str) -> bool:
+    """Whether a parenthesis names one team ("platform team", "the data squad")."""
+    words = inner.lower().split()
+    return 1 < len(words) <= 4 and words[-1] in ("team", "squad", "guild", "group")
 
 
 def _names_only(inner: str) -> bool:
@@ -244,11 +314,13 @@ def _names_only(inner: str) -> bool:
 _WONTFIX = re.compile(r"\bwon'?t[- ]fix\b", re.IGNORECASE)
 _OWNER_LABEL = re.compile(r"\s*(?:owner|owners|dri|lead|assignee)\s*[:=-]\s*@?(?P<who>[^:]+?)\s*")
 _EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
+_EMOTICON = re.compile(r"[:;]-?[()/|]+(?!\w)")  # ":(", ";)", ":-/"
 _MENTION = re.compile(r"(?<!\w)@(?=\w)")
 # "@mehmet I'll take X": a leading mention addresses someone (see ``addressee``).
 _VOCATIVE = re.compile(
     r"\A\s*@[\w.-]+(?:\s*[,:]\s*|\s+(?=(?:i|we|you|fyi|thanks|thx|ty|pls|please|can|could"
     r"|would|heads|just|your|this|that|these|those|re|sorry|ok|okay|sure|agreed|lgtm|looks"
+    r"|the|it|its|all|over"
     r"|nice|good|great|yes|yep|nope)\b))(?=\S)",
     re.IGNORECASE,
 )
@@ -275,12 +347,16 @@ def _normalise(sentence: str) -> str:
         s = _FUNCTION_TYPO.sub(lambda m: _FUNCTION_TYPOS[m.group(0).lower()], s)
     if ":" in s:
         s = _EMOJI_CODE.sub(" ", s)  # Slack emoji codes
+        if ":(" in s or ":)" in s or ":-" in s or ";)" in s or ":/" in s:
+            s = _EMOTICON.sub(" ", s)
     s = s.replace("**", "").replace("__", "").replace("`", "").replace('"', "")
     if "@" in s:
         s = _MENTION.sub("", _VOCATIVE.sub("", s, count=1))
     if ">" in s or "→" in s or "⇒" in s:
         s = _ARROW.sub(" -> ", s)
     if "(" in s or "[" in s:
+        if _TITLE_HINT.search(s):
+            s = _titled_tickets(s)
         s = _PARENS.sub(_paren, s)
     if "fix" in s and "on" in s:
         s = _WONTFIX.sub("wontfix", s)  # "closing as won't-fix" is a resolution, not a plan

@@ -1,0 +1,454 @@
+"""The reader's rules in general form: each case is a category (a clause shape, an
+argument boundary, a discourse rule), checked on sentences written for this file."""
+
+from __future__ import annotations
+
+import pytest
+
+from memcli.extract.rules import extract
+from tests.test_extract_rules import b, d, facts_of, o
+
+P = "person"
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # A wait followed by "before I can <verb> [object]": the object waits, else the
+        # author does; the modal is the purpose clause's, not a hedge on the wait.
+        ("Kai", "waiting on #5 before I can start", {b("Kai", "#5", P)}),
+        (
+            "Kai",
+            "- waitng on the schema freeze before I can wire up the exporter.",
+            {o("Kai", "exporter"), b("exporter", "schema freeze")},
+        ),
+        (
+            "Kai",
+            "The importer needs the S3 policy change before we can ship it",
+            {o("Kai", "importer"), b("importer", "S3 policy change")},
+        ),
+        (
+            "Kai",
+            "blocked on OPS-44 before we can really test the failover drill",
+            {o("Kai", "failover drill"), b("failover drill", "OPS-44")},
+        ),
+        # A ticket followed by "for the Y": the ticket is the blocker, Y waits.
+        (
+            "Kai",
+            "I'm waiting on PAY-1 for the rate lookups",
+            {o("Kai", "rate lookups"), b("rate lookups", "PAY-1")},
+        ),
+        (
+            "Kai",
+            "still waiting on OPS-12 for the staging db",
+            {o("Kai", "staging db"), b("staging db", "OPS-12")},
+        ),
+        # A ticket with its title in brackets is one item, named by its title.
+        (
+            "Kai",
+            "metering API waits on FIN-72 (rate card schema)",
+            {o("Kai", "metering API"), b("metering API", "rate card schema")},
+        ),
+        (
+            "Kai",
+            "search reindex is blocked by PROJ-91 [new shard layout]",
+            {o("Kai", "search reindex"), b("search reindex", "new shard layout")},
+        ),
+        (
+            "Kai",
+            "waiting on the vendor import and PR #1177 (backoff config)",
+            {b("Kai", "vendor import", P), b("Kai", "backoff config", P)},
+        ),
+        ("Kai", "Closes #12 (login redirect loop)", {d("Kai", "#12")}),
+        # A pronoun that waits is the item that was waiting, not the blocker named last.
+        (
+            "Kai",
+            "The billing import is blocked on the VAT table. It also needs the currency "
+            "service first.",
+            {
+                o("Kai", "billing import"),
+                b("billing import", "VAT table"),
+                b("billing import", "currency service"),
+            },
+        ),
+        (
+            "Kai",
+            "The mobile release is held up by the SDK upgrade; it is also waiting on the "
+            "store review.",
+            {
+                o("Kai", "mobile release"),
+                b("mobile release", "SDK upgrade"),
+                b("mobile release", "store review"),
+            },
+        ),
+        # Reported speech mid-line: the speaker stands where the author stands.
+        (
+            "Kai",
+            "Team sync: Mei said the export is waiting on the ledger API",
+            {o("Mei", "export"), b("export", "ledger API")},
+        ),
+        ("Kai", "Jo said the coupon service shipped", {d("Jo", "coupon service")}),
+        # Issue comments: a subjectless "Depends on #7" heads the item the comment says
+        # cannot move; with no such item it stays the author's.
+        (
+            "Kai",
+            "Blocked by acme/api#40.\n\nThe webhook signing cannot ship until the key "
+            "rotation endpoint is merged.",
+            {
+                o("Kai", "webhook signing"),
+                b("webhook signing", "acme/api#40"),
+                b("webhook signing", "key rotation endpoint"),
+            },
+        ),
+        (
+            "Kai",
+            "Depends on #12. Can't merge the search filters until the index mapping is agreed.",
+            {
+                o("Kai", "search filters"),
+                b("search filters", "#12"),
+                b("search filters", "index mapping"),
+            },
+        ),
+        (
+            "Kai",
+            "Depends on #870\n\nAdds the CSV export to the audit log page.",
+            {b("Kai", "#870", P)},
+        ),
+        # "Item: Name" / "Item — Name" lines: the named people own the item, and the
+        # item is the subject of what follows on the line.
+        (
+            "Kai",
+            "Infra sync\n- DNS cutover: Marisol\n- Backup restore drill — Kenji & Lwazi, "
+            "starts Monday\n- Overall RAG: Amber",
+            {
+                o("Marisol", "DNS cutover"),
+                o("Kenji", "Backup restore drill"),
+                o("Lwazi", "Backup restore drill"),
+            },
+        ),
+        (
+            "Kai",
+            "Design review — Loyalty\n- Checkout copy: Ruth, not started",
+            {o("Ruth", "Checkout copy")},
+        ),
+        (
+            "Kai",
+            "Export sync\n- Audit export: Hana — unblocked now that the schema migration is out",
+            {
+                o("Hana", "Audit export"),
+                ("Audit export", "work_item", "unblocked_from", "schema migration", "work_item"),
+            },
+        ),
+        # Report style: impeded/hampered by, suspended until, assumed responsibility for,
+        # a past owner is no owner, state adjectives and trailing dates are not names.
+        (
+            "Ruth",
+            "Progress on the analytics platform was impeded by the delayed provisioning of "
+            "the staging environment.",
+            {
+                o("Ruth", "analytics platform"),
+                b("analytics platform", "provisioning of the staging environment"),
+            },
+        ),
+        (
+            "Ruth",
+            "Work on the customer portal redesign has been suspended until the budget review "
+            "concludes.",
+            {o("Ruth", "customer portal redesign"), b("customer portal redesign", "budget review")},
+        ),
+        (
+            "Ruth",
+            "The infrastructure team has assumed responsibility for the observability stack, "
+            "previously managed by the platform group.",
+            {o("infrastructure team", "observability stack", "team")},
+        ),
+        (
+            "Ruth",
+            "During the period, the team completed the migration of the billing ledger and "
+            "commenced work on the reconciliation service.",
+            {d("Ruth", "migration of the billing ledger"), o("Ruth", "reconciliation service")},
+        ),
+        # Irregular verbs in every lemma row; a month is a time, not a modal ("May").
+        (
+            "Ruth",
+            "We began work on the vendor scorecard in March.",
+            {o("Ruth", "vendor scorecard")},
+        ),
+        ("Ruth", "Kofi oversaw the data center exit.", {o("Kofi", "data center exit")}),
+        ("Ruth", "The export shipped in May", {d("Ruth", "export")}),
+        (
+            "Ruth",
+            "The payroll sync is blocked on the tax tables until June",
+            {o("Ruth", "payroll sync"), b("payroll sync", "tax tables")},
+        ),
+        # Phrasal verbs with the object inside; "is mine"; routine work is no item.
+        ("Kai", "picking the cookie banner v2 back up", {o("Kai", "cookie banner v2")}),
+        ("Kai", "Dana took the billing cron over last week", {o("Dana", "billing cron")}),
+        ("Kai", "rolled the new checkout flag out to everyone", {d("Kai", "new checkout flag")}),
+        ("Kai", "PR #1177 is mine", {o("Kai", "PR #1177")}),
+        ("Kai", "the quota dashboard is ours now", {o("Kai", "quota dashboard")}),
+        ("Kai", "Today: the billing email templates", {o("Kai", "billing email templates")}),
+        # A department after "from" owns the blocker; a plural verb ends the blocker.
+        (
+            "Kai",
+            "The rest of the onboarding flow is waiting on the copy review from legal.",
+            {
+                o("Kai", "onboarding flow"),
+                o("legal", "copy review", "team"),
+                b("onboarding flow", "copy review"),
+            },
+        ),
+        (
+            "Kai",
+            "Invoice batching is on hold until the VAT rules land.",
+            {o("Kai", "Invoice batching"), b("Invoice batching", "VAT rules")},
+        ),
+        # "Y delays X" is blocker-first; "which" after "until Y is signed" is Y.
+        (
+            "Kai",
+            "The retention rollout is on hold until the DPA amendment is signed, which also "
+            "delays the EU audit.",
+            {
+                o("Kai", "retention rollout"),
+                b("retention rollout", "DPA amendment"),
+                o("Kai", "EU audit"),
+                b("EU audit", "DPA amendment"),
+            },
+        ),
+        (
+            "Kai",
+            "The vendor outage is delaying the invoice sync.",
+            {o("Kai", "invoice sync"), b("invoice sync", "vendor outage")},
+        ),
+        # Under a meeting title the writer is a scribe: no rule-1 ownership for them.
+        (
+            "Chiara",
+            "Infra sync\n- the DNS cutover is blocked on the registrar transfer\n- Kenji "
+            "took over the VPN change",
+            {b("DNS cutover", "registrar transfer"), o("Kenji", "VPN change")},
+        ),
+        (
+            "Chiara",
+            "Mon standup\n- the payout report is blocked on the FX feed\n- shipped the CSV fix",
+            {
+                o("Chiara", "payout report"),
+                b("payout report", "FX feed"),
+                d("Chiara", "CSV fix"),
+            },
+        ),
+        # An everyday word can modify a work item's name ("keyboard shortcuts").
+        (
+            "Kai",
+            "The keyboard shortcuts follow-up is tracked in #458 and Sunita is already on it.",
+            {o("Sunita", "keyboard shortcuts follow-up")},
+        ),
+        # Issue and chat comments: "this PR" is the writer's, "this"/"it" with nothing
+        # named before is the writer's own work, "X is yours" is the addressee's, a ticket
+        # after "in" only tracks the item, an emoticon is no clause break.
+        ("Priya", "This PR closes #77 and #78.", {d("Priya", "#77"), d("Priya", "#78")}),
+        (
+            "Priya",
+            "cc @sam — this depends on the auth rework in #66",
+            {b("Priya", "auth rework", P)},
+        ),
+        (
+            "Priya",
+            "@hamza this is on hold, it sits behind acme/infra#77 (the new runner images).",
+            {b("Priya", "new runner images", P)},
+        ),
+        ("Priya", "@dmitri the rate card import is yours now", {o("dmitri", "rate card import")}),
+        (
+            "Priya",
+            "Handoff review\n- SSO rollout → Hana\n- the audit export is blocked on the S3 policy",
+            {
+                o("Hana", "SSO rollout"),
+                b("audit export", "S3 policy"),
+            },
+        ),
+        (
+            "Priya",
+            "geo search still stuck behind ES upgrade :(",
+            {o("Priya", "geo search"), b("geo search", "ES upgrade")},
+        ),
+        # Ownership of a gerund's object, "X owner: Name", "has been on X".
+        ("Kai", "Dana is working on migrating the cron jobs", {o("Dana", "cron jobs")}),
+        ("Kai", "SSO rollout owner: Nadia", {o("Nadia", "SSO rollout")}),
+        ("Kai", "Nadia has been on the audit log since Monday", {o("Nadia", "audit log")}),
+        (
+            "Kai",
+            "the export has been on hold pending the schema freeze",
+            {o("Kai", "export"), b("export", "schema freeze")},
+        ),
+        # Unblocking in other words: "can proceed" after a completion, "no longer waits",
+        # "good to go" after a merge.
+        (
+            "Noor",
+            "Now that the vendor SDK is out, KYC can proceed.",
+            {
+                ("KYC", "work_item", "unblocked_from", "vendor SDK", "work_item"),
+                d("Noor", "vendor SDK"),
+            },
+        ),
+        (
+            "Noor",
+            "The vendor SDK is done - KYC flow no longer waits on it.",
+            {
+                d("Noor", "vendor SDK"),
+                ("KYC flow", "work_item", "unblocked_from", "vendor SDK", "work_item"),
+            },
+        ),
+        (
+            "Noor",
+            "vendor SDK merged, KYC flow good to go",
+            {
+                d("Noor", "vendor SDK"),
+                ("KYC flow", "work_item", "unblocked_from", "vendor SDK", "work_item"),
+            },
+        ),
+        # Owner asides: "(Sara owns those)", "(platform team)", "which Jun is on"; a
+        # heading may hold a preposition; "still on X" is ownership; a month after a time
+        # word is a time, but "Jun" alone is a name.
+        (
+            "Vik",
+            "- billing alerts: blocked on the new routing rules (Sara owns those)",
+            {
+                o("Vik", "billing alerts"),
+                b("billing alerts", "new routing rules"),
+                o("Sara", "new routing rules"),
+            },
+        ),
+        (
+            "Vik",
+            "- k8s upgrade on staging: waiting on the node image rebuild (platform team)",
+            {
+                o("Vik", "k8s upgrade on staging"),
+                o("platform team", "node image rebuild", "team"),
+                b("k8s upgrade on staging", "node image rebuild"),
+            },
+        ),
+        (
+            "Vik",
+            "rate-limit headers: blocked by API-329, which Jun is on",
+            {
+                o("Vik", "rate-limit headers"),
+                b("rate-limit headers", "API-329"),
+                o("Jun", "API-329"),
+            },
+        ),
+        (
+            "Vik",
+            "still on the nightly reconciliation job",
+            {o("Vik", "nightly reconciliation job")},
+        ),
+        ("Vik", "- still on the SCIM bug (GH-2231): repro'd it", {o("Vik", "SCIM bug")}),
+        # Lines opened by two or more people's names are what they said: each speaker
+        # stands where the author stands, a bare item after the name is theirs.
+        (
+            "Olivia",
+            "Growth sync\n- Raj: referral rewards is waiting on the fraud scoring update\n"
+            "- Mei: finished the A/B harness migration\n- Kojo: pricing page copy, no blockers",
+            {
+                o("Raj", "referral rewards"),
+                b("referral rewards", "fraud scoring update"),
+                d("Mei", "A/B harness migration"),
+                o("Kojo", "pricing page copy"),
+            },
+        ),
+        (
+            "Olivia",
+            "Attendees: Ana, Bo, Cy (notes)\nAna: the quarterly numbers look fine\n"
+            "Bo: the vendor sent the firmware",
+            set(),
+        ),
+        # Argument boundaries: "on X and on Y" is two blockers; "X ticket SEC-77" is X; a
+        # ticket then "upstream" is the ticket; "deployed X to the Y site" is X; a
+        # commitment ("has volunteered to drive") is ownership.
+        (
+            "Kai",
+            "the billing export is blocked on the tax-rates service and on the currency "
+            "table cleanup",
+            {
+                o("Kai", "billing export"),
+                b("billing export", "tax-rates service"),
+                b("billing export", "currency table cleanup"),
+            },
+        ),
+        (
+            "Kai",
+            "SDK upgrade depends on the PCI scan results ticket SEC-77",
+            {o("Kai", "SDK upgrade"), b("SDK upgrade", "PCI scan results")},
+        ),
+        (
+            "Kai",
+            "Chart bump can't merge yet — waiting on acme/charts#10922 upstream.",
+            {o("Kai", "Chart bump"), b("Chart bump", "acme/charts#10922")},
+        ),
+        (
+            "Kai",
+            "We deployed the pick-path optimizer to the Leeds site.",
+            {d("Kai", "pick-path optimizer")},
+        ),
+        (
+            "Kai",
+            "The forum upgrade remains pending the database move, which Ruth has volunteered "
+            "to drive.",
+            {
+                o("Kai", "forum upgrade"),
+                b("forum upgrade", "database move"),
+                o("Ruth", "database move"),
+            },
+        ),
+        # "has moved on to X" is ownership; "for the next two sprints" is a duration;
+        # "INC-4410 postmortem" keeps its id when the rest is one word.
+        (
+            "Kai",
+            "Zainab has finished the conveyor PLC mapping and has moved on to the safety "
+            "interlock spec.",
+            {d("Zainab", "conveyor PLC mapping"), o("Zainab", "safety interlock spec")},
+        ),
+        (
+            "Kai",
+            "The evidence collector & the access review bot are both assigned to Ewa for the "
+            "next two sprints.",
+            {o("Ewa", "evidence collector"), o("Ewa", "access review bot")},
+        ),
+        ("Kai", "- done: INC-4410 postmortem", {d("Kai", "INC-4410 postmortem")}),
+        # "until Y is <any predicate>": Y is the blocker
+        (
+            "Kai",
+            "we can't enable the new billing page until the tax tables are sorted out",
+            {o("Kai", "new billing page"), b("new billing page", "tax tables")},
+        ),
+    ],
+)
+def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I need a coffee before I can think",
+        "Tanvir says it might land next sprint",
+        "Bob said the auth refactor might be done.",
+        "Reviewers: Dana, Lee",
+        "Standup — Claudia",
+        "Overall status: Red",
+        "Vault migration: Hiroshi",
+        "Bbb: ccc ddd\nEee: fff ggg",
+        "The payroll sync may be blocked on the tax tables",
+        "The onboarding revamp was formerly owned by Dana.",
+        "took the call on Monday",
+        "the vendor promised a build, though we have heard that before",
+        "Status: sprint 14 burndown looks ok, 21/34 pts done.",
+        "The release is good to go.",
+        "We can start the migration next week.",
+        "the rate card import is yours now",
+        "waiting on the new laptop",
+        "waiting on the dentist appointment",
+        "Today: back to regular stuff",
+        "Today: catching up on email",
+    ],
+)
+def test_no_fact_in_general_form(sentence: str) -> None:
+    assert extract(sentence, "Kai").facts == []
