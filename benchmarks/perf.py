@@ -469,7 +469,7 @@ def cluster_figures(res: Results, db: Path, n: int) -> None:
         inp = store.load_analysis(
             GRAPH, scope=None, kinds=SignatureMode.EXTENDED.kinds(), with_times=False
         )
-        incidences = [(e, s) for e, s, _ in inp.incidences]
+        incidences = list(inp.incidences)
         nodes = inp.nodes
 
     def best(fn: Any, repeat: int = 3) -> tuple[float, Any]:

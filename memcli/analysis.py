@@ -832,7 +832,7 @@ class AnalysisInput:
     graph: str
     scope: frozenset[int] | None
     nodes: list[int]  # every episode in scope
-    incidences: list[tuple[int, int, str]]  # (episode, signature, kind), valid facts only
+    incidences: list[tuple[int, int]]  # (episode, signature), valid facts only, no repeats
     times: dict[int, float] | None  # episode -> epoch seconds (for the linking window)
     facts: list[Fact]  # currently valid facts of the scope
     entities: dict[int, Entity]  # ends of those facts
@@ -846,6 +846,8 @@ class AnalysisInput:
     present: str = ""  # the newest world time of the whole graph (staleness is against it)
     # root of an active observation -> name of the entity it is now merged into
     merged_into: dict[int, str] = field(default_factory=dict)
+    # the blocker signatures among the incidences' (every other one is literal)
+    blockers: set[int] = field(default_factory=set)
 
 
 @dataclass(frozen=True, slots=True)
@@ -880,9 +882,9 @@ class AnalysisResult:
 def cluster_input(inp: AnalysisInput, controls: cluster.Controls) -> cluster.Clustering:
     """The clustering of an analysis input under the giant-component controls."""
     return cluster.cluster_episodes(
-        ((e, s) for e, s, _ in inp.incidences),
+        inp.incidences,
         nodes=inp.nodes,
-        kinds={s: k for _, s, k in inp.incidences},
+        blockers=inp.blockers,
         times=inp.times if controls.window_seconds is not None else None,
         controls=controls,
     )

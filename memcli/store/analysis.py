@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from memcli import analysis
@@ -123,19 +124,30 @@ class AnalysisMixin(IdentityMixin):
         conn = self.conn
         where, params = validity(as_of)
         g = {"graph": graph_id, **params}
-        nodes: list[int] = []
         times: dict[int, float] = {}
         episodes: dict[int, analysis.Episode] = {}
-        for i, author, occurred_at, source, t in conn.execute(
-            "SELECT f.id, f.author, f.occurred_at, f.source,"
-            " CAST(strftime('%s', f.occurred_at) AS INTEGER)"
+        episode_sql = (
             f" FROM {self._from('episodes', 'id', scoped)} WHERE f.graph_id = :graph"
-            " AND f.retracted_at IS NULL",
-            g,
-        ):
-            nodes.append(i)
-            times[i] = float(t or 0)
-            episodes[i] = analysis.Episode(i, author, occurred_at, source)
+            " AND f.retracted_at IS NULL"
+        )
+        if with_times:
+            for i, author, occurred_at, source, t in conn.execute(
+                "SELECT f.id, f.author, f.occurred_at, f.source,"
+                f" CAST(strftime('%s', f.occurred_at) AS INTEGER){episode_sql}",
+                g,
+            ):
+                times[i] = float(t or 0)
+                episodes[i] = analysis.Episode(i, author, occurred_at, source)
+        else:
+            # rows become named tuples in C, not through a Python-level constructor
+            episodes = {
+                e.id: e
+                for e in map(
+                    partial(tuple.__new__, analysis.Episode),
+                    conn.execute(f"SELECT f.id, f.author, f.occurred_at, f.source{episode_sql}", g),
+                )
+            }
+        nodes = list(episodes)
         # A whole graph is read in table order ("+f.graph_id" keeps SQLite off the
         # graph_id index, whose row-by-row lookups cost more than the scan), the facts
         # driving the join; duplicates (two facts of one episode with one signature) go
@@ -152,60 +164,55 @@ class AnalysisMixin(IdentityMixin):
                 " AND f.episode_id NOT IN (SELECT id FROM episodes"
                 " WHERE graph_id = :graph AND retracted_at IS NOT NULL)"
             )
-        marks = ", ".join(f":k{i}" for i in range(len(kinds)))
-        incidences = list(
-            dict.fromkeys(
-                (int(a), int(b), str(c))
-                for a, b, c in conn.execute(
-                    f"""
-                    SELECT f.episode_id, fs.signature_id, s.kind
-                    FROM {self._from("facts", "episode_id", scoped)}
-                    CROSS JOIN fact_signatures fs ON fs.fact_id = f.id
-                    CROSS JOIN signatures s ON s.id = fs.signature_id
-                    WHERE {graph_term} AND s.kind IN ({marks}) AND {where}
-                    """,
-                    {**g, **{f"k{i}": k for i, k in enumerate(kinds)}},
-                )
-            )
-        )
+        incidences, blockers = self._incidences(graph_id, g, scoped, graph_term, where, kinds)
         if canon:
             sig_map = self.canonical_signatures(graph_id, canon, kinds)
-            mapped: set[tuple[int, int, str]] = set()
-            for episode, sig, kind in incidences:
+            mapped: set[tuple[int, int]] = set()
+            for episode, sig in incidences:
                 to = sig_map.get(sig, sig)
                 if to is not None:
-                    mapped.add((episode, to, kind))
+                    mapped.add((episode, to))
             incidences = sorted(mapped)
-        relation_of = {r.value: r for r in Relation}
-        facts = [
-            analysis.Fact(i, e, canon.get(src, src), relation_of[rel], canon.get(tgt, tgt))
-            for i, e, src, rel, tgt in conn.execute(
-                f"""
-                SELECT f.id, f.episode_id, f.source_id, f.relation, f.target_id
-                FROM {self._from("facts", "episode_id", scoped)}
-                WHERE {graph_term} AND {where} ORDER BY f.id
-                """,
-                g,
+            blockers |= self._blocker_signatures(
+                graph_id, {to for to in sig_map.values() if to is not None}
             )
-            if canon.get(src, src) != canon.get(tgt, tgt)
-        ]
+        fact_sql = (
+            "SELECT f.id, f.episode_id, f.source_id, f.relation, f.target_id"
+            f" FROM {self._from('facts', 'episode_id', scoped)}"
+            f" WHERE {graph_term} AND {where} ORDER BY f.id"
+        )
+        relation_of = {r.value: r for r in Relation}
+        new_fact = partial(tuple.__new__, analysis.Fact)
         if canon:
+            facts = [
+                analysis.Fact(i, e, canon.get(src, src), relation_of[rel], canon.get(tgt, tgt))
+                for i, e, src, rel, tgt in conn.execute(fact_sql, g)
+                if canon.get(src, src) != canon.get(tgt, tgt)
+            ]
             self.clear_merge_ended()
-        entity_ids = {f.source_id for f in facts} | {f.target_id for f in facts}
+        else:
+            facts = [
+                new_fact((i, e, src, relation_of[rel], tgt))
+                for i, e, src, rel, tgt in conn.execute(fact_sql, g)
+            ]
+        entity_ids = {f.source_id for f in facts}
+        entity_ids.update(f.target_id for f in facts)
         type_of = {t.value: t for t in EntityType}
+        new_entity = partial(tuple.__new__, analysis.Entity)
         entities: dict[int, analysis.Entity] = {}
         if scoped:
             for chunk, m in chunks(entity_ids):
                 for i, name, t in conn.execute(
                     f"SELECT id, name, type FROM entities WHERE id IN ({m})", chunk
                 ):
-                    entities[i] = analysis.Entity(i, name, type_of[t])
+                    entities[i] = new_entity((i, name, type_of[t]))
         else:
+            # the whole table in order ("+graph_id": a scan, not an index walk)
             for i, name, t in conn.execute(
-                "SELECT id, name, type FROM entities WHERE graph_id = ?", (graph_id,)
+                "SELECT id, name, type FROM entities WHERE +graph_id = ?", (graph_id,)
             ):
                 if i in entity_ids:
-                    entities[i] = analysis.Entity(i, name, type_of[t])
+                    entities[i] = new_entity((i, name, type_of[t]))
 
         # Active observations (in a scoped run, those with evidence in the scope) and
         # their evidence, in one query each.
@@ -322,6 +329,7 @@ class AnalysisMixin(IdentityMixin):
             scope=scope,
             nodes=nodes,
             incidences=incidences,
+            blockers=blockers,
             times=times if with_times else None,
             facts=facts,
             entities=entities,
@@ -334,6 +342,69 @@ class AnalysisMixin(IdentityMixin):
             sources=sources,
             merged_into={r: merged_names[canon[r]] for r in roots if canon.get(r) in merged_names},
         )
+
+    def _incidences(
+        self,
+        graph_id: str,
+        g: dict[str, Any],
+        scoped: bool,
+        graph_term: str,
+        where: str,
+        kinds: Sequence[str],
+    ) -> tuple[list[tuple[int, int]], set[int]]:
+        """(episode, signature) pairs of the valid facts, without repeats, and which of
+        those signatures are blocker signatures (the rest are literal)."""
+        conn = self.conn
+        if scoped:
+            # a few rows: the signature kind comes with each one
+            marks = ", ".join(f":k{i}" for i in range(len(kinds)))
+            pairs: dict[tuple[int, int], None] = {}
+            blockers: set[int] = set()
+            for e, sig, kind in conn.execute(
+                f"""
+                SELECT f.episode_id, fs.signature_id, s.kind
+                FROM {self._from("facts", "episode_id", True)}
+                CROSS JOIN fact_signatures fs ON fs.fact_id = f.id
+                CROSS JOIN signatures s ON s.id = fs.signature_id
+                WHERE {graph_term} AND s.kind IN ({marks}) AND {where}
+                """,
+                {**g, **{f"k{i}": k for i, k in enumerate(kinds)}},
+            ):
+                pairs[(e, sig)] = None
+                if kind != "literal":
+                    blockers.add(sig)
+            return list(pairs), blockers
+        # The whole graph: the pairs alone (joining every row to its signature costs
+        # more than the rest of the query), and the blocker signatures in one scan.
+        rows: Iterable[tuple[int, int]] = dict.fromkeys(
+            conn.execute(
+                f"""
+                SELECT f.episode_id, fs.signature_id
+                FROM facts f CROSS JOIN fact_signatures fs ON fs.fact_id = f.id
+                WHERE {graph_term} AND {where}
+                """,
+                g,
+            )
+        )
+        blockers = {
+            i
+            for (i,) in conn.execute(
+                "SELECT id FROM signatures WHERE +graph_id = ? AND kind = 'blocker'", (graph_id,)
+            )
+        }
+        if "blocker" not in kinds:
+            return [r for r in rows if r[1] not in blockers], set()
+        if "literal" not in kinds:
+            return [r for r in rows if r[1] in blockers], blockers
+        return list(rows), blockers
+
+    def _blocker_signatures(self, graph_id: str, ids: Iterable[int]) -> set[int]:
+        return {
+            r["id"]
+            for r in self.rows_in(
+                "SELECT id FROM signatures WHERE kind = 'blocker' AND id IN ({marks})", ids
+            )
+        }
 
     def last_run(self, graph_id: str) -> dict[str, Any] | None:
         rows = self.rows(
@@ -471,19 +542,27 @@ class AnalysisMixin(IdentityMixin):
           graph's present moved (first confirmed before ``stale_to`` and last restated
           on or after ``stale_from``), with their components.
         """
-        extra: set[int] = set()
+        # The owners first, then their work: joining each scoped fact to every fact of
+        # its owner multiplies a team that owns thousands of items by its own updates.
+        owners: set[int] = set()
         for chunk, marks in chunks(scope):
+            owners.update(
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT DISTINCT f.source_id FROM facts f WHERE f.relation = 'owns'"
+                    f" AND f.invalid_at IS NULL AND f.episode_id IN ({marks})",
+                    chunk,
+                )
+            )
+        extra: set[int] = set()
+        for chunk, marks in chunks(owners):
             extra.update(
                 r[0]
                 for r in self.conn.execute(
-                    f"""
-                    SELECT DISTINCT f2.episode_id FROM facts f
-                    JOIN facts f2 ON f2.graph_id = f.graph_id AND f2.source_id = f.source_id
-                      AND f2.relation = 'owns' AND f2.invalid_at IS NULL
-                    WHERE f.relation = 'owns' AND f.invalid_at IS NULL
-                      AND f.episode_id IN ({marks})
-                    """,
-                    chunk,
+                    "SELECT DISTINCT f.episode_id FROM facts f WHERE f.graph_id = ?"
+                    " AND f.relation = 'owns' AND f.invalid_at IS NULL"
+                    f" AND f.source_id IN ({marks})",
+                    [graph_id, *chunk],
                 )
             )
         if stale_from is not None and stale_to is not None:
