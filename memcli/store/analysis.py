@@ -715,7 +715,7 @@ class AnalysisMixin(IdentityMixin):
             self.clear_merge_ended()
         return rows
 
-    def insert_observation(self, row: dict[str, Any], evidence: list[tuple[str, int, str]]) -> int:
+    def _insert_observation(self, row: dict[str, Any]) -> int:
         cur = self.conn.execute(
             """
             INSERT INTO observations (graph_id, name, summary, status, kind, pattern_key,
@@ -728,14 +728,9 @@ class AnalysisMixin(IdentityMixin):
             row,
         )
         assert cur.lastrowid is not None
-        obs_id = cur.lastrowid
-        self._write_evidence(obs_id, evidence)
-        self._snapshot(obs_id, evidence)
-        return obs_id
+        return cur.lastrowid
 
-    def update_observation(
-        self, obs_id: int, row: dict[str, Any], evidence: list[tuple[str, int, str]]
-    ) -> None:
+    def _update_observation(self, obs_id: int, row: dict[str, Any]) -> None:
         self.conn.execute(
             """
             UPDATE observations SET name = :name, summary = :summary, kind = :kind,
@@ -748,53 +743,25 @@ class AnalysisMixin(IdentityMixin):
             {**row, "id": obs_id},
         )
         self.conn.execute("DELETE FROM observation_evidence WHERE observation_id = ?", (obs_id,))
-        self._write_evidence(obs_id, evidence)
-        self._snapshot(obs_id, evidence)
 
-    def touch_observation(self, obs_id: int, rank: int, cluster_id: int | None) -> None:
-        """Same pattern, same evidence: only bookkeeping that is not part of the version."""
-        self.conn.execute(
-            "UPDATE observations SET rank = ?, cluster_id = ? WHERE id = ?"
-            " AND (rank != ? OR cluster_id IS NOT ?)",
-            (rank, cluster_id, obs_id, rank, cluster_id),
-        )
-
-    def retire_observation(
-        self, obs_id: int, reason: str, end_at: str, episode_id: int | None, now: str
-    ) -> None:
-        self.conn.execute(
-            """
-            UPDATE observations SET status = 'retired', retire_reason = ?, end_at = ?,
-              retired_by_episode = ?, updated_at = ?
-            WHERE id = ?
-            """,
-            (reason, end_at, episode_id, now, obs_id),
-        )
-
-    def link_observations(self, newer: int, older: int, now: str) -> None:
-        self.conn.execute(
-            "INSERT OR IGNORE INTO observation_links (from_id, to_id, kind, created_at)"
-            " VALUES (?, ?, 'supersedes', ?)",
-            (newer, older, now),
-        )
-
-    def _write_evidence(self, obs_id: int, evidence: list[tuple[str, int, str]]) -> None:
+    def _write_evidence(self, rows: list[tuple[int, str, int, str]]) -> None:
         self.conn.executemany(
             "INSERT OR REPLACE INTO observation_evidence (observation_id, item_type, item_id, role)"
             " VALUES (?, ?, ?, ?)",
-            [(obs_id, t, i, r) for t, i, r in evidence],
+            rows,
         )
 
-    def _snapshot(self, obs_id: int, evidence: list[tuple[str, int, str]]) -> None:
-        """Record the observation's current version (its row as just written)."""
-        self.conn.execute(
+    def _snapshot(self, versions: list[tuple[str, int]]) -> None:
+        """Record each observation's current version (its row as just written), from
+        (evidence as JSON, observation id) pairs."""
+        self.conn.executemany(
             """
             INSERT OR REPLACE INTO observation_versions (observation_id, version, name, summary,
               kind, start_at, latest_evidence_at, evidence, created_at)
             SELECT id, version, name, summary, kind, start_at, latest_evidence_at, ?, updated_at
             FROM observations WHERE id = ?
             """,
-            (json.dumps(sorted((t, i, r) for t, i, r in evidence)), obs_id),
+            versions,
         )
 
     def apply(
@@ -807,7 +774,11 @@ class AnalysisMixin(IdentityMixin):
         """Write one analysis result: keep, update, retire and create observations, link
         new ones to those they supersede, and save the cluster membership. ``prose`` maps
         each updated or new draft's pattern key to (name, summary, writer). Call inside
-        the analyze transaction."""
+        the analyze transaction.
+
+        Only what changed is written: a kept observation gets at most its rank and
+        cluster id; evidence and a version are written for updated and new ones only,
+        all in one batch each."""
         done = AppliedRun()
         graph = result.graph
 
@@ -829,21 +800,53 @@ class AnalysisMixin(IdentityMixin):
                 "writer": writer,
             }
 
+        evidence: list[tuple[int, str, int, str]] = []
+        versions: list[tuple[str, int]] = []
+
+        def record(obs_id: int, d: analysis.Draft) -> None:
+            rows = d.evidence()
+            evidence.extend([(obs_id, t, i, r) for t, i, r in rows])
+            versions.append((json.dumps(rows), obs_id))
+
         with self.transaction():
-            for obs_id, d in result.plan.keep:
-                self.touch_observation(obs_id, d.rank, d.cluster_id)
-                done.unchanged.append(obs_id)
+            # Same pattern, same evidence: only bookkeeping that is not part of the
+            # version, and only where it moved.
+            self.conn.executemany(
+                "UPDATE observations SET rank = ?, cluster_id = ? WHERE id = ?"
+                " AND (rank != ? OR cluster_id IS NOT ?)",
+                [
+                    (d.rank, d.cluster_id, obs_id, d.rank, d.cluster_id)
+                    for obs_id, d in result.plan.keep
+                ],
+            )
+            done.unchanged.extend(obs_id for obs_id, _ in result.plan.keep)
             for obs_id, d in result.plan.update:
-                self.update_observation(obs_id, row(d), d.evidence())
+                self._update_observation(obs_id, row(d))
+                record(obs_id, d)
                 done.updated.append(obs_id)
             for r in result.retire:
-                self.retire_observation(r.observation_id, r.reason, r.end_at, r.episode_id, now)
+                self.conn.execute(
+                    """
+                    UPDATE observations SET status = 'retired', retire_reason = ?, end_at = ?,
+                      retired_by_episode = ?, updated_at = ?
+                    WHERE id = ?
+                    """,
+                    (r.reason, r.end_at, r.episode_id, now, r.observation_id),
+                )
                 done.retired.append(r.observation_id)
+            links: list[tuple[int, int, str]] = []
             for d, supersedes in result.plan.create:
-                obs_id = self.insert_observation(row(d), d.evidence())
-                for older in supersedes:
-                    self.link_observations(obs_id, older, now)
+                obs_id = self._insert_observation(row(d))
+                record(obs_id, d)
+                links.extend((obs_id, older, now) for older in supersedes)
                 done.created.append(obs_id)
+            self._write_evidence(evidence)
+            self._snapshot(versions)
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO observation_links (from_id, to_id, kind, created_at)"
+                " VALUES (?, ?, 'supersedes', ?)",
+                links,
+            )
             self.save_membership(
                 graph,
                 result.clustering.membership,
