@@ -745,8 +745,10 @@ class AnalysisMixin(IdentityMixin):
         self.conn.execute("DELETE FROM observation_evidence WHERE observation_id = ?", (obs_id,))
 
     def _write_evidence(self, rows: list[tuple[int, str, int, str]]) -> None:
+        # A plain INSERT (no conflict handling: half the cost of OR REPLACE): the rows
+        # are new observations' or those of updated ones, whose old rows were deleted.
         self.conn.executemany(
-            "INSERT OR REPLACE INTO observation_evidence (observation_id, item_type, item_id, role)"
+            "INSERT INTO observation_evidence (observation_id, item_type, item_id, role)"
             " VALUES (?, ?, ?, ?)",
             rows,
         )
