@@ -54,12 +54,15 @@ def memcli(db: Path, tree: Path | None, *args: str) -> str:
     env = dict(os.environ)
     if tree is not None:
         env["PYTHONPATH"] = str(tree)
+    # ``python -m`` puts the working directory first on sys.path: run from the tree, or
+    # a checkout in the working directory would run instead of it.
     out = subprocess.run(
-        [sys.executable, "-m", "memcli", "--db", str(db), *args],
+        [sys.executable, "-m", "memcli", "--db", str(db.resolve()), *args],
         check=True,
         env=env,
         capture_output=True,
         text=True,
+        cwd=tree,
     )
     return out.stdout
 
@@ -94,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     dump(db, memcli(db, tree, "analyze", "--json"), args.out / "1-full")
     dump(db, memcli(db, tree, "analyze", "--json", "--force"), args.out / "2-forced")
     if args.increment is not None:
-        memcli(db, tree, "ingest", str(args.increment), "--quiet")
+        memcli(db, tree, "ingest", str(args.increment.resolve()), "--quiet")
         dump(db, memcli(db, tree, "analyze", "--json"), args.out / "3-incremental")
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)

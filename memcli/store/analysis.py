@@ -191,10 +191,16 @@ class AnalysisMixin(IdentityMixin):
             ]
             self.clear_merge_ended()
         else:
+            # Each episode and entity id is one int object however many facts name it
+            # (SQLite hands out a new one per row): tens of megabytes on a large graph.
+            same_episode = {e: e for e in episodes}
+            same_entity: dict[int, int] = {}
+            ep_of, ent_of = same_episode.get, same_entity.setdefault
             facts = [
-                new_fact((i, e, src, relation_of[rel], tgt))
+                new_fact((i, ep_of(e, e), ent_of(src, src), relation_of[rel], ent_of(tgt, tgt)))
                 for i, e, src, rel, tgt in conn.execute(fact_sql, g)
             ]
+            del same_episode, same_entity
         entity_ids = {f.source_id for f in facts}
         entity_ids.update(f.target_id for f in facts)
         type_of = {t.value: t for t in EntityType}
@@ -224,13 +230,14 @@ class AnalysisMixin(IdentityMixin):
                 " WHERE oe2.item_type = 'episode')"
             )
         evidence: dict[int, list[tuple[str, int, str]]] = defaultdict(list)
+        words: dict[str, str] = {}  # one string object per item type and role, not per row
         for oid, t, i, role in conn.execute(
             "SELECT oe.observation_id, oe.item_type, oe.item_id, oe.role"
             " FROM observations o JOIN observation_evidence oe ON oe.observation_id = o.id"
             f" WHERE {active_sql} ORDER BY oe.observation_id, oe.item_type, oe.item_id",
             {"graph": graph_id},
         ):
-            evidence[oid].append((t, int(i), role))
+            evidence[oid].append((words.setdefault(t, t), i, words.setdefault(role, role)))
         active = [
             analysis.ActiveObservation(oid, key, kind, fp, tuple(evidence.get(oid, ())))
             for oid, key, kind, fp in conn.execute(
