@@ -821,7 +821,9 @@ class ActiveObservation:
     pattern_key: str
     kind: str
     fingerprint: str
-    evidence: tuple[tuple[str, int, str], ...]  # (item type, item id, role)
+    # (item type, item id, role): its episodes, facts and root entities (what the
+    # lifecycle and retire reasons read; ``Store.load_analysis`` leaves the rest out)
+    evidence: tuple[tuple[str, int, str], ...]
 
     @property
     def episode_ids(self) -> frozenset[int]:

@@ -139,12 +139,15 @@ class AnalysisMixin(IdentityMixin):
                 times[i] = float(t or 0)
                 episodes[i] = analysis.Episode(i, author, occurred_at, source)
         else:
-            # rows become named tuples in C, not through a Python-level constructor
+            # rows become named tuples in C, not through a Python-level constructor; an
+            # author is one string object however many updates they wrote
+            new_episode = partial(tuple.__new__, analysis.Episode)
+            authors: dict[str | None, str | None] = {}
+            author_of = authors.setdefault
             episodes = {
-                e.id: e
-                for e in map(
-                    partial(tuple.__new__, analysis.Episode),
-                    conn.execute(f"SELECT f.id, f.author, f.occurred_at, f.source{episode_sql}", g),
+                i: new_episode((i, author_of(a, a), at, source))
+                for i, a, at, source in conn.execute(
+                    f"SELECT f.id, f.author, f.occurred_at, f.source{episode_sql}", g
                 )
             }
         nodes = list(episodes)
@@ -229,12 +232,16 @@ class AnalysisMixin(IdentityMixin):
                 " JOIN temp.scope sc ON sc.episode_id = oe2.item_id"
                 " WHERE oe2.item_type = 'episode')"
             )
+        # Of the entities only the roots: lifecycle and retire reasons read episodes,
+        # facts and roots (``ActiveObservation``), and the other entities are a third of
+        # the rows.
         evidence: dict[int, list[tuple[str, int, str]]] = defaultdict(list)
         words: dict[str, str] = {}  # one string object per item type and role, not per row
         for oid, t, i, role in conn.execute(
             "SELECT oe.observation_id, oe.item_type, oe.item_id, oe.role"
             " FROM observations o JOIN observation_evidence oe ON oe.observation_id = o.id"
-            f" WHERE {active_sql} ORDER BY oe.observation_id, oe.item_type, oe.item_id",
+            f" WHERE {active_sql} AND (oe.item_type != 'entity' OR oe.role = 'root')"
+            " ORDER BY oe.observation_id, oe.item_type, oe.item_id",
             {"graph": graph_id},
         ):
             evidence[oid].append((words.setdefault(t, t), i, words.setdefault(role, role)))
