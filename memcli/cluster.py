@@ -162,13 +162,21 @@ def cluster_episodes(
             parent[x] = x = parent[parent[x]]  # path halving
         return x
 
+    def union(a: int, b: int) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            if rb < ra:
+                ra, rb = rb, ra
+            parent[rb] = ra
+
     # Only signatures with two or more incidences that are not hubs can link anything:
     # the rest (most of them) are dropped in C, without a Python step per incidence.
     linking = dict.fromkeys(s for s, n in counts.items() if n > 1 and s not in hubs)
     linking_pairs = list(compress(pairs, map(linking.__contains__, map(itemgetter(1), pairs))))
     window = controls.window_seconds
     if window is None or times is None:
-        # Each signature links its carriers to its first one.
+        # Each signature links its carriers to its first one (``union`` inlined: this
+        # loop runs once per incidence).
         first: dict[int, int] = {}
         setdefault = first.setdefault
         for episode, signature in linking_pairs:
@@ -193,11 +201,7 @@ def cluster_episodes(
             time_of = [times.get(e, 0.0) for e in ordered]
             for i in range(len(ordered) - 1):
                 if time_of[i + 1] - time_of[i] <= window:
-                    ra, rb = find(ordered[i]), find(ordered[i + 1])
-                    if ra != rb:
-                        if rb < ra:
-                            ra, rb = rb, ra
-                        parent[rb] = ra
+                    union(ordered[i], ordered[i + 1])
                 else:
                     result.window_breaks += 1
     # Parents are smaller than their children, so in id order a parent's root is known

@@ -171,7 +171,7 @@ def _pairs(names: Sequence[Name]) -> dict[int, list[tuple[Name, str, str]]]:
     acronyms: dict[tuple[str, str], list[Name]] = defaultdict(list)
     words_of: dict[int, tuple[str, ...]] = {}
     for n in names:
-        t = tuple(_RUN.findall(n.norm))
+        t = tuple(_RUN.findall(n.norm))  # ``tokens`` without its cache: every name once
         words_of[n.id] = t
         if not t:
             continue
