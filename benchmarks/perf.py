@@ -295,9 +295,10 @@ def analyze_figures(
 def stages(db: Path) -> None:
     """Time each step of the real analyze pipeline in-process (printed as it finishes,
     for a caller that may stop this process): the store's load, the union-find, the
-    dependency CTE, the pure core, the template writer and the store's apply. Runs a
+    dependency CTE, the pure core, the template writer and the store's apply (after the
+    automatic name merges a first analyze makes). Runs a
     full pass inside a transaction that is rolled back, so the database is unchanged."""
-    from memcli import analysis, cluster, writer
+    from memcli import analysis, cluster, corrections, writer
     from memcli.signatures import SignatureMode
     from memcli.store import Store, utcnow
 
@@ -321,8 +322,14 @@ def stages(db: Path) -> None:
             with store.transaction():
                 t = time.perf_counter()
                 cpu[0] = time.process_time()
+                merged = corrections.auto_resolve(store, GRAPH)
+                say("corrections.auto_resolve (names)", t, f"{len(merged)} merges")
+                t = time.perf_counter()
                 inp = store.load_analysis(
-                    GRAPH, scope=None, kinds=SignatureMode.EXTENDED.kinds(), with_times=True
+                    GRAPH,
+                    scope=None,
+                    kinds=SignatureMode.EXTENDED.kinds(),
+                    with_times=controls.window_seconds is not None,  # as api.analyze
                 )
                 say(
                     "store.load_analysis",
@@ -469,7 +476,7 @@ def cluster_figures(res: Results, db: Path, n: int) -> None:
         inp = store.load_analysis(
             GRAPH, scope=None, kinds=SignatureMode.EXTENDED.kinds(), with_times=False
         )
-        incidences = [(e, s) for e, s, _ in inp.incidences]
+        incidences = list(inp.incidences)
         nodes = inp.nodes
 
     def best(fn: Any, repeat: int = 3) -> tuple[float, Any]:

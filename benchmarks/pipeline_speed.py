@@ -127,11 +127,13 @@ with open(sys.argv[1], "w") as f:
 """
 
 
-def measured(cmd: list[str], env: dict[str, str] | None = None) -> dict[str, object]:
+def measured(
+    cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
+) -> dict[str, object]:
     """Run ``cmd`` in its own process: wall and CPU seconds, peak RSS, stdout."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         report = f.name
-    subprocess.run([sys.executable, "-c", WRAPPER, report, *cmd], check=True, env=env)
+    subprocess.run([sys.executable, "-c", WRAPPER, report, *cmd], check=True, env=env, cwd=cwd)
     data: dict[str, object] = json.loads(Path(report).read_text())
     os.unlink(report)
     if data["code"] != 0:
@@ -143,7 +145,9 @@ def memcli(db: Path, *args: str, tree: Path | None = None) -> dict[str, object]:
     env = dict(os.environ)
     if tree is not None:
         env["PYTHONPATH"] = str(tree)
-    return measured([sys.executable, "-m", "memcli", "--db", str(db), *args], env)
+    # ``python -m`` puts the working directory first on sys.path: run from the tree, or
+    # a checkout in the working directory would be measured instead of the baseline.
+    return measured([sys.executable, "-m", "memcli", "--db", str(db), *args], env, cwd=tree)
 
 
 def analyze_seconds(run: dict[str, object]) -> str:

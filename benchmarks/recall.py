@@ -169,7 +169,7 @@ def what_if(db: Path, graph: str, truth: dict[str, Any], min_blocked: int = 1) -
                 inp = store.load_analysis(
                     graph, scope=None, kinds=SignatureMode.EXTENDED.kinds(), with_times=False
                 )
-                incidences = [(e, s) for e, s, _ in inp.incidences]
+                incidences = list(inp.incidences)
                 node_keys: dict[int, int] = {}
                 base = 10**12
                 for f in inp.facts:

@@ -171,11 +171,12 @@ def build_drafts(
         nodes_of_root[node] = min(depth, nodes_of_root.get(node, depth))
 
     # Each component's facts indexed once (waits by who waits, ownership by what is
-    # owned), so a root's draft costs the size of its cone, not of its component.
+    # owned), so a root's draft costs the size of its cone, not of its component; only
+    # components with a cone (most have none) are indexed.
     waits_by_source: dict[int, dict[int, list[Fact]]] = defaultdict(lambda: defaultdict(list))
     owns_by_target: dict[int, dict[int, list[Fact]]] = defaultdict(lambda: defaultdict(list))
-    for comp, comp_facts in by_component.items():
-        for f in comp_facts:
+    for comp in {comp for comp, _ in cone_nodes}:
+        for f in by_component.get(comp, ()):
             if f.relation is Relation.BLOCKED_BY:
                 waits_by_source[comp][f.source_id].append(f)
             elif f.relation is Relation.OWNS:
@@ -201,8 +202,12 @@ def build_drafts(
     drafts.extend(root_drafts)
 
     for comp, comp_facts in sorted(by_component.items()):
-        cycle_drafts = _cycle_drafts(comp, comp_facts, entities, episodes)
-        path = _critical_path_draft(comp, comp_facts, entities, episodes)
+        wait_graph = _waits(comp_facts)
+        if not wait_graph[0]:
+            continue  # no wait at all: no cycle and no path
+        parts = _strong_components(wait_graph[0])
+        cycle_drafts = _cycle_drafts(comp, comp_facts, entities, episodes, wait_graph, parts)
+        path = _critical_path_draft(comp, comp_facts, entities, episodes, wait_graph, parts)
         for d in [*cycle_drafts, *([path] if path else [])]:
             d.cluster_id = min(membership.get(e.id, comp) for e in d.episodes)
             drafts.append(d)
@@ -210,14 +215,18 @@ def build_drafts(
     for d in drafts:
         clusters_with_patterns.update(membership.get(e.id, d.cluster_id) for e in d.episodes)
 
+    # Shared context: clusters of two or more episodes without another pattern.
+    context_clusters = {
+        c
+        for c, size in Counter(membership.values()).items()
+        if size >= 2 and c not in clusters_with_patterns
+    }
     by_cluster_facts: dict[int, list[Fact]] = defaultdict(list)
     for f in facts:
         c = membership.get(f.episode_id)
-        if c is not None:
+        if c in context_clusters:
             by_cluster_facts[c].append(f)
-    for c, size in sorted(Counter(membership.values()).items()):
-        if size < 2 or c in clusters_with_patterns:
-            continue
+    for c in sorted(context_clusters):
         context = _context_draft(c, by_cluster_facts[c], entities, episodes)
         if context is not None:
             drafts.append(context)
@@ -381,19 +390,28 @@ def _pattern_draft(
     )
 
 
+Waits = tuple[dict[int, set[int]], dict[tuple[int, int], list[Fact]]]
+
+
 def _cycle_drafts(
-    comp: int, comp_facts: list[Fact], entities: dict[int, Entity], episodes: dict[int, Episode]
+    comp: int,
+    comp_facts: list[Fact],
+    entities: dict[int, Entity],
+    episodes: dict[int, Episode],
+    waits: Waits,
+    parts: list[list[int]],
 ) -> list[Draft]:
     """One draft per deadlock: a set of items that wait on each other (a strongly
     connected part of the wait graph), with everything that waits on it, directly or
-    through other work. No recursive walk: cycles cannot loop it."""
-    edges, stated = _waits(comp_facts)
+    through other work. No recursive walk: cycles cannot loop it. ``waits`` and
+    ``parts`` are ``_waits(comp_facts)`` and its strong components."""
+    edges, stated = waits
     waiters: dict[int, set[int]] = defaultdict(set)
     for src, tgts in edges.items():
         for t in tgts:
             waiters[t].add(src)
     drafts = []
-    for part in _strong_components(edges):
+    for part in parts:
         if len(part) < 2:
             continue
         members = set(part)
@@ -475,14 +493,21 @@ def _cycle_order(
 
 
 def _critical_path_draft(
-    comp: int, comp_facts: list[Fact], entities: dict[int, Entity], episodes: dict[int, Episode]
+    comp: int,
+    comp_facts: list[Fact],
+    entities: dict[int, Entity],
+    episodes: dict[int, Episode],
+    waits: Waits,
+    parts: list[list[int]],
 ) -> Draft | None:
     """The longest chain of waits in a component (edges inside a cycle left out, so
     the chain is finite), when it is longer than two hops. Ties go to the chain whose
     names come first, so the choice is deterministic."""
-    edges, stated = _waits(comp_facts)
+    edges, stated = waits
     in_cycle: set[tuple[int, int]] = set()
-    for part in _strong_components(edges):
+    for part in parts:
+        if len(part) < 2:
+            continue  # a lone node has no edge to itself (``_waits`` leaves those out)
         members = set(part)
         in_cycle.update((a, b) for a in part for b in edges.get(a, ()) if b in members)
     dag: dict[int, list[int]] = {
@@ -796,7 +821,9 @@ class ActiveObservation:
     pattern_key: str
     kind: str
     fingerprint: str
-    evidence: tuple[tuple[str, int, str], ...]  # (item type, item id, role)
+    # (item type, item id, role): its episodes, facts and root entities (what the
+    # lifecycle and retire reasons read; ``Store.load_analysis`` leaves the rest out)
+    evidence: tuple[tuple[str, int, str], ...]
 
     @property
     def episode_ids(self) -> frozenset[int]:
@@ -832,7 +859,7 @@ class AnalysisInput:
     graph: str
     scope: frozenset[int] | None
     nodes: list[int]  # every episode in scope
-    incidences: list[tuple[int, int, str]]  # (episode, signature, kind), valid facts only
+    incidences: list[tuple[int, int]]  # (episode, signature), valid facts only, no repeats
     times: dict[int, float] | None  # episode -> epoch seconds (for the linking window)
     facts: list[Fact]  # currently valid facts of the scope
     entities: dict[int, Entity]  # ends of those facts
@@ -846,6 +873,8 @@ class AnalysisInput:
     present: str = ""  # the newest world time of the whole graph (staleness is against it)
     # root of an active observation -> name of the entity it is now merged into
     merged_into: dict[int, str] = field(default_factory=dict)
+    # the blocker signatures among the incidences' (every other one is literal)
+    blockers: set[int] = field(default_factory=set)
 
 
 @dataclass(frozen=True, slots=True)
@@ -880,9 +909,9 @@ class AnalysisResult:
 def cluster_input(inp: AnalysisInput, controls: cluster.Controls) -> cluster.Clustering:
     """The clustering of an analysis input under the giant-component controls."""
     return cluster.cluster_episodes(
-        ((e, s) for e, s, _ in inp.incidences),
+        inp.incidences,
         nodes=inp.nodes,
-        kinds={s: k for _, s, k in inp.incidences},
+        blockers=inp.blockers,
         times=inp.times if controls.window_seconds is not None else None,
         controls=controls,
     )
@@ -914,7 +943,7 @@ def run(
     from memcli import lifecycle  # lifecycle imports this module
 
     membership = clustering.membership
-    groups = cluster.group(membership)
+    sizes = Counter(membership.values())
     drafts = build_drafts(
         membership=membership,
         cones=cones,
@@ -949,8 +978,8 @@ def run(
         retire=[retire_reason(by_id[i], inp, now) for i in p.retire],
         explain=explain_controls(clustering, controls, signature_keys or {}),
         episodes=len(inp.nodes),
-        clusters=len(groups),
-        multi_episode_clusters=sum(1 for m in groups.values() if len(m) > 1),
+        clusters=len(sizes),
+        multi_episode_clusters=sum(1 for n in sizes.values() if n > 1),
     )
 
 

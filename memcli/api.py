@@ -972,6 +972,7 @@ def _analyze_scope(
         now=now,
         signature_keys=keys,
     )
+    del inp, cones  # the drafts keep what they need: the rest goes before the writes
     prepare = getattr(write, "prepare", None)
     if prepare is not None:
         # Model-backed writers fetch all prose first (concurrently, cached).

@@ -7,9 +7,11 @@ each signature unions its episodes in a chain, which gives the same components.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable
+from collections import Counter, defaultdict
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import itemgetter
 
 
 class UnionFind:
@@ -123,43 +125,42 @@ def cluster_episodes(
     incidences: Iterable[tuple[int, int]],
     *,
     nodes: Iterable[int] = (),
-    kinds: dict[int, str] | None = None,
+    kinds: Mapping[int, str] | None = None,
+    blockers: Collection[int] = (),
     times: dict[int, float] | None = None,
     controls: Controls = Controls(),  # noqa: B008 (frozen, never mutated)
 ) -> Clustering:
     """Components of the episode graph under the giant-component controls.
 
-    ``kinds`` maps signature id -> 'literal' or 'blocker' (unknown: literal); ``times``
+    ``kinds`` maps signature id -> 'literal' or 'blocker' (unknown: literal), or
+    ``blockers`` lists the blocker signatures (every other one is literal); ``times``
     maps episode id -> epoch seconds (needed for the window).
     """
-    kinds = kinds or {}
-    carriers: dict[int, list[int]] = defaultdict(list)
+    pairs = incidences if isinstance(incidences, list) else list(incidences)
+    blocker = set(blockers)
+    if kinds:
+        blocker.update(s for s, k in kinds.items() if k != "literal")
     all_nodes = set(nodes)
-    for episode, signature in incidences:
-        carriers[signature].append(episode)
-        all_nodes.add(episode)
+    all_nodes.update(map(itemgetter(0), pairs))
+    order = sorted(all_nodes)
+    # How many incidences each signature has: a hub is counted before anything is linked.
+    counts = Counter(map(itemgetter(1), pairs))
     result = Clustering(membership={}, component={})
     limit = controls.max_signature_episodes
-    active: dict[int, list[int]] = {}
-    for signature in sorted(carriers):
-        eps = carriers[signature]
-        if limit is not None and len(eps) > limit and kinds.get(signature, "literal") == "literal":
-            result.hubs.append((signature, len(eps)))
-            continue
-        active[signature] = eps
+    hubs: set[int] = set()
+    if limit is not None:
+        result.hubs = sorted((s, n) for s, n in counts.items() if n > limit and s not in blocker)
+        hubs = {s for s, _ in result.hubs}
 
     # The union-find inlined over a plain dict (the same smallest-id-wins rule as
     # ``UnionFind``): a graph of 100k updates makes hundreds of thousands of unions, and
-    # method calls were most of their cost.
-    parent = {node: node for node in all_nodes}
+    # method calls were most of their cost. A parent is always smaller than its child.
+    parent = dict(zip(order, order, strict=True))
 
     def find(x: int) -> int:
-        root = x
-        while parent[root] != root:
-            root = parent[root]
-        while parent[x] != root:  # path compression
-            parent[x], x = root, parent[x]
-        return root
+        while parent[x] != x:
+            parent[x] = x = parent[parent[x]]  # path halving
+        return x
 
     def union(a: int, b: int) -> None:
         ra, rb = find(a), find(b)
@@ -168,54 +169,80 @@ def cluster_episodes(
                 ra, rb = rb, ra
             parent[rb] = ra
 
+    # Only signatures with two or more incidences that are not hubs can link anything:
+    # the rest (most of them) are dropped in C, without a Python step per incidence.
+    linking = dict.fromkeys(s for s, n in counts.items() if n > 1 and s not in hubs)
+    linking_pairs = list(compress(pairs, map(linking.__contains__, map(itemgetter(1), pairs))))
     window = controls.window_seconds
-    position: dict[int, int] = {}
-    if window is not None and times is not None:
+    if window is None or times is None:
+        # Each signature links its carriers to its first one (``union`` inlined: this
+        # loop runs once per incidence).
+        first: dict[int, int] = {}
+        setdefault = first.setdefault
+        for episode, signature in linking_pairs:
+            f = setdefault(signature, episode)
+            if f == episode:
+                continue
+            ra, rb = find(f), find(episode)
+            if ra != rb:
+                if rb < ra:
+                    ra, rb = rb, ra
+                parent[rb] = ra
+    else:
+        carriers: dict[int, list[int]] = defaultdict(list)
+        for episode, signature in linking_pairs:
+            carriers[signature].append(episode)
         # Every episode's place in (time, id) order, once: sorting each signature's
         # carriers by it is a C-level key lookup, not a tuple built per comparison key.
-        by_time = sorted(all_nodes, key=lambda e: (times.get(e, 0.0), e))
+        by_time = sorted(order, key=lambda e: (times.get(e, 0.0), e))
         position = {e: i for i, e in enumerate(by_time)}
-    for eps in active.values():
-        if window is None or times is None:
-            first = eps[0]
-            for other in eps[1:]:
-                union(first, other)
-            continue
-        ordered = sorted(eps, key=position.__getitem__)
-        time_of = [times.get(e, 0.0) for e in ordered]
-        for i in range(len(ordered) - 1):
-            if time_of[i + 1] - time_of[i] <= window:
-                union(ordered[i], ordered[i + 1])
-            else:
-                result.window_breaks += 1
-    result.component = {node: find(node) for node in sorted(all_nodes)}
-    result.membership = dict(result.component)
+        for signature in sorted(carriers):
+            ordered = sorted(carriers[signature], key=position.__getitem__)
+            time_of = [times.get(e, 0.0) for e in ordered]
+            for i in range(len(ordered) - 1):
+                if time_of[i + 1] - time_of[i] <= window:
+                    union(ordered[i], ordered[i + 1])
+                else:
+                    result.window_breaks += 1
+    # Parents are smaller than their children, so in id order a parent's root is known
+    # before its children are reached: one pass, no walks.
+    component: dict[int, int] = {}
+    for node in order:
+        p = parent[node]
+        component[node] = node if p == node else component[p]
+    result.component = component
+    result.membership = dict(component)
 
     cap = controls.max_cluster
     if cap is not None:
-        oversized = [(c, m) for c, m in group(result.component).items() if len(m) > cap]
-        # Each oversized component's carriers of each signature, in one pass over the
-        # active signatures (with the window, one signature's carriers can sit in
-        # several components).
-        inside: dict[int, dict[int, list[int]]] = {c: {} for c, _ in oversized}
-        if oversized:
-            component = result.component
-            for signature, eps in active.items():
-                for e in eps:
-                    local = inside.get(component[e])
-                    if local is not None:
-                        local.setdefault(signature, []).append(e)
-        for comp, members in oversized:
-            local = {s: eps for s, eps in inside[comp].items() if len(eps) > 1}
-            removed = _split(members, local, kinds, times, window, cap, result.membership)
-            result.splits.append((comp, len(members), removed))
+        sizes = Counter(component.values())
+        big = {c for c, n in sizes.items() if n > cap}
+        if big:
+            # Each oversized component's carriers of each signature, in one pass over
+            # the incidences (with the window, one signature's carriers can sit in
+            # several components).
+            inside: dict[int, dict[int, list[int]]] = {c: {} for c in big}
+            for episode, signature in linking_pairs:
+                local = inside.get(component[episode])
+                if local is not None:
+                    local.setdefault(signature, []).append(episode)
+            members_of: dict[int, list[int]] = {c: [] for c in big}
+            for node in order:
+                c = component[node]
+                if c in big:
+                    members_of[c].append(node)
+            for comp in sorted(big):
+                members = members_of[comp]
+                local = {s: eps for s, eps in inside[comp].items() if len(eps) > 1}
+                removed = _split(members, local, blocker, times, window, cap, result.membership)
+                result.splits.append((comp, len(members), removed))
     return result
 
 
 def _split(
     members: list[int],
     active: dict[int, list[int]],  # signature -> its carriers inside this component
-    kinds: dict[int, str],
+    blockers: Collection[int],
     times: dict[int, float] | None,
     window: float | None,
     cap: int,
@@ -234,22 +261,38 @@ def _split(
         # sorted once by time, not once per binary-search step
         for eps in local.values():
             eps.sort(key=lambda e: (times.get(e, 0.0), e))
-    order = sorted(local, key=lambda s: (kinds.get(s, "literal") != "literal", -len(local[s]), s))
+    order = sorted(local, key=lambda s: (s in blockers, -len(local[s]), s))
 
     def parts(k: int) -> dict[int, int]:
-        uf = UnionFind()
-        for e in members:
-            uf.add(e)
+        # smallest id wins, so a parent is smaller than its child (``cluster_episodes``)
+        up = {e: e for e in members}
+
+        def root(x: int) -> int:
+            while up[x] != x:
+                up[x] = x = up[up[x]]
+            return x
+
+        def link(a: int, b: int) -> None:
+            ra, rb = root(a), root(b)
+            if ra != rb:
+                if rb < ra:
+                    ra, rb = rb, ra
+                up[rb] = ra
+
         for sig in order[k:]:
             eps = local[sig]
             if window is not None and times is not None:
                 for a, b in zip(eps, eps[1:], strict=False):
                     if times.get(b, 0.0) - times.get(a, 0.0) <= window:
-                        uf.union(a, b)
+                        link(a, b)
             else:
                 for other in eps[1:]:
-                    uf.union(eps[0], other)
-        return {e: uf.find(e) for e in members}
+                    link(eps[0], other)
+        out: dict[int, int] = {}
+        for e in sorted(members):
+            p = up[e]
+            out[e] = e if p == e else out[p]
+        return out
 
     # Add signatures back from the least common (k = len(order)) towards the most common
     # (k = 0), tracking the largest part with union by size: the first k whose

@@ -133,64 +133,98 @@ def relation(short: Name, long: Name) -> tuple[str, str] | None:
     return "leading words", f"'{short.name}' is the first words of '{long.name}'"
 
 
-_DEPTH = 4  # words of a long name its first letters are filed under
+class _Node:
+    """A trie of names by their words: ``kids`` by the next word, ``below`` every name
+    whose words start with this node's path."""
+
+    __slots__ = ("kids", "below", "by_letter")
+
+    def __init__(self) -> None:
+        self.kids: dict[str, _Node] = {}
+        self.below: list[Name] = []
+        self.by_letter: dict[str, list[tuple[str, _Node]]] | None = None
+
+    def starting(self, letter: str) -> list[tuple[str, _Node]]:
+        """The next words starting with ``letter`` (a word matches only those)."""
+        if self.by_letter is None:
+            self.by_letter = defaultdict(list)
+            for w, kid in self.kids.items():
+                self.by_letter[w[0]].append((w, kid))
+        return self.by_letter.get(letter, [])
 
 
-def _keys_of_long(n: Name) -> list[tuple[str, ...]]:
-    """Keys a name is filed under as the longer of a pair: the first letters of its first
-    2..4 words (a shortened name of k >= 2 words has the same first letters), its first
-    word's first two letters (a one-word short name), and its initials (an acronym)."""
-    t = tokens(n.norm)
-    if not t:
-        return []
-    keys: list[tuple[str, ...]] = [(n.type, "w", t[0][:2])]
-    for j in range(2, min(len(t), _DEPTH) + 1):
-        keys.append((n.type, "l", *(w[0] for w in t[:j])))
-    words = n.norm.split()
-    if len(words) >= 2:
-        keys.append((n.type, "a", "".join(w[0] for w in words)))
-    return keys
-
-
-def _keys_of_short(n: Name) -> list[tuple[str, ...]]:
-    """Where the longer names a name may stand for are filed (see ``_keys_of_long``)."""
-    t = tokens(n.norm)
-    if not t:
-        return []
-    if len(t) == 1:
-        return [(n.type, "w", t[0][:2]), (n.type, "a", t[0])]
-    return [(n.type, "l", *(w[0] for w in t[:_DEPTH]))]
-
-
-def _index(names: Iterable[Name]) -> dict[tuple[str, ...], list[Name]]:
-    index: dict[tuple[str, ...], list[Name]] = defaultdict(list)
-    for n in names:
-        for k in _keys_of_long(n):
-            index[k].append(n)
-    return index
-
-
-def _candidates_of(short: Name, index: Mapping[tuple[str, ...], list[Name]]) -> list[Name]:
-    out: dict[int, Name] = {}
-    for k in _keys_of_short(short):
-        for n in index.get(k, ()):
-            if len(n.norm) > len(short.norm):
-                out[n.id] = n
-    return [out[i] for i in sorted(out)]
+def _matches(short: str, long: str, alone: bool) -> bool:
+    """Word ``short`` may stand for word ``long`` (as ``relation`` compares them)."""
+    return short == long or (_abbreviates(short, long) and (not alone or long.startswith(short)))
 
 
 def _pairs(names: Sequence[Name]) -> dict[int, list[tuple[Name, str, str]]]:
-    """For each name, the longer names it may stand for: (long, kind, reason)."""
-    index = _index(names)
+    """For each name, the longer names it may stand for: (long, kind, reason).
+
+    A shortened name matches a longer one word by word from the first (each word equal
+    or abbreviating, so with the same first letter), or is its acronym. The longer names
+    are filed in a trie by their words, and each short name walks it, so only names
+    that match word by word are compared in full (``relation``), not every name that
+    shares some first letters; a word's matches at a node are worked out once.
+    """
+    roots: dict[str, _Node] = defaultdict(_Node)
+    acronyms: dict[tuple[str, str], list[Name]] = defaultdict(list)
+    words_of: dict[int, tuple[str, ...]] = {}
+    for n in names:
+        t = tuple(_RUN.findall(n.norm))  # ``tokens`` without its cache: every name once
+        words_of[n.id] = t
+        if not t:
+            continue
+        node = roots[n.type]
+        for w in t:
+            kid = node.kids.get(w)
+            if kid is None:
+                kid = node.kids[w] = _Node()
+            node = kid
+            node.below.append(n)
+        spaced = n.norm.split()
+        if len(spaced) >= 2:
+            acronyms[(n.type, "".join([w[0] for w in spaced]))].append(n)
+    memo: dict[tuple[int, str, bool], list[_Node]] = {}
+
+    def step(node: _Node, word: str, alone: bool) -> list[_Node]:
+        kids = node.kids
+        if len(kids) < 8:  # a deep node: comparing them all is cheap
+            return [kid for w, kid in kids.items() if w[0] == word[0] and _matches(word, w, alone)]
+        key = (id(node), word, alone)
+        hit = memo.get(key)
+        if hit is None:
+            hit = memo[key] = [kid for w, kid in node.starting(word[0]) if _matches(word, w, alone)]
+        return hit
+
     out: dict[int, list[tuple[Name, str, str]]] = {}
     for short in names:
-        found = []
-        for long in _candidates_of(short, index):
-            rel = relation(short, long)
+        s = words_of[short.id]
+        if not s:
+            continue
+        frontier = [roots[short.type]] if short.type in roots else []
+        alone = len(s) == 1
+        for word in s:
+            frontier = [kid for node in frontier for kid in step(node, word, alone)]
+            if not frontier:
+                break
+        size = len(short.norm)
+        found: dict[int, Name] = {}
+        for node in frontier:
+            for n in node.below:
+                if len(n.norm) > size:
+                    found[n.id] = n
+        if alone:
+            for n in acronyms.get((short.type, s[0]), ()):
+                if len(n.norm) > size:
+                    found[n.id] = n
+        fits = []
+        for i in sorted(found):
+            rel = relation(short, found[i])
             if rel is not None:
-                found.append((long, rel[0], rel[1]))
-        if found:
-            out[short.id] = found
+                fits.append((found[i], rel[0], rel[1]))
+        if fits:
+            out[short.id] = fits
     return out
 
 

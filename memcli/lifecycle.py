@@ -70,12 +70,17 @@ def plan(drafts: Iterable[Draft], existing: Iterable[Existing]) -> Plan:
     ctx_drafts = [d for d in unmatched if d.kind == SHARED_CONTEXT]
     overlaps: dict[int, list[int]] = defaultdict(list)  # existing id -> draft indexes
     draft_overlaps: dict[int, list[int]] = defaultdict(list)
+    # which contexts hold each episode: a draft meets only the contexts it shares an
+    # episode with, not every context of the graph
+    holders: dict[int, list[int]] = defaultdict(list)
+    for e in contexts:  # in id order
+        for episode in e.episode_ids:
+            holders[episode].append(e.id)
     for i, d in enumerate(ctx_drafts):
-        eps = {e.id for e in d.episodes}
-        for e in contexts:
-            if eps & e.episode_ids:
-                overlaps[e.id].append(i)
-                draft_overlaps[i].append(e.id)
+        hits = sorted({h for ep in d.episodes for h in holders.get(ep.id, ())})
+        for h in hits:
+            overlaps[h].append(i)
+            draft_overlaps[i].append(h)
     continued: set[int] = set()
     for e in contexts:
         idx = overlaps.get(e.id, [])
@@ -87,10 +92,13 @@ def plan(drafts: Iterable[Draft], existing: Iterable[Existing]) -> Plan:
     unmatched = [d for d in unmatched if id(d) not in continued_ids]
 
     result.retire = [e.id for e in active if e.id not in matched]
-    retired = [e for e in active if e.id in set(result.retire)]
+    gone = set(result.retire)
+    retired = [e for e in active if e.id in gone]
     for d in unmatched:
-        eps = {e.id for e in d.episodes}
-        supersedes = [e.id for e in retired if eps & e.episode_ids]
+        supersedes: list[int] = []
+        if retired:
+            eps = {e.id for e in d.episodes}
+            supersedes = [e.id for e in retired if eps & e.episode_ids]
         result.create.append((d, supersedes))
     return result
 

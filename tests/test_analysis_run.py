@@ -52,8 +52,8 @@ FACTS = [
 ]
 # Blocker signatures: of the refactor (Priya, Lena) and of the payments work (Priya as the
 # waiting work item, Tomasz as the waiter on it).
-INCIDENCES = [(101, 900, "blocker"), (103, 900, "blocker"), (101, 901, "blocker"),
-              (102, 901, "blocker")]  # fmt: skip
+INCIDENCES = [(101, 900), (103, 900), (101, 901), (102, 901)]
+BLOCKERS = {900, 901}
 # What the recursive CTE returns for the one cluster (id 101): the refactor is the root.
 CONES = [(101, 1, 1, 0), (101, 1, 2, 1), (101, 1, 4, 1), (101, 1, 3, 2)]
 
@@ -68,6 +68,7 @@ def chain_input(
         "scope": None,
         "nodes": sorted(EPISODES),
         "incidences": INCIDENCES,
+        "blockers": BLOCKERS,
         "times": None,
         "facts": FACTS if facts is None else facts,
         "entities": ENTITIES,
@@ -127,8 +128,7 @@ def test_root_that_stopped_waiting_holds_from_then() -> None:
 
 def test_a_lone_wait_is_a_fact_not_an_observation() -> None:
     lone = [f for f in FACTS if f.episode_id == 101]
-    inp = chain_input(facts=lone, nodes=[101, 102], incidences=[(101, 900, "blocker"),
-                                                                (102, 900, "blocker")])  # fmt: skip
+    inp = chain_input(facts=lone, nodes=[101, 102], incidences=[(101, 900), (102, 900)])
     assert run(inp, [(101, 1, 1, 0), (101, 1, 2, 1)]).drafts == []
 
 

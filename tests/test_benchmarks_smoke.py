@@ -108,7 +108,8 @@ def test_perf_stages_run_the_real_pipeline_and_leave_no_trace(
         assert api.ingest(store, expand([str(corpus / "facts")])).ok
     perf.stages(db)
     steps = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
-    assert steps[0] == "store.load_analysis" and steps[-1] == "store.apply"
+    assert steps[:2] == ["corrections.auto_resolve (names)", "store.load_analysis"]
+    assert steps[-1] == "store.apply"
     with Store(db) as store:  # rolled back: the graph was never analyzed
         assert api.observations(store, perf.GRAPH) == []
         assert api.analyze(store, perf.GRAPH).created  # and a real analyze finds patterns

@@ -7,6 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from memcli.identity import Name, auto_merges, relation
 from tests.conftest import Cli
 
@@ -263,3 +266,35 @@ def test_a_new_update_under_a_merged_name_joins_the_merged_observation(
     assert run["mode"] == "full"  # an incremental pass cannot follow the merge
     [grown] = active(cli)
     assert grown["id"] == merged["id"] and len(grown["episodes"]) == 5
+
+
+# Every pair of names compared in full is the definition ``_pairs`` must keep, however
+# it narrows the comparisons down (names filed by their words, acronyms by initials).
+_WORDS = ["pg", "postgres", "16", "staging", "stage", "env", "environment", "api", "auth",
+          "asr", "service", "svc", "refactor", "ref", "s", "sr", "x"]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(_WORDS), min_size=1, max_size=4),
+            st.sampled_from(["work_item", "team", "person"]),
+        ),
+        max_size=25,
+    )
+)
+def test_pairs_are_every_relation_between_names(raw: list[tuple[list[str], str]]) -> None:
+    from memcli.identity import _pairs
+
+    names = [Name(i, " ".join(w), " ".join(w), t) for i, (w, t) in enumerate(raw, start=1)]
+    expected: dict[int, list[tuple[Name, str, str]]] = {}
+    for short in names:
+        fits = []
+        for long in sorted(names, key=lambda n: n.id):
+            rel = relation(short, long)
+            if rel is not None:
+                fits.append((long, rel[0], rel[1]))
+        if fits:
+            expected[short.id] = fits
+    assert _pairs(names) == expected

@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from memcli import analysis
@@ -123,19 +124,33 @@ class AnalysisMixin(IdentityMixin):
         conn = self.conn
         where, params = validity(as_of)
         g = {"graph": graph_id, **params}
-        nodes: list[int] = []
         times: dict[int, float] = {}
         episodes: dict[int, analysis.Episode] = {}
-        for i, author, occurred_at, source, t in conn.execute(
-            "SELECT f.id, f.author, f.occurred_at, f.source,"
-            " CAST(strftime('%s', f.occurred_at) AS INTEGER)"
+        episode_sql = (
             f" FROM {self._from('episodes', 'id', scoped)} WHERE f.graph_id = :graph"
-            " AND f.retracted_at IS NULL",
-            g,
-        ):
-            nodes.append(i)
-            times[i] = float(t or 0)
-            episodes[i] = analysis.Episode(i, author, occurred_at, source)
+            " AND f.retracted_at IS NULL"
+        )
+        if with_times:
+            for i, author, occurred_at, source, t in conn.execute(
+                "SELECT f.id, f.author, f.occurred_at, f.source,"
+                f" CAST(strftime('%s', f.occurred_at) AS INTEGER){episode_sql}",
+                g,
+            ):
+                times[i] = float(t or 0)
+                episodes[i] = analysis.Episode(i, author, occurred_at, source)
+        else:
+            # rows become named tuples in C, not through a Python-level constructor; an
+            # author is one string object however many updates they wrote
+            new_episode = partial(tuple.__new__, analysis.Episode)
+            authors: dict[str | None, str | None] = {}
+            author_of = authors.setdefault
+            episodes = {
+                i: new_episode((i, author_of(a, a), at, source))
+                for i, a, at, source in conn.execute(
+                    f"SELECT f.id, f.author, f.occurred_at, f.source{episode_sql}", g
+                )
+            }
+        nodes = list(episodes)
         # A whole graph is read in table order ("+f.graph_id" keeps SQLite off the
         # graph_id index, whose row-by-row lookups cost more than the scan), the facts
         # driving the join; duplicates (two facts of one episode with one signature) go
@@ -152,60 +167,61 @@ class AnalysisMixin(IdentityMixin):
                 " AND f.episode_id NOT IN (SELECT id FROM episodes"
                 " WHERE graph_id = :graph AND retracted_at IS NOT NULL)"
             )
-        marks = ", ".join(f":k{i}" for i in range(len(kinds)))
-        incidences = list(
-            dict.fromkeys(
-                (int(a), int(b), str(c))
-                for a, b, c in conn.execute(
-                    f"""
-                    SELECT f.episode_id, fs.signature_id, s.kind
-                    FROM {self._from("facts", "episode_id", scoped)}
-                    CROSS JOIN fact_signatures fs ON fs.fact_id = f.id
-                    CROSS JOIN signatures s ON s.id = fs.signature_id
-                    WHERE {graph_term} AND s.kind IN ({marks}) AND {where}
-                    """,
-                    {**g, **{f"k{i}": k for i, k in enumerate(kinds)}},
-                )
-            )
-        )
+        incidences, blockers = self._incidences(graph_id, g, scoped, graph_term, where, kinds)
         if canon:
             sig_map = self.canonical_signatures(graph_id, canon, kinds)
-            mapped: set[tuple[int, int, str]] = set()
-            for episode, sig, kind in incidences:
+            mapped: set[tuple[int, int]] = set()
+            for episode, sig in incidences:
                 to = sig_map.get(sig, sig)
                 if to is not None:
-                    mapped.add((episode, to, kind))
+                    mapped.add((episode, to))
             incidences = sorted(mapped)
-        relation_of = {r.value: r for r in Relation}
-        facts = [
-            analysis.Fact(i, e, canon.get(src, src), relation_of[rel], canon.get(tgt, tgt))
-            for i, e, src, rel, tgt in conn.execute(
-                f"""
-                SELECT f.id, f.episode_id, f.source_id, f.relation, f.target_id
-                FROM {self._from("facts", "episode_id", scoped)}
-                WHERE {graph_term} AND {where} ORDER BY f.id
-                """,
-                g,
+            blockers |= self._blocker_signatures(
+                graph_id, {to for to in sig_map.values() if to is not None}
             )
-            if canon.get(src, src) != canon.get(tgt, tgt)
-        ]
+        fact_sql = (
+            "SELECT f.id, f.episode_id, f.source_id, f.relation, f.target_id"
+            f" FROM {self._from('facts', 'episode_id', scoped)}"
+            f" WHERE {graph_term} AND {where} ORDER BY f.id"
+        )
+        relation_of = {r.value: r for r in Relation}
+        new_fact = partial(tuple.__new__, analysis.Fact)
         if canon:
+            facts = [
+                analysis.Fact(i, e, canon.get(src, src), relation_of[rel], canon.get(tgt, tgt))
+                for i, e, src, rel, tgt in conn.execute(fact_sql, g)
+                if canon.get(src, src) != canon.get(tgt, tgt)
+            ]
             self.clear_merge_ended()
-        entity_ids = {f.source_id for f in facts} | {f.target_id for f in facts}
+        else:
+            # Each episode and entity id is one int object however many facts name it
+            # (SQLite hands out a new one per row): tens of megabytes on a large graph.
+            same_episode = {e: e for e in episodes}
+            same_entity: dict[int, int] = {}
+            ep_of, ent_of = same_episode.get, same_entity.setdefault
+            facts = [
+                new_fact((i, ep_of(e, e), ent_of(src, src), relation_of[rel], ent_of(tgt, tgt)))
+                for i, e, src, rel, tgt in conn.execute(fact_sql, g)
+            ]
+            del same_episode, same_entity
+        entity_ids = {f.source_id for f in facts}
+        entity_ids.update(f.target_id for f in facts)
         type_of = {t.value: t for t in EntityType}
+        new_entity = partial(tuple.__new__, analysis.Entity)
         entities: dict[int, analysis.Entity] = {}
         if scoped:
             for chunk, m in chunks(entity_ids):
                 for i, name, t in conn.execute(
                     f"SELECT id, name, type FROM entities WHERE id IN ({m})", chunk
                 ):
-                    entities[i] = analysis.Entity(i, name, type_of[t])
+                    entities[i] = new_entity((i, name, type_of[t]))
         else:
+            # the whole table in order ("+graph_id": a scan, not an index walk)
             for i, name, t in conn.execute(
-                "SELECT id, name, type FROM entities WHERE graph_id = ?", (graph_id,)
+                "SELECT id, name, type FROM entities WHERE +graph_id = ?", (graph_id,)
             ):
                 if i in entity_ids:
-                    entities[i] = analysis.Entity(i, name, type_of[t])
+                    entities[i] = new_entity((i, name, type_of[t]))
 
         # Active observations (in a scoped run, those with evidence in the scope) and
         # their evidence, in one query each.
@@ -216,14 +232,19 @@ class AnalysisMixin(IdentityMixin):
                 " JOIN temp.scope sc ON sc.episode_id = oe2.item_id"
                 " WHERE oe2.item_type = 'episode')"
             )
+        # Of the entities only the roots: lifecycle and retire reasons read episodes,
+        # facts and roots (``ActiveObservation``), and the other entities are a third of
+        # the rows.
         evidence: dict[int, list[tuple[str, int, str]]] = defaultdict(list)
+        words: dict[str, str] = {}  # one string object per item type and role, not per row
         for oid, t, i, role in conn.execute(
             "SELECT oe.observation_id, oe.item_type, oe.item_id, oe.role"
             " FROM observations o JOIN observation_evidence oe ON oe.observation_id = o.id"
-            f" WHERE {active_sql} ORDER BY oe.observation_id, oe.item_type, oe.item_id",
+            f" WHERE {active_sql} AND (oe.item_type != 'entity' OR oe.role = 'root')"
+            " ORDER BY oe.observation_id, oe.item_type, oe.item_id",
             {"graph": graph_id},
         ):
-            evidence[oid].append((t, int(i), role))
+            evidence[oid].append((words.setdefault(t, t), i, words.setdefault(role, role)))
         active = [
             analysis.ActiveObservation(oid, key, kind, fp, tuple(evidence.get(oid, ())))
             for oid, key, kind, fp in conn.execute(
@@ -322,6 +343,7 @@ class AnalysisMixin(IdentityMixin):
             scope=scope,
             nodes=nodes,
             incidences=incidences,
+            blockers=blockers,
             times=times if with_times else None,
             facts=facts,
             entities=entities,
@@ -334,6 +356,69 @@ class AnalysisMixin(IdentityMixin):
             sources=sources,
             merged_into={r: merged_names[canon[r]] for r in roots if canon.get(r) in merged_names},
         )
+
+    def _incidences(
+        self,
+        graph_id: str,
+        g: dict[str, Any],
+        scoped: bool,
+        graph_term: str,
+        where: str,
+        kinds: Sequence[str],
+    ) -> tuple[list[tuple[int, int]], set[int]]:
+        """(episode, signature) pairs of the valid facts, without repeats, and which of
+        those signatures are blocker signatures (the rest are literal)."""
+        conn = self.conn
+        if scoped:
+            # a few rows: the signature kind comes with each one
+            marks = ", ".join(f":k{i}" for i in range(len(kinds)))
+            pairs: dict[tuple[int, int], None] = {}
+            blockers: set[int] = set()
+            for e, sig, kind in conn.execute(
+                f"""
+                SELECT f.episode_id, fs.signature_id, s.kind
+                FROM {self._from("facts", "episode_id", True)}
+                CROSS JOIN fact_signatures fs ON fs.fact_id = f.id
+                CROSS JOIN signatures s ON s.id = fs.signature_id
+                WHERE {graph_term} AND s.kind IN ({marks}) AND {where}
+                """,
+                {**g, **{f"k{i}": k for i, k in enumerate(kinds)}},
+            ):
+                pairs[(e, sig)] = None
+                if kind != "literal":
+                    blockers.add(sig)
+            return list(pairs), blockers
+        # The whole graph: the pairs alone (joining every row to its signature costs
+        # more than the rest of the query), and the blocker signatures in one scan.
+        rows: Iterable[tuple[int, int]] = dict.fromkeys(
+            conn.execute(
+                f"""
+                SELECT f.episode_id, fs.signature_id
+                FROM facts f CROSS JOIN fact_signatures fs ON fs.fact_id = f.id
+                WHERE {graph_term} AND {where}
+                """,
+                g,
+            )
+        )
+        blockers = {
+            i
+            for (i,) in conn.execute(
+                "SELECT id FROM signatures WHERE +graph_id = ? AND kind = 'blocker'", (graph_id,)
+            )
+        }
+        if "blocker" not in kinds:
+            return [r for r in rows if r[1] not in blockers], set()
+        if "literal" not in kinds:
+            return [r for r in rows if r[1] in blockers], blockers
+        return list(rows), blockers
+
+    def _blocker_signatures(self, graph_id: str, ids: Iterable[int]) -> set[int]:
+        return {
+            r["id"]
+            for r in self.rows_in(
+                "SELECT id FROM signatures WHERE kind = 'blocker' AND id IN ({marks})", ids
+            )
+        }
 
     def last_run(self, graph_id: str) -> dict[str, Any] | None:
         rows = self.rows(
@@ -471,19 +556,27 @@ class AnalysisMixin(IdentityMixin):
           graph's present moved (first confirmed before ``stale_to`` and last restated
           on or after ``stale_from``), with their components.
         """
-        extra: set[int] = set()
+        # The owners first, then their work: joining each scoped fact to every fact of
+        # its owner multiplies a team that owns thousands of items by its own updates.
+        owners: set[int] = set()
         for chunk, marks in chunks(scope):
+            owners.update(
+                r[0]
+                for r in self.conn.execute(
+                    "SELECT DISTINCT f.source_id FROM facts f WHERE f.relation = 'owns'"
+                    f" AND f.invalid_at IS NULL AND f.episode_id IN ({marks})",
+                    chunk,
+                )
+            )
+        extra: set[int] = set()
+        for chunk, marks in chunks(owners):
             extra.update(
                 r[0]
                 for r in self.conn.execute(
-                    f"""
-                    SELECT DISTINCT f2.episode_id FROM facts f
-                    JOIN facts f2 ON f2.graph_id = f.graph_id AND f2.source_id = f.source_id
-                      AND f2.relation = 'owns' AND f2.invalid_at IS NULL
-                    WHERE f.relation = 'owns' AND f.invalid_at IS NULL
-                      AND f.episode_id IN ({marks})
-                    """,
-                    chunk,
+                    "SELECT DISTINCT f.episode_id FROM facts f WHERE f.graph_id = ?"
+                    " AND f.relation = 'owns' AND f.invalid_at IS NULL"
+                    f" AND f.source_id IN ({marks})",
+                    [graph_id, *chunk],
                 )
             )
         if stale_from is not None and stale_to is not None:
@@ -636,7 +729,7 @@ class AnalysisMixin(IdentityMixin):
             self.clear_merge_ended()
         return rows
 
-    def insert_observation(self, row: dict[str, Any], evidence: list[tuple[str, int, str]]) -> int:
+    def _insert_observation(self, row: dict[str, Any]) -> int:
         cur = self.conn.execute(
             """
             INSERT INTO observations (graph_id, name, summary, status, kind, pattern_key,
@@ -649,14 +742,9 @@ class AnalysisMixin(IdentityMixin):
             row,
         )
         assert cur.lastrowid is not None
-        obs_id = cur.lastrowid
-        self._write_evidence(obs_id, evidence)
-        self._snapshot(obs_id, evidence)
-        return obs_id
+        return cur.lastrowid
 
-    def update_observation(
-        self, obs_id: int, row: dict[str, Any], evidence: list[tuple[str, int, str]]
-    ) -> None:
+    def _update_observation(self, obs_id: int, row: dict[str, Any]) -> None:
         self.conn.execute(
             """
             UPDATE observations SET name = :name, summary = :summary, kind = :kind,
@@ -669,53 +757,27 @@ class AnalysisMixin(IdentityMixin):
             {**row, "id": obs_id},
         )
         self.conn.execute("DELETE FROM observation_evidence WHERE observation_id = ?", (obs_id,))
-        self._write_evidence(obs_id, evidence)
-        self._snapshot(obs_id, evidence)
 
-    def touch_observation(self, obs_id: int, rank: int, cluster_id: int | None) -> None:
-        """Same pattern, same evidence: only bookkeeping that is not part of the version."""
-        self.conn.execute(
-            "UPDATE observations SET rank = ?, cluster_id = ? WHERE id = ?"
-            " AND (rank != ? OR cluster_id IS NOT ?)",
-            (rank, cluster_id, obs_id, rank, cluster_id),
-        )
-
-    def retire_observation(
-        self, obs_id: int, reason: str, end_at: str, episode_id: int | None, now: str
-    ) -> None:
-        self.conn.execute(
-            """
-            UPDATE observations SET status = 'retired', retire_reason = ?, end_at = ?,
-              retired_by_episode = ?, updated_at = ?
-            WHERE id = ?
-            """,
-            (reason, end_at, episode_id, now, obs_id),
-        )
-
-    def link_observations(self, newer: int, older: int, now: str) -> None:
-        self.conn.execute(
-            "INSERT OR IGNORE INTO observation_links (from_id, to_id, kind, created_at)"
-            " VALUES (?, ?, 'supersedes', ?)",
-            (newer, older, now),
-        )
-
-    def _write_evidence(self, obs_id: int, evidence: list[tuple[str, int, str]]) -> None:
+    def _write_evidence(self, rows: list[tuple[int, str, int, str]]) -> None:
+        # A plain INSERT (no conflict handling: half the cost of OR REPLACE): the rows
+        # are new observations' or those of updated ones, whose old rows were deleted.
         self.conn.executemany(
-            "INSERT OR REPLACE INTO observation_evidence (observation_id, item_type, item_id, role)"
+            "INSERT INTO observation_evidence (observation_id, item_type, item_id, role)"
             " VALUES (?, ?, ?, ?)",
-            [(obs_id, t, i, r) for t, i, r in evidence],
+            rows,
         )
 
-    def _snapshot(self, obs_id: int, evidence: list[tuple[str, int, str]]) -> None:
-        """Record the observation's current version (its row as just written)."""
-        self.conn.execute(
+    def _snapshot(self, versions: list[tuple[str, int]]) -> None:
+        """Record each observation's current version (its row as just written), from
+        (evidence as JSON, observation id) pairs."""
+        self.conn.executemany(
             """
             INSERT OR REPLACE INTO observation_versions (observation_id, version, name, summary,
               kind, start_at, latest_evidence_at, evidence, created_at)
             SELECT id, version, name, summary, kind, start_at, latest_evidence_at, ?, updated_at
             FROM observations WHERE id = ?
             """,
-            (json.dumps(sorted((t, i, r) for t, i, r in evidence)), obs_id),
+            versions,
         )
 
     def apply(
@@ -728,7 +790,11 @@ class AnalysisMixin(IdentityMixin):
         """Write one analysis result: keep, update, retire and create observations, link
         new ones to those they supersede, and save the cluster membership. ``prose`` maps
         each updated or new draft's pattern key to (name, summary, writer). Call inside
-        the analyze transaction."""
+        the analyze transaction.
+
+        Only what changed is written: a kept observation gets at most its rank and
+        cluster id; evidence and a version are written for updated and new ones only,
+        all in one batch each."""
         done = AppliedRun()
         graph = result.graph
 
@@ -750,21 +816,53 @@ class AnalysisMixin(IdentityMixin):
                 "writer": writer,
             }
 
+        evidence: list[tuple[int, str, int, str]] = []
+        versions: list[tuple[str, int]] = []
+
+        def record(obs_id: int, d: analysis.Draft) -> None:
+            rows = d.evidence()
+            evidence.extend([(obs_id, t, i, r) for t, i, r in rows])
+            versions.append((json.dumps(rows), obs_id))
+
         with self.transaction():
-            for obs_id, d in result.plan.keep:
-                self.touch_observation(obs_id, d.rank, d.cluster_id)
-                done.unchanged.append(obs_id)
+            # Same pattern, same evidence: only bookkeeping that is not part of the
+            # version, and only where it moved.
+            self.conn.executemany(
+                "UPDATE observations SET rank = ?, cluster_id = ? WHERE id = ?"
+                " AND (rank != ? OR cluster_id IS NOT ?)",
+                [
+                    (d.rank, d.cluster_id, obs_id, d.rank, d.cluster_id)
+                    for obs_id, d in result.plan.keep
+                ],
+            )
+            done.unchanged.extend(obs_id for obs_id, _ in result.plan.keep)
             for obs_id, d in result.plan.update:
-                self.update_observation(obs_id, row(d), d.evidence())
+                self._update_observation(obs_id, row(d))
+                record(obs_id, d)
                 done.updated.append(obs_id)
             for r in result.retire:
-                self.retire_observation(r.observation_id, r.reason, r.end_at, r.episode_id, now)
+                self.conn.execute(
+                    """
+                    UPDATE observations SET status = 'retired', retire_reason = ?, end_at = ?,
+                      retired_by_episode = ?, updated_at = ?
+                    WHERE id = ?
+                    """,
+                    (r.reason, r.end_at, r.episode_id, now, r.observation_id),
+                )
                 done.retired.append(r.observation_id)
+            links: list[tuple[int, int, str]] = []
             for d, supersedes in result.plan.create:
-                obs_id = self.insert_observation(row(d), d.evidence())
-                for older in supersedes:
-                    self.link_observations(obs_id, older, now)
+                obs_id = self._insert_observation(row(d))
+                record(obs_id, d)
+                links.extend((obs_id, older, now) for older in supersedes)
                 done.created.append(obs_id)
+            self._write_evidence(evidence)
+            self._snapshot(versions)
+            self.conn.executemany(
+                "INSERT OR IGNORE INTO observation_links (from_id, to_id, kind, created_at)"
+                " VALUES (?, ?, 'supersedes', ?)",
+                links,
+            )
             self.save_membership(
                 graph,
                 result.clustering.membership,
