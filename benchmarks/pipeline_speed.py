@@ -161,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", type=int, default=10000, help="corpus size (episodes)")
     p.add_argument("--baseline", type=Path, help="another memcli source tree to compare")
     p.add_argument("--db", type=Path, help="reuse this ingested database (skip ingest)")
+    p.add_argument("--ingest-only", action="store_true", help="measure ingest, skip analyze")
     args = p.parse_args(argv)
     corpus = cached(scale_config(args.size), OUT / f"scale-{args.size}", ("md", "text", "facts"))
     work = OUT / "pipeline"
@@ -215,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         fresh = work / "this-tree.db"
     else:
         shutil.copy(args.db, fresh)
-    for label, tree in trees:
+    for label, tree in [] if args.ingest_only else trees:
         db = work / f"analyze-{label.replace(' ', '-')}.db"
         shutil.copy(fresh, db)
         say(

@@ -84,6 +84,7 @@ class StoreBase:
         # work. Reentrant: a thread nests its own transactions.
         self._lock = threading.RLock()
         self._forget()
+        self._discard_pending()
         memory = str(path) == ":memory:"
         if not memory:
             if not self.path.exists():
@@ -177,6 +178,15 @@ class StoreBase:
         self._aliases: set[tuple[int, str]] = set()
         self._signatures: dict[tuple[str, str], int] = {}
 
+    # Rows written in the open transaction that the search indexes do not hold yet; the
+    # ingest room records them and indexes them in bulk before the commit
+    # (``IngestMixin.sync_search``). Here only the hooks, so every transaction runs them.
+    def _discard_pending(self) -> None:
+        """Forget the rows waiting to be indexed (their transaction rolled back)."""
+
+    def sync_search(self) -> None:
+        """Index the rows this transaction wrote (see ``IngestMixin.sync_search``)."""
+
     def _migrate(self) -> None:
         pending = migrations.pending(self.db)
         if not pending:
@@ -224,10 +234,12 @@ class StoreBase:
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self
+                self.sync_search()  # in this transaction: it commits with the rows
             except BaseException:
                 if self.conn.in_transaction:
                     self.conn.execute("ROLLBACK")
                 self._forget()
+                self._discard_pending()
                 raise
             else:
                 self.conn.execute("COMMIT")

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from memcli.models import Relation
-from memcli.store.connection import StoreBase, utcnow
+from memcli.store.connection import StoreBase, chunks, utcnow
+from memcli.store.migrations import ENTITY_ALIASES, FACT_TEXT
 
 # The contradiction rules as SQL, each with the relations that must be in the new
 # episode for it to apply (see Store.apply_contradictions). Parameters: :ep, :now and
@@ -121,6 +122,62 @@ _CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
 
 
 class IngestMixin(StoreBase):
+    # --- the search indexes, synced once per transaction (migration m006) ---
+
+    def _discard_pending(self) -> None:
+        self._unindexed_episodes: set[int] = set()
+        self._unindexed_entities: set[int] = set()
+        self._unindexed_facts: set[int] = set()
+        self._aliased: set[int] = set()  # entities given a new alias
+
+    def sync_search(self) -> None:
+        """Index every episode, entity, alias and fact written since the last sync.
+
+        Runs in the write transaction, just before it commits (``transaction()``), and
+        before a correction that the remaining update and delete triggers would see
+        half-indexed. One statement per table and chunk of ids instead of the per-row
+        insert triggers this replaced (m006); the documents are the same text. A row that
+        a rolled-back savepoint took back is simply not found; one already indexed (an
+        update trigger re-indexed it) is not indexed twice.
+        """
+        if self._unindexed_episodes:
+            for chunk, marks in chunks(self._unindexed_episodes):
+                self.conn.execute(
+                    "INSERT INTO episodes_fts (rowid, content, author)"
+                    f" SELECT id, content, author FROM episodes WHERE id IN ({marks})",
+                    chunk,
+                )
+            self._unindexed_episodes.clear()
+        if self._unindexed_entities:
+            for chunk, marks in chunks(self._unindexed_entities):
+                self.conn.execute(
+                    "INSERT INTO entity_docs (entity_id, name, aliases)"
+                    f" SELECT id, name, {ENTITY_ALIASES.format(entity='entities.id')}"
+                    f" FROM entities WHERE id IN ({marks}) AND NOT EXISTS"
+                    " (SELECT 1 FROM entity_docs d WHERE d.entity_id = entities.id)",
+                    chunk,
+                )
+        aliased = self._aliased - self._unindexed_entities
+        self._unindexed_entities.clear()
+        self._aliased.clear()
+        for chunk, marks in chunks(aliased):
+            self.conn.execute(
+                "UPDATE entity_docs SET aliases ="
+                f" {ENTITY_ALIASES.format(entity='entity_docs.entity_id')}"
+                f" WHERE entity_id IN ({marks})",
+                chunk,
+            )
+        if self._unindexed_facts:
+            for chunk, marks in chunks(self._unindexed_facts):
+                self.conn.execute(
+                    "INSERT INTO fact_docs (fact_id, text)"
+                    f" SELECT id, {FACT_TEXT.format(fact='facts.id')}"
+                    f" FROM facts WHERE id IN ({marks}) AND NOT EXISTS"
+                    " (SELECT 1 FROM fact_docs d WHERE d.fact_id = facts.id)",
+                    chunk,
+                )
+            self._unindexed_facts.clear()
+
     def ensure_graph(self, graph_id: str) -> None:
         self.conn.execute(
             "INSERT INTO graphs (id, created_at) VALUES (?, ?) ON CONFLICT(id) DO NOTHING",
@@ -158,6 +215,7 @@ class IngestMixin(StoreBase):
             row,
         )
         assert cur.lastrowid is not None
+        self._unindexed_episodes.add(cur.lastrowid)
         return cur.lastrowid
 
     def entity_id(self, graph_id: str, norm: str, type_: str) -> int | None:
@@ -188,12 +246,8 @@ class IngestMixin(StoreBase):
             assert cur.lastrowid is not None
             existing = cur.lastrowid
             self._entities[(graph_id, type_, norm)] = existing
-        if (existing, name) not in self._aliases:
-            self.conn.execute(
-                "INSERT OR IGNORE INTO entity_aliases (entity_id, alias) VALUES (?, ?)",
-                (existing, name),
-            )
-            self._aliases.add((existing, name))
+            self._unindexed_entities.add(existing)
+        self.add_alias(existing, name)
         return existing
 
     def resolve_entity(
@@ -214,6 +268,8 @@ class IngestMixin(StoreBase):
             created = row is not None
             entity_id = int(row[0]) if created else self.entity_id(graph_id, norm, type_)
             assert entity_id is not None
+            if created:
+                self._unindexed_entities.add(entity_id)
             self._entities[key] = entity_id
         self.add_alias(entity_id, name)
         return entity_id, created
@@ -221,10 +277,11 @@ class IngestMixin(StoreBase):
     def add_alias(self, entity_id: int, alias: str) -> None:
         """Record another name for an entity (search and lookups find it by this name)."""
         if (entity_id, alias) not in self._aliases:
-            self.conn.execute(
+            if self.conn.execute(
                 "INSERT OR IGNORE INTO entity_aliases (entity_id, alias) VALUES (?, ?)",
                 (entity_id, alias),
-            )
+            ).rowcount:
+                self._aliased.add(entity_id)
             self._aliases.add((entity_id, alias))
 
     def insert_fact(
@@ -265,7 +322,11 @@ class IngestMixin(StoreBase):
                 now if invalid_at else None,
             ),
         )
-        return cur.lastrowid if cur.rowcount else None
+        if not cur.rowcount:
+            return None
+        assert cur.lastrowid is not None
+        self._unindexed_facts.add(cur.lastrowid)
+        return cur.lastrowid
 
     def add_signatures(self, graph_id: str, fact_id: int, keys: Iterable[tuple[str, str]]) -> None:
         self.link_signatures(
