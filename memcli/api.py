@@ -187,7 +187,7 @@ def store_episode(
         if found:
             merge(report.redactions.setdefault(origin or episode.source, {}), found)
     digest = episode_key(episode)
-    if _stored_id(store, graph, episode) is not None:
+    if _stored_id(store, graph, episode, digest) is not None:
         report.episodes_duplicate += 1
         return None
     if episode.facts is not None:
@@ -339,12 +339,15 @@ def _store_facts(
     report.entities_new += len(created)
 
 
-def _stored_id(store: Store, graph: str, episode: EpisodeInput) -> int | None:
-    """The id of this update if the graph already holds it.
+def _stored_id(
+    store: Store, graph: str, episode: EpisodeInput, digest: str | None = None
+) -> int | None:
+    """The id of this update if the graph already holds it (``digest``: its
+    ``episode_key``, when the caller has it).
 
     A dated update also matches the same words stored without a date of their own at
     that time (an undated update exported and imported back)."""
-    found = store.episode_id_by_hash(graph, episode_key(episode))
+    found = store.episode_id_by_hash(graph, digest or episode_key(episode))
     if found is None and episode.dated:
         undated = content_hash(episode.content, episode.author, None)
         found = store.episode_id_by_hash(graph, undated, occurred_at=episode.occurred_at)
@@ -430,41 +433,31 @@ def ingest(
             report.errors.append((err.source, err.reason))
         episodes = _screen(episodes, item.source, report)
         if episodes:
-            snapshot = _counters(report)  # restored if the file's transaction rolls back
+            mark = _mark(report)  # rewound if the file's transaction rolls back
             lines_failed = 0
             try:
-                with store.transaction():
-                    touched: set[str] = set()
-                    for episode in episodes:
-                        target_graph = _graph_for(episode, graph)
-                        if episode.line is None:  # a JSON document is all or nothing
-                            if store_episode(
-                                store,
-                                episode,
-                                target_graph,
-                                extractor,
-                                report,
-                                redact=redact,
-                                origin=item.source,
-                            ):
-                                touched.add(target_graph)
-                            continue
-                        outcome = _store_line(
-                            store,
-                            episode,
-                            target_graph,
-                            extractor,
-                            report,
-                            item.source,
-                            redact=redact,
-                        )
-                        if outcome == "new":
-                            touched.add(target_graph)
-                        lines_failed += outcome == "failed"
-                    for g in sorted(touched):
-                        store.bump_ingest(g)
+                try:
+                    lines_failed = _store_file(
+                        store, episodes, graph, extractor, report, item.source, redact=redact
+                    )
+                except _LineFailed:
+                    # A record could not be stored. Its file is taken back whole and
+                    # stored again with a savepoint per record, which stores the others
+                    # and reports that one as FILE:LINE, exactly as if it had run so.
+                    _rewind(report, mark)
+                    mark = _mark(report)
+                    lines_failed = _store_file(
+                        store,
+                        episodes,
+                        graph,
+                        extractor,
+                        report,
+                        item.source,
+                        redact=redact,
+                        careful=True,
+                    )
             except (ValueError, KeyError) as exc:
-                _restore(report, snapshot)
+                _rewind(report, mark)
                 report.files_failed += 1
                 report.errors.append((item.source, f"could not store: {exc}"))
             except sqlite3.OperationalError as exc:
@@ -473,7 +466,7 @@ def ingest(
                 # Another writer held the database past the busy timeout. The files
                 # before this one are committed; stop here rather than wait again for
                 # each of the rest, and say exactly what a re-run will finish.
-                _restore(report, snapshot)
+                _rewind(report, mark)
                 total = report.files + sum(1 for _ in items)
                 report.files_failed += 1
                 report.incomplete = (report.files_stored, total)
@@ -497,6 +490,66 @@ def ingest(
         if progress:
             progress(item.source)
     return report
+
+
+class _LineFailed(Exception):
+    """A JSONL record failed while its file was stored without per-record savepoints."""
+
+
+def _store_file(
+    store: Store,
+    episodes: list[EpisodeInput],
+    graph: str | None,
+    extractor: Extractor,
+    report: IngestReport,
+    source: str,
+    *,
+    redact: bool,
+    careful: bool = False,
+) -> int:
+    """Store one file's episodes in one transaction; returns how many records failed.
+
+    JSONL records are stored straight into the file's transaction: a savepoint per
+    record costs more than the rest of the record's writes (SQLite and the report
+    snapshot), and records almost never fail. When one does, ``_LineFailed`` rolls the
+    whole file back, and the caller stores it again with ``careful`` set: a savepoint per
+    record (``_store_line``), so that record alone is reported and left out.
+    """
+    lines_failed = 0
+    with store.transaction():
+        touched: set[str] = set()
+        for episode in episodes:
+            target_graph = _graph_for(episode, graph)
+            if episode.line is None:  # a JSON document is all or nothing
+                if store_episode(
+                    store, episode, target_graph, extractor, report, redact=redact, origin=source
+                ):
+                    touched.add(target_graph)
+                continue
+            if careful:
+                outcome = _store_line(
+                    store, episode, target_graph, extractor, report, source, redact=redact
+                )
+            else:
+                try:
+                    stored = store_episode(
+                        store,
+                        episode,
+                        target_graph,
+                        extractor,
+                        report,
+                        redact=redact,
+                        origin=source,
+                    )
+                except (ValueError, KeyError) as exc:
+                    raise _LineFailed(str(exc)) from exc
+                outcome = "duplicate" if stored is None else "new"
+            if outcome == "new":
+                touched.add(target_graph)
+            lines_failed += outcome == "failed"
+        for g in sorted(touched):
+            store.bump_ingest(g)
+    return lines_failed
 
 
 def _store_line(

@@ -190,23 +190,27 @@ def parse_markdown(text: str, source: str, default_time: str | None, fmt: str) -
     )
 
 
+# Given facts arrive by the ten thousand: look values up in dicts rather than through the
+# enum constructors, and build the per-relation defaults once.
+_RELATIONS = {r.value: r for r in Relation}
+_ENTITY_TYPES = {t.value: t for t in EntityType}
+_DEFAULT_TYPES = {
+    Relation.BLOCKED_BY: (EntityType.WORK_ITEM, EntityType.WORK_ITEM),
+    Relation.OWNS: (EntityType.PERSON, EntityType.WORK_ITEM),
+    Relation.COMPLETED: (EntityType.PERSON, EntityType.WORK_ITEM),
+    Relation.UNBLOCKED_FROM: (EntityType.WORK_ITEM, EntityType.WORK_ITEM),
+}
+
+
 def _parse_fact(raw: Any, where: str) -> ExtractedFact:
     if not isinstance(raw, dict):
         raise InputError(where, "each fact must be an object with source, relation, target")
-    try:
-        relation = Relation(str(raw.get("relation", "")).strip().lower())
-    except ValueError:
+    relation = _RELATIONS.get(str(raw.get("relation", "")).strip().lower())
+    if relation is None:
         allowed = ", ".join(r.value for r in Relation)
-        raise InputError(
-            where, f"unknown relation {raw.get('relation')!r} (allowed: {allowed})"
-        ) from None
+        raise InputError(where, f"unknown relation {raw.get('relation')!r} (allowed: {allowed})")
     src_ok, tgt_ok = RELATION_TYPES[relation]
-    defaults = {
-        Relation.BLOCKED_BY: (EntityType.WORK_ITEM, EntityType.WORK_ITEM),
-        Relation.OWNS: (EntityType.PERSON, EntityType.WORK_ITEM),
-        Relation.COMPLETED: (EntityType.PERSON, EntityType.WORK_ITEM),
-        Relation.UNBLOCKED_FROM: (EntityType.WORK_ITEM, EntityType.WORK_ITEM),
-    }[relation]
+    defaults = _DEFAULT_TYPES[relation]
     ends = []
     for end, allowed_types, default_type in (
         ("source", src_ok, defaults[0]),
@@ -216,10 +220,9 @@ def _parse_fact(raw: Any, where: str) -> ExtractedFact:
         if not isinstance(name, str) or not name.strip():
             raise InputError(where, f"fact {end} must be a non-empty string")
         type_name = raw.get(f"{end}_type", default_type.value)
-        try:
-            etype = EntityType(str(type_name).strip().lower())
-        except ValueError:
-            raise InputError(where, f"unknown {end}_type {type_name!r}") from None
+        etype = _ENTITY_TYPES.get(str(type_name).strip().lower())
+        if etype is None:
+            raise InputError(where, f"unknown {end}_type {type_name!r}")
         if etype not in allowed_types:
             raise InputError(
                 where, f"a {relation.value} fact cannot have a {etype.value} as its {end}"
