@@ -11,9 +11,11 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from itertools import chain
 from typing import Any
 
 from memcli import analysis, cluster, corrections, writer
@@ -385,6 +387,13 @@ def _to_extract(
     return out
 
 
+# Files are stored in batches, one transaction each. A batch holds at most as many files
+# as were read before it (1, 1, 2, 4, ...: never more at stake than already stored, so a
+# short run commits file by file as it always did) and at most these many files or bytes.
+BATCH_FILES = 256
+BATCH_BYTES = 8 << 20
+
+
 def ingest(
     store: Store,
     inputs: Iterable[SourceText | InputError],
@@ -395,7 +404,16 @@ def ingest(
     redact: bool = True,
     fmt: str | None = None,
 ) -> IngestReport:
-    """Ingest many inputs. One transaction per input file: it lands whole or not at all.
+    """Ingest many inputs. An input file lands whole or not at all.
+
+    Files are stored in batches, each one transaction (see ``BATCH_FILES``): a commit
+    per file cost more than the file's own writes. A batch is read before its
+    transaction begins, so no input is read while the database is locked, and it never
+    holds more files than were read before it: a crash or a lock time-out loses at most
+    the batch in flight, which a re-run stores (re-ingest is idempotent), and the report
+    says exactly how many files were stored. When a file in a batch fails, the batch is
+    rolled back and stored again a transaction per file, which reports that file (or
+    record, ``FILE:LINE``) and stores the others exactly as before.
 
     Secrets are redacted (``memcli.redact``) from each episode before its content hash,
     extraction and storage, unless ``redact`` is False. ``fmt`` forces a format
@@ -410,35 +428,156 @@ def ingest(
         inputs = list(inputs)
         prepare(_to_extract(store, inputs, graph, redact=redact, fmt=fmt))
     items = iter(inputs)
+    run = _Run(store, graph, extractor, report, progress, redact, fmt)
+    while batch := _next_batch(items, report.files):
+        if not run.batch(batch, items):
+            break  # a lock time-out stopped the run
+    return report
+
+
+def _next_batch(
+    items: Iterator[SourceText | InputError], seen: int
+) -> list[SourceText | InputError]:
+    """The next inputs to store in one transaction (see ``BATCH_FILES``)."""
+    batch: list[SourceText | InputError] = []
+    size = 0
     for item in items:
+        batch.append(item)
+        size += len(item.text) if isinstance(item, SourceText) else 0
+        if len(batch) >= min(BATCH_FILES, max(1, seen)) or size >= BATCH_BYTES:
+            break
+    return batch
+
+
+class _StoreFailed(Exception):
+    """A file of a batch could not be stored: the batch goes file by file."""
+
+
+class _Locked(Exception):
+    """The batch's transaction could not begin: another writer holds the database."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index  # the file of the batch that needed it
+
+
+@dataclass
+class _Run:
+    """One ``ingest`` call: its store, settings and report."""
+
+    store: Store
+    graph: str | None
+    extractor: Extractor
+    report: IngestReport
+    progress: Callable[[str], None] | None
+    redact: bool
+    fmt: str | None
+
+    def batch(
+        self, batch: list[SourceText | InputError], rest: Iterator[SourceText | InputError]
+    ) -> bool:
+        """Store ``batch`` in one transaction; False when a lock time-out stopped the run."""
+        report = self.report
+        mark = _mark(report)
+        stored = 0
+        try:
+            with ExitStack() as stack:
+                began = False
+                for index, item in enumerate(batch):
+                    episodes = self.read(item)
+                    if not episodes:
+                        continue
+                    if not began:
+                        try:
+                            stack.enter_context(self.store.transaction())
+                        except sqlite3.OperationalError as exc:
+                            if "locked" not in str(exc) and "busy" not in str(exc):
+                                raise
+                            raise _Locked(index) from exc
+                        began = True
+                    try:
+                        _store_file(
+                            self.store,
+                            episodes,
+                            self.graph,
+                            self.extractor,
+                            report,
+                            item.source,
+                            redact=self.redact,
+                            begin=False,
+                        )
+                    except (ValueError, KeyError, _LineFailed) as exc:
+                        raise _StoreFailed from exc
+                    stored += 1
+        except _Locked as locked:
+            # Nothing of this batch was written; the files before the one that needed
+            # the database had nothing to store and are reported as they are.
+            for item in batch[: locked.index]:
+                self.advance(item)
+            item = batch[locked.index]
+            self.locked(item, sum(1 for _ in chain(batch[locked.index + 1 :], rest)))
+            return False
+        except (_StoreFailed, sqlite3.OperationalError) as exc:
+            if isinstance(exc, sqlite3.OperationalError) and (
+                "locked" not in str(exc) and "busy" not in str(exc)
+            ):
+                raise
+            # Taken back whole; file by file, each failure is reported where it is.
+            _rewind(report, mark)
+            for index, item in enumerate(batch):
+                if not self.one(item, chain(batch[index + 1 :], rest)):
+                    return False
+            return True
+        report.files_stored += stored
+        for item in batch:
+            self.advance(item)
+        return True
+
+    def read(self, item: SourceText | InputError) -> list[EpisodeInput]:
+        """Count and parse one input (pure): its episodes, its errors in the report."""
+        report = self.report
         report.files += 1
         if isinstance(item, InputError):
             report.files_failed += 1
             report.errors.append((item.source, item.reason))
-            if progress:
-                progress(item.source)
-            continue
+            return []
         try:
             episodes, record_errors = parse_document(
-                item.text, item.source, default_time=item.default_time, fmt=fmt
+                item.text, item.source, default_time=item.default_time, fmt=self.fmt
             )
         except InputError as exc:
             report.files_failed += 1
             report.errors.append((exc.source, exc.reason))
-            if progress:
-                progress(item.source)
-            continue
+            return []
         for err in record_errors:
             report.episodes_failed += 1
             report.errors.append((err.source, err.reason))
         episodes = _screen(episodes, item.source, report)
+        if record_errors and not episodes:
+            report.files_failed += 1
+        return episodes
+
+    def advance(self, item: SourceText | InputError) -> None:
+        if self.progress:
+            self.progress(item.source)
+
+    def one(self, item: SourceText | InputError, rest: Iterator[SourceText | InputError]) -> bool:
+        """Store one input in its own transaction; False when a lock time-out stopped
+        the run (``rest``: the inputs after it, counted for the report)."""
+        report = self.report
+        episodes = self.read(item)
         if episodes:
             mark = _mark(report)  # rewound if the file's transaction rolls back
             lines_failed = 0
             try:
                 try:
                     lines_failed = _store_file(
-                        store, episodes, graph, extractor, report, item.source, redact=redact
+                        self.store,
+                        episodes,
+                        self.graph,
+                        self.extractor,
+                        report,
+                        item.source,
+                        redact=self.redact,
                     )
                 except _LineFailed:
                     # A record could not be stored. Its file is taken back whole and
@@ -447,13 +586,13 @@ def ingest(
                     _rewind(report, mark)
                     mark = _mark(report)
                     lines_failed = _store_file(
-                        store,
+                        self.store,
                         episodes,
-                        graph,
-                        extractor,
+                        self.graph,
+                        self.extractor,
                         report,
                         item.source,
-                        redact=redact,
+                        redact=self.redact,
                         careful=True,
                     )
             except (ValueError, KeyError) as exc:
@@ -463,33 +602,33 @@ def ingest(
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) and "busy" not in str(exc):
                     raise
-                # Another writer held the database past the busy timeout. The files
-                # before this one are committed; stop here rather than wait again for
-                # each of the rest, and say exactly what a re-run will finish.
                 _rewind(report, mark)
-                total = report.files + sum(1 for _ in items)
-                report.files_failed += 1
-                report.incomplete = (report.files_stored, total)
-                report.errors.append(
-                    (
-                        item.source,
-                        "database is locked (another writer held it longer than"
-                        f" MEMCLI_BUSY_TIMEOUT allows): stored {report.files_stored} of"
-                        f" {total} file(s); re-run to finish (re-ingest is idempotent)",
-                    )
-                )
-                if progress:
-                    progress(item.source)
-                break
+                self.locked(item, sum(1 for _ in rest))
+                return False
             else:
                 report.files_stored += 1
             if lines_failed and lines_failed == len(episodes):
                 report.files_failed += 1
-        if record_errors and not episodes:
-            report.files_failed += 1
-        if progress:
-            progress(item.source)
-    return report
+        self.advance(item)
+        return True
+
+    def locked(self, item: SourceText | InputError, after: int) -> None:
+        """Another writer held the database past the busy timeout at ``item``. The files
+        before it are committed; stop here rather than wait again for each of the
+        ``after`` files left, and say exactly what a re-run will finish."""
+        report = self.report
+        total = report.files + after
+        report.files_failed += 1
+        report.incomplete = (report.files_stored, total)
+        report.errors.append(
+            (
+                item.source,
+                "database is locked (another writer held it longer than"
+                f" MEMCLI_BUSY_TIMEOUT allows): stored {report.files_stored} of"
+                f" {total} file(s); re-run to finish (re-ingest is idempotent)",
+            )
+        )
+        self.advance(item)
 
 
 class _LineFailed(Exception):
@@ -506,6 +645,7 @@ def _store_file(
     *,
     redact: bool,
     careful: bool = False,
+    begin: bool = True,
 ) -> int:
     """Store one file's episodes in one transaction; returns how many records failed.
 
@@ -516,7 +656,8 @@ def _store_file(
     record (``_store_line``), so that record alone is reported and left out.
     """
     lines_failed = 0
-    with store.transaction():
+    # ``begin=False``: inside the caller's batch transaction, without a savepoint.
+    with store.transaction() if begin else nullcontext(store):
         touched: set[str] = set()
         for episode in episodes:
             target_graph = _graph_for(episode, graph)
