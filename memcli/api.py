@@ -300,7 +300,8 @@ def _store_facts(
     """
     created: list[int] = []
     stated: set[str] = set()
-    signed: list[tuple[int, int]] = []  # (fact id, signature id), written in one statement
+    rows: list[tuple[str, int, str, int, str, str, str | None]] = []
+    given: list[tuple[ExtractedFact, tuple[int, str, int]]] = []
     for fact in extraction.facts:
         source_id = _resolve(store, graph, fact.source, created, now)
         target_id = _resolve(store, graph, fact.target, created, now)
@@ -315,28 +316,34 @@ def _store_facts(
                     )
                 )
             continue
-        fact_id = store.insert_fact(
-            graph,
-            episode_id,
-            source_id,
-            fact.relation.value,
-            target_id,
-            fact.sentence,
-            fact.valid_at or occurred_at,
-            fact.invalid_at,
-            now=now,
+        relation = fact.relation.value
+        rows.append(
+            (
+                graph,
+                source_id,
+                relation,
+                target_id,
+                fact.sentence,
+                fact.valid_at or occurred_at,
+                fact.invalid_at,
+            )
         )
+        given.append((fact, (source_id, relation, target_id)))
+    # One statement for the episode's facts and one for its new signatures; ids come
+    # out in the order the facts were given, as a statement per fact gave them.
+    stored = store.insert_facts(episode_id, rows, now=now)
+    signed: list[tuple[int, list[tuple[str, str]]]] = []
+    for fact, key in given:
+        fact_id = stored.pop(key, None)  # a repeat of the same fact is stored once
         if fact_id is None:
             continue
         report.facts_new += 1
-        stated.add(fact.relation.value)
+        stated.add(key[1])
         src = (fact.source.type.value, resolved(fact.source.name, fact.source.type)[1])
         tgt = (fact.target.type.value, resolved(fact.target.name, fact.target.type)[1])
-        signed += (
-            (fact_id, store.signature_id(graph, kind, key))
-            for kind, key in fact_signatures(src, fact.relation, tgt)
-        )
-    store.link_signatures(signed)
+        signed.append((fact_id, list(fact_signatures(src, fact.relation, tgt))))
+    ids = store.signature_ids(graph, (k for _, keys in signed for k in keys))
+    store.link_signatures([(fact_id, ids[key]) for fact_id, keys in signed for _, key in keys])
     report.facts_ended += store.apply_contradictions(episode_id, stated, digest=digest, now=now)
     report.entities_new += len(created)
 

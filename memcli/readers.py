@@ -232,12 +232,16 @@ def _parse_fact(raw: Any, where: str) -> ExtractedFact:
     return ExtractedFact(ends[0], relation, ends[1], sentence if isinstance(sentence, str) else "")
 
 
-def episode_from_json(obj: Any, source: str, default_time: str | None) -> EpisodeInput:
-    """One JSON episode object."""
+def episode_from_json(
+    obj: Any, source: str, default_time: str | None, *, ascii_text: bool = False
+) -> EpisodeInput:
+    """One JSON episode object. ``ascii_text``: it was parsed from ASCII text with no
+    ``\\u`` escape, so it cannot hold a lone surrogate (the check is skipped)."""
     if not isinstance(obj, dict):
         raise InputError(source, "a JSON episode must be an object")
     try:
-        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        if not ascii_text:
+            json.dumps(obj, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError as exc:
         bad = exc.object[exc.start : exc.end].encode("unicode_escape").decode()
         raise InputError(
@@ -305,7 +309,9 @@ def parse_jsonl(
             errors.append(InputError(where, "invalid JSON: nested too deeply"))
             continue
         try:
-            episode = episode_from_json(obj, where, default_time)
+            episode = episode_from_json(
+                obj, where, default_time, ascii_text=line.isascii() and "\\u" not in line
+            )
         except InputError as exc:
             errors.append(exc)
             continue

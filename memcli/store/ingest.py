@@ -328,6 +328,84 @@ class IngestMixin(StoreBase):
         self._unindexed_facts.add(cur.lastrowid)
         return cur.lastrowid
 
+    def insert_facts(
+        self,
+        episode_id: int,
+        rows: list[tuple[str, int, str, int, str, str, str | None]],
+        *,
+        now: str | None = None,
+    ) -> dict[tuple[int, str, int], int]:
+        """Insert one episode's facts in one statement; the id of each fact stored now,
+        by (source id, relation, target id). A fact the episode already states is left
+        out (the first of two equal facts is the one kept, as ``insert_fact`` does).
+
+        Rows: (graph, source id, relation, target id, sentence, valid_at, invalid_at).
+        """
+        if not rows:
+            return {}
+        now = now or utcnow()
+        before = self.scalar("SELECT coalesce(max(id), 0) FROM facts")
+        self.conn.executemany(
+            """
+            INSERT OR IGNORE INTO facts (graph_id, episode_id, source_id, relation, target_id,
+              sentence, valid_at, invalid_at, created_at, expired_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                (
+                    g,
+                    episode_id,
+                    src,
+                    rel,
+                    tgt,
+                    sentence,
+                    valid,
+                    invalid,
+                    now,
+                    now if invalid else None,
+                )
+                for g, src, rel, tgt, sentence, valid, invalid in rows
+            ],
+        )
+        stored = {
+            (int(src), str(rel), int(tgt)): int(fact_id)
+            for fact_id, src, rel, tgt in self.conn.execute(
+                "SELECT id, source_id, relation, target_id FROM facts"
+                " WHERE episode_id = ? AND id > ?",
+                (episode_id, before),
+            )
+        }
+        self._unindexed_facts.update(stored.values())
+        return stored
+
+    def signature_ids(self, graph_id: str, keys: Iterable[tuple[str, str]]) -> dict[str, int]:
+        """The id of every (kind, key), those not seen before created in one statement,
+        in the order given (``signature_id`` for many keys)."""
+        wanted: dict[str, str] = {}
+        for kind, key in keys:
+            wanted.setdefault(key, kind)  # the first kind given for a key wins
+        out: dict[str, int] = {}
+        missing: list[tuple[str, str, str]] = []
+        for key, kind in wanted.items():
+            sig_id = self._signatures.get((graph_id, key))
+            if sig_id is None:
+                missing.append((graph_id, kind, key))
+            else:
+                out[key] = sig_id
+        if missing:
+            self.conn.executemany(
+                "INSERT INTO signatures (graph_id, kind, key) VALUES (?, ?, ?)"
+                " ON CONFLICT (graph_id, key) DO NOTHING",
+                missing,
+            )
+            for sig_id, key in self.conn.execute(
+                "SELECT id, key FROM signatures WHERE graph_id = ?"
+                " AND key IN (SELECT value FROM json_each(?))",
+                (graph_id, json.dumps([key for _g, _kind, key in missing])),
+            ):
+                self._signatures[(graph_id, key)] = out[key] = int(sig_id)
+        return out
+
     def add_signatures(self, graph_id: str, fact_id: int, keys: Iterable[tuple[str, str]]) -> None:
         self.link_signatures(
             [(fact_id, self.signature_id(graph_id, kind, key)) for kind, key in keys]
