@@ -142,11 +142,14 @@ with open(sys.argv[1], "w") as f:
 """
 
 
-def measured(cmd: list[str], env: dict[str, str] | None = None) -> dict[str, object]:
-    """Run ``cmd`` in its own process: wall and CPU seconds, peak RSS, stdout."""
+def measured(
+    cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
+) -> dict[str, object]:
+    """Run ``cmd`` in its own process: wall and CPU seconds, peak RSS, stdout. ``cwd``:
+    where it runs (``python -m`` and ``-c`` put that directory first on the path)."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         report = f.name
-    subprocess.run([sys.executable, "-c", WRAPPER, report, *cmd], check=True, env=env)
+    subprocess.run([sys.executable, "-c", WRAPPER, report, *cmd], check=True, env=env, cwd=cwd)
     data: dict[str, object] = json.loads(Path(report).read_text())
     os.unlink(report)
     if data["code"] != 0:
@@ -158,7 +161,7 @@ def memcli(db: Path, *args: str, tree: Path | None = None) -> dict[str, object]:
     env = dict(os.environ)
     if tree is not None:
         env["PYTHONPATH"] = str(tree)
-    return measured([sys.executable, "-m", "memcli", "--db", str(db), *args], env)
+    return measured([sys.executable, "-m", "memcli", "--db", str(db), *args], env, tree)
 
 
 def analyze_seconds(run: dict[str, object]) -> str:
@@ -240,7 +243,9 @@ def main(argv: list[str] | None = None) -> int:
                 env = dict(os.environ)
                 if tree is not None:
                     env["PYTHONPATH"] = str(tree)
-                share = measured([sys.executable, "-c", READER_SHARE, str(corpus / "md")], env)
+                share = measured(
+                    [sys.executable, "-c", READER_SHARE, str(corpus / "md")], env, tree
+                )
                 count, cpu = str(share["stdout"]).split()
                 say(
                     f"{label}: of which the rules reader alone, extract() on {count} updates: "
