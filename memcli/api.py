@@ -157,13 +157,26 @@ def _graph_for(episode: EpisodeInput, override: str | None) -> str:
 def _resolve(
     store: Store, graph: str, ref: EntityRef, created: list[int], now: str | None = None
 ) -> int:
+    return _resolve_key(store, graph, ref, created, now)[0]
+
+
+def _resolve_key(
+    store: Store, graph: str, ref: EntityRef, created: list[int], now: str | None = None
+) -> tuple[int, str]:
+    """(entity id, normalised key) of ``ref``, the entity created on first sight (its id
+    appended to ``created``) and the name recorded as one of its aliases."""
+    type_ = ref.type.value
+    known = store.known_name(graph, ref.name, type_)
+    if known is not None:
+        return known
     name, norm = resolved(ref.name, ref.type)
     if not norm:
         raise ValueError(f"entity name {ref.name!r} is empty after normalisation")
-    entity_id, new = store.resolve_entity(graph, name, norm, ref.type.value, now=now)
+    entity_id, new = store.resolve_entity(graph, name, norm, type_, now=now)
     if new:
         created.append(entity_id)
-    return entity_id
+    store.remember_name(graph, ref.name, type_, entity_id, norm)
+    return entity_id, norm
 
 
 def store_episode(
@@ -301,10 +314,10 @@ def _store_facts(
     created: list[int] = []
     stated: set[str] = set()
     rows: list[tuple[str, int, str, int, str, str, str | None]] = []
-    given: list[tuple[ExtractedFact, tuple[int, str, int]]] = []
+    given: list[tuple[ExtractedFact, tuple[int, str, int], str, str]] = []
     for fact in extraction.facts:
-        source_id = _resolve(store, graph, fact.source, created, now)
-        target_id = _resolve(store, graph, fact.target, created, now)
+        source_id, source_key = _resolve_key(store, graph, fact.source, created, now)
+        target_id, target_key = _resolve_key(store, graph, fact.target, created, now)
         if source_id == target_id:
             if source is not None:
                 report.warnings.append(
@@ -328,19 +341,19 @@ def _store_facts(
                 fact.invalid_at,
             )
         )
-        given.append((fact, (source_id, relation, target_id)))
+        given.append((fact, (source_id, relation, target_id), source_key, target_key))
     # One statement for the episode's facts and one for its new signatures; ids come
     # out in the order the facts were given, as a statement per fact gave them.
     stored = store.insert_facts(episode_id, rows, now=now)
     signed: list[tuple[int, list[tuple[str, str]]]] = []
-    for fact, key in given:
+    for fact, key, source_key, target_key in given:
         fact_id = stored.pop(key, None)  # a repeat of the same fact is stored once
         if fact_id is None:
             continue
         report.facts_new += 1
         stated.add(key[1])
-        src = (fact.source.type.value, resolved(fact.source.name, fact.source.type)[1])
-        tgt = (fact.target.type.value, resolved(fact.target.name, fact.target.type)[1])
+        src = (fact.source.type.value, source_key)
+        tgt = (fact.target.type.value, target_key)
         signed.append((fact_id, list(fact_signatures(src, fact.relation, tgt))))
     ids = store.signature_ids(graph, (k for _, keys in signed for k in keys))
     store.link_signatures([(fact_id, ids[key]) for fact_id, keys in signed for _, key in keys])

@@ -122,6 +122,22 @@ _CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
 
 
 class IngestMixin(StoreBase):
+    def _forget(self) -> None:
+        super()._forget()
+        # (graph, name as written, type) -> (entity id, normalised key): the same names
+        # recur in thousands of facts; an entry is as good as the entity cache's.
+        self._names: dict[tuple[str, str, str], tuple[int, str]] = {}
+
+    def known_name(self, graph_id: str, name: str, type_: str) -> tuple[int, str] | None:
+        """(entity id, key) of a name as written, if this connection resolved it already
+        (``remember_name``): its entity and alias are stored."""
+        return self._names.get((graph_id, name, type_))
+
+    def remember_name(
+        self, graph_id: str, name: str, type_: str, entity_id: int, norm: str
+    ) -> None:
+        self._names[(graph_id, name, type_)] = (entity_id, norm)
+
     # --- the search indexes, synced once per transaction (migration m006) ---
 
     def _discard_pending(self) -> None:
