@@ -409,9 +409,10 @@ def _to_extract(
 
 # Files are stored in batches, one transaction each. A batch holds at most as many files
 # as were read before it (1, 1, 2, 4, ...: never more at stake than already stored, so a
-# short run commits file by file as it always did) and at most these many files or bytes.
+# short run commits file by file as it always did) and at most these many files or bytes
+# (memory follows the largest file: one of a megabyte or more is a batch of its own).
 BATCH_FILES = 256
-BATCH_BYTES = 8 << 20
+BATCH_BYTES = 1 << 20
 
 
 def ingest(
@@ -449,9 +450,10 @@ def ingest(
         prepare(_to_extract(store, inputs, graph, redact=redact, fmt=fmt))
     items = iter(inputs)
     run = _Run(store, graph, extractor, report, progress, redact, fmt)
-    while batch := _next_batch(items, report.files):
-        if not run.batch(batch, items):
-            break  # a lock time-out stopped the run
+    with store.bulk_writes():
+        while batch := _next_batch(items, report.files):
+            if not run.batch(batch, items):
+                break  # a lock time-out stopped the run
     return report
 
 
