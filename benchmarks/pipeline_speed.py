@@ -114,6 +114,21 @@ db.execute("COMMIT")
 print(n)
 """
 
+# The rules reader's own share of a Markdown ingest: the same files read and parsed as
+# memcli does, then only ``extract(text, author)`` timed (CPU seconds of that loop).
+READER_SHARE = r"""
+import sys, time
+from memcli.extract.rules import extract
+from memcli.readers import parse_document
+from memcli.sources import expand
+eps = [e for item in expand([sys.argv[1]])
+       for e in parse_document(item.text, item.source, default_time=item.default_time)[0]]
+t = time.process_time()
+for e in eps:
+    extract(e.content, e.author)
+print(f"{len(eps)} {time.process_time() - t:.3f}")
+"""
+
 WRAPPER = """
 import json, os, subprocess, sys, time
 t = time.perf_counter()
@@ -130,7 +145,8 @@ with open(sys.argv[1], "w") as f:
 def measured(
     cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
 ) -> dict[str, object]:
-    """Run ``cmd`` in its own process: wall and CPU seconds, peak RSS, stdout."""
+    """Run ``cmd`` in its own process: wall and CPU seconds, peak RSS, stdout. ``cwd``:
+    where it runs (``python -m`` and ``-c`` put that directory first on the path)."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         report = f.name
     subprocess.run([sys.executable, "-c", WRAPPER, report, *cmd], check=True, env=env, cwd=cwd)
@@ -165,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--size", type=int, default=10000, help="corpus size (episodes)")
     p.add_argument("--baseline", type=Path, help="another memcli source tree to compare")
     p.add_argument("--db", type=Path, help="reuse this ingested database (skip ingest)")
+    p.add_argument("--ingest-only", action="store_true", help="measure ingest, skip analyze")
+    p.add_argument("--jsonl-only", action="store_true", help="skip the Markdown ingest")
     args = p.parse_args(argv)
     corpus = cached(scale_config(args.size), OUT / f"scale-{args.size}", ("md", "text", "facts"))
     work = OUT / "pipeline"
@@ -199,27 +217,46 @@ def main(argv: list[str] | None = None) -> int:
                 f"({run['seconds']:.1f} s wall, {run['cpu']:.1f} s CPU, {run['rss_mb']:.0f} MB); "
                 f"{float(run['cpu']) / float(y['cpu']):.0f}x the yardstick's CPU"
             )
-        n_md = sum(1 for _ in (corpus / "md").rglob("*.md"))
-        y = measured(
-            [sys.executable, "-c", YARDSTICK_MD, str(work / "yardstick-md.db"), str(corpus / "md")]
-        )
-        say(
-            f"yardstick ingest, Markdown, {n_md} files: {n_md / float(y['seconds']):.0f}/s wall, "
-            f"{n_md / float(y['cpu']):.0f}/s of CPU ({y['seconds']:.1f} s wall, {y['cpu']:.1f} s CPU)"
-        )
-        for label, tree in trees:
-            db = work / f"md-{label.replace(' ', '-')}.db"
-            run = memcli(db, "ingest", str(corpus / "md"), "--quiet", tree=tree)
-            say(
-                f"{label}: ingest, Markdown through the rules reader, {n_md} files: "
-                f"{n_md / float(run['seconds']):.0f}/s wall, {n_md / float(run['cpu']):.0f}/s of CPU "
-                f"({run['seconds']:.1f} s wall, {run['cpu']:.1f} s CPU, {run['rss_mb']:.0f} MB); "
-                f"{float(run['cpu']) / float(y['cpu']):.0f}x the yardstick's CPU"
+        if not args.jsonl_only:
+            n_md = sum(1 for _ in (corpus / "md").rglob("*.md"))
+            y = measured(
+                [
+                    sys.executable,
+                    "-c",
+                    YARDSTICK_MD,
+                    str(work / "yardstick-md.db"),
+                    str(corpus / "md"),
+                ]
             )
+            say(
+                f"yardstick ingest, Markdown, {n_md} files: {n_md / float(y['seconds']):.0f}/s wall, "
+                f"{n_md / float(y['cpu']):.0f}/s of CPU ({y['seconds']:.1f} s wall, {y['cpu']:.1f} s CPU)"
+            )
+            for label, tree in trees:
+                db = work / f"md-{label.replace(' ', '-')}.db"
+                run = memcli(db, "ingest", str(corpus / "md"), "--quiet", tree=tree)
+                say(
+                    f"{label}: ingest, Markdown through the rules reader, {n_md} files: "
+                    f"{n_md / float(run['seconds']):.0f}/s wall, {n_md / float(run['cpu']):.0f}/s of CPU "
+                    f"({run['seconds']:.1f} s wall, {run['cpu']:.1f} s CPU, {run['rss_mb']:.0f} MB); "
+                    f"{float(run['cpu']) / float(y['cpu']):.0f}x the yardstick's CPU"
+                )
+            for label, tree in trees:
+                env = dict(os.environ)
+                if tree is not None:
+                    env["PYTHONPATH"] = str(tree)
+                share = measured(
+                    [sys.executable, "-c", READER_SHARE, str(corpus / "md")], env, tree
+                )
+                count, cpu = str(share["stdout"]).split()
+                say(
+                    f"{label}: of which the rules reader alone, extract() on {count} updates: "
+                    f"{float(cpu):.1f} s CPU ({int(count) / float(cpu):.0f}/s)"
+                )
         fresh = work / "this-tree.db"
     else:
         shutil.copy(args.db, fresh)
-    for label, tree in trees:
+    for label, tree in [] if args.ingest_only else trees:
         db = work / f"analyze-{label.replace(' ', '-')}.db"
         shutil.copy(fresh, db)
         say(

@@ -11,9 +11,11 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from itertools import chain
 from typing import Any
 
 from memcli import analysis, cluster, corrections, writer
@@ -155,13 +157,26 @@ def _graph_for(episode: EpisodeInput, override: str | None) -> str:
 def _resolve(
     store: Store, graph: str, ref: EntityRef, created: list[int], now: str | None = None
 ) -> int:
+    return _resolve_key(store, graph, ref, created, now)[0]
+
+
+def _resolve_key(
+    store: Store, graph: str, ref: EntityRef, created: list[int], now: str | None = None
+) -> tuple[int, str]:
+    """(entity id, normalised key) of ``ref``, the entity created on first sight (its id
+    appended to ``created``) and the name recorded as one of its aliases."""
+    type_ = ref.type.value
+    known = store.known_name(graph, ref.name, type_)
+    if known is not None:
+        return known
     name, norm = resolved(ref.name, ref.type)
     if not norm:
         raise ValueError(f"entity name {ref.name!r} is empty after normalisation")
-    entity_id, new = store.resolve_entity(graph, name, norm, ref.type.value, now=now)
+    entity_id, new = store.resolve_entity(graph, name, norm, type_, now=now)
     if new:
         created.append(entity_id)
-    return entity_id
+    store.remember_name(graph, ref.name, type_, entity_id, norm)
+    return entity_id, norm
 
 
 def store_episode(
@@ -187,7 +202,7 @@ def store_episode(
         if found:
             merge(report.redactions.setdefault(origin or episode.source, {}), found)
     digest = episode_key(episode)
-    if _stored_id(store, graph, episode) is not None:
+    if _stored_id(store, graph, episode, digest) is not None:
         report.episodes_duplicate += 1
         return None
     if episode.facts is not None:
@@ -298,10 +313,11 @@ def _store_facts(
     """
     created: list[int] = []
     stated: set[str] = set()
-    signed: list[tuple[int, int]] = []  # (fact id, signature id), written in one statement
+    rows: list[tuple[str, int, str, int, str, str, str | None]] = []
+    given: list[tuple[ExtractedFact, tuple[int, str, int], str, str]] = []
     for fact in extraction.facts:
-        source_id = _resolve(store, graph, fact.source, created, now)
-        target_id = _resolve(store, graph, fact.target, created, now)
+        source_id, source_key = _resolve_key(store, graph, fact.source, created, now)
+        target_id, target_key = _resolve_key(store, graph, fact.target, created, now)
         if source_id == target_id:
             if source is not None:
                 report.warnings.append(
@@ -313,38 +329,47 @@ def _store_facts(
                     )
                 )
             continue
-        fact_id = store.insert_fact(
-            graph,
-            episode_id,
-            source_id,
-            fact.relation.value,
-            target_id,
-            fact.sentence,
-            fact.valid_at or occurred_at,
-            fact.invalid_at,
-            now=now,
+        relation = fact.relation.value
+        rows.append(
+            (
+                graph,
+                source_id,
+                relation,
+                target_id,
+                fact.sentence,
+                fact.valid_at or occurred_at,
+                fact.invalid_at,
+            )
         )
+        given.append((fact, (source_id, relation, target_id), source_key, target_key))
+    # One statement for the episode's facts and one for its new signatures; ids come
+    # out in the order the facts were given, as a statement per fact gave them.
+    stored = store.insert_facts(episode_id, rows, now=now)
+    signed: list[tuple[int, list[tuple[str, str]]]] = []
+    for fact, key, source_key, target_key in given:
+        fact_id = stored.pop(key, None)  # a repeat of the same fact is stored once
         if fact_id is None:
             continue
         report.facts_new += 1
-        stated.add(fact.relation.value)
-        src = (fact.source.type.value, resolved(fact.source.name, fact.source.type)[1])
-        tgt = (fact.target.type.value, resolved(fact.target.name, fact.target.type)[1])
-        signed += (
-            (fact_id, store.signature_id(graph, kind, key))
-            for kind, key in fact_signatures(src, fact.relation, tgt)
-        )
-    store.link_signatures(signed)
+        stated.add(key[1])
+        src = (fact.source.type.value, source_key)
+        tgt = (fact.target.type.value, target_key)
+        signed.append((fact_id, list(fact_signatures(src, fact.relation, tgt))))
+    ids = store.signature_ids(graph, (k for _, keys in signed for k in keys))
+    store.link_signatures([(fact_id, ids[key]) for fact_id, keys in signed for _, key in keys])
     report.facts_ended += store.apply_contradictions(episode_id, stated, digest=digest, now=now)
     report.entities_new += len(created)
 
 
-def _stored_id(store: Store, graph: str, episode: EpisodeInput) -> int | None:
-    """The id of this update if the graph already holds it.
+def _stored_id(
+    store: Store, graph: str, episode: EpisodeInput, digest: str | None = None
+) -> int | None:
+    """The id of this update if the graph already holds it (``digest``: its
+    ``episode_key``, when the caller has it).
 
     A dated update also matches the same words stored without a date of their own at
     that time (an undated update exported and imported back)."""
-    found = store.episode_id_by_hash(graph, episode_key(episode))
+    found = store.episode_id_by_hash(graph, digest or episode_key(episode))
     if found is None and episode.dated:
         undated = content_hash(episode.content, episode.author, None)
         found = store.episode_id_by_hash(graph, undated, occurred_at=episode.occurred_at)
@@ -382,6 +407,14 @@ def _to_extract(
     return out
 
 
+# Files are stored in batches, one transaction each. A batch holds at most as many files
+# as were read before it (1, 1, 2, 4, ...: never more at stake than already stored, so a
+# short run commits file by file as it always did) and at most these many files or bytes
+# (memory follows the largest file: one of a megabyte or more is a batch of its own).
+BATCH_FILES = 256
+BATCH_BYTES = 1 << 20
+
+
 def ingest(
     store: Store,
     inputs: Iterable[SourceText | InputError],
@@ -392,7 +425,16 @@ def ingest(
     redact: bool = True,
     fmt: str | None = None,
 ) -> IngestReport:
-    """Ingest many inputs. One transaction per input file: it lands whole or not at all.
+    """Ingest many inputs. An input file lands whole or not at all.
+
+    Files are stored in batches, each one transaction (see ``BATCH_FILES``): a commit
+    per file cost more than the file's own writes. A batch is read before its
+    transaction begins, so no input is read while the database is locked, and it never
+    holds more files than were read before it: a crash or a lock time-out loses at most
+    the batch in flight, which a re-run stores (re-ingest is idempotent), and the report
+    says exactly how many files were stored. When a file in a batch fails, the batch is
+    rolled back and stored again a transaction per file, which reports that file (or
+    record, ``FILE:LINE``) and stores the others exactly as before.
 
     Secrets are redacted (``memcli.redact``) from each episode before its content hash,
     extraction and storage, unless ``redact`` is False. ``fmt`` forces a format
@@ -407,96 +449,270 @@ def ingest(
         inputs = list(inputs)
         prepare(_to_extract(store, inputs, graph, redact=redact, fmt=fmt))
     items = iter(inputs)
+    run = _Run(store, graph, extractor, report, progress, redact, fmt)
+    with store.bulk_writes():
+        while batch := _next_batch(items, report.files):
+            if not run.batch(batch, items):
+                break  # a lock time-out stopped the run
+    return report
+
+
+def _next_batch(
+    items: Iterator[SourceText | InputError], seen: int
+) -> list[SourceText | InputError]:
+    """The next inputs to store in one transaction (see ``BATCH_FILES``)."""
+    batch: list[SourceText | InputError] = []
+    size = 0
     for item in items:
+        batch.append(item)
+        size += len(item.text) if isinstance(item, SourceText) else 0
+        if len(batch) >= min(BATCH_FILES, max(1, seen)) or size >= BATCH_BYTES:
+            break
+    return batch
+
+
+class _StoreFailed(Exception):
+    """A file of a batch could not be stored: the batch goes file by file."""
+
+
+class _Locked(Exception):
+    """The batch's transaction could not begin: another writer holds the database."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index  # the file of the batch that needed it
+
+
+@dataclass
+class _Run:
+    """One ``ingest`` call: its store, settings and report."""
+
+    store: Store
+    graph: str | None
+    extractor: Extractor
+    report: IngestReport
+    progress: Callable[[str], None] | None
+    redact: bool
+    fmt: str | None
+
+    def batch(
+        self, batch: list[SourceText | InputError], rest: Iterator[SourceText | InputError]
+    ) -> bool:
+        """Store ``batch`` in one transaction; False when a lock time-out stopped the run."""
+        report = self.report
+        mark = _mark(report)
+        stored = 0
+        try:
+            with ExitStack() as stack:
+                began = False
+                for index, item in enumerate(batch):
+                    episodes = self.read(item)
+                    if not episodes:
+                        continue
+                    if not began:
+                        try:
+                            stack.enter_context(self.store.transaction())
+                        except sqlite3.OperationalError as exc:
+                            if "locked" not in str(exc) and "busy" not in str(exc):
+                                raise
+                            raise _Locked(index) from exc
+                        began = True
+                    try:
+                        _store_file(
+                            self.store,
+                            episodes,
+                            self.graph,
+                            self.extractor,
+                            report,
+                            item.source,
+                            redact=self.redact,
+                            begin=False,
+                        )
+                    except (ValueError, KeyError, _LineFailed) as exc:
+                        raise _StoreFailed from exc
+                    stored += 1
+        except _Locked as locked:
+            # Nothing of this batch was written; the files before the one that needed
+            # the database had nothing to store and are reported as they are.
+            for item in batch[: locked.index]:
+                self.advance(item)
+            item = batch[locked.index]
+            self.locked(item, sum(1 for _ in chain(batch[locked.index + 1 :], rest)))
+            return False
+        except (_StoreFailed, sqlite3.OperationalError) as exc:
+            if isinstance(exc, sqlite3.OperationalError) and (
+                "locked" not in str(exc) and "busy" not in str(exc)
+            ):
+                raise
+            # Taken back whole; file by file, each failure is reported where it is.
+            _rewind(report, mark)
+            for index, item in enumerate(batch):
+                if not self.one(item, chain(batch[index + 1 :], rest)):
+                    return False
+            return True
+        report.files_stored += stored
+        for item in batch:
+            self.advance(item)
+        return True
+
+    def read(self, item: SourceText | InputError) -> list[EpisodeInput]:
+        """Count and parse one input (pure): its episodes, its errors in the report."""
+        report = self.report
         report.files += 1
         if isinstance(item, InputError):
             report.files_failed += 1
             report.errors.append((item.source, item.reason))
-            if progress:
-                progress(item.source)
-            continue
+            return []
         try:
             episodes, record_errors = parse_document(
-                item.text, item.source, default_time=item.default_time, fmt=fmt
+                item.text, item.source, default_time=item.default_time, fmt=self.fmt
             )
         except InputError as exc:
             report.files_failed += 1
             report.errors.append((exc.source, exc.reason))
-            if progress:
-                progress(item.source)
-            continue
+            return []
         for err in record_errors:
             report.episodes_failed += 1
             report.errors.append((err.source, err.reason))
         episodes = _screen(episodes, item.source, report)
+        if record_errors and not episodes:
+            report.files_failed += 1
+        return episodes
+
+    def advance(self, item: SourceText | InputError) -> None:
+        if self.progress:
+            self.progress(item.source)
+
+    def one(self, item: SourceText | InputError, rest: Iterator[SourceText | InputError]) -> bool:
+        """Store one input in its own transaction; False when a lock time-out stopped
+        the run (``rest``: the inputs after it, counted for the report)."""
+        report = self.report
+        episodes = self.read(item)
         if episodes:
-            snapshot = _counters(report)  # restored if the file's transaction rolls back
+            mark = _mark(report)  # rewound if the file's transaction rolls back
             lines_failed = 0
             try:
-                with store.transaction():
-                    touched: set[str] = set()
-                    for episode in episodes:
-                        target_graph = _graph_for(episode, graph)
-                        if episode.line is None:  # a JSON document is all or nothing
-                            if store_episode(
-                                store,
-                                episode,
-                                target_graph,
-                                extractor,
-                                report,
-                                redact=redact,
-                                origin=item.source,
-                            ):
-                                touched.add(target_graph)
-                            continue
-                        outcome = _store_line(
-                            store,
-                            episode,
-                            target_graph,
-                            extractor,
-                            report,
-                            item.source,
-                            redact=redact,
-                        )
-                        if outcome == "new":
-                            touched.add(target_graph)
-                        lines_failed += outcome == "failed"
-                    for g in sorted(touched):
-                        store.bump_ingest(g)
+                try:
+                    lines_failed = _store_file(
+                        self.store,
+                        episodes,
+                        self.graph,
+                        self.extractor,
+                        report,
+                        item.source,
+                        redact=self.redact,
+                    )
+                except _LineFailed:
+                    # A record could not be stored. Its file is taken back whole and
+                    # stored again with a savepoint per record, which stores the others
+                    # and reports that one as FILE:LINE, exactly as if it had run so.
+                    _rewind(report, mark)
+                    mark = _mark(report)
+                    lines_failed = _store_file(
+                        self.store,
+                        episodes,
+                        self.graph,
+                        self.extractor,
+                        report,
+                        item.source,
+                        redact=self.redact,
+                        careful=True,
+                    )
             except (ValueError, KeyError) as exc:
-                _restore(report, snapshot)
+                _rewind(report, mark)
                 report.files_failed += 1
                 report.errors.append((item.source, f"could not store: {exc}"))
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) and "busy" not in str(exc):
                     raise
-                # Another writer held the database past the busy timeout. The files
-                # before this one are committed; stop here rather than wait again for
-                # each of the rest, and say exactly what a re-run will finish.
-                _restore(report, snapshot)
-                total = report.files + sum(1 for _ in items)
-                report.files_failed += 1
-                report.incomplete = (report.files_stored, total)
-                report.errors.append(
-                    (
-                        item.source,
-                        "database is locked (another writer held it longer than"
-                        f" MEMCLI_BUSY_TIMEOUT allows): stored {report.files_stored} of"
-                        f" {total} file(s); re-run to finish (re-ingest is idempotent)",
-                    )
-                )
-                if progress:
-                    progress(item.source)
-                break
+                _rewind(report, mark)
+                self.locked(item, sum(1 for _ in rest))
+                return False
             else:
                 report.files_stored += 1
             if lines_failed and lines_failed == len(episodes):
                 report.files_failed += 1
-        if record_errors and not episodes:
-            report.files_failed += 1
-        if progress:
-            progress(item.source)
-    return report
+        self.advance(item)
+        return True
+
+    def locked(self, item: SourceText | InputError, after: int) -> None:
+        """Another writer held the database past the busy timeout at ``item``. The files
+        before it are committed; stop here rather than wait again for each of the
+        ``after`` files left, and say exactly what a re-run will finish."""
+        report = self.report
+        total = report.files + after
+        report.files_failed += 1
+        report.incomplete = (report.files_stored, total)
+        report.errors.append(
+            (
+                item.source,
+                "database is locked (another writer held it longer than"
+                f" MEMCLI_BUSY_TIMEOUT allows): stored {report.files_stored} of"
+                f" {total} file(s); re-run to finish (re-ingest is idempotent)",
+            )
+        )
+        self.advance(item)
+
+
+class _LineFailed(Exception):
+    """A JSONL record failed while its file was stored without per-record savepoints."""
+
+
+def _store_file(
+    store: Store,
+    episodes: list[EpisodeInput],
+    graph: str | None,
+    extractor: Extractor,
+    report: IngestReport,
+    source: str,
+    *,
+    redact: bool,
+    careful: bool = False,
+    begin: bool = True,
+) -> int:
+    """Store one file's episodes in one transaction; returns how many records failed.
+
+    JSONL records are stored straight into the file's transaction: a savepoint per
+    record costs more than the rest of the record's writes (SQLite and the report
+    snapshot), and records almost never fail. When one does, ``_LineFailed`` rolls the
+    whole file back, and the caller stores it again with ``careful`` set: a savepoint per
+    record (``_store_line``), so that record alone is reported and left out.
+    """
+    lines_failed = 0
+    # ``begin=False``: inside the caller's batch transaction, without a savepoint.
+    with store.transaction() if begin else nullcontext(store):
+        touched: set[str] = set()
+        for episode in episodes:
+            target_graph = _graph_for(episode, graph)
+            if episode.line is None:  # a JSON document is all or nothing
+                if store_episode(
+                    store, episode, target_graph, extractor, report, redact=redact, origin=source
+                ):
+                    touched.add(target_graph)
+                continue
+            if careful:
+                outcome = _store_line(
+                    store, episode, target_graph, extractor, report, source, redact=redact
+                )
+            else:
+                try:
+                    stored = store_episode(
+                        store,
+                        episode,
+                        target_graph,
+                        extractor,
+                        report,
+                        redact=redact,
+                        origin=source,
+                    )
+                except (ValueError, KeyError) as exc:
+                    raise _LineFailed(str(exc)) from exc
+                outcome = "duplicate" if stored is None else "new"
+            if outcome == "new":
+                touched.add(target_graph)
+            lines_failed += outcome == "failed"
+        for g in sorted(touched):
+            store.bump_ingest(g)
+    return lines_failed
 
 
 def _store_line(

@@ -190,23 +190,27 @@ def parse_markdown(text: str, source: str, default_time: str | None, fmt: str) -
     )
 
 
+# Given facts arrive by the ten thousand: look values up in dicts rather than through the
+# enum constructors, and build the per-relation defaults once.
+_RELATIONS = {r.value: r for r in Relation}
+_ENTITY_TYPES = {t.value: t for t in EntityType}
+_DEFAULT_TYPES = {
+    Relation.BLOCKED_BY: (EntityType.WORK_ITEM, EntityType.WORK_ITEM),
+    Relation.OWNS: (EntityType.PERSON, EntityType.WORK_ITEM),
+    Relation.COMPLETED: (EntityType.PERSON, EntityType.WORK_ITEM),
+    Relation.UNBLOCKED_FROM: (EntityType.WORK_ITEM, EntityType.WORK_ITEM),
+}
+
+
 def _parse_fact(raw: Any, where: str) -> ExtractedFact:
     if not isinstance(raw, dict):
         raise InputError(where, "each fact must be an object with source, relation, target")
-    try:
-        relation = Relation(str(raw.get("relation", "")).strip().lower())
-    except ValueError:
+    relation = _RELATIONS.get(str(raw.get("relation", "")).strip().lower())
+    if relation is None:
         allowed = ", ".join(r.value for r in Relation)
-        raise InputError(
-            where, f"unknown relation {raw.get('relation')!r} (allowed: {allowed})"
-        ) from None
+        raise InputError(where, f"unknown relation {raw.get('relation')!r} (allowed: {allowed})")
     src_ok, tgt_ok = RELATION_TYPES[relation]
-    defaults = {
-        Relation.BLOCKED_BY: (EntityType.WORK_ITEM, EntityType.WORK_ITEM),
-        Relation.OWNS: (EntityType.PERSON, EntityType.WORK_ITEM),
-        Relation.COMPLETED: (EntityType.PERSON, EntityType.WORK_ITEM),
-        Relation.UNBLOCKED_FROM: (EntityType.WORK_ITEM, EntityType.WORK_ITEM),
-    }[relation]
+    defaults = _DEFAULT_TYPES[relation]
     ends = []
     for end, allowed_types, default_type in (
         ("source", src_ok, defaults[0]),
@@ -216,10 +220,9 @@ def _parse_fact(raw: Any, where: str) -> ExtractedFact:
         if not isinstance(name, str) or not name.strip():
             raise InputError(where, f"fact {end} must be a non-empty string")
         type_name = raw.get(f"{end}_type", default_type.value)
-        try:
-            etype = EntityType(str(type_name).strip().lower())
-        except ValueError:
-            raise InputError(where, f"unknown {end}_type {type_name!r}") from None
+        etype = _ENTITY_TYPES.get(str(type_name).strip().lower())
+        if etype is None:
+            raise InputError(where, f"unknown {end}_type {type_name!r}")
         if etype not in allowed_types:
             raise InputError(
                 where, f"a {relation.value} fact cannot have a {etype.value} as its {end}"
@@ -229,12 +232,16 @@ def _parse_fact(raw: Any, where: str) -> ExtractedFact:
     return ExtractedFact(ends[0], relation, ends[1], sentence if isinstance(sentence, str) else "")
 
 
-def episode_from_json(obj: Any, source: str, default_time: str | None) -> EpisodeInput:
-    """One JSON episode object."""
+def episode_from_json(
+    obj: Any, source: str, default_time: str | None, *, ascii_text: bool = False
+) -> EpisodeInput:
+    """One JSON episode object. ``ascii_text``: it was parsed from ASCII text with no
+    ``\\u`` escape, so it cannot hold a lone surrogate (the check is skipped)."""
     if not isinstance(obj, dict):
         raise InputError(source, "a JSON episode must be an object")
     try:
-        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        if not ascii_text:
+            json.dumps(obj, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError as exc:
         bad = exc.object[exc.start : exc.end].encode("unicode_escape").decode()
         raise InputError(
@@ -302,7 +309,9 @@ def parse_jsonl(
             errors.append(InputError(where, "invalid JSON: nested too deeply"))
             continue
         try:
-            episode = episode_from_json(obj, where, default_time)
+            episode = episode_from_json(
+                obj, where, default_time, ascii_text=line.isascii() and "\\u" not in line
+            )
         except InputError as exc:
             errors.append(exc)
             continue

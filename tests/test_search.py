@@ -284,10 +284,8 @@ def test_entity_aliases_and_renames_reach_the_index(cli: Cli, atlas: Path, db_pa
         with store.transaction():
             entity = store.entity_id("project-atlas", "auth service refactor", "work_item")
             assert entity is not None
-            store.conn.execute(
-                "INSERT INTO entity_aliases (entity_id, alias) VALUES (?, 'identity overhaul')",
-                (entity,),
-            )
+            # new rows go through the store's writes, which index them at commit (m006)
+            store.add_alias(entity, "identity overhaul")
             # another feature (a merge, a rename) may rewrite names: facts follow
             store.conn.execute("UPDATE entities SET name = 'authn rewrite' WHERE id = ?", (entity,))
         store.fts_integrity_check()
@@ -309,7 +307,7 @@ def test_existing_database_is_indexed_by_the_migration(
         "SELECT name FROM sqlite_master WHERE type = 'trigger'"
         " AND (name LIKE '%fts%' OR name LIKE '%docs%')"
     ).fetchall()
-    assert len(triggers) == 21
+    assert len(triggers) == 17  # m003's 21, less the four insert triggers m006 dropped
     for (name,) in triggers:
         conn.execute(f"DROP TRIGGER {name}")
     for name in ("episodes_fts", "observations_fts", "entity_docs_fts", "fact_docs_fts"):
@@ -317,7 +315,9 @@ def test_existing_database_is_indexed_by_the_migration(
     conn.execute("DROP TABLE entity_docs")
     conn.execute("DROP TABLE fact_docs")
     conn.execute("DROP TABLE report_marks")
-    conn.execute("DELETE FROM _sqlite_migrations WHERE name = 'm003_search'")
+    conn.execute(
+        "DELETE FROM _sqlite_migrations WHERE name IN ('m003_search', 'm006_search_sync_at_commit')"
+    )
     conn.commit()
     conn.close()
     [obs] = search(cli, "auth refactor", "project-atlas")

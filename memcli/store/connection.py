@@ -36,6 +36,7 @@ SCHEMA_MIGRATIONS = (
     "m003_search",
     "m004_application_id",
     "m005_identity_corrections",
+    "m006_search_sync_at_commit",
 )
 MIGRATION_SET = "memcli"  # the name of memcli's set in sqlite-utils' migrations table
 MIGRATIONS_TABLE = "_sqlite_migrations"  # sqlite-utils' Migrations.migrations_table
@@ -100,6 +101,7 @@ class StoreBase:
         # work. Reentrant: a thread nests its own transactions.
         self._lock = threading.RLock()
         self._forget()
+        self._discard_pending()
         memory = str(path) == ":memory:"
         if not memory:
             if not self.path.exists():
@@ -226,6 +228,15 @@ class StoreBase:
             return False
         return applied.issuperset(SCHEMA_MIGRATIONS)
 
+    # Rows written in the open transaction that the search indexes do not hold yet; the
+    # ingest room records them and indexes them in bulk before the commit
+    # (``IngestMixin.sync_search``). Here only the hooks, so every transaction runs them.
+    def _discard_pending(self) -> None:
+        """Forget the rows waiting to be indexed (their transaction rolled back)."""
+
+    def sync_search(self) -> None:
+        """Index the rows this transaction wrote (see ``IngestMixin.sync_search``)."""
+
     def _migrate(self) -> None:
         if self._up_to_date():
             return
@@ -277,10 +288,12 @@ class StoreBase:
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self
+                self.sync_search()  # in this transaction: it commits with the rows
             except BaseException:
                 if self.conn.in_transaction:
                     self.conn.execute("ROLLBACK")
                 self._forget()
+                self._discard_pending()
                 raise
             else:
                 self.conn.execute("COMMIT")

@@ -1,8 +1,10 @@
 """Corrections: retract or move an episode, rename or delete a graph.
 
 Each runs inside the caller's transaction and leaves the full-text indexes consistent:
-every write goes through the tables whose AFTER triggers keep ``*_fts`` in sync (see
-``migrations.m003_search``); nothing here writes an index directly.
+every write goes through the tables whose AFTER UPDATE and DELETE triggers keep ``*_fts``
+in sync (see ``migrations.m003_search``); nothing here writes an index directly. New
+rows are indexed once per transaction (``sync_search``, m006), so each correction first
+indexes what is still pending: a delete trigger must only ever remove indexed rows.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ class CorrectionsMixin(StoreBase):
         """Undo the ends the contradiction rules gave facts because of these episodes
         (facts they invalidated become valid again); returns the episodes of those facts,
         whose rules must be applied again (``apply_contradictions``)."""
+        self.sync_search()
         ids = sorted(set(episode_ids))
         touched: set[int] = set()
         for chunk, marks in chunks(ids):
@@ -62,6 +65,7 @@ class CorrectionsMixin(StoreBase):
         """Mark the episode retracted and end its facts that still hold at ``now`` (their
         end is the retraction: ``invalidated_by`` stays empty, the episode says why).
         Returns how many facts ended."""
+        self.sync_search()
         self.conn.execute(
             "UPDATE episodes SET retracted_at = ?, retract_reason = ? WHERE id = ?",
             (now, reason, episode_id),
@@ -89,6 +93,7 @@ class CorrectionsMixin(StoreBase):
     def move_episode_rows(self, episode_id: int, to_graph: str) -> None:
         """Move the episode and its facts to ``to_graph`` (entities re-pointed by the
         caller with ``repoint_fact``), dropping its old cluster row and signature links."""
+        self.sync_search()
         self.conn.execute("DELETE FROM episode_clusters WHERE episode_id = ?", (episode_id,))
         self.conn.execute(
             "DELETE FROM fact_signatures WHERE fact_id IN"
@@ -109,6 +114,7 @@ class CorrectionsMixin(StoreBase):
         self.conn.execute("UPDATE episodes SET graph_id = ? WHERE id = ?", (to_graph, episode_id))
 
     def repoint_fact(self, fact_id: int, source_id: int, target_id: int) -> None:
+        self.sync_search()
         self.conn.execute(
             "UPDATE facts SET source_id = ?, target_id = ? WHERE id = ?",
             (source_id, target_id, fact_id),
@@ -116,6 +122,7 @@ class CorrectionsMixin(StoreBase):
 
     def drop_unused_entities(self, entity_ids: Iterable[int]) -> int:
         """Delete those of these entities no fact and no merge refers to any more."""
+        self.sync_search()
         gone = 0
         for chunk, marks in chunks(entity_ids):
             unused = [
@@ -142,6 +149,7 @@ class CorrectionsMixin(StoreBase):
     def rename_graph(self, old: str, new: str) -> None:
         """Give graph ``old`` the name ``new``: a new graphs row, every row re-pointed,
         the old row removed (foreign keys hold at every step)."""
+        self.sync_search()
         cols = [r[1] for r in self.conn.execute("PRAGMA table_info(graphs)") if r[1] != "id"]
         names = ", ".join(cols)
         self.conn.execute(
@@ -160,6 +168,7 @@ class CorrectionsMixin(StoreBase):
         facts or entities (an episode moved away after it was cited) go too, so nothing
         is left pointing at a missing row.
         """
+        self.sync_search()
         counts: dict[str, int] = {}
         g = {"graph": graph_id}
         obs = "SELECT id FROM observations WHERE graph_id = :graph"

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from memcli.models import Relation
-from memcli.store.connection import StoreBase, utcnow
+from memcli.store.connection import StoreBase, chunks, utcnow
 
 # The contradiction rules as SQL, each with the relations that must be in the new
 # episode for it to apply (see Store.apply_contradictions). Parameters: :ep, :now and
@@ -120,7 +121,101 @@ _CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
 ]
 
 
+# Page cache of a connection while it ingests, in KiB (SQLite's default is 2 MiB). An
+# ingest touches the facts table's six indexes at scattered keys; with the default cache
+# most of those pages are read again for every episode (a tenth of the CPU at 5k
+# updates). Bounded: the cache fills up whatever the size of the input, and an ingest's
+# memory must follow its largest file, not the total.
+INGEST_CACHE_KIB = 8 * 1024
+
+
 class IngestMixin(StoreBase):
+    @contextmanager
+    def bulk_writes(self) -> Iterator[None]:
+        """A bigger page cache for the length of one ingest, then the one it had."""
+        before = int(self.scalar("PRAGMA cache_size"))
+        self.conn.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
+        try:
+            yield
+        finally:
+            self.conn.execute(f"PRAGMA cache_size = {before}")
+
+    def _forget(self) -> None:
+        super()._forget()
+        # (graph, name as written, type) -> (entity id, normalised key): the same names
+        # recur in thousands of facts; an entry is as good as the entity cache's.
+        self._names: dict[tuple[str, str, str], tuple[int, str]] = {}
+
+    def known_name(self, graph_id: str, name: str, type_: str) -> tuple[int, str] | None:
+        """(entity id, key) of a name as written, if this connection resolved it already
+        (``remember_name``): its entity and alias are stored."""
+        return self._names.get((graph_id, name, type_))
+
+    def remember_name(
+        self, graph_id: str, name: str, type_: str, entity_id: int, norm: str
+    ) -> None:
+        self._names[(graph_id, name, type_)] = (entity_id, norm)
+
+    # --- the search indexes, synced once per transaction (migration m006) ---
+
+    def _discard_pending(self) -> None:
+        self._unindexed_episodes: set[int] = set()
+        self._unindexed_entities: set[int] = set()
+        self._unindexed_facts: set[int] = set()
+        self._aliased: set[int] = set()  # entities given a new alias
+
+    def sync_search(self) -> None:
+        """Index every episode, entity, alias and fact written since the last sync.
+
+        Runs in the write transaction, just before it commits (``transaction()``), and
+        before a correction that the remaining update and delete triggers would see
+        half-indexed. One statement per table and chunk of ids instead of the per-row
+        insert triggers this replaced (m006); the documents are the same text. A row that
+        a rolled-back savepoint took back is simply not found; one already indexed (an
+        update trigger re-indexed it) is not indexed twice.
+        """
+        # The document text is the migrations' own SQL; imported here, not at the top,
+        # because migrations.py loads sqlite-utils, which reads never need.
+        from memcli.store.migrations import ENTITY_ALIASES, FACT_TEXT
+
+        if self._unindexed_episodes:
+            for chunk, marks in chunks(self._unindexed_episodes):
+                self.conn.execute(
+                    "INSERT INTO episodes_fts (rowid, content, author)"
+                    f" SELECT id, content, author FROM episodes WHERE id IN ({marks})",
+                    chunk,
+                )
+            self._unindexed_episodes.clear()
+        if self._unindexed_entities:
+            for chunk, marks in chunks(self._unindexed_entities):
+                self.conn.execute(
+                    "INSERT INTO entity_docs (entity_id, name, aliases)"
+                    f" SELECT id, name, {ENTITY_ALIASES.format(entity='entities.id')}"
+                    f" FROM entities WHERE id IN ({marks}) AND NOT EXISTS"
+                    " (SELECT 1 FROM entity_docs d WHERE d.entity_id = entities.id)",
+                    chunk,
+                )
+        aliased = self._aliased - self._unindexed_entities
+        self._unindexed_entities.clear()
+        self._aliased.clear()
+        for chunk, marks in chunks(aliased):
+            self.conn.execute(
+                "UPDATE entity_docs SET aliases ="
+                f" {ENTITY_ALIASES.format(entity='entity_docs.entity_id')}"
+                f" WHERE entity_id IN ({marks})",
+                chunk,
+            )
+        if self._unindexed_facts:
+            for chunk, marks in chunks(self._unindexed_facts):
+                self.conn.execute(
+                    "INSERT INTO fact_docs (fact_id, text)"
+                    f" SELECT id, {FACT_TEXT.format(fact='facts.id')}"
+                    f" FROM facts WHERE id IN ({marks}) AND NOT EXISTS"
+                    " (SELECT 1 FROM fact_docs d WHERE d.fact_id = facts.id)",
+                    chunk,
+                )
+            self._unindexed_facts.clear()
+
     def ensure_graph(self, graph_id: str) -> None:
         self.conn.execute(
             "INSERT INTO graphs (id, created_at) VALUES (?, ?) ON CONFLICT(id) DO NOTHING",
@@ -158,6 +253,7 @@ class IngestMixin(StoreBase):
             row,
         )
         assert cur.lastrowid is not None
+        self._unindexed_episodes.add(cur.lastrowid)
         return cur.lastrowid
 
     def entity_id(self, graph_id: str, norm: str, type_: str) -> int | None:
@@ -188,12 +284,8 @@ class IngestMixin(StoreBase):
             assert cur.lastrowid is not None
             existing = cur.lastrowid
             self._entities[(graph_id, type_, norm)] = existing
-        if (existing, name) not in self._aliases:
-            self.conn.execute(
-                "INSERT OR IGNORE INTO entity_aliases (entity_id, alias) VALUES (?, ?)",
-                (existing, name),
-            )
-            self._aliases.add((existing, name))
+            self._unindexed_entities.add(existing)
+        self.add_alias(existing, name)
         return existing
 
     def resolve_entity(
@@ -214,6 +306,8 @@ class IngestMixin(StoreBase):
             created = row is not None
             entity_id = int(row[0]) if created else self.entity_id(graph_id, norm, type_)
             assert entity_id is not None
+            if created:
+                self._unindexed_entities.add(entity_id)
             self._entities[key] = entity_id
         self.add_alias(entity_id, name)
         return entity_id, created
@@ -221,10 +315,11 @@ class IngestMixin(StoreBase):
     def add_alias(self, entity_id: int, alias: str) -> None:
         """Record another name for an entity (search and lookups find it by this name)."""
         if (entity_id, alias) not in self._aliases:
-            self.conn.execute(
+            if self.conn.execute(
                 "INSERT OR IGNORE INTO entity_aliases (entity_id, alias) VALUES (?, ?)",
                 (entity_id, alias),
-            )
+            ).rowcount:
+                self._aliased.add(entity_id)
             self._aliases.add((entity_id, alias))
 
     def insert_fact(
@@ -265,7 +360,89 @@ class IngestMixin(StoreBase):
                 now if invalid_at else None,
             ),
         )
-        return cur.lastrowid if cur.rowcount else None
+        if not cur.rowcount:
+            return None
+        assert cur.lastrowid is not None
+        self._unindexed_facts.add(cur.lastrowid)
+        return cur.lastrowid
+
+    def insert_facts(
+        self,
+        episode_id: int,
+        rows: list[tuple[str, int, str, int, str, str, str | None]],
+        *,
+        now: str | None = None,
+    ) -> dict[tuple[int, str, int], int]:
+        """Insert one episode's facts in one statement; the id of each fact stored now,
+        by (source id, relation, target id). A fact the episode already states is left
+        out (the first of two equal facts is the one kept, as ``insert_fact`` does).
+
+        Rows: (graph, source id, relation, target id, sentence, valid_at, invalid_at).
+        """
+        if not rows:
+            return {}
+        now = now or utcnow()
+        before = self.scalar("SELECT coalesce(max(id), 0) FROM facts")
+        self.conn.executemany(
+            """
+            INSERT OR IGNORE INTO facts (graph_id, episode_id, source_id, relation, target_id,
+              sentence, valid_at, invalid_at, created_at, expired_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                (
+                    g,
+                    episode_id,
+                    src,
+                    rel,
+                    tgt,
+                    sentence,
+                    valid,
+                    invalid,
+                    now,
+                    now if invalid else None,
+                )
+                for g, src, rel, tgt, sentence, valid, invalid in rows
+            ],
+        )
+        stored = {
+            (int(src), str(rel), int(tgt)): int(fact_id)
+            for fact_id, src, rel, tgt in self.conn.execute(
+                "SELECT id, source_id, relation, target_id FROM facts"
+                " WHERE episode_id = ? AND id > ?",
+                (episode_id, before),
+            )
+        }
+        self._unindexed_facts.update(stored.values())
+        return stored
+
+    def signature_ids(self, graph_id: str, keys: Iterable[tuple[str, str]]) -> dict[str, int]:
+        """The id of every (kind, key), those not seen before created in one statement,
+        in the order given (``signature_id`` for many keys)."""
+        wanted: dict[str, str] = {}
+        for kind, key in keys:
+            wanted.setdefault(key, kind)  # the first kind given for a key wins
+        out: dict[str, int] = {}
+        missing: list[tuple[str, str, str]] = []
+        for key, kind in wanted.items():
+            sig_id = self._signatures.get((graph_id, key))
+            if sig_id is None:
+                missing.append((graph_id, kind, key))
+            else:
+                out[key] = sig_id
+        if missing:
+            self.conn.executemany(
+                "INSERT INTO signatures (graph_id, kind, key) VALUES (?, ?, ?)"
+                " ON CONFLICT (graph_id, key) DO NOTHING",
+                missing,
+            )
+            for sig_id, key in self.conn.execute(
+                "SELECT id, key FROM signatures WHERE graph_id = ?"
+                " AND key IN (SELECT value FROM json_each(?))",
+                (graph_id, json.dumps([key for _g, _kind, key in missing])),
+            ):
+                self._signatures[(graph_id, key)] = out[key] = int(sig_id)
+        return out
 
     def add_signatures(self, graph_id: str, fact_id: int, keys: Iterable[tuple[str, str]]) -> None:
         self.link_signatures(
