@@ -184,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ingest-only", action="store_true", help="measure ingest, skip analyze")
     p.add_argument("--jsonl-only", action="store_true", help="skip the Markdown ingest")
     args = p.parse_args(argv)
-    corpus = cached(scale_config(args.size), OUT / f"scale-{args.size}", ("md", "text", "facts"))
+    # --jsonl-only generates no Markdown: a million files would cost more than the run.
+    formats = ("facts",) if args.jsonl_only else ("md", "text", "facts")
+    corpus = cached(scale_config(args.size), OUT / f"scale-{args.size}", formats)
     work = OUT / "pipeline"
     work.mkdir(parents=True, exist_ok=True)
     trees: list[tuple[str, Path | None]] = [("this tree", None)]
