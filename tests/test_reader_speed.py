@@ -26,6 +26,7 @@ def _blank_times_plainly(text: str) -> str:
     for m in core._TIME.finditer(text):
         lead = core._TIME_LEAD.search(text, max(0, m.start() - 30), m.start())
         spans.append((lead.start() if lead else m.start(), m.end()))
+    spans = sorted(spans + core._month_spans(text))  # months named alone: not a shortcut
     for start, end in reversed(spans):
         text = text[:start] + " " * (end - start) + text[end:]
     return text

@@ -543,11 +543,27 @@ _MONTH_LEAD = re.compile(
 )
 
 
+def _month_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of a capitalised month named on its own after a time word ("until May", "in
+    March"); "Jun", "April" and "May" alone are names too, so they need the lead."""
+    if _MONTH_HINT.search(text) is None:
+        return []
+    spans: list[tuple[int, int]] = []
+    for m in _CAP_WORD.finditer(text):
+        if m.group() not in _MONTH_WORDS or (m.start() and text[m.start() - 1].isalnum()):
+            continue
+        lead = _MONTH_LEAD.search(text, max(0, m.start() - 12), m.start())
+        if lead is not None and lead.start() < m.start():
+            spans.append((lead.start(), m.end()))
+    return spans
+
+
 def _blank_times(text: str) -> str:
     """Blank out time phrases (keeping offsets): they are never arguments.
 
     The same matches as ``_TIME.finditer(text)``: leftmost first, each search resuming
-    where the last match ended, but ``_TIME`` is only tried where one can start.
+    where the last match ended, but ``_TIME`` is only tried where one can start; then
+    the months named on their own (``_month_spans``).
     """
     spans: list[tuple[int, int]] = []
     resume = 0
@@ -561,21 +577,9 @@ def _blank_times(text: str) -> str:
         lead = _TIME_LEAD.search(text, max(0, at - 30), at)
         spans.append((lead.start() if lead else at, m.end()))
         resume = m.end()
-    months = (
-        [
-            m
-            for m in _CAP_WORD.finditer(text)
-            if m.group() in _MONTH_WORDS and not (m.start() and text[m.start() - 1].isalnum())
-        ]
-        if _MONTH_HINT.search(text)
-        else ()
-    )
-    if months:  # "until May", "in March": a capitalised month named on its own
-        for m in months:  # only after a time word: "Jun", "April" and "May" are names too
-            lead = _MONTH_LEAD.search(text, max(0, m.start() - 12), m.start())
-            if lead is not None and lead.start() < m.start():
-                spans.append((lead.start(), m.end()))
-        spans.sort()
+    months = _month_spans(text)
+    if months:
+        spans = sorted(spans + months)
     for start, end in reversed(spans):
         text = text[:start] + " " * (end - start) + text[end:]
     return text
