@@ -915,8 +915,9 @@ def analyze(
 def _widen(
     store: Store, graph: str, affected: set[int], last_max_episode: int, controls: cluster.Controls
 ) -> set[int]:
-    """What an incremental pass redoes beyond the reach of new facts: the roots of the
-    same owners, and the roots that went stale because the graph's present moved."""
+    """What an incremental pass redoes beyond the reach of new facts: the roots that
+    went stale because the graph's present moved. (An owner's roots outside the scope
+    are read back from their stored evidence instead: see ``Store.load_analysis``.)"""
     stale_from = stale_to = None
     if controls.stale_after_seconds is not None:
         before, now = store.present(graph, last_max_episode), store.present(graph)
