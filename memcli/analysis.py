@@ -77,6 +77,7 @@ class OutsideRoot(NamedTuple):
     cluster_id: int
     root: int
     facts: tuple[Fact, ...]
+    pattern_key: str = ""
 
 
 @dataclass(slots=True)
@@ -159,6 +160,7 @@ def build_drafts(
     outside_roots: Sequence[OutsideRoot] = (),
     outside_entities: Mapping[int, Entity] | None = None,
     outside_episodes: Mapping[int, Episode] | None = None,
+    recheck_roots: Sequence[OutsideRoot] = (),
 ) -> list[Draft]:
     """Every observation the current evidence supports, ranked by leverage.
 
@@ -174,8 +176,13 @@ def build_drafts(
     in it; None: every owner), and ``outside_roots`` the stored roots of those owners
     outside the scope (with ``outside_entities`` and ``outside_episodes``, the ends and
     episodes of their facts): each owner's draft is built over all of its roots, as in
-    a full pass, without redoing the components that hold them.
+    a full pass, without redoing the components that hold them. ``recheck_roots`` are
+    stored roots outside the scope whose staleness the move of ``present`` may flip:
+    rebuilt the same way, they are drafts of this pass.
     """
+    if outside_roots or recheck_roots:
+        entities = {**entities, **(outside_entities or {})}
+        episodes = {**episodes, **(outside_episodes or {})}
     component_of = components if components is not None else membership
     by_component: dict[int, list[Fact]] = defaultdict(list)
     for f in facts:
@@ -224,6 +231,12 @@ def build_drafts(
         _mark_stale(draft, present, stale_after)
         root_drafts.append(draft)
         placed.append((comp, root, draft))
+    for o in recheck_roots:
+        draft = _outside_draft(o, entities, episodes)
+        draft.pattern_key = o.pattern_key
+        _mark_stale(draft, present, stale_after)
+        root_drafts.append(draft)
+        placed.append((o.component, o.root, draft))
     drafts.extend(root_drafts)
 
     for comp, comp_facts in sorted(by_component.items()):
@@ -236,9 +249,7 @@ def build_drafts(
         for d in [*cycle_drafts, *([path] if path else [])]:
             d.cluster_id = min(membership.get(e.id, comp) for e in d.episodes)
             drafts.append(d)
-    if outside_roots:
-        entities = {**entities, **(outside_entities or {})}
-        episodes = {**episodes, **(outside_episodes or {})}
+    if outside_roots or recheck_roots:
         for o in outside_roots:
             placed.append((o.component, o.root, _outside_draft(o, entities, episodes)))
         # the order of a full pass (component, then root): an entity's role in an
@@ -943,6 +954,8 @@ class AnalysisInput:
     outside_roots: list[OutsideRoot] = field(default_factory=list)
     outside_entities: dict[int, Entity] = field(default_factory=dict)
     outside_episodes: dict[int, Episode] = field(default_factory=dict)
+    # stored roots outside the scope whose staleness the move of the present may flip
+    recheck_roots: list[OutsideRoot] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1026,6 +1039,7 @@ def run(
         outside_roots=inp.outside_roots,
         outside_entities=inp.outside_entities,
         outside_episodes=inp.outside_episodes,
+        recheck_roots=inp.recheck_roots,
     )
     for d in drafts:
         d.valid_from = valid_from(d, inp.root_since)

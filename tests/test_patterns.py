@@ -460,6 +460,7 @@ def test_incremental_pass_marks_out_of_scope_roots_stale_like_a_full_pass(
     ingest(cli, tmp_path, "late.jsonl", [z])
     result = cli.json("analyze")
     assert result[0]["mode"] == "incremental"
+    assert result[0]["episodes"] == 1  # the vendor contract's updates are not redone
     incremental = {(o["id"], o["name"], o["kind"], o["version"]) for o in observations(cli)}
     [stale] = of_kind(observations(cli), "stale_blocker")
     assert stale["root_entities"] == ["vendor contract"]

@@ -106,11 +106,15 @@ class AnalysisMixin(IdentityMixin):
         kinds: Sequence[str],
         with_times: bool = True,
         as_of: str | None = None,
+        recheck: Iterable[int] = (),
     ) -> analysis.AnalysisInput:
-        """Everything one analysis pass reads, as plain data (see ``AnalysisInput``)."""
+        """Everything one analysis pass reads, as plain data (see ``AnalysisInput``).
+        ``recheck``: in a scoped pass, active root observations whose staleness may
+        have flipped (``stale_candidates``); those outside the scope are rebuilt from
+        their stored evidence (``AnalysisInput.recheck_roots``)."""
         scope_set = frozenset(scope) if scope is not None else None
         with self._lock, self._scoped(scope_set) as scoped:
-            return self._load(graph_id, scope_set, scoped, kinds, with_times, as_of)
+            return self._load(graph_id, scope_set, scoped, kinds, with_times, as_of, set(recheck))
 
     def _load(
         self,
@@ -120,6 +124,7 @@ class AnalysisMixin(IdentityMixin):
         kinds: Sequence[str],
         with_times: bool,
         as_of: str | None,
+        recheck: set[int],
     ) -> analysis.AnalysisInput:
         conn = self.conn
         where, params = validity(as_of)
@@ -229,12 +234,12 @@ class AnalysisMixin(IdentityMixin):
         active_sql = "o.graph_id = :graph AND o.status = 'active'"
         owners: frozenset[int] | None = None
         if scoped:
-            owners = self._scope_owners(graph_id, canon)
+            owners = self._scope_owners(graph_id, canon, recheck)
             active_sql += (
                 " AND (o.id IN (SELECT oe2.observation_id FROM observation_evidence oe2"
                 " JOIN temp.scope sc ON sc.episode_id = oe2.item_id"
                 " WHERE oe2.item_type = 'episode')"
-                " OR o.id IN (SELECT id FROM temp.owner_observations))"
+                " OR o.id IN (SELECT id FROM temp.extra_observations))"
             )
         # Of the entities only the roots: lifecycle and retire reasons read episodes,
         # facts and roots (``ActiveObservation``), and the other entities are a third of
@@ -258,8 +263,30 @@ class AnalysisMixin(IdentityMixin):
             )
         ]
 
+        # The rechecked roots outside the scope, rebuilt from their stored evidence.
+        rechecked: list[analysis.OutsideRoot] = []
+        outside_entities: dict[int, analysis.Entity] = {}
+        outside_episodes: dict[int, analysis.Episode] = {}
+        if scoped and recheck:
+            inside: set[int] = set()
+            for chunk, m in chunks(recheck):
+                inside.update(
+                    r[0]
+                    for r in conn.execute(
+                        "SELECT DISTINCT oe.observation_id FROM observation_evidence oe"
+                        " JOIN temp.scope sc ON sc.episode_id = oe.item_id"
+                        f" WHERE oe.item_type = 'episode' AND oe.observation_id IN ({m})",
+                        chunk,
+                    )
+                )
+            loaded = {o.id for o in active}
+            rechecked, outside_entities, outside_episodes = self._stored_roots(
+                (recheck & loaded) - inside, canon
+            )
+
         # When each candidate root (work waited on) stopped waiting on anything itself.
         candidates = {f.target_id for f in facts if f.relation is Relation.BLOCKED_BY}
+        candidates.update(o.root for o in rechecked)
         since_sql = (
             "SELECT source_id, max(invalid_at) FROM facts WHERE graph_id = ?"
             " AND relation = 'blocked_by' AND invalid_at IS NOT NULL"
@@ -342,15 +369,16 @@ class AnalysisMixin(IdentityMixin):
             )
         }
         outside: list[analysis.OutsideRoot] = []
-        outside_entities: dict[int, analysis.Entity] = {}
-        outside_episodes: dict[int, analysis.Episode] = {}
         if owners is not None:
-            outside, outside_entities, outside_episodes = self._outside_roots(
+            outside, more_entities, more_episodes = self._outside_roots(
                 graph_id, owners, {o.id for o in active}, canon
             )
-            conn.execute("DELETE FROM temp.owner_observations")
+            outside_entities.update(more_entities)
+            outside_episodes.update(more_episodes)
+            conn.execute("DELETE FROM temp.extra_observations")
         return analysis.AnalysisInput(
             owners=owners,
+            recheck_roots=rechecked,
             outside_roots=outside,
             outside_entities=outside_entities,
             outside_episodes=outside_episodes,
@@ -373,11 +401,14 @@ class AnalysisMixin(IdentityMixin):
             merged_into={r: merged_names[canon[r]] for r in roots if canon.get(r) in merged_names},
         )
 
-    def _scope_owners(self, graph_id: str, canon: Mapping[int, int]) -> frozenset[int]:
+    def _scope_owners(
+        self, graph_id: str, canon: Mapping[int, int], recheck: set[int]
+    ) -> frozenset[int]:
         """The owners whose bottleneck a scoped run may change: whoever owns (or owned)
         work in the scope, and the owners of active bottlenecks with evidence in it.
-        Their active bottlenecks go in ``temp.owner_observations``, so the run continues
-        or retires each one even when none of its evidence is in the scope."""
+        Their active bottlenecks go in ``temp.extra_observations`` (with the ``recheck``
+        observations), so the run continues or retires each one even when none of its
+        evidence is in the scope."""
         conn = self.conn
         owners = {
             canon.get(r[0], r[0])
@@ -394,11 +425,11 @@ class AnalysisMixin(IdentityMixin):
             (graph_id, analysis.OWNER_BOTTLENECK),
         ):
             owners.add(int(str(key).split(":")[1]))
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS owner_observations (id INTEGER PRIMARY KEY)")
-        conn.execute("DELETE FROM temp.owner_observations")
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS extra_observations (id INTEGER PRIMARY KEY)")
+        conn.execute("DELETE FROM temp.extra_observations")
         keys = {f"owner:{o}" for o in owners}
         conn.executemany(
-            "INSERT OR IGNORE INTO temp.owner_observations (id) VALUES (?)",
+            "INSERT OR IGNORE INTO temp.extra_observations (id) VALUES (?)",
             (
                 (i,)
                 for i, key in conn.execute(
@@ -408,6 +439,10 @@ class AnalysisMixin(IdentityMixin):
                 )
                 if key in keys
             ),
+        )
+        conn.executemany(
+            "INSERT OR IGNORE INTO temp.extra_observations (id) VALUES (?)",
+            ((i,) for i in sorted(recheck)),
         )
         return frozenset(owners)
 
@@ -431,7 +466,14 @@ class AnalysisMixin(IdentityMixin):
                     [*chunk, graph_id, *analysis.ROOT_KINDS],
                 )
             )
-        ids -= loaded
+        return self._stored_roots(ids - loaded, canon)
+
+    def _stored_roots(
+        self, ids: set[int], canon: Mapping[int, int]
+    ) -> tuple[list[analysis.OutsideRoot], dict[int, analysis.Entity], dict[int, analysis.Episode]]:
+        """Root observations as stored: each one's component, cluster, pattern key and
+        evidence facts, and the ends and episodes of those facts."""
+        conn = self.conn
         if not ids:
             return [], {}, {}
         head: dict[int, tuple[str, int]] = {}
@@ -493,6 +535,7 @@ class AnalysisMixin(IdentityMixin):
                 # pattern key root:<root>, or root:<root>:c<component>
                 root=int(head[oid][0].split(":")[1]),
                 facts=tuple(facts[i] for i in sorted(fact_ids[oid]) if i in facts),
+                pattern_key=head[oid][0],
             )
             for oid in sorted(ids)
         ]
@@ -685,50 +728,19 @@ class AnalysisMixin(IdentityMixin):
             row = self.conn.execute(sql, args).fetchone()
         return str(row[0]) if row and row[0] else None
 
-    def widen_scope(
-        self, graph_id: str, scope: set[int], *, stale_from: str | None, stale_to: str | None
-    ) -> set[int]:
-        """The episodes an incremental pass must redo beyond ``scope``, for the patterns
-        that move with time alone: the evidence of every active root observation that
-        may have gone stale as the graph's present moved (first confirmed before
-        ``stale_to`` and last restated on or after ``stale_from``), with their
-        components. (Owner bottlenecks span components too, but need no widening: the
-        pass rebuilds an owner's roots outside the scope from their stored evidence; see
-        ``_outside_roots``.)
-        """
-        extra: set[int] = set()
-        if stale_from is not None and stale_to is not None:
-            extra.update(
-                r[0]
-                for r in self.conn.execute(
-                    """
-                    SELECT DISTINCT oe.item_id FROM observations o
-                    JOIN observation_evidence oe ON oe.observation_id = o.id
-                      AND oe.item_type = 'episode'
-                    WHERE o.graph_id = ? AND o.status = 'active' AND o.kind = ?
-                      AND o.start_at < ? AND o.latest_evidence_at >= ?
-                    """,
-                    (graph_id, analysis.DEPENDENCY, stale_to, stale_from),
-                )
+    def stale_candidates(self, graph_id: str, stale_from: str, stale_to: str) -> set[int]:
+        """Active root observations that may have gone stale as the graph's present
+        moved: first confirmed before ``stale_to`` and last restated on or after
+        ``stale_from``. An incremental pass rechecks them (``load_analysis``) instead of
+        redoing their components: staleness moves with time alone, not with evidence."""
+        return {
+            r[0]
+            for r in self.conn.execute(
+                "SELECT o.id FROM observations o WHERE o.graph_id = ? AND o.status = 'active'"
+                " AND o.kind = ? AND o.start_at < ? AND o.latest_evidence_at >= ?",
+                (graph_id, analysis.DEPENDENCY, stale_to, stale_from),
             )
-        extra -= scope
-        if not extra:
-            return set()
-        members: set[int] = set()
-        for chunk, marks in chunks(extra):
-            members.update(
-                r[0]
-                for r in self.conn.execute(
-                    f"""
-                    SELECT ec.episode_id FROM episode_clusters ec
-                    WHERE ec.graph_id = ? AND ec.component_id IN (
-                        SELECT e2.component_id FROM episode_clusters e2
-                        WHERE e2.episode_id IN ({marks}))
-                    """,
-                    [graph_id, *chunk],
-                )
-            )
-        return (extra | members) - scope
+        }
 
     def save_membership(
         self, graph_id: str, membership: dict[int, int], component: dict[int, int], *, full: bool
