@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -65,6 +65,19 @@ class Fact(NamedTuple):
     source_id: int
     relation: Relation
     target_id: int
+
+
+class OutsideRoot(NamedTuple):
+    """A root observation outside an incremental pass's scope, whose owner has work in
+    the scope: its component cannot have changed, so its stored evidence (the waits of
+    its cone and who owns its items) rebuilds the draft a full pass would make, for the
+    owner bottlenecks that count it."""
+
+    component: int
+    cluster_id: int
+    root: int
+    facts: tuple[Fact, ...]
+    pattern_key: str = ""
 
 
 @dataclass(slots=True)
@@ -143,6 +156,11 @@ def build_drafts(
     components: dict[int, int] | None = None,
     present: str | None = None,
     stale_after: float | None = None,
+    owners: frozenset[int] | None = None,
+    outside_roots: Sequence[OutsideRoot] = (),
+    outside_entities: Mapping[int, Entity] | None = None,
+    outside_episodes: Mapping[int, Episode] | None = None,
+    recheck_roots: Sequence[OutsideRoot] = (),
 ) -> list[Draft]:
     """Every observation the current evidence supports, ranked by leverage.
 
@@ -152,7 +170,19 @@ def build_drafts(
     component; ``facts`` are the currently valid facts. ``present`` is the newest world
     time the graph knows and ``stale_after`` (seconds) how long a root blocker may go
     unconfirmed before it is shown as stale (None: never).
+
+    An owner bottleneck spans components. In an incremental pass ``owners`` are the
+    owners it may redo (those with work in the scope, or whose bottleneck has evidence
+    in it; None: every owner), and ``outside_roots`` the stored roots of those owners
+    outside the scope (with ``outside_entities`` and ``outside_episodes``, the ends and
+    episodes of their facts): each owner's draft is built over all of its roots, as in
+    a full pass, without redoing the components that hold them. ``recheck_roots`` are
+    stored roots outside the scope whose staleness the move of ``present`` may flip:
+    rebuilt the same way, they are drafts of this pass.
     """
+    if outside_roots or recheck_roots:
+        entities = {**entities, **(outside_entities or {})}
+        episodes = {**episodes, **(outside_episodes or {})}
     component_of = components if components is not None else membership
     by_component: dict[int, list[Fact]] = defaultdict(list)
     for f in facts:
@@ -186,6 +216,7 @@ def build_drafts(
     clusters_with_patterns: set[int] = set()
     roots_seen = Counter(root for _, root in cone_nodes)
     root_drafts: list[Draft] = []
+    placed: list[tuple[int, int, Draft]] = []  # (component, root, draft)
     for (comp, root), nodes in sorted(cone_nodes.items()):
         if component_sizes[comp] < 2 or len(nodes) < 2:
             continue
@@ -199,6 +230,13 @@ def build_drafts(
             draft.pattern_key = f"root:{root}:c{comp}"
         _mark_stale(draft, present, stale_after)
         root_drafts.append(draft)
+        placed.append((comp, root, draft))
+    for o in recheck_roots:
+        draft = _outside_draft(o, entities, episodes)
+        draft.pattern_key = o.pattern_key
+        _mark_stale(draft, present, stale_after)
+        root_drafts.append(draft)
+        placed.append((o.component, o.root, draft))
     drafts.extend(root_drafts)
 
     for comp, comp_facts in sorted(by_component.items()):
@@ -211,7 +249,13 @@ def build_drafts(
         for d in [*cycle_drafts, *([path] if path else [])]:
             d.cluster_id = min(membership.get(e.id, comp) for e in d.episodes)
             drafts.append(d)
-    drafts.extend(_owner_drafts(root_drafts, facts, entities, episodes))
+    if outside_roots or recheck_roots:
+        for o in outside_roots:
+            placed.append((o.component, o.root, _outside_draft(o, entities, episodes)))
+        # the order of a full pass (component, then root): an entity's role in an
+        # owner's draft is the one it has in the first of the owner's roots
+        placed.sort(key=lambda p: (p[0], p[1]))
+    drafts.extend(_owner_drafts([d for _, _, d in placed], entities, owners))
     for d in drafts:
         clusters_with_patterns.update(membership.get(e.id, d.cluster_id) for e in d.episodes)
 
@@ -568,18 +612,46 @@ def _critical_path_draft(
     return draft
 
 
+def _outside_draft(
+    o: OutsideRoot, entities: Mapping[int, Entity], episodes: Mapping[int, Episode]
+) -> Draft:
+    """The draft of a stored root from its evidence facts: its cone is the root and
+    everything that waits on it through them, each at its shortest distance (what the
+    store's walk gives), so ``_dependency_draft`` makes what a full pass makes."""
+    waiting_on: dict[int, list[Fact]] = defaultdict(list)
+    for f in o.facts:
+        if f.relation is Relation.BLOCKED_BY:
+            waiting_on[f.target_id].append(f)
+    nodes = {o.root: 0}
+    frontier = [o.root]
+    while frontier:
+        nxt: list[int] = []
+        for n in frontier:
+            for f in waiting_on.get(n, ()):
+                if f.source_id not in nodes:
+                    nodes[f.source_id] = nodes[n] + 1
+                    nxt.append(f.source_id)
+        frontier = nxt
+    waits = [f for f in o.facts if f.relation is Relation.BLOCKED_BY and f.source_id in nodes]
+    owns = [f for f in o.facts if f.relation is Relation.OWNS and f.target_id in nodes]
+    draft = _dependency_draft(o.component, o.root, nodes, waits, owns, entities, episodes)
+    draft.cluster_id = o.cluster_id
+    return draft
+
+
 def _owner_drafts(
     root_drafts: list[Draft],
-    facts: list[Fact],
-    entities: dict[int, Entity],
-    episodes: dict[int, Episode],
+    entities: Mapping[int, Entity],
+    owners: frozenset[int] | None = None,
 ) -> list[Draft]:
     """A person or team who owns two or more root blockers, with all the work waiting
-    on them: one draft per owner, its evidence the union of those roots' evidence."""
+    on them: one draft per owner (of ``owners`` when given), its evidence the union of
+    those roots' evidence."""
     by_owner: dict[int, list[Draft]] = defaultdict(list)
     for d in root_drafts:
         for o in d.root_owners:
-            by_owner[o.id].append(d)
+            if owners is None or o.id in owners:
+                by_owner[o.id].append(d)
     out = []
     for owner_id, owned in sorted(by_owner.items()):
         roots = {d.roots[0].id for d in owned}
@@ -657,8 +729,8 @@ def _dependency_draft(
     nodes: dict[int, int],
     waits: list[Fact],
     owns: list[Fact],
-    entities: dict[int, Entity],
-    episodes: dict[int, Episode],
+    entities: Mapping[int, Entity],
+    episodes: Mapping[int, Episode],
 ) -> Draft:
     """``waits``: blocked_by facts whose source is in the cone; ``owns``: owns facts whose
     target is in the cone."""
@@ -875,6 +947,15 @@ class AnalysisInput:
     merged_into: dict[int, str] = field(default_factory=dict)
     # the blocker signatures among the incidences' (every other one is literal)
     blockers: set[int] = field(default_factory=set)
+    # an incremental pass's owner bottlenecks (see ``build_drafts``): the owners it may
+    # redo (None: every owner), their stored roots outside the scope, and the ends and
+    # episodes of those roots' facts
+    owners: frozenset[int] | None = None
+    outside_roots: list[OutsideRoot] = field(default_factory=list)
+    outside_entities: dict[int, Entity] = field(default_factory=dict)
+    outside_episodes: dict[int, Episode] = field(default_factory=dict)
+    # stored roots outside the scope whose staleness the move of the present may flip
+    recheck_roots: list[OutsideRoot] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -954,6 +1035,11 @@ def run(
         components=clustering.component,
         present=inp.present or None,
         stale_after=controls.stale_after_seconds,
+        owners=inp.owners,
+        outside_roots=inp.outside_roots,
+        outside_entities=inp.outside_entities,
+        outside_episodes=inp.outside_episodes,
+        recheck_roots=inp.recheck_roots,
     )
     for d in drafts:
         d.valid_from = valid_from(d, inp.root_since)

@@ -1074,6 +1074,7 @@ def analyze(
         seq = info["ingest_seq"]
         max_episode, max_fact, total = store.analysis_watermark(graph)
         scope: set[int] | None = None
+        recheck: set[int] = set()
         canon = store.entity_canon(graph)
         if (
             incremental
@@ -1100,11 +1101,13 @@ def analyze(
                 window_seconds=controls.window_seconds,
                 hub_threshold=controls.max_signature_episodes,
             )
-            affected |= _widen(store, graph, affected, int(last["max_episode_id"]), controls)
             if len(affected) * 2 < total:
                 scope = affected
+                recheck = _recheck(store, graph, int(last["max_episode_id"]), controls)
         report.mode = "full" if scope is None else "incremental"
-        _analyze_scope(store, graph, scope, report, signatures, writer_name, write, now, controls)
+        _analyze_scope(
+            store, graph, scope, report, signatures, writer_name, write, now, controls, recheck
+        )
         report.seconds = time.perf_counter() - started
         store.record_run(
             {
@@ -1128,19 +1131,20 @@ def analyze(
     return report
 
 
-def _widen(
-    store: Store, graph: str, affected: set[int], last_max_episode: int, controls: cluster.Controls
+def _recheck(
+    store: Store, graph: str, last_max_episode: int, controls: cluster.Controls
 ) -> set[int]:
-    """What an incremental pass redoes beyond the reach of new facts: the roots of the
-    same owners, and the roots that went stale because the graph's present moved."""
-    stale_from = stale_to = None
-    if controls.stale_after_seconds is not None:
-        before, now = store.present(graph, last_max_episode), store.present(graph)
-        if before and now and now > before:
-            gap = timedelta(seconds=controls.stale_after_seconds)
-            stale_from = _shift(before, -gap)
-            stale_to = _shift(now, -gap)
-    return store.widen_scope(graph, affected, stale_from=stale_from, stale_to=stale_to)
+    """What an incremental pass rechecks beyond the reach of new facts: the active roots
+    whose staleness the move of the graph's present may flip. They are rebuilt from
+    their stored evidence, as are an owner's roots outside the scope (see
+    ``Store.load_analysis``): neither redoes a component."""
+    if controls.stale_after_seconds is None:
+        return set()
+    before, now = store.present(graph, last_max_episode), store.present(graph)
+    if not (before and now and now > before):
+        return set()
+    gap = timedelta(seconds=controls.stale_after_seconds)
+    return store.stale_candidates(graph, _shift(before, -gap), _shift(now, -gap))
 
 
 def _shift(when: str, by: timedelta) -> str:
@@ -1166,12 +1170,14 @@ def _analyze_scope(
     write: Writer,
     now: str,
     controls: cluster.Controls,
+    recheck: set[int] | None = None,
 ) -> None:
     """One analysis pass over ``scope`` (None: the whole graph): the store loads plain
     data, the pure core decides, the writer adds prose, the store writes it all."""
     inp = store.load_analysis(
         graph,
         scope=scope,
+        recheck=recheck or (),
         kinds=signatures.kinds(),
         with_times=controls.window_seconds is not None,
     )

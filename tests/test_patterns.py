@@ -460,6 +460,7 @@ def test_incremental_pass_marks_out_of_scope_roots_stale_like_a_full_pass(
     ingest(cli, tmp_path, "late.jsonl", [z])
     result = cli.json("analyze")
     assert result[0]["mode"] == "incremental"
+    assert result[0]["episodes"] == 1  # the vendor contract's updates are not redone
     incremental = {(o["id"], o["name"], o["kind"], o["version"]) for o in observations(cli)}
     [stale] = of_kind(observations(cli), "stale_blocker")
     assert stale["root_entities"] == ["vendor contract"]
@@ -488,3 +489,96 @@ def test_incremental_pass_keeps_an_owners_roots_together(cli: Cli, tmp_path: Pat
     snapshot = {(o["id"], o["version"], o["summary"]) for o in observations(cli)}
     cli("analyze", "--full", "--force")
     assert {(o["id"], o["version"], o["summary"]) for o in observations(cli)} == snapshot
+
+
+def platform_roots_and_filler() -> list[dict]:
+    """The platform team owns two roots, one of them in a larger component (a chain of
+    waits behind the payments api); a dozen small unrelated patterns keep any new
+    update's reach well under half the graph, so analyze runs incrementally."""
+    rows = two_roots_one_owner()
+    for i, (who, item, on) in enumerate(
+        [
+            ("Ines", "gift cards", "web checkout"),
+            ("Jon", "loyalty points", "gift cards"),
+            ("Kim", "store credit", "web checkout"),
+        ]
+    ):
+        rows.append(update(who, f"2026-04-0{5 + i}T09:00:00Z", [wait(item, on)], f"c{i}.md"))
+    for i in range(12):
+        at = f"2026-04-{8 + i:02d}T09:00:00Z"
+        rows.append(update("Ada", at, [wait(f"task {i}", f"dep {i}")], f"x{i}.md"))
+        rows.append(update("Bram", at, [wait(f"job {i}", f"dep {i}")], f"y{i}.md"))
+    return rows
+
+
+def test_incremental_pass_adds_a_new_root_to_its_owners_bottleneck(
+    cli: Cli, tmp_path: Path
+) -> None:
+    # The new updates make a third root of the platform team's, in a component of its
+    # own: the pass redoes only that component, yet the team's bottleneck must count
+    # the two roots it does not redo as well as the new one.
+    ingest(cli, tmp_path, "own.jsonl", platform_roots_and_filler())
+    cli("analyze")
+    [before] = of_kind(observations(cli), "owner_bottleneck")
+    assert sorted(before["root_entities"]) == ["payments api", "search index"]
+    new = [
+        update(
+            "Lena",
+            "2026-04-20T09:00:00Z",
+            [
+                wait("invoice run", "ledger service"),
+                owns("platform team", "ledger service", "team"),
+            ],
+            "l1.md",
+        ),
+        update("Milo", "2026-04-21T09:00:00Z", [wait("tax filing", "ledger service")], "l2.md"),
+    ]
+    ingest(cli, tmp_path, "new.jsonl", new)
+    [result] = cli.json("analyze")
+    assert result["mode"] == "incremental"
+    assert result["episodes"] == 2  # the payments and search components are not redone
+    [after] = of_kind(observations(cli), "owner_bottleneck")
+    assert after["id"] == before["id"]
+    assert after["version"] == 2
+    assert sorted(after["root_entities"]) == ["ledger service", "payments api", "search index"]
+    # every root's waiting work, the unredone ones' included
+    blocked = {e["name"] for e in after["entities"] if e["role"] in ("direct", "downstream")}
+    assert {"gift cards", "loyalty points", "admin console", "tax filing"} <= blocked
+    snapshot = {(o["id"], o["version"], o["name"], o["summary"]) for o in observations(cli)}
+    cli("analyze", "--full", "--force")
+    full = {(o["id"], o["version"], o["name"], o["summary"]) for o in observations(cli)}
+    assert full == snapshot
+
+
+def test_incremental_pass_keeps_a_bottleneck_when_one_of_three_roots_ships(
+    cli: Cli, tmp_path: Path
+) -> None:
+    # Three roots; the new update completes one in a component of its own. The two
+    # left are outside the pass's scope, and the bottleneck still holds over them.
+    rows = platform_roots_and_filler() + [
+        update(
+            "Lena",
+            "2026-04-20T09:00:00Z",
+            [
+                wait("invoice run", "ledger service"),
+                owns("platform team", "ledger service", "team"),
+            ],
+            "l1.md",
+        ),
+        update("Milo", "2026-04-21T09:00:00Z", [wait("tax filing", "ledger service")], "l2.md"),
+    ]
+    ingest(cli, tmp_path, "own.jsonl", rows)
+    cli("analyze")
+    [before] = of_kind(observations(cli), "owner_bottleneck")
+    assert len(before["root_entities"]) == 3
+    shipped = update("Lena", "2026-04-21T15:00:00Z", [done("ledger service", "Lena")], "l3.md")
+    ingest(cli, tmp_path, "done.jsonl", [shipped])
+    [result] = cli.json("analyze")
+    assert result["mode"] == "incremental"
+    [after] = of_kind(observations(cli), "owner_bottleneck")
+    assert after["id"] == before["id"]
+    assert sorted(after["root_entities"]) == ["payments api", "search index"]
+    snapshot = {(o["id"], o["version"], o["name"], o["summary"]) for o in observations(cli)}
+    cli("analyze", "--full", "--force")
+    full = {(o["id"], o["version"], o["name"], o["summary"]) for o in observations(cli)}
+    assert full == snapshot

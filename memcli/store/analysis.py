@@ -106,11 +106,15 @@ class AnalysisMixin(IdentityMixin):
         kinds: Sequence[str],
         with_times: bool = True,
         as_of: str | None = None,
+        recheck: Iterable[int] = (),
     ) -> analysis.AnalysisInput:
-        """Everything one analysis pass reads, as plain data (see ``AnalysisInput``)."""
+        """Everything one analysis pass reads, as plain data (see ``AnalysisInput``).
+        ``recheck``: in a scoped pass, active root observations whose staleness may
+        have flipped (``stale_candidates``); those outside the scope are rebuilt from
+        their stored evidence (``AnalysisInput.recheck_roots``)."""
         scope_set = frozenset(scope) if scope is not None else None
         with self._lock, self._scoped(scope_set) as scoped:
-            return self._load(graph_id, scope_set, scoped, kinds, with_times, as_of)
+            return self._load(graph_id, scope_set, scoped, kinds, with_times, as_of, set(recheck))
 
     def _load(
         self,
@@ -120,6 +124,7 @@ class AnalysisMixin(IdentityMixin):
         kinds: Sequence[str],
         with_times: bool,
         as_of: str | None,
+        recheck: set[int],
     ) -> analysis.AnalysisInput:
         conn = self.conn
         where, params = validity(as_of)
@@ -223,14 +228,18 @@ class AnalysisMixin(IdentityMixin):
                 if i in entity_ids:
                     entities[i] = new_entity((i, name, type_of[t]))
 
-        # Active observations (in a scoped run, those with evidence in the scope) and
-        # their evidence, in one query each.
+        # Active observations (in a scoped run, those with evidence in the scope, and
+        # the bottlenecks of the owners the run may redo) and their evidence, in one
+        # query each.
         active_sql = "o.graph_id = :graph AND o.status = 'active'"
+        owners: frozenset[int] | None = None
         if scoped:
+            owners = self._scope_owners(graph_id, canon, recheck)
             active_sql += (
-                " AND o.id IN (SELECT oe2.observation_id FROM observation_evidence oe2"
+                " AND (o.id IN (SELECT oe2.observation_id FROM observation_evidence oe2"
                 " JOIN temp.scope sc ON sc.episode_id = oe2.item_id"
                 " WHERE oe2.item_type = 'episode')"
+                " OR o.id IN (SELECT id FROM temp.extra_observations))"
             )
         # Of the entities only the roots: lifecycle and retire reasons read episodes,
         # facts and roots (``ActiveObservation``), and the other entities are a third of
@@ -254,8 +263,30 @@ class AnalysisMixin(IdentityMixin):
             )
         ]
 
+        # The rechecked roots outside the scope, rebuilt from their stored evidence.
+        rechecked: list[analysis.OutsideRoot] = []
+        outside_entities: dict[int, analysis.Entity] = {}
+        outside_episodes: dict[int, analysis.Episode] = {}
+        if scoped and recheck:
+            inside: set[int] = set()
+            for chunk, m in chunks(recheck):
+                inside.update(
+                    r[0]
+                    for r in conn.execute(
+                        "SELECT DISTINCT oe.observation_id FROM observation_evidence oe"
+                        " JOIN temp.scope sc ON sc.episode_id = oe.item_id"
+                        f" WHERE oe.item_type = 'episode' AND oe.observation_id IN ({m})",
+                        chunk,
+                    )
+                )
+            loaded = {o.id for o in active}
+            rechecked, outside_entities, outside_episodes = self._stored_roots(
+                (recheck & loaded) - inside, canon
+            )
+
         # When each candidate root (work waited on) stopped waiting on anything itself.
         candidates = {f.target_id for f in facts if f.relation is Relation.BLOCKED_BY}
+        candidates.update(o.root for o in rechecked)
         since_sql = (
             "SELECT source_id, max(invalid_at) FROM facts WHERE graph_id = ?"
             " AND relation = 'blocked_by' AND invalid_at IS NOT NULL"
@@ -337,7 +368,20 @@ class AnalysisMixin(IdentityMixin):
                 {canon[r] for r in roots if r in canon},
             )
         }
+        outside: list[analysis.OutsideRoot] = []
+        if owners is not None:
+            outside, more_entities, more_episodes = self._outside_roots(
+                graph_id, owners, {o.id for o in active}, canon
+            )
+            outside_entities.update(more_entities)
+            outside_episodes.update(more_episodes)
+            conn.execute("DELETE FROM temp.extra_observations")
         return analysis.AnalysisInput(
+            owners=owners,
+            recheck_roots=rechecked,
+            outside_roots=outside,
+            outside_entities=outside_entities,
+            outside_episodes=outside_episodes,
             present=present or "",
             graph=graph_id,
             scope=scope,
@@ -356,6 +400,146 @@ class AnalysisMixin(IdentityMixin):
             sources=sources,
             merged_into={r: merged_names[canon[r]] for r in roots if canon.get(r) in merged_names},
         )
+
+    def _scope_owners(
+        self, graph_id: str, canon: Mapping[int, int], recheck: set[int]
+    ) -> frozenset[int]:
+        """The owners whose bottleneck a scoped run may change: whoever owns (or owned)
+        work in the scope, and the owners of active bottlenecks with evidence in it.
+        Their active bottlenecks go in ``temp.extra_observations`` (with the ``recheck``
+        observations), so the run continues or retires each one even when none of its
+        evidence is in the scope."""
+        conn = self.conn
+        owners = {
+            canon.get(r[0], r[0])
+            for r in conn.execute(
+                "SELECT DISTINCT f.source_id FROM temp.scope sc"
+                " CROSS JOIN facts f ON f.episode_id = sc.episode_id WHERE f.relation = 'owns'"
+            )
+        }
+        for (key,) in conn.execute(
+            "SELECT o.pattern_key FROM observations o WHERE o.graph_id = ?"
+            " AND o.status = 'active' AND o.kind = ? AND o.id IN ("
+            " SELECT oe.observation_id FROM observation_evidence oe"
+            " JOIN temp.scope sc ON sc.episode_id = oe.item_id WHERE oe.item_type = 'episode')",
+            (graph_id, analysis.OWNER_BOTTLENECK),
+        ):
+            owners.add(int(str(key).split(":")[1]))
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS extra_observations (id INTEGER PRIMARY KEY)")
+        conn.execute("DELETE FROM temp.extra_observations")
+        keys = {f"owner:{o}" for o in owners}
+        conn.executemany(
+            "INSERT OR IGNORE INTO temp.extra_observations (id) VALUES (?)",
+            (
+                (i,)
+                for i, key in conn.execute(
+                    "SELECT id, pattern_key FROM observations WHERE graph_id = ?"
+                    " AND status = 'active' AND kind = ?",
+                    (graph_id, analysis.OWNER_BOTTLENECK),
+                )
+                if key in keys
+            ),
+        )
+        conn.executemany(
+            "INSERT OR IGNORE INTO temp.extra_observations (id) VALUES (?)",
+            ((i,) for i in sorted(recheck)),
+        )
+        return frozenset(owners)
+
+    def _outside_roots(
+        self, graph_id: str, owners: frozenset[int], loaded: set[int], canon: Mapping[int, int]
+    ) -> tuple[list[analysis.OutsideRoot], dict[int, analysis.Entity], dict[int, analysis.Episode]]:
+        """The active root observations of ``owners`` that a scoped run does not redo
+        (not in ``loaded``), each with its component, cluster and evidence facts, and the
+        ends and episodes of those facts. Their components are outside the scope, so
+        their drafts are what a full pass makes (``analysis.build_drafts``)."""
+        conn = self.conn
+        ids: set[int] = set()
+        for chunk, m in chunks(owners):
+            ids.update(
+                r[0]
+                for r in conn.execute(
+                    "SELECT oe.observation_id FROM observation_evidence oe"
+                    " JOIN observations o ON o.id = oe.observation_id"
+                    f" WHERE oe.item_type = 'entity' AND oe.role = 'owner' AND oe.item_id IN ({m})"
+                    " AND o.graph_id = ? AND o.status = 'active' AND o.kind IN (?, ?)",
+                    [*chunk, graph_id, *analysis.ROOT_KINDS],
+                )
+            )
+        return self._stored_roots(ids - loaded, canon)
+
+    def _stored_roots(
+        self, ids: set[int], canon: Mapping[int, int]
+    ) -> tuple[list[analysis.OutsideRoot], dict[int, analysis.Entity], dict[int, analysis.Episode]]:
+        """Root observations as stored: each one's component, cluster, pattern key and
+        evidence facts, and the ends and episodes of those facts."""
+        conn = self.conn
+        if not ids:
+            return [], {}, {}
+        head: dict[int, tuple[str, int]] = {}
+        fact_ids: dict[int, list[int]] = defaultdict(list)
+        an_episode: dict[int, int] = {}
+        for chunk, m in chunks(ids):
+            for oid, key, cluster_id in conn.execute(
+                f"SELECT id, pattern_key, cluster_id FROM observations WHERE id IN ({m})", chunk
+            ):
+                head[oid] = (str(key), int(cluster_id))
+            for oid, t, i in conn.execute(
+                "SELECT observation_id, item_type, item_id FROM observation_evidence"
+                f" WHERE observation_id IN ({m}) AND item_type IN ('fact', 'episode')",
+                chunk,
+            ):
+                if t == "fact":
+                    fact_ids[oid].append(i)
+                else:
+                    an_episode.setdefault(oid, i)
+        relation_of = {r.value: r for r in Relation}
+        facts: dict[int, analysis.Fact] = {}
+        for chunk, m in chunks({i for v in fact_ids.values() for i in v}):
+            for i, e, src, rel, tgt in conn.execute(
+                "SELECT id, episode_id, source_id, relation, target_id FROM facts"
+                f" WHERE id IN ({m})",
+                chunk,
+            ):
+                facts[i] = analysis.Fact(
+                    i, e, canon.get(src, src), relation_of[rel], canon.get(tgt, tgt)
+                )
+        component: dict[int, int] = {}
+        for chunk, m in chunks(set(an_episode.values())):
+            component.update(
+                conn.execute(
+                    "SELECT episode_id, component_id FROM episode_clusters"
+                    f" WHERE episode_id IN ({m})",
+                    chunk,
+                )
+            )
+        type_of = {t.value: t for t in EntityType}
+        entities = {
+            r["id"]: analysis.Entity(r["id"], r["name"], type_of[r["type"]])
+            for r in self.rows_in(
+                "SELECT id, name, type FROM entities WHERE id IN ({marks})",
+                {i for f in facts.values() for i in (f.source_id, f.target_id)},
+            )
+        }
+        episodes = {
+            r["id"]: analysis.Episode(r["id"], r["author"], r["occurred_at"], r["source"])
+            for r in self.rows_in(
+                "SELECT id, author, occurred_at, source FROM episodes WHERE id IN ({marks})",
+                {f.episode_id for f in facts.values()},
+            )
+        }
+        outside = [
+            analysis.OutsideRoot(
+                component=component[an_episode[oid]],
+                cluster_id=head[oid][1],
+                # pattern key root:<root>, or root:<root>:c<component>
+                root=int(head[oid][0].split(":")[1]),
+                facts=tuple(facts[i] for i in sorted(fact_ids[oid]) if i in facts),
+                pattern_key=head[oid][0],
+            )
+            for oid in sorted(ids)
+        ]
+        return outside, entities, episodes
 
     def _incidences(
         self,
@@ -544,73 +728,19 @@ class AnalysisMixin(IdentityMixin):
             row = self.conn.execute(sql, args).fetchone()
         return str(row[0]) if row and row[0] else None
 
-    def widen_scope(
-        self, graph_id: str, scope: set[int], *, stale_from: str | None, stale_to: str | None
-    ) -> set[int]:
-        """The episodes an incremental pass must redo beyond ``scope``, for the patterns
-        that reach across components or move with time alone:
-
-        * every component holding a root owned by someone who owns work in the scope (an
-          owner bottleneck is counted over all the roots its owner holds);
-        * the evidence of every active root observation that may have gone stale as the
-          graph's present moved (first confirmed before ``stale_to`` and last restated
-          on or after ``stale_from``), with their components.
-        """
-        # The owners first, then their work: joining each scoped fact to every fact of
-        # its owner multiplies a team that owns thousands of items by its own updates.
-        owners: set[int] = set()
-        for chunk, marks in chunks(scope):
-            owners.update(
-                r[0]
-                for r in self.conn.execute(
-                    "SELECT DISTINCT f.source_id FROM facts f WHERE f.relation = 'owns'"
-                    f" AND f.invalid_at IS NULL AND f.episode_id IN ({marks})",
-                    chunk,
-                )
+    def stale_candidates(self, graph_id: str, stale_from: str, stale_to: str) -> set[int]:
+        """Active root observations that may have gone stale as the graph's present
+        moved: first confirmed before ``stale_to`` and last restated on or after
+        ``stale_from``. An incremental pass rechecks them (``load_analysis``) instead of
+        redoing their components: staleness moves with time alone, not with evidence."""
+        return {
+            r[0]
+            for r in self.conn.execute(
+                "SELECT o.id FROM observations o WHERE o.graph_id = ? AND o.status = 'active'"
+                " AND o.kind = ? AND o.start_at < ? AND o.latest_evidence_at >= ?",
+                (graph_id, analysis.DEPENDENCY, stale_to, stale_from),
             )
-        extra: set[int] = set()
-        for chunk, marks in chunks(owners):
-            extra.update(
-                r[0]
-                for r in self.conn.execute(
-                    "SELECT DISTINCT f.episode_id FROM facts f WHERE f.graph_id = ?"
-                    " AND f.relation = 'owns' AND f.invalid_at IS NULL"
-                    f" AND f.source_id IN ({marks})",
-                    [graph_id, *chunk],
-                )
-            )
-        if stale_from is not None and stale_to is not None:
-            extra.update(
-                r[0]
-                for r in self.conn.execute(
-                    """
-                    SELECT DISTINCT oe.item_id FROM observations o
-                    JOIN observation_evidence oe ON oe.observation_id = o.id
-                      AND oe.item_type = 'episode'
-                    WHERE o.graph_id = ? AND o.status = 'active' AND o.kind = ?
-                      AND o.start_at < ? AND o.latest_evidence_at >= ?
-                    """,
-                    (graph_id, analysis.DEPENDENCY, stale_to, stale_from),
-                )
-            )
-        extra -= scope
-        if not extra:
-            return set()
-        members: set[int] = set()
-        for chunk, marks in chunks(extra):
-            members.update(
-                r[0]
-                for r in self.conn.execute(
-                    f"""
-                    SELECT ec.episode_id FROM episode_clusters ec
-                    WHERE ec.graph_id = ? AND ec.component_id IN (
-                        SELECT e2.component_id FROM episode_clusters e2
-                        WHERE e2.episode_id IN ({marks}))
-                    """,
-                    [graph_id, *chunk],
-                )
-            )
-        return (extra | members) - scope
+        }
 
     def save_membership(
         self, graph_id: str, membership: dict[int, int], component: dict[int, int], *, full: bool
