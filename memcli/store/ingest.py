@@ -7,118 +7,75 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from memcli.models import Relation
 from memcli.store.connection import StoreBase, chunks, utcnow
 
-# The contradiction rules as SQL, each with the relations that must be in the new
-# episode for it to apply (see Store.apply_contradictions). Parameters: :ep, :now and
-# :hash (the content hash of episode :ep).
-#
-# A fact ends at its earliest contradiction, whatever order the updates arrive in: a
-# rule only ever moves an end earlier (``_EARLIER``). Two contradictions at the same
-# instant are ordered by their episodes' content hashes, so invalidated_by names the same
-# episode in every order; an end the update itself stated (invalidated_by NULL) wins
-# such a tie.
+# The contradiction rules as one set-based statement over the facts written since the
+# last pass (``IngestMixin.end_contradicted``). A pair (a, b) is "b contradicts a":
+#   1. ``completed(_, X)`` at t ends every ``blocked_by(_, X)`` valid at or before t;
+#   2. ``unblocked_from(S, X)`` at t ends ``blocked_by(S, X)`` valid at or before t;
+#   3. ``owns(P, X)`` at t ends ``owns(Q, X)`` (Q != P, of the same entity type) valid
+#      before t.
+# Each rule is joined both ways (a new fact ended by any stored fact, any stored fact
+# ended by a new one), so an older update ingested after a newer one is stored already
+# ended. A fact ends at its earliest contradiction whatever order the updates arrive in:
+# the earliest contradictor of each fact is picked (ties by the episodes' content
+# hashes), and an end only ever moves earlier (``_EARLIER``); an end the update itself
+# stated (invalidated_by NULL) wins a tie. A retracted episode contradicts nothing.
 _EARLIER = """
     (facts.invalid_at IS NULL OR facts.invalid_at > {at}
      OR (facts.invalid_at = {at} AND facts.invalidated_by IS NOT NULL
          AND (SELECT content_hash FROM episodes WHERE id = facts.invalidated_by) > {hash}))
 """
 
-
-def _reverse_rule(relation: str, join: str) -> str:
-    """A fact of episode :ep ended by the earliest contradicting fact already stored."""
-    return f"""
-        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
-            invalidated_by = c.episode_id
-        FROM (SELECT f.id AS fid, x.valid_at, x.episode_id, ex.content_hash AS hash,
-                row_number() OVER (PARTITION BY f.id
-                                   ORDER BY x.valid_at, ex.content_hash) AS n
-              FROM facts f {join}
-              JOIN episodes ex ON ex.id = x.episode_id
-              WHERE f.episode_id = :ep AND f.relation = '{relation}'
-                AND x.episode_id != f.episode_id AND ex.retracted_at IS NULL) AS c
-        WHERE facts.id = c.fid AND c.n = 1
-          AND {_EARLIER.format(at="c.valid_at", hash="c.hash")}
-        """
-
-
-_CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
-    # completion ends earlier waits
+# (relation ended, relation ending it, join condition of a and b beyond the target)
+_RULES = [
+    ("blocked_by", "completed", "a.valid_at <= b.valid_at"),
     (
-        f"""
-        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
-            invalidated_by = c.episode_id
-        FROM (SELECT target_id, min(valid_at) AS valid_at, episode_id
-              FROM facts WHERE episode_id = :ep AND relation = 'completed'
-              GROUP BY target_id) AS c
-        WHERE facts.relation = 'blocked_by' AND facts.target_id = c.target_id
-          AND facts.valid_at <= c.valid_at
-          AND {_EARLIER.format(at="c.valid_at", hash=":hash")}
-        """,
-        frozenset({"completed"}),
+        "blocked_by",
+        "unblocked_from",
+        "b.source_id = a.source_id AND a.valid_at <= b.valid_at",
     ),
-    # unblocking ends the wait
     (
-        f"""
-        UPDATE facts SET invalid_at = u.valid_at, expired_at = :now,
-            invalidated_by = u.episode_id
-        FROM (SELECT source_id, target_id, min(valid_at) AS valid_at, episode_id
-              FROM facts WHERE episode_id = :ep AND relation = 'unblocked_from'
-              GROUP BY source_id, target_id) AS u
-        WHERE facts.relation = 'blocked_by' AND facts.source_id = u.source_id
-          AND facts.target_id = u.target_id AND facts.valid_at <= u.valid_at
-          AND {_EARLIER.format(at="u.valid_at", hash=":hash")}
-        """,
-        frozenset({"unblocked_from"}),
-    ),
-    # a new owner ends the previous owner
-    (
-        f"""
-        UPDATE facts SET invalid_at = o.valid_at, expired_at = :now,
-            invalidated_by = o.episode_id
-        FROM (SELECT f.source_id, f.target_id, min(f.valid_at) AS valid_at, f.episode_id,
-                s.type
-              FROM facts f JOIN entities s ON s.id = f.source_id
-              WHERE f.episode_id = :ep AND f.relation = 'owns'
-              GROUP BY f.source_id, f.target_id) AS o
-        WHERE facts.relation = 'owns' AND facts.target_id = o.target_id
-          AND facts.source_id != o.source_id AND facts.valid_at < o.valid_at
-          AND (SELECT type FROM entities WHERE id = facts.source_id) = o.type
-          AND {_EARLIER.format(at="o.valid_at", hash=":hash")}
-        """,
-        frozenset({"owns"}),
-    ),
-    # a later completion ends this wait
-    (
-        _reverse_rule(
-            "blocked_by",
-            "JOIN facts x ON x.target_id = f.target_id AND x.relation = 'completed'"
-            " AND x.valid_at >= f.valid_at",
-        ),
-        frozenset({"blocked_by"}),
-    ),
-    # a later unblocking ends this wait
-    (
-        _reverse_rule(
-            "blocked_by",
-            "JOIN facts x ON x.target_id = f.target_id AND x.source_id = f.source_id"
-            " AND x.relation = 'unblocked_from' AND x.valid_at >= f.valid_at",
-        ),
-        frozenset({"blocked_by"}),
-    ),
-    # a later owner ends this ownership
-    (
-        _reverse_rule(
-            "owns",
-            "JOIN entities fs ON fs.id = f.source_id"
-            " JOIN facts x ON x.target_id = f.target_id AND x.relation = 'owns'"
-            " AND x.source_id != f.source_id AND x.valid_at > f.valid_at"
-            " JOIN entities xs ON xs.id = x.source_id AND xs.type = fs.type",
-        ),
-        frozenset({"owns"}),
+        "owns",
+        "owns",
+        "b.source_id != a.source_id AND a.valid_at < b.valid_at"
+        " AND (SELECT type FROM entities WHERE id = a.source_id)"
+        " = (SELECT type FROM entities WHERE id = b.source_id)",
     ),
 ]
+
+
+def _pairs() -> str:
+    arms = []
+    for ended, ending, cond in _RULES:
+        arms.append(
+            f"SELECT a.id AS aid, b.valid_at AS at, b.episode_id AS ep"
+            f" FROM new JOIN facts a ON a.id = new.id AND a.relation = '{ended}'"
+            f" JOIN facts b ON b.target_id = a.target_id AND b.relation = '{ending}'"
+            f" AND {cond}"
+        )
+        arms.append(
+            f"SELECT a.id AS aid, b.valid_at AS at, b.episode_id AS ep"
+            f" FROM new JOIN facts b ON b.id = new.id AND b.relation = '{ending}'"
+            f" JOIN facts a ON a.target_id = b.target_id AND a.relation = '{ended}'"
+            f" AND {cond}"
+        )
+    return "\nUNION ALL\n".join(arms)
+
+
+_END_CONTRADICTED = f"""
+    WITH new(id) AS MATERIALIZED (SELECT value FROM json_each(:ids)),
+    pairs AS ({_pairs()}),
+    ranked AS (
+        SELECT p.aid, p.at, p.ep, e.content_hash AS hash,
+            row_number() OVER (PARTITION BY p.aid ORDER BY p.at, e.content_hash) AS n
+        FROM pairs p JOIN episodes e ON e.id = p.ep
+        WHERE e.retracted_at IS NULL)
+    UPDATE facts SET invalid_at = c.at, expired_at = :now, invalidated_by = c.ep
+    FROM (SELECT aid, at, ep, hash FROM ranked WHERE n = 1) AS c
+    WHERE facts.id = c.aid AND {_EARLIER.format(at="c.at", hash="c.hash")}
+    RETURNING facts.id
+"""
 
 
 # Page cache of a connection while it ingests, in KiB (SQLite's default is 2 MiB). An
@@ -163,6 +120,8 @@ class IngestMixin(StoreBase):
         self._unindexed_entities: set[int] = set()
         self._unindexed_facts: set[int] = set()
         self._aliased: set[int] = set()  # entities given a new alias
+        # facts the contradiction rules have not seen yet (``end_contradicted``)
+        self._uncontradicted: set[int] = set()
 
     def sync_search(self) -> None:
         """Index every episode, entity, alias and fact written since the last sync.
@@ -364,6 +323,7 @@ class IngestMixin(StoreBase):
             return None
         assert cur.lastrowid is not None
         self._unindexed_facts.add(cur.lastrowid)
+        self._uncontradicted.add(cur.lastrowid)
         return cur.lastrowid
 
     def insert_facts(
@@ -414,6 +374,7 @@ class IngestMixin(StoreBase):
             )
         }
         self._unindexed_facts.update(stored.values())
+        self._uncontradicted.update(stored.values())
         return stored
 
     def signature_ids(self, graph_id: str, keys: Iterable[tuple[str, str]]) -> dict[str, int]:
@@ -478,42 +439,42 @@ class IngestMixin(StoreBase):
 
     # --- contradiction rules, applied in the ingest transaction ---
 
-    def apply_contradictions(
-        self,
-        episode_id: int,
-        relations: Iterable[str] | None = None,
-        *,
-        digest: str | None = None,
-        now: str | None = None,
-    ) -> int:
-        """End facts that this episode's state changes contradict, in both time directions.
-
-        Rules (deterministic, scoped to the same entity and relation):
-        1. ``completed(_, X)`` at t ends every ``blocked_by(_, X)`` that became valid at or
-           before t. A ``blocked_by(_, X)`` stated after t stays valid (it was reopened).
-        2. ``unblocked_from(S, X)`` at t ends ``blocked_by(S, X)`` valid at or before t.
-        3. ``owns(P, X)`` at t ends ``owns(Q, X)`` for Q != P of the same entity type (a
-           person replaces a person, a team a team) that became valid before t.
-        Each rule also runs the other way round, so an older update ingested after a newer
-        one is stored already ended and cannot resurrect what the newer one ended. A fact
-        ends at its earliest contradiction (ties broken by content hash), so the fact
-        table is the same whatever order the updates arrive in.
-        ``relations`` (the relations this episode stated, when known) skips the rules that
-        cannot apply; ``digest`` (the episode's content hash) and ``now``, when the caller
-        has them, save a query and a clock read. Returns how many facts were ended.
+    def apply_contradictions(self, episode_id: int) -> int:
+        """Apply the contradiction rules to the facts of one stored episode again (a
+        correction moved or restored them); how many facts were ended or moved earlier.
         """
-        rels = set(relations) if relations is not None else {r.value for r in Relation}
-        if not rels:
-            return 0
-        now = now or utcnow()
-        ended = 0
-        if digest is None:
-            digest = self.scalar("SELECT content_hash FROM episodes WHERE id = ?", (episode_id,))
-        params = {"ep": episode_id, "now": now, "hash": digest}
-        for rule, needs in _CONTRADICTION_RULES:
-            if needs & rels:
-                ended += self.conn.execute(rule, params).rowcount
-        return ended
+        ids = [
+            int(r[0])
+            for r in self.conn.execute("SELECT id FROM facts WHERE episode_id = ?", (episode_id,))
+        ]
+        return len(self._end_contradicted(ids))
+
+    def end_contradicted(self) -> list[int]:
+        """End the facts that the facts written since the last call contradict, and
+        those new facts that stored ones contradict, in both time directions; the ids
+        of the facts whose end was set or moved earlier, each once.
+
+        Called once per ingest transaction (a batch of files), not per episode: one
+        statement over all the new facts, where per-episode rules cost one to three
+        statements an update. The ends are the same, since a fact ends at its earliest
+        contradiction whatever order the facts arrive in (see ``_END_CONTRADICTED``).
+        A transaction that commits with facts still pending runs it first.
+        """
+        if not self._uncontradicted:
+            return []
+        ids = sorted(self._uncontradicted)
+        self._uncontradicted.clear()
+        return self._end_contradicted(ids)
+
+    def _end_contradicted(self, ids: list[int]) -> list[int]:
+        if not ids:
+            return []
+        return [
+            int(r[0])
+            for r in self.conn.execute(
+                _END_CONTRADICTED, {"ids": json.dumps(ids), "now": utcnow()}
+            ).fetchall()
+        ]
 
     def pending_episodes(self, graph_id: str | None = None) -> list[dict[str, Any]]:
         """Episodes whose model extraction has not happened yet, oldest first."""
