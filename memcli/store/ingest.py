@@ -9,73 +9,74 @@ from typing import Any
 
 from memcli.store.connection import StoreBase, chunks, utcnow
 
-# The contradiction rules as one set-based statement over the facts written since the
-# last pass (``IngestMixin.end_contradicted``). A pair (a, b) is "b contradicts a":
-#   1. ``completed(_, X)`` at t ends every ``blocked_by(_, X)`` valid at or before t;
-#   2. ``unblocked_from(S, X)`` at t ends ``blocked_by(S, X)`` valid at or before t;
-#   3. ``owns(P, X)`` at t ends ``owns(Q, X)`` (Q != P, of the same entity type) valid
-#      before t.
-# Each rule is joined both ways (a new fact ended by any stored fact, any stored fact
-# ended by a new one), so an older update ingested after a newer one is stored already
-# ended. A fact ends at its earliest contradiction whatever order the updates arrive in:
-# the earliest contradictor of each fact is picked (ties by the episodes' content
-# hashes), and an end only ever moves earlier (``_EARLIER``); an end the update itself
-# stated (invalidated_by NULL) wins a tie. A retracted episode contradicts nothing.
-_EARLIER = """
-    (facts.invalid_at IS NULL OR facts.invalid_at > {at}
-     OR (facts.invalid_at = {at} AND facts.invalidated_by IS NOT NULL
-         AND (SELECT content_hash FROM episodes WHERE id = facts.invalidated_by) > {hash}))
+# The contradiction rules, applied once per ingest transaction to the facts written in it
+# (``IngestMixin.end_contradicted``). "b contradicts a" when, on the same target:
+#   1. a is ``blocked_by(_, X)`` and b ``completed(_, X)``, a valid at or before b;
+#   2. a is ``blocked_by(S, X)`` and b ``unblocked_from(S, X)``, a valid at or before b;
+#   3. a is ``owns(Q, X)`` and b ``owns(P, X)``, P != Q of the same entity type (a person
+#      replaces a person, a team a team), a valid before b.
+# Every pair with a new fact on either side counts, so an older update ingested after a
+# newer one is stored already ended. A fact ends at its earliest contradiction whatever
+# order the updates arrive in: its earliest contradictor is picked (ties by the
+# episodes' content hashes, so invalidated_by names the same episode in every order),
+# and an end only ever moves earlier; an end the update itself stated (invalidated_by
+# NULL) wins a tie. A retracted episode contradicts nothing.
+#
+# The pairs are found in Python over the facts of the targets involved, read in one
+# query: joined in SQL they cost a random row read per pair (an update's owner meets
+# every earlier owner of its work item), several times what reading each fact once does.
+_TARGET_FACTS = """
+    SELECT f.id, f.relation, f.source_id, f.target_id, f.valid_at, f.invalid_at,
+        ef.content_hash, f.episode_id, e.content_hash, e.retracted_at IS NOT NULL,
+        (SELECT type FROM entities WHERE id = f.source_id)
+    FROM facts f JOIN episodes e ON e.id = f.episode_id
+    LEFT JOIN episodes ef ON ef.id = f.invalidated_by
+    WHERE f.target_id IN (SELECT value FROM json_each(?))
+    ORDER BY f.valid_at, e.content_hash
 """
-
-# (relation ended, relation ending it, join condition of a and b beyond the target)
-_RULES = [
-    ("blocked_by", "completed", "a.valid_at <= b.valid_at"),
-    (
-        "blocked_by",
-        "unblocked_from",
-        "b.source_id = a.source_id AND a.valid_at <= b.valid_at",
-    ),
-    (
-        "owns",
-        "owns",
-        "b.source_id != a.source_id AND a.valid_at < b.valid_at"
-        " AND (SELECT type FROM entities WHERE id = a.source_id)"
-        " = (SELECT type FROM entities WHERE id = b.source_id)",
-    ),
-]
+_ENDING = {"blocked_by": ("completed", "unblocked_from"), "owns": ("owns",)}
 
 
-def _pairs() -> str:
-    arms = []
-    for ended, ending, cond in _RULES:
-        arms.append(
-            f"SELECT a.id AS aid, b.valid_at AS at, b.episode_id AS ep"
-            f" FROM new JOIN facts a ON a.id = new.id AND a.relation = '{ended}'"
-            f" JOIN facts b ON b.target_id = a.target_id AND b.relation = '{ending}'"
-            f" AND {cond}"
-        )
-        arms.append(
-            f"SELECT a.id AS aid, b.valid_at AS at, b.episode_id AS ep"
-            f" FROM new JOIN facts b ON b.id = new.id AND b.relation = '{ending}'"
-            f" JOIN facts a ON a.target_id = b.target_id AND a.relation = '{ended}'"
-            f" AND {cond}"
-        )
-    return "\nUNION ALL\n".join(arms)
+def _contradicts(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Whether fact row ``b`` ends fact row ``a`` (rows of ``_TARGET_FACTS``)."""
+    if b[9]:  # retracted
+        return False
+    if a[1] == "blocked_by":
+        if b[1] == "completed":
+            return bool(a[4] <= b[4])
+        return bool(b[1] == "unblocked_from" and b[2] == a[2] and a[4] <= b[4])
+    return bool(
+        a[1] == "owns" and b[1] == "owns" and b[2] != a[2] and a[4] < b[4] and a[10] == b[10]
+    )
 
 
-_END_CONTRADICTED = f"""
-    WITH new(id) AS MATERIALIZED (SELECT value FROM json_each(:ids)),
-    pairs AS ({_pairs()}),
-    ranked AS (
-        SELECT p.aid, p.at, p.ep, e.content_hash AS hash,
-            row_number() OVER (PARTITION BY p.aid ORDER BY p.at, e.content_hash) AS n
-        FROM pairs p JOIN episodes e ON e.id = p.ep
-        WHERE e.retracted_at IS NULL)
-    UPDATE facts SET invalid_at = c.at, expired_at = :now, invalidated_by = c.ep
-    FROM (SELECT aid, at, ep, hash FROM ranked WHERE n = 1) AS c
-    WHERE facts.id = c.aid AND {_EARLIER.format(at="c.at", hash="c.hash")}
-    RETURNING facts.id
-"""
+def _ends(rows: list[tuple[Any, ...]], new: set[int]) -> list[tuple[str, int, int]]:
+    """(end, ending episode, fact id) of every fact of ``rows`` (one target's facts, in
+    (valid_at, content hash) order) whose end a pair with a new fact sets or moves."""
+    out = []
+    for ended, ending in _ENDING.items():
+        enders = [b for b in rows if b[1] in ending]
+        if not enders:
+            continue
+        any_new_ender = any(b[0] in new for b in enders)
+        for a in rows:
+            if a[1] != ended:
+                continue
+            a_new = a[0] in new
+            if not (a_new or any_new_ender):
+                continue
+            for b in enders:  # in order: the first contradictor is the earliest
+                if (a_new or b[0] in new) and _contradicts(a, b):
+                    at, digest = b[4], b[8]
+                    end, by_digest = a[5], a[6]
+                    if (
+                        end is None
+                        or end > at
+                        or (end == at and by_digest is not None and by_digest > digest)
+                    ):
+                        out.append((at, b[7], a[0]))
+                    break
+    return out
 
 
 # Page cache of a connection while it ingests, in KiB (SQLite's default is 2 MiB). An
@@ -457,7 +458,7 @@ class IngestMixin(StoreBase):
         Called once per ingest transaction (a batch of files), not per episode: one
         statement over all the new facts, where per-episode rules cost one to three
         statements an update. The ends are the same, since a fact ends at its earliest
-        contradiction whatever order the facts arrive in (see ``_END_CONTRADICTED``).
+        contradiction whatever order the facts arrive in (see ``_TARGET_FACTS``).
         A transaction that commits with facts still pending runs it first.
         """
         if not self._uncontradicted:
@@ -469,12 +470,27 @@ class IngestMixin(StoreBase):
     def _end_contradicted(self, ids: list[int]) -> list[int]:
         if not ids:
             return []
-        return [
-            int(r[0])
-            for r in self.conn.execute(
-                _END_CONTRADICTED, {"ids": json.dumps(ids), "now": utcnow()}
-            ).fetchall()
-        ]
+        new = set(ids)
+        targets = sorted(
+            {
+                int(t)
+                for chunk, marks in chunks(new)
+                for (t,) in self.conn.execute(
+                    f"SELECT DISTINCT target_id FROM facts WHERE id IN ({marks})", chunk
+                )
+            }
+        )
+        by_target: dict[int, list[tuple[Any, ...]]] = {}
+        for row in self.conn.execute(_TARGET_FACTS, (json.dumps(targets),)):
+            by_target.setdefault(row[3], []).append(row)
+        ended = [e for rows in by_target.values() for e in _ends(rows, new)]
+        if ended:
+            now = utcnow()
+            self.conn.executemany(
+                "UPDATE facts SET invalid_at = ?, expired_at = ?, invalidated_by = ? WHERE id = ?",
+                [(at, now, by, fact_id) for at, by, fact_id in ended],
+            )
+        return [fact_id for _, _, fact_id in ended]
 
     def pending_episodes(self, graph_id: str | None = None) -> list[dict[str, Any]]:
         """Episodes whose model extraction has not happened yet, oldest first."""
