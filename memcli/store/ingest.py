@@ -34,6 +34,7 @@ _TARGET_FACTS = """
     WHERE f.target_id IN (SELECT value FROM json_each(?))
     ORDER BY f.valid_at, e.content_hash
 """
+_TARGETS_AT_ONCE = 2000
 _ENDING = {"blocked_by": ("completed", "unblocked_from"), "owns": ("owns",)}
 
 
@@ -480,17 +481,21 @@ class IngestMixin(StoreBase):
                 )
             }
         )
-        by_target: dict[int, list[tuple[Any, ...]]] = {}
-        for row in self.conn.execute(_TARGET_FACTS, (json.dumps(targets),)):
-            by_target.setdefault(row[3], []).append(row)
-        ended = [e for rows in by_target.values() for e in _ends(rows, new)]
-        if ended:
-            now = utcnow()
+        now = utcnow()
+        out: list[int] = []
+        # Targets in slices: memory follows a slice's facts, not a whole batch's.
+        for i in range(0, len(targets), _TARGETS_AT_ONCE):
+            by_target: dict[int, list[tuple[Any, ...]]] = {}
+            chunk = json.dumps(targets[i : i + _TARGETS_AT_ONCE])
+            for row in self.conn.execute(_TARGET_FACTS, (chunk,)):
+                by_target.setdefault(row[3], []).append(row)
+            ended = [e for rows in by_target.values() for e in _ends(rows, new)]
             self.conn.executemany(
                 "UPDATE facts SET invalid_at = ?, expired_at = ?, invalidated_by = ? WHERE id = ?",
                 [(at, now, by, fact_id) for at, by, fact_id in ended],
             )
-        return [fact_id for _, _, fact_id in ended]
+            out += [fact_id for _, _, fact_id in ended]
+        return out
 
     def pending_episodes(self, graph_id: str | None = None) -> list[dict[str, Any]]:
         """Episodes whose model extraction has not happened yet, oldest first."""
