@@ -238,7 +238,6 @@ def store_episode(
         extraction,
         report,
         source=episode.source if episode.facts is not None else None,
-        digest=digest,
         now=now,
     )
     created: list[int] = []
@@ -299,10 +298,10 @@ def _store_facts(
     report: IngestReport,
     *,
     source: str | None = None,
-    digest: str | None = None,
     now: str | None = None,
 ) -> None:
-    """Resolve, store and sign an episode's facts, then apply the contradiction rules.
+    """Resolve, store and sign an episode's facts. The contradiction rules run once per
+    transaction over all its new facts (``Store.end_contradicted``), not here.
 
     A fact whose two ends are one entity says nothing about a dependency and is skipped;
     when the episode came with its facts given (``source`` names it), the skip is a
@@ -312,7 +311,6 @@ def _store_facts(
     extraction is retried (``extract_pending``).
     """
     created: list[int] = []
-    stated: set[str] = set()
     rows: list[tuple[str, int, str, int, str, str, str | None]] = []
     given: list[tuple[ExtractedFact, tuple[int, str, int], str, str]] = []
     for fact in extraction.facts:
@@ -351,13 +349,11 @@ def _store_facts(
         if fact_id is None:
             continue
         report.facts_new += 1
-        stated.add(key[1])
         src = (fact.source.type.value, source_key)
         tgt = (fact.target.type.value, target_key)
         signed.append((fact_id, list(fact_signatures(src, fact.relation, tgt))))
     ids = store.signature_ids(graph, (k for _, keys in signed for k in keys))
     store.link_signatures([(fact_id, ids[key]) for fact_id, keys in signed for _, key in keys])
-    report.facts_ended += store.apply_contradictions(episode_id, stated, digest=digest, now=now)
     report.entities_new += len(created)
 
 
@@ -493,6 +489,14 @@ class _Run:
     progress: Callable[[str], None] | None
     redact: bool
     fmt: str | None
+    # Facts whose end this run set or moved: ``facts_ended`` counts each once, however
+    # many transactions of the run moved it. Added to after a commit only, so a batch
+    # taken back never counts.
+    ended: set[int] = field(default_factory=set)
+
+    def count_ended(self, ids: Iterable[int]) -> None:
+        self.ended.update(ids)
+        self.report.facts_ended = len(self.ended)
 
     def batch(
         self, batch: list[SourceText | InputError], rest: Iterator[SourceText | InputError]
@@ -501,6 +505,7 @@ class _Run:
         report = self.report
         mark = _mark(report)
         stored = 0
+        ended: list[int] = []
         try:
             with ExitStack() as stack:
                 began = False
@@ -530,6 +535,8 @@ class _Run:
                     except (ValueError, KeyError, _LineFailed) as exc:
                         raise _StoreFailed from exc
                     stored += 1
+                if began:  # the rules once for the whole batch, in its transaction
+                    ended = self.store.end_contradicted()
         except _Locked as locked:
             # Nothing of this batch was written; the files before the one that needed
             # the database had nothing to store and are reported as they are.
@@ -550,6 +557,7 @@ class _Run:
                     return False
             return True
         report.files_stored += stored
+        self.count_ended(ended)
         for item in batch:
             self.advance(item)
         return True
@@ -600,6 +608,7 @@ class _Run:
                         report,
                         item.source,
                         redact=self.redact,
+                        ended=self.count_ended,
                     )
                 except _LineFailed:
                     # A record could not be stored. Its file is taken back whole and
@@ -616,6 +625,7 @@ class _Run:
                         item.source,
                         redact=self.redact,
                         careful=True,
+                        ended=self.count_ended,
                     )
             except (ValueError, KeyError) as exc:
                 _rewind(report, mark)
@@ -668,6 +678,7 @@ def _store_file(
     redact: bool,
     careful: bool = False,
     begin: bool = True,
+    ended: Callable[[list[int]], None] | None = None,
 ) -> int:
     """Store one file's episodes in one transaction; returns how many records failed.
 
@@ -678,7 +689,9 @@ def _store_file(
     record (``_store_line``), so that record alone is reported and left out.
     """
     lines_failed = 0
-    # ``begin=False``: inside the caller's batch transaction, without a savepoint.
+    ended_ids: list[int] = []
+    # ``begin=False``: inside the caller's batch transaction, without a savepoint; the
+    # caller then applies the contradiction rules once for its whole batch.
     with store.transaction() if begin else nullcontext(store):
         touched: set[str] = set()
         for episode in episodes:
@@ -712,6 +725,10 @@ def _store_file(
             lines_failed += outcome == "failed"
         for g in sorted(touched):
             store.bump_ingest(g)
+        if begin:
+            ended_ids = store.end_contradicted()
+    if ended is not None:  # committed: the file's ended facts count
+        ended(ended_ids)
     return lines_failed
 
 
@@ -834,6 +851,7 @@ def ingest_records(
                         texts.append((ep.content, ep.author))
         prepare(texts)
     items = iter(batches)
+    ended: set[int] = set()  # facts whose end this run set or moved, each counted once
     for batch in items:
         report.files += 1
         if isinstance(batch, InputError):
@@ -874,6 +892,7 @@ def ingest_records(
                         )
                 for g in sorted(touched):
                     store.bump_ingest(g)
+                ended_now = store.end_contradicted()
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) and "busy" not in str(exc):
                 raise
@@ -892,6 +911,8 @@ def ingest_records(
             break
         else:
             report.files_stored += 1
+            ended.update(ended_now)
+            report.facts_ended = len(ended)
         if batch.errors and not batch.records:
             report.files_failed += 1
         if progress:
@@ -936,6 +957,7 @@ def extract_pending(store: Store, extractor: Extractor, graph: str | None = None
         require_graph(store, graph)
     rows = store.pending_episodes(graph)
     report = ExtractReport(episodes=len(rows))
+    ended: set[int] = set()
     prepare = getattr(extractor, "prepare", None)
     if prepare is not None:
         prepare([(r["content"], r["author"]) for r in rows])
@@ -951,9 +973,11 @@ def extract_pending(store: Store, extractor: Extractor, graph: str | None = None
                 r["id"], status="done", extractor=extractor.name, unparsed=extraction.unparsed
             )
             store.bump_ingest(r["graph_id"])
+            ended_now = store.end_contradicted()
         report.done += 1
         report.facts_new += counts.facts_new
-        report.facts_ended += counts.facts_ended
+        ended.update(ended_now)
+        report.facts_ended = len(ended)
         report.entities_new += counts.entities_new
         report.graphs.add(r["graph_id"])
     return report

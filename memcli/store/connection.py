@@ -237,6 +237,11 @@ class StoreBase:
     def sync_search(self) -> None:
         """Index the rows this transaction wrote (see ``IngestMixin.sync_search``)."""
 
+    def end_contradicted(self) -> list[int]:
+        """Apply the contradiction rules to the facts this transaction wrote (see
+        ``IngestMixin.end_contradicted``); the facts ended."""
+        return []
+
     def _migrate(self) -> None:
         if self._up_to_date():
             return
@@ -288,6 +293,7 @@ class StoreBase:
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self
+                self.end_contradicted()  # what the writer did not apply itself
                 self.sync_search()  # in this transaction: it commits with the rows
             except BaseException:
                 if self.conn.in_transaction:

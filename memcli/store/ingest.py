@@ -7,118 +7,77 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from memcli.models import Relation
 from memcli.store.connection import StoreBase, chunks, utcnow
 
-# The contradiction rules as SQL, each with the relations that must be in the new
-# episode for it to apply (see Store.apply_contradictions). Parameters: :ep, :now and
-# :hash (the content hash of episode :ep).
+# The contradiction rules, applied once per ingest transaction to the facts written in it
+# (``IngestMixin.end_contradicted``). "b contradicts a" when, on the same target:
+#   1. a is ``blocked_by(_, X)`` and b ``completed(_, X)``, a valid at or before b;
+#   2. a is ``blocked_by(S, X)`` and b ``unblocked_from(S, X)``, a valid at or before b;
+#   3. a is ``owns(Q, X)`` and b ``owns(P, X)``, P != Q of the same entity type (a person
+#      replaces a person, a team a team), a valid before b.
+# Every pair with a new fact on either side counts, so an older update ingested after a
+# newer one is stored already ended. A fact ends at its earliest contradiction whatever
+# order the updates arrive in: its earliest contradictor is picked (ties by the
+# episodes' content hashes, so invalidated_by names the same episode in every order),
+# and an end only ever moves earlier; an end the update itself stated (invalidated_by
+# NULL) wins a tie. A retracted episode contradicts nothing.
 #
-# A fact ends at its earliest contradiction, whatever order the updates arrive in: a
-# rule only ever moves an end earlier (``_EARLIER``). Two contradictions at the same
-# instant are ordered by their episodes' content hashes, so invalidated_by names the same
-# episode in every order; an end the update itself stated (invalidated_by NULL) wins
-# such a tie.
-_EARLIER = """
-    (facts.invalid_at IS NULL OR facts.invalid_at > {at}
-     OR (facts.invalid_at = {at} AND facts.invalidated_by IS NOT NULL
-         AND (SELECT content_hash FROM episodes WHERE id = facts.invalidated_by) > {hash}))
+# The pairs are found in Python over the facts of the targets involved, read in one
+# query: joined in SQL they cost a random row read per pair (an update's owner meets
+# every earlier owner of its work item), several times what reading each fact once does.
+_TARGET_FACTS = """
+    SELECT f.id, f.relation, f.source_id, f.target_id, f.valid_at, f.invalid_at,
+        ef.content_hash, f.episode_id, e.content_hash, e.retracted_at IS NOT NULL,
+        (SELECT type FROM entities WHERE id = f.source_id)
+    FROM facts f JOIN episodes e ON e.id = f.episode_id
+    LEFT JOIN episodes ef ON ef.id = f.invalidated_by
+    WHERE f.target_id IN (SELECT value FROM json_each(?))
+    ORDER BY f.valid_at, e.content_hash
 """
+_TARGETS_AT_ONCE = 2000
+_ENDING = {"blocked_by": ("completed", "unblocked_from"), "owns": ("owns",)}
 
 
-def _reverse_rule(relation: str, join: str) -> str:
-    """A fact of episode :ep ended by the earliest contradicting fact already stored."""
-    return f"""
-        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
-            invalidated_by = c.episode_id
-        FROM (SELECT f.id AS fid, x.valid_at, x.episode_id, ex.content_hash AS hash,
-                row_number() OVER (PARTITION BY f.id
-                                   ORDER BY x.valid_at, ex.content_hash) AS n
-              FROM facts f {join}
-              JOIN episodes ex ON ex.id = x.episode_id
-              WHERE f.episode_id = :ep AND f.relation = '{relation}'
-                AND x.episode_id != f.episode_id AND ex.retracted_at IS NULL) AS c
-        WHERE facts.id = c.fid AND c.n = 1
-          AND {_EARLIER.format(at="c.valid_at", hash="c.hash")}
-        """
+def _contradicts(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Whether fact row ``b`` ends fact row ``a`` (rows of ``_TARGET_FACTS``)."""
+    if b[9]:  # retracted
+        return False
+    if a[1] == "blocked_by":
+        if b[1] == "completed":
+            return bool(a[4] <= b[4])
+        return bool(b[1] == "unblocked_from" and b[2] == a[2] and a[4] <= b[4])
+    return bool(
+        a[1] == "owns" and b[1] == "owns" and b[2] != a[2] and a[4] < b[4] and a[10] == b[10]
+    )
 
 
-_CONTRADICTION_RULES: list[tuple[str, frozenset[str]]] = [
-    # completion ends earlier waits
-    (
-        f"""
-        UPDATE facts SET invalid_at = c.valid_at, expired_at = :now,
-            invalidated_by = c.episode_id
-        FROM (SELECT target_id, min(valid_at) AS valid_at, episode_id
-              FROM facts WHERE episode_id = :ep AND relation = 'completed'
-              GROUP BY target_id) AS c
-        WHERE facts.relation = 'blocked_by' AND facts.target_id = c.target_id
-          AND facts.valid_at <= c.valid_at
-          AND {_EARLIER.format(at="c.valid_at", hash=":hash")}
-        """,
-        frozenset({"completed"}),
-    ),
-    # unblocking ends the wait
-    (
-        f"""
-        UPDATE facts SET invalid_at = u.valid_at, expired_at = :now,
-            invalidated_by = u.episode_id
-        FROM (SELECT source_id, target_id, min(valid_at) AS valid_at, episode_id
-              FROM facts WHERE episode_id = :ep AND relation = 'unblocked_from'
-              GROUP BY source_id, target_id) AS u
-        WHERE facts.relation = 'blocked_by' AND facts.source_id = u.source_id
-          AND facts.target_id = u.target_id AND facts.valid_at <= u.valid_at
-          AND {_EARLIER.format(at="u.valid_at", hash=":hash")}
-        """,
-        frozenset({"unblocked_from"}),
-    ),
-    # a new owner ends the previous owner
-    (
-        f"""
-        UPDATE facts SET invalid_at = o.valid_at, expired_at = :now,
-            invalidated_by = o.episode_id
-        FROM (SELECT f.source_id, f.target_id, min(f.valid_at) AS valid_at, f.episode_id,
-                s.type
-              FROM facts f JOIN entities s ON s.id = f.source_id
-              WHERE f.episode_id = :ep AND f.relation = 'owns'
-              GROUP BY f.source_id, f.target_id) AS o
-        WHERE facts.relation = 'owns' AND facts.target_id = o.target_id
-          AND facts.source_id != o.source_id AND facts.valid_at < o.valid_at
-          AND (SELECT type FROM entities WHERE id = facts.source_id) = o.type
-          AND {_EARLIER.format(at="o.valid_at", hash=":hash")}
-        """,
-        frozenset({"owns"}),
-    ),
-    # a later completion ends this wait
-    (
-        _reverse_rule(
-            "blocked_by",
-            "JOIN facts x ON x.target_id = f.target_id AND x.relation = 'completed'"
-            " AND x.valid_at >= f.valid_at",
-        ),
-        frozenset({"blocked_by"}),
-    ),
-    # a later unblocking ends this wait
-    (
-        _reverse_rule(
-            "blocked_by",
-            "JOIN facts x ON x.target_id = f.target_id AND x.source_id = f.source_id"
-            " AND x.relation = 'unblocked_from' AND x.valid_at >= f.valid_at",
-        ),
-        frozenset({"blocked_by"}),
-    ),
-    # a later owner ends this ownership
-    (
-        _reverse_rule(
-            "owns",
-            "JOIN entities fs ON fs.id = f.source_id"
-            " JOIN facts x ON x.target_id = f.target_id AND x.relation = 'owns'"
-            " AND x.source_id != f.source_id AND x.valid_at > f.valid_at"
-            " JOIN entities xs ON xs.id = x.source_id AND xs.type = fs.type",
-        ),
-        frozenset({"owns"}),
-    ),
-]
+def _ends(rows: list[tuple[Any, ...]], new: set[int]) -> list[tuple[str, int, int]]:
+    """(end, ending episode, fact id) of every fact of ``rows`` (one target's facts, in
+    (valid_at, content hash) order) whose end a pair with a new fact sets or moves."""
+    out = []
+    for ended, ending in _ENDING.items():
+        enders = [b for b in rows if b[1] in ending]
+        if not enders:
+            continue
+        any_new_ender = any(b[0] in new for b in enders)
+        for a in rows:
+            if a[1] != ended:
+                continue
+            a_new = a[0] in new
+            if not (a_new or any_new_ender):
+                continue
+            for b in enders:  # in order: the first contradictor is the earliest
+                if (a_new or b[0] in new) and _contradicts(a, b):
+                    at, digest = b[4], b[8]
+                    end, by_digest = a[5], a[6]
+                    if (
+                        end is None
+                        or end > at
+                        or (end == at and by_digest is not None and by_digest > digest)
+                    ):
+                        out.append((at, b[7], a[0]))
+                    break
+    return out
 
 
 # Page cache of a connection while it ingests, in KiB (SQLite's default is 2 MiB). An
@@ -163,6 +122,8 @@ class IngestMixin(StoreBase):
         self._unindexed_entities: set[int] = set()
         self._unindexed_facts: set[int] = set()
         self._aliased: set[int] = set()  # entities given a new alias
+        # facts the contradiction rules have not seen yet (``end_contradicted``)
+        self._uncontradicted: set[int] = set()
 
     def sync_search(self) -> None:
         """Index every episode, entity, alias and fact written since the last sync.
@@ -364,6 +325,7 @@ class IngestMixin(StoreBase):
             return None
         assert cur.lastrowid is not None
         self._unindexed_facts.add(cur.lastrowid)
+        self._uncontradicted.add(cur.lastrowid)
         return cur.lastrowid
 
     def insert_facts(
@@ -414,6 +376,7 @@ class IngestMixin(StoreBase):
             )
         }
         self._unindexed_facts.update(stored.values())
+        self._uncontradicted.update(stored.values())
         return stored
 
     def signature_ids(self, graph_id: str, keys: Iterable[tuple[str, str]]) -> dict[str, int]:
@@ -478,42 +441,61 @@ class IngestMixin(StoreBase):
 
     # --- contradiction rules, applied in the ingest transaction ---
 
-    def apply_contradictions(
-        self,
-        episode_id: int,
-        relations: Iterable[str] | None = None,
-        *,
-        digest: str | None = None,
-        now: str | None = None,
-    ) -> int:
-        """End facts that this episode's state changes contradict, in both time directions.
-
-        Rules (deterministic, scoped to the same entity and relation):
-        1. ``completed(_, X)`` at t ends every ``blocked_by(_, X)`` that became valid at or
-           before t. A ``blocked_by(_, X)`` stated after t stays valid (it was reopened).
-        2. ``unblocked_from(S, X)`` at t ends ``blocked_by(S, X)`` valid at or before t.
-        3. ``owns(P, X)`` at t ends ``owns(Q, X)`` for Q != P of the same entity type (a
-           person replaces a person, a team a team) that became valid before t.
-        Each rule also runs the other way round, so an older update ingested after a newer
-        one is stored already ended and cannot resurrect what the newer one ended. A fact
-        ends at its earliest contradiction (ties broken by content hash), so the fact
-        table is the same whatever order the updates arrive in.
-        ``relations`` (the relations this episode stated, when known) skips the rules that
-        cannot apply; ``digest`` (the episode's content hash) and ``now``, when the caller
-        has them, save a query and a clock read. Returns how many facts were ended.
+    def apply_contradictions(self, episode_id: int) -> int:
+        """Apply the contradiction rules to the facts of one stored episode again (a
+        correction moved or restored them); how many facts were ended or moved earlier.
         """
-        rels = set(relations) if relations is not None else {r.value for r in Relation}
-        if not rels:
-            return 0
-        now = now or utcnow()
-        ended = 0
-        if digest is None:
-            digest = self.scalar("SELECT content_hash FROM episodes WHERE id = ?", (episode_id,))
-        params = {"ep": episode_id, "now": now, "hash": digest}
-        for rule, needs in _CONTRADICTION_RULES:
-            if needs & rels:
-                ended += self.conn.execute(rule, params).rowcount
-        return ended
+        ids = [
+            int(r[0])
+            for r in self.conn.execute("SELECT id FROM facts WHERE episode_id = ?", (episode_id,))
+        ]
+        return len(self._end_contradicted(ids))
+
+    def end_contradicted(self) -> list[int]:
+        """End the facts that the facts written since the last call contradict, and
+        those new facts that stored ones contradict, in both time directions; the ids
+        of the facts whose end was set or moved earlier, each once.
+
+        Called once per ingest transaction (a batch of files), not per episode: one
+        statement over all the new facts, where per-episode rules cost one to three
+        statements an update. The ends are the same, since a fact ends at its earliest
+        contradiction whatever order the facts arrive in (see ``_TARGET_FACTS``).
+        A transaction that commits with facts still pending runs it first.
+        """
+        if not self._uncontradicted:
+            return []
+        ids = sorted(self._uncontradicted)
+        self._uncontradicted.clear()
+        return self._end_contradicted(ids)
+
+    def _end_contradicted(self, ids: list[int]) -> list[int]:
+        if not ids:
+            return []
+        new = set(ids)
+        targets = sorted(
+            {
+                int(t)
+                for chunk, marks in chunks(new)
+                for (t,) in self.conn.execute(
+                    f"SELECT DISTINCT target_id FROM facts WHERE id IN ({marks})", chunk
+                )
+            }
+        )
+        now = utcnow()
+        out: list[int] = []
+        # Targets in slices: memory follows a slice's facts, not a whole batch's.
+        for i in range(0, len(targets), _TARGETS_AT_ONCE):
+            by_target: dict[int, list[tuple[Any, ...]]] = {}
+            chunk = json.dumps(targets[i : i + _TARGETS_AT_ONCE])
+            for row in self.conn.execute(_TARGET_FACTS, (chunk,)):
+                by_target.setdefault(row[3], []).append(row)
+            ended = [e for rows in by_target.values() for e in _ends(rows, new)]
+            self.conn.executemany(
+                "UPDATE facts SET invalid_at = ?, expired_at = ?, invalidated_by = ? WHERE id = ?",
+                [(at, now, by, fact_id) for at, by, fact_id in ended],
+            )
+            out += [fact_id for _, _, fact_id in ended]
+        return out
 
     def pending_episodes(self, graph_id: str | None = None) -> list[dict[str, Any]]:
         """Episodes whose model extraction has not happened yet, oldest first."""
