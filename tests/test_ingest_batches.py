@@ -103,3 +103,18 @@ def test_progress_reports_every_file_once_in_order(tmp_path: Path) -> None:
         report = api.ingest(store, expand([str(tmp_path / "in")]), progress=seen.append)
     assert seen == sorted(str(p) for p in (tmp_path / "in").iterdir())
     assert report.files_stored == N + 1  # the JSON document that failed is not stored
+
+
+def test_dropping_the_id_caches_between_commits_stores_the_same_rows(tmp_path: Path) -> None:
+    # A long ingest drops its id caches once they pass ``cache_entries`` (memory follows a
+    # batch, not the store); with a bound of 0 they are dropped after every commit, and
+    # every name, alias, signature and end must come out exactly as with the caches kept.
+    write_inputs(tmp_path / "in")
+    kept, dropped = tmp_path / "kept.db", tmp_path / "dropped.db"
+    for db, entries in ((kept, 10**9), (dropped, 0)):
+        with Store(db, cache_entries=entries) as store:
+            for path in sorted((tmp_path / "in").iterdir()):
+                api.ingest(store, expand([str(path)]))
+    assert rows(dropped) == rows(kept)
+    with Store(dropped) as store:
+        store.fts_integrity_check()

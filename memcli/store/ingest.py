@@ -105,6 +105,9 @@ class IngestMixin(StoreBase):
         # recur in thousands of facts; an entry is as good as the entity cache's.
         self._names: dict[tuple[str, str, str], tuple[int, str]] = {}
 
+    def _cached(self) -> int:
+        return super()._cached() + len(self._names)
+
     def known_name(self, graph_id: str, name: str, type_: str) -> tuple[int, str] | None:
         """(entity id, key) of a name as written, if this connection resolved it already
         (``remember_name``): its entity and alias are stored."""
