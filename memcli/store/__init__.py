@@ -43,17 +43,18 @@ from memcli.store.identity import IdentityMixin
 from memcli.store.ingest import IngestMixin
 from memcli.store.llm_cache import LLMCacheMixin
 from memcli.store.reads import ReadsMixin
+from memcli.store.schema import SEARCH_TOKENIZER
 from memcli.store.search import SearchMixin
 
 if TYPE_CHECKING:
-    from memcli.store.migrations import SCHEMA_VERSION, SEARCH_TOKENIZER
+    from memcli.store.migrations import SCHEMA_VERSION
 
 
 def __getattr__(name: str) -> Any:
     # The migrations module imports sqlite-utils: loaded when asked for, not by every
     # command that opens an up-to-date database (see connection.SCHEMA_MIGRATIONS).
     # (``memcli.store.migrations`` is that module; its set is ``.migrations`` in it.)
-    if name in ("SCHEMA_VERSION", "SEARCH_TOKENIZER"):
+    if name == "SCHEMA_VERSION":
         from memcli.store import migrations
 
         return getattr(migrations, name)

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from memcli.store.connection import StoreBase, chunks, utcnow
+from memcli.store.schema import ENTITY_ALIASES, FACT_TEXT
 
 # The contradiction rules, applied once per ingest transaction to the facts written in it
 # (``IngestMixin.end_contradicted``). "b contradicts a" when, on the same target:
@@ -138,10 +139,6 @@ class IngestMixin(StoreBase):
         a rolled-back savepoint took back is simply not found; one already indexed (an
         update trigger re-indexed it) is not indexed twice.
         """
-        # The document text is the migrations' own SQL; imported here, not at the top,
-        # because migrations.py loads sqlite-utils, which reads never need.
-        from memcli.store.migrations import ENTITY_ALIASES, FACT_TEXT
-
         if self._unindexed_episodes:
             for chunk, marks in chunks(self._unindexed_episodes):
                 self.conn.execute(

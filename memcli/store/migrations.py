@@ -11,6 +11,9 @@ from collections.abc import Callable
 from sqlite_utils import Database, Migrations
 
 from memcli.models import EntityType, Relation
+from memcli.store.schema import ENTITY_ALIASES as _ALIASES
+from memcli.store.schema import FACT_TEXT as _FACT_TEXT
+from memcli.store.schema import SEARCH_TOKENIZER
 
 migrations = Migrations("memcli")
 
@@ -225,18 +228,6 @@ def m002_llm_cache(db: Database) -> None:
 # are composed from several tables, so each gets a small document table, itself kept up
 # to date by triggers, and the index reads that. Never write these tables with INSERT OR
 # REPLACE: with recursive_triggers off, the implicit delete fires no trigger.
-SEARCH_TOKENIZER = "porter unicode61 remove_diacritics 2"
-
-# fact text as indexed: "payments integration blocked by auth service refactor <sentence>"
-_FACT_TEXT = """
-    (SELECT s.name || ' ' || replace(f.relation, '_', ' ') || ' ' || t.name || ' ' || f.sentence
-     FROM facts f JOIN entities s ON s.id = f.source_id JOIN entities t ON t.id = f.target_id
-     WHERE f.id = {fact})
-"""
-_ALIASES = """
-    (SELECT coalesce(group_concat(alias, ' '), '')
-     FROM (SELECT alias FROM entity_aliases WHERE entity_id = {entity} ORDER BY alias))
-"""
 
 
 def _fts_sync_triggers(table: str, key: str, columns: list[str]) -> str:
@@ -386,8 +377,6 @@ def m005_identity_corrections(db: Database) -> None:
 
 # The text of one entity's and one fact's search document, for the explicit sync that
 # replaced the insert triggers (m006; ``IngestMixin.sync_search``).
-ENTITY_ALIASES = _ALIASES
-FACT_TEXT = _FACT_TEXT
 
 
 @migration
