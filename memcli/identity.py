@@ -261,12 +261,16 @@ def _narrowed(
     it as their acronym; only those are filed. What is merged is what comparing every
     pair gives (``tests/test_identity.py`` checks it); on a large graph few names pass.
     """
-    words_of: dict[int, tuple[str, ...]] = {}
-    at: dict[tuple[str, int], set[str]] = defaultdict(set)
+    findall = _RUN.findall
+    words_of = {n.id: tuple(findall(n.norm)) for n in names}
+    by_type: dict[str, list[tuple[str, ...]]] = defaultdict(list)
     for n in names:
-        t = words_of[n.id] = tuple(_RUN.findall(n.norm))
-        for i, w in enumerate(t):
-            at[(n.type, i)].add(w)
+        by_type[n.type].append(words_of[n.id])
+    at: dict[tuple[str, int], set[str]] = defaultdict(set)
+    for kind, all_words in by_type.items():
+        longest = max(map(len, all_words))
+        for i in range(longest):
+            at[(kind, i)] = {t[i] for t in all_words if len(t) > i}
     # words that abbreviate another word at the same place in a name of the same type
     shortened: dict[tuple[str, int], set[str]] = {}
     for key, words in at.items():
@@ -278,11 +282,14 @@ def _narrowed(
             for a in words
             if a.isalpha() and any(_abbreviates(a, b) for b in by_letter[a[0]] if len(b) > len(a))
         }
+    anywhere = set().union(*shortened.values())
     shorts: list[Name] = []
     for n in names:
         t = words_of[n.id]
         if len(t) >= 2:
-            if any(w in shortened[(n.type, i)] for i, w in enumerate(t)):
+            if not anywhere.isdisjoint(t) and any(
+                w in shortened[(n.type, i)] for i, w in enumerate(t)
+            ):
                 shorts.append(n)
         elif t and t[0].isalpha() and len(t[0]) >= 2 and _is_safe(n, "acronym"):
             shorts.append(n)
