@@ -955,6 +955,15 @@ class AnalysisMixin(IdentityMixin):
             versions.append((json.dumps(rows), obs_id))
 
         with self.transaction():
+            # The cluster table first: written after the evidence (a large batch of
+            # pages already dirty in the page cache), its rows cost about three times as
+            # much.
+            self.save_membership(
+                graph,
+                result.clustering.membership,
+                result.clustering.component,
+                full=result.scope is None,
+            )
             # Same pattern, same evidence: only bookkeeping that is not part of the
             # version, and only where it moved.
             self.conn.executemany(
@@ -992,12 +1001,6 @@ class AnalysisMixin(IdentityMixin):
                 "INSERT OR IGNORE INTO observation_links (from_id, to_id, kind, created_at)"
                 " VALUES (?, ?, 'supersedes', ?)",
                 links,
-            )
-            self.save_membership(
-                graph,
-                result.clustering.membership,
-                result.clustering.component,
-                full=result.scope is None,
             )
         return done
 
