@@ -190,8 +190,9 @@ def build_drafts(
         episodes = {**episodes, **(outside_episodes or {})}
     component_of = components if components is not None else membership
     by_component: dict[int, list[Fact]] = defaultdict(list)
+    component_get = component_of.get
     for f in facts:
-        comp = component_of.get(f.episode_id)
+        comp = component_get(f.episode_id)
         if comp is not None:
             by_component[comp].append(f)
     component_sizes = Counter(component_of.values())
@@ -211,11 +212,12 @@ def build_drafts(
     waits_by_source: dict[int, dict[int, list[Fact]]] = defaultdict(lambda: defaultdict(list))
     owns_by_target: dict[int, dict[int, list[Fact]]] = defaultdict(lambda: defaultdict(list))
     for comp in {comp for comp, _ in cone_nodes}:
+        by_source, by_target = waits_by_source[comp], owns_by_target[comp]
         for f in by_component.get(comp, ()):
             if f.relation is _BLOCKED_BY:
-                waits_by_source[comp][f.source_id].append(f)
+                by_source[f.source_id].append(f)
             elif f.relation is _OWNS:
-                owns_by_target[comp][f.target_id].append(f)
+                by_target[f.target_id].append(f)
 
     drafts: list[Draft] = []
     clusters_with_patterns: set[int] = set()
@@ -456,6 +458,8 @@ def _cycle_drafts(
     connected part of the wait graph), with everything that waits on it, directly or
     through other work. No recursive walk: cycles cannot loop it. ``waits`` and
     ``parts`` are ``_waits(comp_facts)`` and its strong components."""
+    if all(len(part) < 2 for part in parts):
+        return []  # no cycle (most components): no index of who waits on what
     edges, stated = waits
     waiters: dict[int, set[int]] = defaultdict(set)
     for src, tgts in edges.items():
