@@ -886,11 +886,23 @@ class AnalysisMixin(IdentityMixin):
             """,
             {**row, "id": obs_id},
         )
-        self.conn.execute("DELETE FROM observation_evidence WHERE observation_id = ?", (obs_id,))
+
+    def _stored_evidence(self, ids: Iterable[int]) -> dict[int, set[tuple[str, int, str]]]:
+        """Each observation's evidence rows as stored: (item type, item id, role)."""
+        out: dict[int, set[tuple[str, int, str]]] = defaultdict(set)
+        for chunk, marks in chunks(ids):
+            for oid, t, i, role in self.conn.execute(
+                "SELECT observation_id, item_type, item_id, role FROM observation_evidence"
+                f" WHERE observation_id IN ({marks})",
+                chunk,
+            ):
+                out[oid].add((t, i, role))
+        return out
 
     def _write_evidence(self, rows: list[tuple[int, str, int, str]]) -> None:
         # A plain INSERT (no conflict handling: half the cost of OR REPLACE): the rows
-        # are new observations' or those of updated ones, whose old rows were deleted.
+        # are new observations' or new rows of updated ones (a row whose role changed
+        # was deleted first).
         self.conn.executemany(
             "INSERT INTO observation_evidence (observation_id, item_type, item_id, role)"
             " VALUES (?, ?, ?, ?)",
@@ -949,9 +961,15 @@ class AnalysisMixin(IdentityMixin):
         evidence: list[tuple[int, str, int, str]] = []
         versions: list[tuple[str, int]] = []
 
-        def record(obs_id: int, d: analysis.Draft) -> None:
+        gone: list[tuple[int, str, int]] = []
+
+        def record(obs_id: int, d: analysis.Draft, stored: set[tuple[str, int, str]]) -> None:
+            # An updated observation's evidence is written as a difference with what is
+            # stored (a bottleneck that gains one root keeps tens of thousands of rows).
             rows = d.evidence()
-            evidence.extend([(obs_id, t, i, r) for t, i, r in rows])
+            if stored:
+                gone.extend((obs_id, t, i) for t, i, r in stored.difference(rows))
+            evidence.extend([(obs_id, t, i, r) for t, i, r in rows if (t, i, r) not in stored])
             versions.append((json.dumps(rows), obs_id))
 
         with self._savepoint():
@@ -975,9 +993,10 @@ class AnalysisMixin(IdentityMixin):
                 ],
             )
             done.unchanged.extend(obs_id for obs_id, _ in result.plan.keep)
+            stored = self._stored_evidence(obs_id for obs_id, _ in result.plan.update)
             for obs_id, d in result.plan.update:
                 self._update_observation(obs_id, row(d))
-                record(obs_id, d)
+                record(obs_id, d, stored.pop(obs_id, set()))
                 done.updated.append(obs_id)
             for r in result.retire:
                 self.conn.execute(
@@ -992,9 +1011,14 @@ class AnalysisMixin(IdentityMixin):
             links: list[tuple[int, int, str]] = []
             for d, supersedes in result.plan.create:
                 obs_id = self._insert_observation(row(d))
-                record(obs_id, d)
+                record(obs_id, d, set())
                 links.extend((obs_id, older, now) for older in supersedes)
                 done.created.append(obs_id)
+            self.conn.executemany(
+                "DELETE FROM observation_evidence"
+                " WHERE observation_id = ? AND item_type = ? AND item_id = ?",
+                sorted(gone),
+            )
             self._write_evidence(evidence)
             self._snapshot(versions)
             self.conn.executemany(
