@@ -324,7 +324,9 @@ def _strong_components(edges: Mapping[int, set[int]]) -> list[list[int]]:
     for start in sorted(edges):
         if start in index:
             continue
-        work: list[tuple[int, list[int]]] = [(start, sorted(edges.get(start, ())))]
+        # each node's next steps in descending order, taken from the end: ascending
+        # order without shifting a list per step
+        work: list[tuple[int, list[int]]] = [(start, sorted(edges.get(start, ()), reverse=True))]
         index[start] = low[start] = counter
         counter += 1
         stack.append(start)
@@ -332,13 +334,13 @@ def _strong_components(edges: Mapping[int, set[int]]) -> list[list[int]]:
         while work:
             node, todo = work[-1]
             if todo:
-                nxt = todo.pop(0)
+                nxt = todo.pop()
                 if nxt not in index:
                     index[nxt] = low[nxt] = counter
                     counter += 1
                     stack.append(nxt)
                     on_stack.add(nxt)
-                    work.append((nxt, sorted(edges.get(nxt, ()))))
+                    work.append((nxt, sorted(edges.get(nxt, ()), reverse=True)))
                 elif nxt in on_stack:
                     low[node] = min(low[node], index[nxt])
                 continue

@@ -282,7 +282,10 @@ class IdentityMixin(StoreBase):
         """Whether the graph has an entity created at or after ``since``."""
         return (
             self.scalar(
-                "SELECT 1 FROM entities WHERE graph_id = ? AND created_at >= ? LIMIT 1",
+                # newest first, by a table scan (the graph index would look every row
+                # up): a name added since is found at once, and "none" is one scan
+                "SELECT 1 FROM entities WHERE +graph_id = ? AND created_at >= ?"
+                " ORDER BY id DESC LIMIT 1",
                 (graph_id, since),
             )
             is not None
