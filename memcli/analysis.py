@@ -567,9 +567,12 @@ def _critical_path_draft(
             continue  # a lone node has no edge to itself (``_waits`` leaves those out)
         members = set(part)
         in_cycle.update((a, b) for a in part for b in edges.get(a, ()) if b in members)
-    dag: dict[int, list[int]] = {
-        a: sorted(b for b in tgts if (a, b) not in in_cycle) for a, tgts in edges.items()
-    }
+    if in_cycle:
+        dag: dict[int, list[int]] = {
+            a: sorted(b for b in tgts if (a, b) not in in_cycle) for a, tgts in edges.items()
+        }
+    else:  # no cycle (most components): every wait is an edge of the DAG
+        dag = {a: sorted(tgts) for a, tgts in edges.items()}
     nodes = set(dag) | {b for tgts in dag.values() for b in tgts}
 
     def key(i: int) -> tuple[str, int]:
