@@ -15,6 +15,10 @@ from memcli.models import EntityType, Relation
 from memcli.store.connection import chunks
 from memcli.store.identity import IdentityMixin
 
+# Evidence rows above which a batch may rebuild the item index instead of updating it
+# row by row (``AnalysisMixin._write_evidence``).
+_BULK_EVIDENCE = 50_000
+
 # --- rows handed out by queries ---
 
 
@@ -903,11 +907,27 @@ class AnalysisMixin(IdentityMixin):
         # A plain INSERT (no conflict handling: half the cost of OR REPLACE): the rows
         # are new observations' or new rows of updated ones (a row whose role changed
         # was deleted first).
-        self.conn.executemany(
+        sql = (
             "INSERT INTO observation_evidence (observation_id, item_type, item_id, role)"
-            " VALUES (?, ?, ?, ?)",
-            rows,
+            " VALUES (?, ?, ?, ?)"
         )
+        index = None
+        if len(rows) > _BULK_EVIDENCE:
+            # A batch larger than the table (a first pass): the item index is built once
+            # over the rows, in order, instead of taking each row at a random place
+            # (a third of the batch's cost). The index comes back as it was defined.
+            index = self.conn.execute(
+                "SELECT sql FROM sqlite_master WHERE type = 'index'"
+                " AND name = 'observation_evidence_item'"
+            ).fetchone()
+            held = self.conn.execute("SELECT count(*) FROM observation_evidence").fetchone()[0]
+            if index is not None and index[0] and held < len(rows):
+                self.conn.execute("DROP INDEX observation_evidence_item")
+            else:
+                index = None
+        self.conn.executemany(sql, rows)
+        if index is not None:
+            self.conn.execute(index[0])
 
     def _snapshot(self, versions: list[tuple[str, int]]) -> None:
         """Record each observation's current version (its row as just written), from
