@@ -292,3 +292,25 @@ def test_concurrent_analyze_processes(atlas: Path, tmp_path: Path) -> None:
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert conn.execute("SELECT count(*) FROM observations").fetchone()[0] == 1
     assert conn.execute("SELECT count(*) FROM analysis_runs").fetchone()[0] == 1
+
+
+def test_the_evidence_index_is_kept_through_first_and_later_passes(
+    cli: Cli, atlas: Path, write: Callable[..., Path], db_path: Path
+) -> None:
+    # A first pass rebuilds the item index after its rows; it must come back as the
+    # migration defined it, and stay through a pass that updates in place.
+    def index_sql() -> str | None:
+        conn = sqlite3.connect(db_path)
+        row = conn.execute(
+            "SELECT sql FROM sqlite_master WHERE name = 'observation_evidence_item'"
+        ).fetchone()
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        conn.close()
+        return None if row is None else str(row[0])
+
+    expected = "CREATE INDEX observation_evidence_item ON observation_evidence(item_type, item_id)"
+    week1(cli, atlas)
+    assert index_sql() == expected
+    cli("ingest", str(write("w2-dan.md", update("Dan", "2026-11-10T11:00:00Z", DAN))))
+    cli("analyze")
+    assert index_sql() == expected

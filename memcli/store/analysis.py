@@ -15,10 +15,6 @@ from memcli.models import EntityType, Relation
 from memcli.store.connection import chunks
 from memcli.store.identity import IdentityMixin
 
-# Evidence rows above which a batch may rebuild the item index instead of updating it
-# row by row (``AnalysisMixin._write_evidence``).
-_BULK_EVIDENCE = 50_000
-
 # --- rows handed out by queries ---
 
 
@@ -912,16 +908,22 @@ class AnalysisMixin(IdentityMixin):
             " VALUES (?, ?, ?, ?)"
         )
         index = None
-        if len(rows) > _BULK_EVIDENCE:
-            # A batch larger than the table (a first pass): the item index is built once
-            # over the rows, in order, instead of taking each row at a random place
-            # (a third of the batch's cost). The index comes back as it was defined.
+        # A batch larger than the table (a first pass): the item index is built once
+        # over all the rows instead of taking each row at a random place (a third of the
+        # batch's cost), and comes back as it was defined. "Larger" is asked with an
+        # OFFSET as far as the batch: never a count of a large table.
+        larger = rows and (
+            self.conn.execute(
+                "SELECT 1 FROM observation_evidence LIMIT 1 OFFSET ?", (len(rows) - 1,)
+            ).fetchone()
+            is None
+        )
+        if larger:
             index = self.conn.execute(
                 "SELECT sql FROM sqlite_master WHERE type = 'index'"
                 " AND name = 'observation_evidence_item'"
             ).fetchone()
-            held = self.conn.execute("SELECT count(*) FROM observation_evidence").fetchone()[0]
-            if index is not None and index[0] and held < len(rows):
+            if index is not None and index[0]:
                 self.conn.execute("DROP INDEX observation_evidence_item")
             else:
                 index = None
