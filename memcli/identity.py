@@ -295,21 +295,38 @@ def _narrowed(
             shorts.append(n)
     if not shorts:
         return [], [], words_of
-    firsts: set[tuple[str, str]] = set()  # (type, first word) a short's first word fits
+    fit: dict[tuple[str, int, str], set[str]] = {}
+
+    def fits_at(kind: str, i: int, word: str) -> set[str]:
+        """The words at place ``i`` of names of this type that ``word`` may stand for."""
+        hit = fit.get((kind, i, word))
+        if hit is None:
+            hit = fit[(kind, i, word)] = {
+                w for w in at.get((kind, i), ()) if w[0] == word[0] and _matches(word, w, False)
+            }
+        return hit
+
+    # A longer name a short one fits starts with words the short one's first words fit:
+    # its first word for a one-word short, its first two for the others.
+    any_next: set[tuple[str, str]] = set()  # (type, first word): any second word
+    seconds: dict[tuple[str, str], set[str]] = defaultdict(set)  # (type, first) -> second
     initials: set[tuple[str, str]] = set()  # (type, acronym) a one-word short may be
     for n in shorts:
         t = words_of[n.id]
         if len(t) == 1:
             initials.add((n.type, t[0]))
-        for w in at[(n.type, 0)]:
-            if w[0] == t[0][0] and _matches(t[0], w, False):
-                firsts.add((n.type, w))
+            any_next.update((n.type, w) for w in fits_at(n.type, 0, t[0]))
+        else:
+            second = fits_at(n.type, 1, t[1])
+            for w in fits_at(n.type, 0, t[0]):
+                seconds[(n.type, w)] |= second
     longs: list[Name] = []
     for n in names:
         t = words_of[n.id]
         if not t:
             continue
-        if (n.type, t[0]) in firsts:
+        head = (n.type, t[0])
+        if head in any_next or (len(t) >= 2 and head in seconds and t[1] in seconds[head]):
             longs.append(n)
         elif initials:
             spaced = n.norm.split()
