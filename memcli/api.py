@@ -11,7 +11,7 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -47,7 +47,13 @@ from memcli.models import (
     Relation,
     SentenceTrace,
 )
-from memcli.readers import content_hash, episode_key, parse_document, unknown_keys_message
+from memcli.readers import (
+    content_hash,
+    episode_key,
+    episode_keys,
+    parse_document,
+    unknown_keys_message,
+)
 from memcli.redact import merge, redact_episode
 from memcli.resolve import display_name, normalize, resolved
 from memcli.search import (
@@ -191,68 +197,215 @@ def store_episode(
 ) -> int | None:
     """Store one episode with its facts and signatures; None when it is a duplicate.
 
-    Call inside a transaction: the episode and its facts land together. Every write of
-    an update passes here (ingest, import, the Python client, MCP), so this is where
+    ``store_episodes`` for one episode (see there).
+    """
+    return store_episodes(store, [(episode, graph, origin)], extractor, report, redact=redact)[0]
+
+
+@dataclass
+class _NewEpisode:
+    """An episode of a batch that is not stored yet, resolved in Python."""
+
+    episode: EpisodeInput
+    graph: str
+    digest: str
+    extraction: Extraction
+    extractor: str
+    # (source key, relation, target key, fact) of each fact, keys (graph, type, norm)
+    facts: list[tuple[tuple[str, str, str], str, tuple[str, str, str], ExtractedFact]]
+
+
+_Key = tuple[str, str, str]  # an entity: (graph, type, normalised name)
+
+
+def store_episodes(
+    store: Store,
+    items: Sequence[tuple[EpisodeInput, str, str | None]],
+    extractor: Extractor,
+    report: IngestReport,
+    *,
+    redact: bool = True,
+) -> list[int | None]:
+    """Store episodes ((episode, graph, origin) each) with their facts and signatures:
+    the id of each, None for a duplicate (of a stored episode or of an earlier one in
+    ``items``). The rows are the ones a call per episode, in order, would write.
+
+    Call inside a transaction: the episodes and their facts land together. Every write
+    of an update passes here (ingest, import, the Python client, MCP), so this is where
     secrets are redacted (``memcli.redact``), before the content hash, the extractor and
     the store see the text; ``redact=False`` opts out. What was found is counted in
     ``report.redactions`` under ``origin`` (the input file), else the episode's source.
+
+    The whole batch is read and resolved in Python first (duplicates checked in one
+    query per graph, names resolved against the id caches and one query per graph and
+    type), then each table gets one statement: a statement per episode cost more than
+    the episode's own rows. A ValueError (a name empty once normalised) is raised before
+    anything is written; the caller then stores the episodes one by one to say which.
     """
-    if redact:
-        episode, found = redact_episode(episode)
-        if found:
-            merge(report.redactions.setdefault(origin or episode.source, {}), found)
-    digest = episode_key(episode)
-    if _stored_id(store, graph, episode, digest) is not None:
-        report.episodes_duplicate += 1
-        return None
-    if episode.facts is not None:
-        extraction = Extraction(facts=list(episode.facts), unparsed=[])
-        extractor_name = "given"
-    else:
-        extraction = extractor(episode.content, episode.author)
-        extractor_name = extractor.name
-    if episode.ticket_prefix or episode.subject:
-        extraction = replace(extraction, facts=[_in_context(f, episode) for f in extraction.facts])
-    store.ensure_graph(graph)
     now = utcnow()
-    episode_id = store.insert_episode(
-        {
-            "graph_id": graph,
-            "content_hash": digest,
-            "content": episode.content,
-            "author": episode.author,
-            "occurred_at": episode.occurred_at,
-            "ingested_at": now,
-            "source": episode.source,
-            "format": episode.format,
-            "extractor": extractor_name,
-            "extraction_status": extraction.status,
-            "unparsed": json.dumps(extraction.unparsed, ensure_ascii=False),
-        }
+    batch: list[tuple[EpisodeInput, str, str, str | None]] = []
+    for episode, graph, origin in items:
+        if redact:
+            episode, found = redact_episode(episode)
+            if found:
+                merge(report.redactions.setdefault(origin or episode.source, {}), found)
+        batch.append((episode, graph, *episode_keys(episode)))
+    # A dated update also matches the same words stored without a date at that time
+    # (an undated update exported and imported back).
+    wanted: dict[str, list[str]] = {}
+    for _ep, graph, digest, undated in batch:
+        hashes = wanted.setdefault(graph, [])
+        hashes.append(digest)
+        if undated is not None:
+            hashes.append(undated)
+    known: dict[tuple[str, str], str] = {}  # (graph, hash) -> occurred_at
+    for graph, hashes in wanted.items():
+        for digest, at in store.stored_hashes(graph, hashes).items():
+            known[(graph, digest)] = at
+
+    names: dict[tuple[str, str, str], _Key] = {}  # (graph, name as written, type) -> key
+    ids: dict[_Key, int] = {}
+    first_name: dict[_Key, str] = {}  # display name of a key's first sight
+    aliases: list[tuple[_Key, str]] = []
+
+    def resolve(graph: str, ref: EntityRef) -> _Key:
+        type_ = ref.type.value
+        seen = (graph, ref.name, type_)
+        key = names.get(seen)
+        if key is not None:
+            return key
+        cached = store.known_name(graph, ref.name, type_)
+        if cached is not None:
+            key = (graph, type_, cached[1])
+            ids[key] = cached[0]
+        else:
+            name, norm = resolved(ref.name, ref.type)
+            if not norm:
+                raise ValueError(f"entity name {ref.name!r} is empty after normalisation")
+            key = (graph, type_, norm)
+            first_name.setdefault(key, name)
+            aliases.append((key, name))
+        names[seen] = key
+        return key
+
+    slots: list[int | None] = []  # per item: index into ``new``, None for a duplicate
+    new: list[_NewEpisode] = []
+    for episode, graph, digest, undated in batch:
+        if (graph, digest) in known or (
+            undated is not None and known.get((graph, undated)) == episode.occurred_at
+        ):
+            report.episodes_duplicate += 1
+            slots.append(None)
+            continue
+        known[(graph, digest)] = episode.occurred_at
+        if episode.facts is not None:
+            extraction = Extraction(facts=list(episode.facts), unparsed=[])
+            extractor_name = "given"
+        else:
+            extraction = extractor(episode.content, episode.author)
+            extractor_name = extractor.name
+        if episode.ticket_prefix or episode.subject:
+            extraction = replace(
+                extraction, facts=[_in_context(f, episode) for f in extraction.facts]
+            )
+        facts = []
+        for fact in extraction.facts:
+            src, tgt = resolve(graph, fact.source), resolve(graph, fact.target)
+            if src == tgt:
+                if episode.facts is not None:
+                    report.warnings.append(
+                        (
+                            episode.source,
+                            f"fact ({fact.source.name}, {fact.relation.value}, "
+                            f"{fact.target.name}) skipped: its source and target are the "
+                            "same entity",
+                        )
+                    )
+                continue
+            facts.append((src, fact.relation.value, tgt, fact))
+        for ref, alias in episode.aliases:
+            if alias.strip():
+                aliases.append((resolve(graph, ref), alias.strip()))
+        slots.append(len(new))
+        new.append(_NewEpisode(episode, graph, digest, extraction, extractor_name, facts))
+    if not new:
+        return [None] * len(slots)
+
+    # Nothing is written before this point.
+    store.ensure_graphs(dict.fromkeys(n.graph for n in new), now=now)
+    ids.update(store.entity_ids(k for k in first_name if k not in ids))
+    created = [k for k in first_name if k not in ids]
+    made = store.insert_entities([(*k, first_name[k]) for k in created], now=now)
+    ids.update(zip(created, made, strict=True))
+    report.entities_new += len(made)
+    for (graph, written, type_), key in names.items():
+        store.remember_name(graph, written, type_, ids[key], key[2])
+    store.add_aliases(((ids[k], alias) for k, alias in aliases), new=set(made))
+
+    episode_ids = store.insert_episodes(
+        [
+            (
+                n.graph,
+                n.digest,
+                n.episode.content,
+                n.episode.author,
+                n.episode.occurred_at,
+                now,
+                n.episode.source,
+                n.episode.format,
+                n.extractor,
+                n.extraction.status,
+                json.dumps(n.extraction.unparsed, ensure_ascii=False),
+            )
+            for n in new
+        ]
     )
-    _store_facts(
-        store,
-        graph,
-        episode_id,
-        episode.occurred_at,
-        extraction,
-        report,
-        source=episode.source if episode.facts is not None else None,
-        now=now,
+    rows: list[tuple[str, int, int, str, int, str, str, str | None]] = []
+    signed: list[tuple[str, list[tuple[str, str]]]] = []  # per row: graph, signature keys
+    for n, episode_id in zip(new, episode_ids, strict=True):
+        stated: set[tuple[int, str, int]] = set()
+        for src, relation, tgt, fact in n.facts:
+            triple = (ids[src], relation, ids[tgt])
+            if triple in stated:
+                continue  # a repeat of the same fact is stored once
+            stated.add(triple)
+            rows.append(
+                (
+                    n.graph,
+                    episode_id,
+                    triple[0],
+                    relation,
+                    triple[2],
+                    fact.sentence,
+                    fact.valid_at or n.episode.occurred_at,
+                    fact.invalid_at,
+                )
+            )
+            keys = fact_signatures((src[1], src[2]), fact.relation, (tgt[1], tgt[2]))
+            signed.append((n.graph, keys))
+    fact_ids = store.insert_fact_rows(rows, now=now)
+    report.facts_new += len(fact_ids)
+    sig_ids = store.signature_ids_of(
+        (graph, kind, key) for graph, keys in signed for kind, key in keys
     )
-    created: list[int] = []
-    for ref, alias in episode.aliases:
-        if alias.strip():
-            store.add_alias(_resolve(store, graph, ref, created, now), alias.strip())
-    report.entities_new += len(created)
-    report.episodes_new += 1
-    if extraction.status == "pending":
-        report.episodes_pending += 1
-    report.unparsed += len(extraction.unparsed)
-    report.explain.extend((episode.source, s) for s in extraction.unparsed)
-    report.trace.extend((episode.source, t) for t in extraction.trace)
-    report.graphs.add(graph)
-    return episode_id
+    store.link_signatures(
+        [
+            (fact_id, sig_ids[(graph, key)])
+            for fact_id, (graph, keys) in zip(fact_ids, signed, strict=True)
+            for _kind, key in keys
+        ]
+    )
+
+    for n in new:
+        extraction = n.extraction
+        report.episodes_new += 1
+        if extraction.status == "pending":
+            report.episodes_pending += 1
+        report.unparsed += len(extraction.unparsed)
+        report.explain.extend((n.episode.source, s) for s in extraction.unparsed)
+        report.trace.extend((n.episode.source, t) for t in extraction.trace)
+        report.graphs.add(n.graph)
+    return [None if slot is None else episode_ids[slot] for slot in slots]
 
 
 _BARE_TICKET = re.compile(r"#\d+")
@@ -504,42 +657,44 @@ class _Run:
         """Store ``batch`` in one transaction; False when a lock time-out stopped the run."""
         report = self.report
         mark = _mark(report)
-        stored = 0
+        # Every file of the batch is read (pure) before its transaction begins, then all
+        # their episodes are written together (``store_episodes``: one statement per
+        # table for the whole batch).
+        files: list[tuple[int, SourceText | InputError, list[EpisodeInput]]] = []
+        for index, item in enumerate(batch):
+            episodes = self.read(item)
+            if episodes:
+                files.append((index, item, episodes))
         ended: list[int] = []
         try:
             with ExitStack() as stack:
-                began = False
-                for index, item in enumerate(batch):
-                    episodes = self.read(item)
-                    if not episodes:
-                        continue
-                    if not began:
-                        try:
-                            stack.enter_context(self.store.transaction())
-                        except sqlite3.OperationalError as exc:
-                            if "locked" not in str(exc) and "busy" not in str(exc):
-                                raise
-                            raise _Locked(index) from exc
-                        began = True
+                if files:
                     try:
-                        _store_file(
+                        stack.enter_context(self.store.transaction())
+                    except sqlite3.OperationalError as exc:
+                        if "locked" not in str(exc) and "busy" not in str(exc):
+                            raise
+                        raise _Locked(files[0][0]) from exc
+                    try:
+                        _store_files(
                             self.store,
-                            episodes,
+                            [(item.source, episodes) for _, item, episodes in files],
                             self.graph,
                             self.extractor,
                             report,
-                            item.source,
                             redact=self.redact,
-                            begin=False,
                         )
                     except (ValueError, KeyError, _LineFailed) as exc:
                         raise _StoreFailed from exc
-                    stored += 1
-                if began:  # the rules once for the whole batch, in its transaction
+                    # the rules once for the whole batch, in its transaction
                     ended = self.store.end_contradicted()
         except _Locked as locked:
-            # Nothing of this batch was written; the files before the one that needed
-            # the database had nothing to store and are reported as they are.
+            # Nothing of this batch was written. The report is taken back to the file
+            # that needed the database, as if the batch had been read up to it; the
+            # files before it had nothing to store and are reported as they are.
+            _rewind(report, mark)
+            for item in batch[: locked.index + 1]:
+                self.read(item)
             for item in batch[: locked.index]:
                 self.advance(item)
             item = batch[locked.index]
@@ -556,6 +711,7 @@ class _Run:
                 if not self.one(item, chain(batch[index + 1 :], rest)):
                     return False
             return True
+        stored = len(files)
         report.files_stored += stored
         self.count_ended(ended)
         for item in batch:
@@ -693,43 +849,56 @@ def _store_file(
     # ``begin=False``: inside the caller's batch transaction, without a savepoint; the
     # caller then applies the contradiction rules once for its whole batch.
     with store.transaction() if begin else nullcontext(store):
-        touched: set[str] = set()
-        for episode in episodes:
-            target_graph = _graph_for(episode, graph)
-            if episode.line is None:  # a JSON document is all or nothing
-                if store_episode(
-                    store, episode, target_graph, extractor, report, redact=redact, origin=source
-                ):
-                    touched.add(target_graph)
-                continue
-            if careful:
+        if careful:
+            touched: set[str] = set()
+            for episode in episodes:
+                target_graph = _graph_for(episode, graph)
                 outcome = _store_line(
                     store, episode, target_graph, extractor, report, source, redact=redact
                 )
-            else:
-                try:
-                    stored = store_episode(
-                        store,
-                        episode,
-                        target_graph,
-                        extractor,
-                        report,
-                        redact=redact,
-                        origin=source,
-                    )
-                except (ValueError, KeyError) as exc:
-                    raise _LineFailed(str(exc)) from exc
-                outcome = "duplicate" if stored is None else "new"
-            if outcome == "new":
-                touched.add(target_graph)
-            lines_failed += outcome == "failed"
-        for g in sorted(touched):
-            store.bump_ingest(g)
+                if outcome == "new":
+                    touched.add(target_graph)
+                lines_failed += outcome == "failed"
+            for g in sorted(touched):
+                store.bump_ingest(g)
+        else:
+            _store_files(store, [(source, episodes)], graph, extractor, report, redact=redact)
         if begin:
             ended_ids = store.end_contradicted()
     if ended is not None:  # committed: the file's ended facts count
         ended(ended_ids)
     return lines_failed
+
+
+def _store_files(
+    store: Store,
+    files: list[tuple[str, list[EpisodeInput]]],
+    graph: str | None,
+    extractor: Extractor,
+    report: IngestReport,
+    *,
+    redact: bool,
+) -> None:
+    """Store the episodes of several files (source, episodes) at once, in the open
+    transaction (``store_episodes``), and count an ingest for each graph a file added
+    to. A JSONL record that cannot be stored raises ``_LineFailed``: the caller stores
+    the file again record by record (``_store_file`` with ``careful``)."""
+    items = [(e, _graph_for(e, graph), source) for source, episodes in files for e in episodes]
+    try:
+        ids = store_episodes(store, items, extractor, report, redact=redact)
+    except (ValueError, KeyError) as exc:
+        if any(e.line is not None for e, _, _ in items):
+            raise _LineFailed(str(exc)) from exc
+        raise
+    touched: dict[str, int] = {}  # graph -> files that added to it
+    at = 0
+    for _source, episodes in files:
+        part = range(at, at + len(episodes))
+        at += len(episodes)
+        for g in {items[i][1] for i in part if ids[i] is not None}:
+            touched[g] = touched.get(g, 0) + 1
+    for g in sorted(touched):
+        store.bump_ingest(g, touched[g])
 
 
 def _store_line(

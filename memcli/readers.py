@@ -103,10 +103,28 @@ def content_hash(content: str, author: str | None, occurred_at: str | None) -> s
     ``occurred_at`` is None for an update that names no time: the time memcli supplies
     for it (file time, now) changes between runs and must not make it a new update.
     """
-    canonical = json.dumps(
-        [" ".join(content.split()), author or "", occurred_at], ensure_ascii=False
-    )
-    return hashlib.blake2b(canonical.encode(), digest_size=16).hexdigest()
+    return _digest(_canonical_head(content, author), occurred_at)
+
+
+# The hash is of ``json.dumps([words, author, occurred_at], ensure_ascii=False)``, built
+# here from its parts with the encoder's own string escaping (the bytes are the same; a
+# doctest holds them equal): the words and author are written once for both keys of a
+# dated update, and no encoder object is made per update.
+_QUOTE = json.encoder.encode_basestring
+
+
+def _canonical_head(content: str, author: str | None) -> str:
+    return f"[{_QUOTE(' '.join(content.split()))}, {_QUOTE(author or '')}, "
+
+
+def _digest(head: str, occurred_at: str | None) -> str:
+    """>>> _digest(_canonical_head(" a\u2028 b\\", 'O"k'), None) == hashlib.blake2b(
+    ...     json.dumps(["a b\\", 'O"k', None], ensure_ascii=False).encode(), digest_size=16
+    ... ).hexdigest()
+    True
+    """
+    tail = "null]" if occurred_at is None else f"{_QUOTE(occurred_at)}]"
+    return hashlib.blake2b((head + tail).encode(), digest_size=16).hexdigest()
 
 
 def episode_key(episode: EpisodeInput) -> str:
@@ -114,6 +132,15 @@ def episode_key(episode: EpisodeInput) -> str:
     return content_hash(
         episode.content, episode.author, episode.occurred_at if episode.dated else None
     )
+
+
+def episode_keys(episode: EpisodeInput) -> tuple[str, str | None]:
+    """(``episode_key``, and for a dated update the key of the same words stored
+    without a date), computed together: a dated update also matches its undated copy."""
+    head = _canonical_head(episode.content, episode.author)
+    if not episode.dated:
+        return _digest(head, None), None
+    return _digest(head, episode.occurred_at), _digest(head, None)
 
 
 def _time_from(meta: dict[str, Any], source: str, default: str | None) -> tuple[str, bool]:

@@ -183,10 +183,11 @@ class IngestMixin(StoreBase):
             (graph_id, utcnow()),
         )
 
-    def bump_ingest(self, graph_id: str) -> None:
+    def bump_ingest(self, graph_id: str, by: int = 1) -> None:
+        """Count ``by`` more ingests (files) that added to the graph."""
         self.conn.execute(
-            "UPDATE graphs SET ingest_seq = ingest_seq + 1, last_ingest_at = ? WHERE id = ?",
-            (utcnow(), graph_id),
+            "UPDATE graphs SET ingest_seq = ingest_seq + ?, last_ingest_at = ? WHERE id = ?",
+            (by, utcnow(), graph_id),
         )
 
     # --- episodes, entities, facts ---
@@ -378,6 +379,175 @@ class IngestMixin(StoreBase):
         self._unindexed_facts.update(stored.values())
         self._uncontradicted.update(stored.values())
         return stored
+
+    # --- a batch of episodes, one statement per table (``memcli.api.store_episodes``) ---
+    #
+    # The writer resolves a whole batch in Python and hands each table its rows at once;
+    # ids are given here, in the order of the rows, from the table's largest id: inside
+    # the write transaction nobody else inserts, so they are the ids SQLite would give
+    # one row at a time.
+
+    def _next_id(self, table: str) -> int:
+        return int(self.scalar(f"SELECT coalesce(max(id), 0) FROM {table}")) + 1
+
+    def stored_hashes(self, graph_id: str, hashes: Iterable[str]) -> dict[str, str]:
+        """content hash -> occurred_at of the graph's episodes with one of ``hashes``."""
+        wanted = sorted(set(hashes))
+        out: dict[str, str] = {}
+        for i in range(0, len(wanted), _TARGETS_AT_ONCE):
+            for digest, at in self.conn.execute(
+                "SELECT content_hash, occurred_at FROM episodes WHERE graph_id = ?"
+                " AND content_hash IN (SELECT value FROM json_each(?))",
+                (graph_id, json.dumps(wanted[i : i + _TARGETS_AT_ONCE])),
+            ):
+                out[str(digest)] = str(at)
+        return out
+
+    def ensure_graphs(self, graph_ids: Iterable[str], *, now: str) -> None:
+        self.conn.executemany(
+            "INSERT INTO graphs (id, created_at) VALUES (?, ?) ON CONFLICT(id) DO NOTHING",
+            [(g, now) for g in graph_ids],
+        )
+
+    def entity_ids(self, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], int]:
+        """The id of every stored entity among ``keys`` ((graph, type, normalised name)),
+        from the cache or one query per graph and type; keys not stored are left out."""
+        out: dict[tuple[str, str, str], int] = {}
+        missing: dict[tuple[str, str], list[str]] = {}
+        for key in keys:
+            cached = self._entities.get(key)
+            if cached is not None:
+                out[key] = cached
+            else:
+                missing.setdefault(key[:2], []).append(key[2])
+        for (graph_id, type_), norms in missing.items():
+            for i in range(0, len(norms), _TARGETS_AT_ONCE):
+                for entity_id, norm in self.conn.execute(
+                    "SELECT id, norm FROM entities WHERE graph_id = ? AND type = ?"
+                    " AND norm IN (SELECT value FROM json_each(?))",
+                    (graph_id, type_, json.dumps(norms[i : i + _TARGETS_AT_ONCE])),
+                ):
+                    key = (graph_id, type_, str(norm))
+                    self._entities[key] = out[key] = int(entity_id)
+        return out
+
+    def insert_entities(self, rows: list[tuple[str, str, str, str]], *, now: str) -> list[int]:
+        """Create entities ((graph, type, normalised name, name) none of which is stored
+        yet) in one statement; their ids, in order."""
+        if not rows:
+            return []
+        first = self._next_id("entities")
+        ids = list(range(first, first + len(rows)))
+        self.conn.executemany(
+            "INSERT INTO entities (id, graph_id, name, norm, type, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (entity_id, g, name, norm, type_, now)
+                for entity_id, (g, type_, norm, name) in zip(ids, rows, strict=True)
+            ],
+        )
+        for entity_id, (g, type_, norm, _name) in zip(ids, rows, strict=True):
+            self._entities[(g, type_, norm)] = entity_id
+        self._unindexed_entities.update(ids)
+        return ids
+
+    def add_aliases(self, pairs: Iterable[tuple[int, str]], *, new: set[int]) -> None:
+        """Record (entity id, name) pairs as aliases in one statement (``add_alias`` for
+        many). ``new``: entities created in this batch, which have no alias yet; for the
+        others the stored aliases are read, so only an alias never seen marks its entity
+        for the search sync, as ``add_alias`` does."""
+        todo = list(dict.fromkeys(p for p in pairs if p not in self._aliases))
+        if not todo:
+            return
+        old = {entity_id for entity_id, _ in todo if entity_id not in new}
+        stored: set[tuple[int, str]] = set()
+        for chunk, marks in chunks(old):
+            stored.update(
+                (int(e), str(a))
+                for e, a in self.conn.execute(
+                    f"SELECT entity_id, alias FROM entity_aliases WHERE entity_id IN ({marks})",
+                    chunk,
+                )
+            )
+        fresh = [p for p in todo if p not in stored]
+        self.conn.executemany("INSERT INTO entity_aliases (entity_id, alias) VALUES (?, ?)", fresh)
+        self._aliased.update(entity_id for entity_id, _ in fresh)
+        self._aliases.update(todo)
+
+    def insert_episodes(self, rows: list[tuple[Any, ...]]) -> list[int]:
+        """Insert episodes in one statement; their ids, in order. Rows: (graph,
+        content hash, content, author, occurred_at, ingested_at, source, format,
+        extractor, extraction status, unparsed as JSON)."""
+        if not rows:
+            return []
+        first = self._next_id("episodes")
+        ids = list(range(first, first + len(rows)))
+        self.conn.executemany(
+            """
+            INSERT INTO episodes (id, graph_id, content_hash, content, author, occurred_at,
+              ingested_at, source, format, extractor, extraction_status, unparsed)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [(i, *row) for i, row in zip(ids, rows, strict=True)],
+        )
+        self._unindexed_episodes.update(ids)
+        return ids
+
+    def insert_fact_rows(
+        self, rows: list[tuple[str, int, int, str, int, str, str, str | None]], *, now: str
+    ) -> list[int]:
+        """Insert facts no episode states yet (no two rows of one episode equal) in one
+        statement; their ids, in order. Rows: (graph, episode id, source id, relation,
+        target id, sentence, valid_at, invalid_at)."""
+        if not rows:
+            return []
+        first = self._next_id("facts")
+        ids = list(range(first, first + len(rows)))
+        self.conn.executemany(
+            """
+            INSERT INTO facts (id, graph_id, episode_id, source_id, relation, target_id,
+              sentence, valid_at, invalid_at, created_at, expired_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [(i, *row, now, now if row[7] else None) for i, row in zip(ids, rows, strict=True)],
+        )
+        self._unindexed_facts.update(ids)
+        self._uncontradicted.update(ids)
+        return ids
+
+    def signature_ids_of(self, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str], int]:
+        """(graph, key) -> id of every (graph, kind, key), those not stored created in one
+        statement in the order given (``signature_ids`` across graphs)."""
+        out: dict[tuple[str, str], int] = {}
+        wanted: dict[tuple[str, str], str] = {}
+        for graph_id, kind, key in keys:
+            if (graph_id, key) not in wanted:
+                wanted[(graph_id, key)] = kind  # the first kind given for a key wins
+        unknown: dict[str, list[str]] = {}
+        for gk in wanted:
+            sig_id = self._signatures.get(gk)
+            if sig_id is None:
+                unknown.setdefault(gk[0], []).append(gk[1])
+            else:
+                out[gk] = sig_id
+        for graph_id, names in unknown.items():
+            for i in range(0, len(names), _TARGETS_AT_ONCE):
+                for sig_id, key in self.conn.execute(
+                    "SELECT id, key FROM signatures WHERE graph_id = ?"
+                    " AND key IN (SELECT value FROM json_each(?))",
+                    (graph_id, json.dumps(names[i : i + _TARGETS_AT_ONCE])),
+                ):
+                    self._signatures[(graph_id, key)] = out[(graph_id, key)] = int(sig_id)
+        missing = [gk for gk in wanted if gk not in out]
+        if missing:
+            first = self._next_id("signatures")
+            rows = [(first + n, g, wanted[(g, k)], k) for n, (g, k) in enumerate(missing)]
+            self.conn.executemany(
+                "INSERT INTO signatures (id, graph_id, kind, key) VALUES (?, ?, ?, ?)", rows
+            )
+            for sig_id, g, _kind, k in rows:
+                self._signatures[(g, k)] = out[(g, k)] = sig_id
+        return out
 
     def signature_ids(self, graph_id: str, keys: Iterable[tuple[str, str]]) -> dict[str, int]:
         """The id of every (kind, key), those not seen before created in one statement,
