@@ -361,7 +361,7 @@ def store_episodes(
         ]
     )
     rows: list[tuple[str, int, int, str, int, str, str, str | None]] = []
-    signed: list[tuple[str, list[tuple[str, str]]]] = []  # per row: graph, signature keys
+    signed: list[tuple[_Key, str, _Key]] = []  # per row: (source, relation, target) keys
     for n, episode_id in zip(new, episode_ids, strict=True):
         stated: set[tuple[int, str, int]] = set()
         for src, relation, tgt, fact in n.facts:
@@ -381,18 +381,25 @@ def store_episodes(
                     fact.invalid_at,
                 )
             )
-            keys = fact_signatures((src[1], src[2]), fact.relation, (tgt[1], tgt[2]))
-            signed.append((n.graph, keys))
+            signed.append((src, relation, tgt))
     fact_ids = store.insert_fact_rows(rows, now=now)
     report.facts_new += len(fact_ids)
+    # Signatures per distinct (source, relation, target): the same fact recurs across a
+    # batch. Keys come in the order of the facts, so new signatures get the ids a
+    # statement per episode gave them.
+    keys_of = {
+        t: fact_signatures((t[0][1], t[0][2]), t[1], (t[2][1], t[2][2]))
+        for t in dict.fromkeys(signed)
+    }
     sig_ids = store.signature_ids_of(
-        (graph, kind, key) for graph, keys in signed for kind, key in keys
+        (t[0][0], kind, key) for t, keys in keys_of.items() for kind, key in keys
     )
+    linked = {t: [sig_ids[(t[0][0], key)] for _kind, key in keys] for t, keys in keys_of.items()}
     store.link_signatures(
         [
-            (fact_id, sig_ids[(graph, key)])
-            for fact_id, (graph, keys) in zip(fact_ids, signed, strict=True)
-            for _kind, key in keys
+            (fact_id, sig_id)
+            for fact_id, t in zip(fact_ids, signed, strict=True)
+            for sig_id in linked[t]
         ]
     )
 
