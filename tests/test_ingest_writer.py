@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from memcli import api
+from memcli import api, corrections
 from memcli.sources import expand
 from memcli.store import Store
 from tests.conftest import Cli
@@ -165,3 +165,76 @@ def test_a_new_entity_named_twice_in_one_file_is_one_entity_with_both_names(
         (doc,) = conn.execute("SELECT aliases FROM entity_docs WHERE entity_id = 1").fetchone()
         assert all(name in doc for name in ("Ledger Export", "ledger export", "ledger-export"))
     assert batched(db) == one_at_a_time(records, path, tmp_path / "one.db")
+
+
+def write_batches(folder: Path) -> list[Path]:
+    """Files that ingest stores in several batches (1, 1, 2, 4, ...), every one naming the
+    same few work items, so each batch meets the facts of the ones before."""
+    folder.mkdir()
+    paths = []
+    for i in range(12):
+        day = i + 1
+        facts = [
+            fact(f"relay {i % 3}", "blocked_by", "vault"),
+            fact("Ines" if i % 2 else "Omar", "owns", f"relay {i % 3}", source_type="person"),
+        ]
+        if i % 4 == 3:
+            facts.append(fact("Omar", "completed", "vault", source_type="person"))
+        if i % 5 == 4:
+            facts.append(fact(f"relay {i % 3}", "unblocked_from", "vault"))
+        recs = [record(day, f"Update {i} on the relays and the vault.", *facts)]
+        paths.append(write_lines(folder / f"u{i:02d}.jsonl", recs))
+    return paths
+
+
+def test_facts_kept_between_batches_end_what_reading_them_again_ends(tmp_path: Path) -> None:
+    # An ingest keeps each work item's facts from one batch to the next instead of
+    # reading them again; with the rows dropped after every commit (a bound of 0) or
+    # evicted all the time (a bound of a few rows) every end must come out the same.
+    write_batches(tmp_path / "in")
+    out = {}
+    for entries in (10**9, 0, 7):
+        db = tmp_path / f"m{entries}.db"
+        with Store(db, cache_entries=entries) as store:
+            api.ingest(store, expand([str(tmp_path / "in")]))
+        out[entries] = rows(db)
+    assert out[0] == out[10**9] and out[7] == out[10**9]
+    ends = [f for f in out[0]["facts"] if f[9] is not None]  # invalid_at
+    assert len(ends) > 10
+
+
+def test_a_retraction_by_another_process_between_batches_is_seen(tmp_path: Path) -> None:
+    # Omar's completion of the vault (first file) would end every later wait on it; it is
+    # retracted by another connection while the ingest is between two batches. The
+    # waits stored after that must hold, as if they had been ingested in a later run.
+    folder = tmp_path / "in"
+    folder.mkdir()
+    done = record(5, "The vault is done.", fact("Omar", "completed", "vault", source_type="person"))
+    write_lines(folder / "a1.jsonl", [done])
+    write_lines(
+        folder / "a2.jsonl", [record(1, "The relay waits.", fact("relay", "blocked_by", "vault"))]
+    )
+    write_lines(
+        folder / "a3.jsonl", [record(2, "The beacon waits.", fact("beacon", "blocked_by", "vault"))]
+    )
+    write_lines(
+        folder / "a4.jsonl", [record(3, "The anchor waits.", fact("anchor", "blocked_by", "vault"))]
+    )
+    db = tmp_path / "m.db"
+
+    def retract_after_a2(source: str) -> None:
+        if source.endswith("a2.jsonl"):
+            with Store(db) as other:
+                corrections.retract(other, 1, reason="it was not done")
+
+    with Store(db) as store:
+        api.ingest(store, expand([str(folder)]), progress=retract_after_a2)
+    with sqlite3.connect(db) as conn:
+        ends = dict(
+            conn.execute(
+                "SELECT e.norm, f.invalid_at FROM facts f JOIN entities e ON e.id = f.source_id"
+                " WHERE f.relation = 'blocked_by'"
+            ).fetchall()
+        )
+    # the relay's wait, ended by the completion, holds again since the retraction
+    assert ends == {"relay": None, "beacon": None, "anchor": None}

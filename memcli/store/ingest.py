@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -36,6 +37,20 @@ _TARGET_FACTS = """
     ORDER BY f.valid_at, e.content_hash
 """
 _TARGETS_AT_ONCE = 2000
+# The same columns for facts given by id (those a transaction wrote).
+_FACT_ROWS = _TARGET_FACTS.replace("WHERE f.target_id IN", "WHERE f.id IN").replace(
+    "ORDER BY f.valid_at, e.content_hash", ""
+)
+
+
+def _in_order(row: tuple[Any, ...]) -> tuple[str, str]:
+    """The ORDER BY of ``_TARGET_FACTS`` (text compares as SQLite's BINARY collation)."""
+    return row[4], row[8]
+
+
+# Rows of ``_TARGET_FACTS`` an ingest keeps between its transactions (see
+# ``IngestMixin._target_rows``); a few hundred bytes each.
+TARGET_ROWS_KEPT = 100_000
 _ENDING = {"blocked_by": ("completed", "unblocked_from"), "owns": ("owns",)}
 
 
@@ -52,9 +67,10 @@ def _contradicts(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     )
 
 
-def _ends(rows: list[tuple[Any, ...]], new: set[int]) -> list[tuple[str, int, int]]:
-    """(end, ending episode, fact id) of every fact of ``rows`` (one target's facts, in
-    (valid_at, content hash) order) whose end a pair with a new fact sets or moves."""
+def _ends(rows: list[tuple[Any, ...]], new: set[int]) -> list[tuple[str, int, int, str]]:
+    """(end, ending episode, fact id, the ending episode's hash) of every fact of ``rows``
+    (one target's facts, in (valid_at, content hash) order) whose end a pair with a new
+    fact sets or moves."""
     out = []
     for ended, ending in _ENDING.items():
         enders = [b for b in rows if b[1] in ending]
@@ -76,7 +92,7 @@ def _ends(rows: list[tuple[Any, ...]], new: set[int]) -> list[tuple[str, int, in
                         or end > at
                         or (end == at and by_digest is not None and by_digest > digest)
                     ):
-                        out.append((at, b[7], a[0]))
+                        out.append((at, b[7], a[0], digest))
                     break
     return out
 
@@ -90,14 +106,19 @@ INGEST_CACHE_KIB = 8 * 1024
 
 
 class IngestMixin(StoreBase):
+    _keep_targets = False  # inside ``bulk_writes``: keep ``_target_rows``
+
     @contextmanager
     def bulk_writes(self) -> Iterator[None]:
         """A bigger page cache for the length of one ingest, then the one it had."""
         before = int(self.scalar("PRAGMA cache_size"))
         self.conn.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
+        self._keep_targets = True
         try:
             yield
         finally:
+            self._keep_targets = False
+            self._forget_targets()
             self.conn.execute(f"PRAGMA cache_size = {before}")
 
     def _forget(self) -> None:
@@ -105,9 +126,21 @@ class IngestMixin(StoreBase):
         # (graph, name as written, type) -> (entity id, normalised key): the same names
         # recur in thousands of facts; an entry is as good as the entity cache's.
         self._names: dict[tuple[str, str, str], tuple[int, str]] = {}
+        self._forget_targets()
+
+    def _forget_targets(self) -> None:
+        # target id -> its facts as ``_TARGET_FACTS`` reads them, kept by an ingest
+        # (``bulk_writes``) from one transaction to the next: the work items that
+        # updates keep naming have their facts read by every batch otherwise. Dropped
+        # when a transaction rolls back and when another connection commits (``PRAGMA
+        # data_version``); least recently used targets go past ``TARGET_ROWS_KEPT`` rows
+        # (or the connection's ``cache_entries``, if lower).
+        self._target_rows: OrderedDict[int, list[tuple[Any, ...]]] = OrderedDict()
+        self._target_rows_kept = 0
+        self._targets_version: Any = None
 
     def _cached(self) -> int:
-        return super()._cached() + len(self._names)
+        return super()._cached() + len(self._names) + self._target_rows_kept
 
     def known_name(self, graph_id: str, name: str, type_: str) -> tuple[int, str] | None:
         """(entity id, key) of a name as written, if this connection resolved it already
@@ -122,6 +155,7 @@ class IngestMixin(StoreBase):
     # --- the search indexes, synced once per transaction (migration m006) ---
 
     def _discard_pending(self) -> None:
+        self._forget_targets()
         self._unindexed_episodes: set[int] = set()
         self._unindexed_entities: set[int] = set()
         self._unindexed_facts: set[int] = set()
@@ -642,30 +676,70 @@ class IngestMixin(StoreBase):
         if not ids:
             return []
         new = set(ids)
-        targets = sorted(
-            {
-                int(t)
-                for chunk, marks in chunks(new)
-                for (t,) in self.conn.execute(
-                    f"SELECT DISTINCT target_id FROM facts WHERE id IN ({marks})", chunk
-                )
-            }
-        )
+        keep = self._keep_targets
+        if keep:
+            version = self.scalar("PRAGMA data_version")
+            if version != self._targets_version:  # another connection committed
+                self._forget_targets()
+                self._targets_version = version
+        new_of: dict[int, list[int]] = {}  # target -> its new facts
+        for chunk, marks in chunks(new):
+            for fact_id, target in self.conn.execute(
+                f"SELECT id, target_id FROM facts WHERE id IN ({marks})", chunk
+            ):
+                new_of.setdefault(int(target), []).append(int(fact_id))
+        targets = sorted(new_of)
         now = utcnow()
         out: list[int] = []
         # Targets in slices: memory follows a slice's facts, not a whole batch's.
         for i in range(0, len(targets), _TARGETS_AT_ONCE):
             by_target: dict[int, list[tuple[Any, ...]]] = {}
-            chunk = json.dumps(targets[i : i + _TARGETS_AT_ONCE])
-            for row in self.conn.execute(_TARGET_FACTS, (chunk,)):
-                by_target.setdefault(row[3], []).append(row)
+            unknown = []
+            for target in targets[i : i + _TARGETS_AT_ONCE]:
+                kept = self._target_rows.pop(target, None) if keep else None
+                if kept is None:
+                    unknown.append(target)
+                else:  # a target whose other facts are kept needs only its new ones
+                    self._target_rows_kept -= len(kept)
+                    by_target[target] = kept
+            if by_target:
+                fresh = [f for t in by_target for f in new_of[t]]
+                for target in by_target:
+                    by_target[target] = [r for r in by_target[target] if r[0] not in new]
+                for row in self.conn.execute(_FACT_ROWS, (json.dumps(fresh),)):
+                    by_target[row[3]].append(row)
+                for rows in by_target.values():
+                    rows.sort(key=_in_order)
+            if unknown:
+                for row in self.conn.execute(_TARGET_FACTS, (json.dumps(unknown),)):
+                    by_target.setdefault(row[3], []).append(row)
             ended = [e for rows in by_target.values() for e in _ends(rows, new)]
             self.conn.executemany(
                 "UPDATE facts SET invalid_at = ?, expired_at = ?, invalidated_by = ? WHERE id = ?",
-                [(at, now, by, fact_id) for at, by, fact_id in ended],
+                [(at, now, by, fact_id) for at, by, fact_id, _ in ended],
             )
-            out += [fact_id for _, _, fact_id in ended]
+            out += [fact_id for _, _, fact_id, _ in ended]
+            if keep:
+                self._keep(by_target, ended)
         return out
+
+    def _keep(
+        self, by_target: dict[int, list[tuple[Any, ...]]], ended: list[tuple[str, int, int, str]]
+    ) -> None:
+        """Keep these targets' rows, with the ends just written, for the next transaction."""
+        moved = {fact_id: (at, digest) for at, _by, fact_id, digest in ended}
+        for target, rows in by_target.items():
+            if moved:
+                for n, row in enumerate(rows):
+                    end = moved.get(row[0])
+                    if end is not None:
+                        rows[n] = (*row[:5], end[0], end[1], *row[7:])
+            self._target_rows[target] = rows
+            self._target_rows_kept += len(rows)
+        bound = min(TARGET_ROWS_KEPT, self.cache_entries)
+        while self._target_rows_kept > bound and self._target_rows:
+            _target, rows = self._target_rows.popitem(last=False)
+            self._target_rows_kept -= len(rows)
 
     def pending_episodes(self, graph_id: str | None = None) -> list[dict[str, Any]]:
         """Episodes whose model extraction has not happened yet, oldest first."""
