@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from datetime import UTC, date, datetime
 from difflib import get_close_matches
@@ -62,8 +63,26 @@ def _as_date(value: float) -> str:
     return "write it as YYYY-MM-DD or an ISO 8601 datetime"
 
 
+# A time already written as memcli stores it (JSONL exports, generated updates).
+_STORED_FORM = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+
+
 def to_utc(value: Any, *, source: str, field: str = "date") -> str:
-    """Normalise a date or datetime (object or ISO string) to 'YYYY-MM-DDTHH:MM:SSZ'."""
+    """Normalise a date or datetime (object or ISO string) to 'YYYY-MM-DDTHH:MM:SSZ'.
+
+    >>> to_utc("2026-11-02T09:00:00Z", source="x"), to_utc("2026-11-02T10:00+01:00", source="x")
+    ('2026-11-02T09:00:00Z', '2026-11-02T09:00:00Z')
+    """
+    if type(value) is str and _STORED_FORM.fullmatch(value):
+        # Already in the stored form: returned as it is once it is a real time in range
+        # (what the general path below would return); otherwise that path says why not.
+        try:
+            datetime.fromisoformat(value[:-1])
+        except ValueError:
+            pass
+        else:
+            if MIN_YEAR <= int(value[:4]) <= MAX_YEAR:
+                return value
     if isinstance(value, datetime):
         dt = value
     elif isinstance(value, date):
