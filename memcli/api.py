@@ -364,6 +364,7 @@ def store_episodes(
     )
     rows: list[tuple[str, int, int, str, int, str, str, str | None]] = []
     signed: list[tuple[_Key, str, _Key]] = []  # per row: (source, relation, target) keys
+    about: list[tuple[str, str]] = []  # per row: the episode's hash, the source's type
     for n, episode_id in zip(new, episode_ids, strict=True):
         stated: set[tuple[int, str, int]] = set()
         for src, relation, tgt, fact in n.facts:
@@ -384,7 +385,8 @@ def store_episodes(
                 )
             )
             signed.append((src, relation, tgt))
-    fact_ids = store.insert_fact_rows(rows, now=now)
+            about.append((n.digest, src[1]))
+    fact_ids = store.insert_fact_rows(rows, about, now=now)
     report.facts_new += len(fact_ids)
     # Signatures per distinct (source, relation, target): the same fact recurs across a
     # batch. Keys come in the order of the facts, so new signatures get the ids a

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from memcli import api, corrections
+from memcli.connectors import Batch
+from memcli.models import EntityRef, EntityType, EpisodeInput, ExtractedFact, Relation
 from memcli.sources import expand
 from memcli.store import Store
 from tests.conftest import Cli
@@ -61,12 +63,19 @@ def test_a_record_that_cannot_be_stored_mid_file_leaves_no_trace_and_the_rest_wh
 ) -> None:
     records = [
         record(1, "The relay waits on the vault migration.", fact("relay", "blocked_by", "vault")),
-        record(2, "Ines owns the relay.", fact("Ines", "owns", "relay", source_type="person")),
-        # names a new entity first, then one that is empty once normalised
+        record(
+            2,
+            "Ines owns the relay; the anchor waits on it.",
+            fact("Ines", "owns", "relay", source_type="person"),
+            fact("anchor", "blocked_by", "relay"),
+        ),
+        # names a new entity and a completion first, then a name empty once normalised:
+        # the completion, taken back with its record, must not end the anchor's wait
         record(
             3,
-            "The ghost service waits on a name made of dashes.",
+            "The ghost service waits on a name made of dashes; Omar finished the relay.",
             fact("ghost service", "blocked_by", "vault"),
+            fact("Omar", "completed", "relay"),
             fact("---", "blocked_by", "vault"),
         ),
         record(4, "Vault migration done.", fact("Ines", "completed", "vault")),
@@ -84,10 +93,13 @@ def test_a_record_that_cannot_be_stored_mid_file_leaves_no_trace_and_the_rest_wh
         }
     ]
     assert report["episodes"] == {"new": 4, "duplicate": 0, "failed": 1}
-    assert report["facts_new"] == 4 and report["entities_new"] == 4
+    assert report["facts_new"] == 5 and report["entities_new"] == 5
+    assert report["facts_ended"] == 1  # the relay's wait on the vault, by Ines's completion
     with sqlite3.connect(db) as conn:
         names = {n for (n,) in conn.execute("SELECT norm FROM entities")}
-        assert names == {"relay", "vault", "ines", "beacon"}  # no "ghost service"
+        assert names == {"relay", "vault", "ines", "anchor", "beacon"}  # no ghost, no Omar
+        anchor = "SELECT invalid_at FROM facts WHERE source_id = (SELECT id FROM entities WHERE norm = 'anchor')"
+        assert conn.execute(anchor).fetchall() == [(None,)]
         assert conn.execute(
             "SELECT count(*) FROM episodes WHERE content LIKE '%ghost%'"
         ).fetchone() == (0,)
@@ -238,3 +250,79 @@ def test_a_retraction_by_another_process_between_batches_is_seen(tmp_path: Path)
         )
     # the relay's wait, ended by the completion, holds again since the retraction
     assert ends == {"relay": None, "beacon": None, "anchor": None}
+
+
+def test_a_record_taken_back_after_its_first_update_was_written_ends_nothing(
+    tmp_path: Path,
+) -> None:
+    # An export record is stored whole or not at all: here its first update (Omar owns
+    # and completed the relay) is written, then its second cannot be; the record is
+    # rolled back, and the next record's fact takes the first of its fact ids. The
+    # completion must not end the anchor's wait on the relay.
+    def update(day: int, text: str, *facts: ExtractedFact) -> EpisodeInput:
+        return EpisodeInput(
+            content=text,
+            author="Ines",
+            occurred_at=f"2026-04-{day:02d}T09:00:00Z",
+            graph=None,
+            source="export.json",
+            format="jira",
+            facts=list(facts),
+        )
+
+    def wi(name: str) -> EntityRef:
+        return EntityRef(name, EntityType.WORK_ITEM)
+
+    omar = EntityRef("Omar", EntityType.PERSON)
+
+    batch = Batch(
+        "export.json",
+        records=[
+            (
+                "issues[0]",
+                [
+                    update(
+                        1,
+                        "Anchor waits.",
+                        ExtractedFact(wi("anchor"), Relation.BLOCKED_BY, wi("relay")),
+                    )
+                ],
+            ),
+            (
+                "issues[1]",
+                [
+                    update(
+                        2,
+                        "Relay done.",
+                        ExtractedFact(omar, Relation.OWNS, wi("relay")),
+                        ExtractedFact(omar, Relation.COMPLETED, wi("relay")),
+                    ),
+                    update(
+                        3,
+                        "Dashes wait.",
+                        ExtractedFact(wi("---"), Relation.BLOCKED_BY, wi("relay")),
+                    ),
+                ],
+            ),
+            (
+                "issues[2]",
+                [
+                    update(
+                        4,
+                        "Beacon waits.",
+                        ExtractedFact(wi("beacon"), Relation.BLOCKED_BY, wi("relay")),
+                    )
+                ],
+            ),
+        ],
+    )
+    db = tmp_path / "m.db"
+    with Store(db) as store:
+        report = api.ingest_records(store, [batch])
+    assert [source for source, _ in report.errors] == ["export.json: issues[1]"]
+    assert (report.episodes_new, report.facts_ended) == (2, 0)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT invalid_at FROM facts").fetchall() == [(None,), (None,)]
+        assert conn.execute(
+            "SELECT count(*) FROM episodes WHERE content = 'Relay done.'"
+        ).fetchone() == (0,)

@@ -27,24 +27,42 @@ from memcli.store.schema import ENTITY_ALIASES, FACT_TEXT
 # The pairs are found in Python over the facts of the targets involved, read in one
 # query: joined in SQL they cost a random row read per pair (an update's owner meets
 # every earlier owner of its work item), several times what reading each fact once does.
-_TARGET_FACTS = """
+# Each fact's row (the rows are sorted by ``_in_order``, as the rules need them):
+_FACT_ROW = """
     SELECT f.id, f.relation, f.source_id, f.target_id, f.valid_at, f.invalid_at,
         ef.content_hash, f.episode_id, e.content_hash, e.retracted_at IS NOT NULL,
         (SELECT type FROM entities WHERE id = f.source_id)
     FROM facts f JOIN episodes e ON e.id = f.episode_id
     LEFT JOIN episodes ef ON ef.id = f.invalidated_by
-    WHERE f.target_id IN (SELECT value FROM json_each(?))
-    ORDER BY f.valid_at, e.content_hash
 """
+# The facts of some targets; those of a transaction's new ones are left out by ranges
+# of their ids, which SQLite tests on the target index before it reads a row.
+_TARGET_FACTS = _FACT_ROW + "WHERE f.target_id IN (SELECT value FROM json_each(?))"
+_FACTS_BY_ID = _FACT_ROW + "WHERE f.id IN (SELECT value FROM json_each(?))"
 _TARGETS_AT_ONCE = 2000
-# The same columns for facts given by id (those a transaction wrote).
-_FACT_ROWS = _TARGET_FACTS.replace("WHERE f.target_id IN", "WHERE f.id IN").replace(
-    "ORDER BY f.valid_at, e.content_hash", ""
-)
+
+
+def _older(spans: list[tuple[int, int]]) -> str:
+    between = " OR ".join(["f.id BETWEEN ? AND ?"] * len(spans))
+    return f"{_TARGET_FACTS} AND NOT ({between})" if spans else _TARGET_FACTS
+
+
+_SPANS = 50  # at most this many ranges of new ids in the query; more: filtered here
+
+
+def _spans(ids: list[int]) -> list[tuple[int, int]]:
+    """Sorted ``ids`` as ranges of consecutive ids: [1, 2, 3, 7] -> [(1, 3), (7, 7)]."""
+    out: list[tuple[int, int]] = []
+    for i in ids:
+        if out and out[-1][1] == i - 1:
+            out[-1] = (out[-1][0], i)
+        else:
+            out.append((i, i))
+    return out
 
 
 def _in_order(row: tuple[Any, ...]) -> tuple[str, str]:
-    """The ORDER BY of ``_TARGET_FACTS`` (text compares as SQLite's BINARY collation)."""
+    """Facts by time, then by their episode's content hash."""
     return row[4], row[8]
 
 
@@ -127,6 +145,10 @@ class IngestMixin(StoreBase):
         # recur in thousands of facts; an entry is as good as the entity cache's.
         self._names: dict[tuple[str, str, str], tuple[int, str]] = {}
         self._forget_targets()
+        # fact id -> its ``_TARGET_FACTS`` row, for facts this transaction wrote
+        # (``insert_fact_rows``); dropped with a rolled-back savepoint, whose facts are
+        # then read back (those still stored).
+        self._written: dict[int, tuple[Any, ...]] = {}
 
     def _forget_targets(self) -> None:
         # target id -> its facts as ``_TARGET_FACTS`` reads them, kept by an ingest
@@ -156,6 +178,7 @@ class IngestMixin(StoreBase):
 
     def _discard_pending(self) -> None:
         self._forget_targets()
+        self._written = {}
         self._unindexed_episodes: set[int] = set()
         self._unindexed_entities: set[int] = set()
         self._unindexed_facts: set[int] = set()
@@ -528,11 +551,17 @@ class IngestMixin(StoreBase):
         return ids
 
     def insert_fact_rows(
-        self, rows: list[tuple[str, int, int, str, int, str, str, str | None]], *, now: str
+        self,
+        rows: list[tuple[str, int, int, str, int, str, str, str | None]],
+        about: list[tuple[str, str]],
+        *,
+        now: str,
     ) -> list[int]:
         """Insert facts no episode states yet (no two rows of one episode equal) in one
         statement; their ids, in order. Rows: (graph, episode id, source id, relation,
-        target id, sentence, valid_at, invalid_at)."""
+        target id, sentence, valid_at, invalid_at); ``about`` each fact's (episode
+        content hash, source entity type), which the contradiction rules then need not
+        read back."""
         if not rows:
             return []
         first = self._next_id("facts")
@@ -547,6 +576,21 @@ class IngestMixin(StoreBase):
         )
         self._unindexed_facts.update(ids)
         self._uncontradicted.update(ids)
+        for i, row, (digest, source_type) in zip(ids, rows, about, strict=True):
+            # as ``_TARGET_FACTS`` reads it: not ended by another fact, not retracted
+            self._written[i] = (
+                i,
+                row[3],
+                row[2],
+                row[4],
+                row[6],
+                row[7],
+                None,
+                row[1],
+                digest,
+                0,
+                source_type,
+            )
         return ids
 
     def signature_ids_of(self, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str], int]:
@@ -682,13 +726,27 @@ class IngestMixin(StoreBase):
             if version != self._targets_version:  # another connection committed
                 self._forget_targets()
                 self._targets_version = version
-        new_of: dict[int, list[int]] = {}  # target -> its new facts
-        for chunk, marks in chunks(new):
-            for fact_id, target in self.conn.execute(
-                f"SELECT id, target_id FROM facts WHERE id IN ({marks})", chunk
-            ):
-                new_of.setdefault(int(target), []).append(int(fact_id))
-        targets = sorted(new_of)
+        # The new facts' rows, by target: as written, or read back.
+        fresh: dict[int, list[tuple[Any, ...]]] = {}
+        unread = []
+        for fact_id in ids:
+            row = self._written.pop(fact_id, None)
+            if row is None:
+                unread.append(fact_id)
+            else:
+                fresh.setdefault(row[3], []).append(row)
+        for i in range(0, len(unread), _TARGETS_AT_ONCE):
+            chunk = json.dumps(unread[i : i + _TARGETS_AT_ONCE])
+            for row in self.conn.execute(_FACTS_BY_ID, (chunk,)):
+                fresh.setdefault(row[3], []).append(row)
+        # The other facts of those targets: kept from an earlier transaction, else read
+        # without the new ones (ranges of consecutive ids, tested on the index).
+        spans = _spans(sorted(new))
+        if len(spans) > _SPANS:
+            spans = []  # filtered below
+        older = _older(spans)
+        bounds = [b for span in spans for b in span]
+        targets = sorted(fresh)
         now = utcnow()
         out: list[int] = []
         # Targets in slices: memory follows a slice's facts, not a whole batch's.
@@ -699,20 +757,17 @@ class IngestMixin(StoreBase):
                 kept = self._target_rows.pop(target, None) if keep else None
                 if kept is None:
                     unknown.append(target)
+                    by_target[target] = []
                 else:  # a target whose other facts are kept needs only its new ones
                     self._target_rows_kept -= len(kept)
-                    by_target[target] = kept
-            if by_target:
-                fresh = [f for t in by_target for f in new_of[t]]
-                for target in by_target:
-                    by_target[target] = [r for r in by_target[target] if r[0] not in new]
-                for row in self.conn.execute(_FACT_ROWS, (json.dumps(fresh),)):
-                    by_target[row[3]].append(row)
-                for rows in by_target.values():
-                    rows.sort(key=_in_order)
+                    by_target[target] = [r for r in kept if r[0] not in new]
             if unknown:
-                for row in self.conn.execute(_TARGET_FACTS, (json.dumps(unknown),)):
-                    by_target.setdefault(row[3], []).append(row)
+                for row in self.conn.execute(older, (json.dumps(unknown), *bounds)):
+                    if row[0] not in new:
+                        by_target[row[3]].append(row)
+            for target, rows in by_target.items():
+                rows += fresh[target]
+                rows.sort(key=_in_order)
             ended = [e for rows in by_target.values() for e in _ends(rows, new)]
             self.conn.executemany(
                 "UPDATE facts SET invalid_at = ?, expired_at = ?, invalidated_by = ? WHERE id = ?",
