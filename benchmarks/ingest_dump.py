@@ -164,14 +164,9 @@ def dump_db(db: Path, out: Path) -> None:
     conn.close()
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("out", type=Path, help="directory for the dumps")
-    p.add_argument("--tree", type=Path, help="memcli source tree to run (default: this one)")
-    p.add_argument("--size", type=int, default=5000, help="generated corpus size")
-    args = p.parse_args(argv)
-    corpus = cached(scale_config(args.size), OUT / f"scale-{args.size}", ("md", "text", "facts"))
-    odd = awkward(OUT)
+def dump(tree: Path, out: Path, corpus: Path, odd: Path) -> dict[str, int]:
+    """Ingest each corpus with the CLI of ``tree`` into a fresh database and dump it
+    under ``out``; each run's exit code."""
     repo = HERE.parent
     runs = {
         "md": [corpus / "md"],
@@ -181,11 +176,11 @@ def main(argv: list[str] | None = None) -> int:
         "awkward": [odd / "bad-lines.jsonl", odd / "mixed", odd / "bad-lines.jsonl"],
     }
     env = dict(os.environ)
-    tree = (args.tree or repo).resolve()
     env["PYTHONPATH"] = str(tree)
+    codes = {}
     tmp = tempfile.mkdtemp()
     for name, paths in runs.items():
-        target = args.out / name
+        target = out / name
         target.mkdir(parents=True, exist_ok=True)
         db = Path(tmp) / f"{name}.db"
         cmd = [sys.executable, "-m", "memcli", "--db", str(db), "ingest", "--json"]
@@ -196,8 +191,21 @@ def main(argv: list[str] | None = None) -> int:
             f"exit {done.returncode}\n{done.stdout}{done.stderr}", encoding="utf-8"
         )
         dump_db(db, target)
-        print(f"{name}: exit {done.returncode}", flush=True)
+        codes[name] = done.returncode
     shutil.rmtree(tmp)
+    return codes
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("out", type=Path, help="directory for the dumps")
+    p.add_argument("--tree", type=Path, help="memcli source tree to run (default: this one)")
+    p.add_argument("--size", type=int, default=5000, help="generated corpus size")
+    args = p.parse_args(argv)
+    corpus = cached(scale_config(args.size), OUT / f"scale-{args.size}", ("md", "text", "facts"))
+    tree = (args.tree or HERE.parent).resolve()
+    for name, code in dump(tree, args.out, corpus, awkward(OUT)).items():
+        print(f"{name}: exit {code}", flush=True)
     return 0
 
 

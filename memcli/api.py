@@ -14,7 +14,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from itertools import chain
@@ -162,12 +162,6 @@ def _graph_for(episode: EpisodeInput, override: str | None) -> str:
     return graph.strip() or DEFAULT_GRAPH
 
 
-def _resolve(
-    store: Store, graph: str, ref: EntityRef, created: list[int], now: str | None = None
-) -> int:
-    return _resolve_key(store, graph, ref, created, now)[0]
-
-
 def _resolve_key(
     store: Store, graph: str, ref: EntityRef, created: list[int], now: str | None = None
 ) -> tuple[int, str]:
@@ -204,6 +198,9 @@ def store_episode(
     return store_episodes(store, [(episode, graph, origin)], extractor, report, redact=redact)[0]
 
 
+_Key = tuple[str, str, str]  # an entity: (graph, type, normalised name)
+
+
 @dataclass
 class _NewEpisode:
     """An episode of a batch that is not stored yet, resolved in Python."""
@@ -213,11 +210,7 @@ class _NewEpisode:
     digest: str
     extraction: Extraction
     extractor: str
-    # (source key, relation, target key, fact) of each fact, keys (graph, type, norm)
-    facts: list[tuple[tuple[str, str, str], str, tuple[str, str, str], ExtractedFact]]
-
-
-_Key = tuple[str, str, str]  # an entity: (graph, type, normalised name)
+    facts: list[tuple[_Key, str, _Key, ExtractedFact]]  # (source, relation, target, fact)
 
 
 def store_episodes(
@@ -872,22 +865,20 @@ def _store_file(
     *,
     redact: bool,
     careful: bool = False,
-    begin: bool = True,
     ended: Callable[[list[int]], None] | None = None,
 ) -> int:
     """Store one file's episodes in one transaction; returns how many records failed.
 
-    JSONL records are stored straight into the file's transaction: a savepoint per
-    record costs more than the rest of the record's writes (SQLite and the report
-    snapshot), and records almost never fail. When one does, ``_LineFailed`` rolls the
-    whole file back, and the caller stores it again with ``careful`` set: a savepoint per
-    record (``_store_line``), so that record alone is reported and left out.
+    JSONL records are written all at once into the file's transaction
+    (``_store_files``): a savepoint per record costs more than the rest of the record's
+    writes (SQLite and the report snapshot), and records almost never fail. When one
+    does, ``_LineFailed`` rolls the whole file back, and the caller stores it again with
+    ``careful`` set: a savepoint per record (``_store_line``), so that record alone is
+    reported and left out.
     """
     lines_failed = 0
     ended_ids: list[int] = []
-    # ``begin=False``: inside the caller's batch transaction, without a savepoint; the
-    # caller then applies the contradiction rules once for its whole batch.
-    with store.transaction() if begin else nullcontext(store):
+    with store.transaction():
         if careful:
             touched: set[str] = set()
             for episode in episodes:
@@ -902,8 +893,7 @@ def _store_file(
                 store.bump_ingest(g)
         else:
             _store_files(store, [(source, episodes)], graph, extractor, report, redact=redact)
-        if begin:
-            ended_ids = store.end_contradicted()
+        ended_ids = store.end_contradicted()
     if ended is not None:  # committed: the file's ended facts count
         ended(ended_ids)
     return lines_failed

@@ -261,20 +261,6 @@ class IngestMixin(StoreBase):
         value = self.scalar(sql, params)
         return int(value) if value is not None else None
 
-    def insert_episode(self, row: dict[str, Any]) -> int:
-        cur = self.conn.execute(
-            """
-            INSERT INTO episodes (graph_id, content_hash, content, author, occurred_at,
-              ingested_at, source, format, extractor, extraction_status, unparsed)
-            VALUES (:graph_id, :content_hash, :content, :author, :occurred_at,
-              :ingested_at, :source, :format, :extractor, :extraction_status, :unparsed)
-            """,
-            row,
-        )
-        assert cur.lastrowid is not None
-        self._unindexed_episodes.add(cur.lastrowid)
-        return cur.lastrowid
-
     def entity_id(self, graph_id: str, norm: str, type_: str) -> int | None:
         key = (graph_id, type_, norm)
         cached = self._entities.get(key)
