@@ -144,6 +144,7 @@ class IngestMixin(StoreBase):
         # (graph, name as written, type) -> (entity id, normalised key): the same names
         # recur in thousands of facts; an entry is as good as the entity cache's.
         self._names: dict[tuple[str, str, str], tuple[int, str]] = {}
+        self._forget_targets()
         # fact id -> its ``_TARGET_FACTS`` row, for facts this transaction wrote
         # (``insert_fact_rows``); dropped with a rolled-back savepoint, whose facts are
         # then read back (those still stored).
@@ -153,17 +154,15 @@ class IngestMixin(StoreBase):
         # target id -> its facts as ``_TARGET_FACTS`` reads them, kept by an ingest
         # (``bulk_writes``) from one transaction to the next: the work items that
         # updates keep naming have their facts read by every batch otherwise. Dropped
-        # when a transaction rolls back (``_discard_pending``; a savepoint cannot take
-        # back what the rules wrote: they run as their transaction ends) and when another
-        # connection commits (``PRAGMA data_version``); least recently used targets go
-        # past ``TARGET_ROWS_KEPT`` rows (or the connection's ``cache_entries``, if
-        # lower). Not counted in ``_cached``: they have their own bound.
+        # when a transaction rolls back and when another connection commits (``PRAGMA
+        # data_version``); least recently used targets go past ``TARGET_ROWS_KEPT`` rows
+        # (or the connection's ``cache_entries``, if lower).
         self._target_rows: OrderedDict[int, list[tuple[Any, ...]]] = OrderedDict()
         self._target_rows_kept = 0
         self._targets_version: Any = None
 
     def _cached(self) -> int:
-        return super()._cached() + len(self._names)
+        return super()._cached() + len(self._names) + self._target_rows_kept
 
     def known_name(self, graph_id: str, name: str, type_: str) -> tuple[int, str] | None:
         """(entity id, key) of a name as written, if this connection resolved it already
