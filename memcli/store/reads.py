@@ -8,6 +8,49 @@ from typing import Any
 
 from memcli.store.connection import StoreBase, chunks
 
+# An observation's evidence lists: entities, episodes, facts (as the contract orders them).
+EvidenceLists = tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]
+
+# For each list: the contract's keys, the columns that fill them, where they come from
+# (``{marks}``: the observation ids) and the order the library lists them in.
+_EVIDENCE_SQL: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
+    (
+        ("id", "name", "type", "role"),
+        "n.id, n.name, n.type, oe.role",
+        "observation_evidence oe JOIN entities n ON n.id = oe.item_id"
+        " WHERE oe.item_type = 'entity' AND oe.observation_id IN ({marks})",
+        "oe.observation_id, CASE oe.role WHEN 'root' THEN 0 WHEN 'owner' THEN 1"
+        " WHEN 'direct' THEN 2 WHEN 'downstream' THEN 3 WHEN 'member' THEN 4 ELSE 9 END,"
+        " memcli_lower(n.name), n.id",
+    ),
+    (
+        ("id", "source", "author", "occurred_at"),
+        "e.id, e.source, e.author, e.occurred_at",
+        "observation_evidence oe JOIN episodes e ON e.id = oe.item_id"
+        " WHERE oe.item_type = 'episode' AND oe.observation_id IN ({marks})",
+        "oe.observation_id, e.occurred_at, e.id",
+    ),
+    (
+        (
+            "id",
+            "source",
+            "relation",
+            "target",
+            "episode_id",
+            "valid_at",
+            "invalid_at",
+            "sentence",
+            "role",
+        ),
+        "f.id, s.name AS source, f.relation, t.name AS target, f.episode_id, f.valid_at,"
+        " f.invalid_at, f.sentence, oe.role",
+        "observation_evidence oe JOIN facts f ON f.id = oe.item_id"
+        " JOIN entities s ON s.id = f.source_id JOIN entities t ON t.id = f.target_id"
+        " WHERE oe.item_type = 'fact' AND oe.observation_id IN ({marks})",
+        "oe.observation_id, f.valid_at, f.episode_id, f.id",
+    ),
+)
+
 
 class ReadsMixin(StoreBase):
     # --- export (memcli export) ---
@@ -312,6 +355,102 @@ class ReadsMixin(StoreBase):
                     chunk,
                 ):
                     out[obs_id].append((item_type, item_id, role))
+        return out
+
+    def evidence_lists(
+        self, obs_ids: Sequence[int], *, per_observation: int | None = None
+    ) -> dict[int, EvidenceLists]:
+        """For each observation, its evidence entities, episodes and facts as the contract
+        lists them (each a dict with the contract's keys in its order), sorted in SQL:
+        entities by role (root, owner, direct, downstream, member), name ignoring case,
+        id; episodes by date, id; facts by ``valid_at``, episode, id. An item whose row
+        is gone (a deleted episode or entity) is left out.
+
+        ``per_observation``: only the first that many of each list, cut in SQL by a
+        window function, so what Python holds follows the limit, not the evidence (a
+        root that blocks thousands of items cites them all)."""
+        out: dict[int, EvidenceLists] = {i: ([], [], []) for i in obs_ids}
+        if not obs_ids:
+            return out
+        with self._lock:
+            # Python's str.lower, not SQLite's lower() (ASCII only): the order the
+            # library always had for names outside ASCII.
+            self.conn.create_function("memcli_lower", 1, str.lower, deterministic=True)
+            for slot, (keys, columns, source, order) in enumerate(_EVIDENCE_SQL):
+                for chunk, marks in chunks(obs_ids):
+                    where = source.format(marks=marks)
+                    if per_observation is None:
+                        query = f"SELECT oe.observation_id, {columns} FROM {where} ORDER BY {order}"
+                        params: list[Any] = chunk
+                    else:
+                        query = (
+                            f"SELECT observation_id, {', '.join(keys)} FROM"
+                            f" (SELECT oe.observation_id, {columns}, row_number() OVER"
+                            f" (PARTITION BY oe.observation_id ORDER BY {order}) AS k"
+                            f" FROM {where}) WHERE k <= ? ORDER BY observation_id, k"
+                        )
+                        params = [*chunk, per_observation]
+                    for obs_id, *values in self.conn.execute(query, params):
+                        out[obs_id][slot].append(dict(zip(keys, values, strict=True)))
+        return out
+
+    def evidence_totals(self, obs_ids: Sequence[int]) -> dict[int, tuple[int, int, int]]:
+        """For each observation, how many entities, episodes and facts
+        :meth:`evidence_lists` lists in full (counted in SQL, nothing held)."""
+        counts: dict[int, list[int]] = {i: [0, 0, 0] for i in obs_ids}
+        with self._lock:
+            for slot, (_keys, _columns, source, _order) in enumerate(_EVIDENCE_SQL):
+                for chunk, marks in chunks(obs_ids):
+                    for obs_id, n in self.conn.execute(
+                        f"SELECT oe.observation_id, count(*) FROM {source.format(marks=marks)}"
+                        " GROUP BY oe.observation_id",
+                        chunk,
+                    ):
+                        counts[obs_id][slot] = n
+        return {i: (c[0], c[1], c[2]) for i, c in counts.items()}
+
+    def root_confirmations(self, obs_ids: Sequence[int]) -> dict[int, tuple[list[str], str | None]]:
+        """For each observation, the names of its root entities (in the order of
+        :meth:`evidence_lists`) and the date of the latest evidence episode that stated
+        a wait on, or an owner of, one of them (None when none did)."""
+        out: dict[int, tuple[list[str], str | None]] = {i: ([], None) for i in obs_ids}
+        with self._lock:
+            self.conn.create_function("memcli_lower", 1, str.lower, deterministic=True)
+            for chunk, marks in chunks(obs_ids):
+                for obs_id, name in self.conn.execute(
+                    "SELECT oe.observation_id, n.name FROM observation_evidence oe"
+                    " JOIN entities n ON n.id = oe.item_id"
+                    f" WHERE oe.item_type = 'entity' AND oe.role = 'root'"
+                    f" AND oe.observation_id IN ({marks})"
+                    " ORDER BY oe.observation_id, memcli_lower(n.name), n.id",
+                    chunk,
+                ):
+                    out[obs_id][0].append(name)
+                for obs_id, when in self.conn.execute(
+                    f"""
+                    WITH roots AS MATERIALIZED (
+                      SELECT oe.observation_id AS obs, n.name FROM observation_evidence oe
+                      JOIN entities n ON n.id = oe.item_id
+                      WHERE oe.item_type = 'entity' AND oe.role = 'root'
+                        AND oe.observation_id IN ({marks})
+                    )
+                    SELECT oe.observation_id, max(e.occurred_at)
+                    FROM observation_evidence oe JOIN facts f ON f.id = oe.item_id
+                    JOIN entities s ON s.id = f.source_id
+                    JOIN entities t ON t.id = f.target_id
+                    JOIN episodes e ON e.id = f.episode_id
+                    WHERE oe.item_type = 'fact' AND oe.observation_id IN ({marks})
+                      AND f.relation IN ('blocked_by', 'owns')
+                      AND EXISTS (SELECT 1 FROM roots r
+                                  WHERE r.obs = oe.observation_id AND r.name = t.name)
+                      AND EXISTS (SELECT 1 FROM observation_evidence x
+                                  WHERE x.observation_id = oe.observation_id
+                                    AND x.item_type = 'episode' AND x.item_id = f.episode_id)
+                    GROUP BY oe.observation_id
+                    """,
+                    chunk + chunk,
+                ):
+                    out[obs_id] = (out[obs_id][0], when)
         return out
 
     def episode_refs(self, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
