@@ -1439,13 +1439,19 @@ def facts(
 def entities(store: Store, graph: str) -> list[EntitySummary]:
     """A graph's entities by type and name, with their aliases and how much cites them;
     ``merged_into`` names the entity a merged one resolves to (``memcli entity alias``)."""
+    return [EntitySummary.model_validate(r) for r in entity_records(store, graph)]
+
+
+def entity_records(store: Store, graph: str) -> list[dict[str, Any]]:
+    """The records of :func:`entities` as plain JSON data, keys in the order of
+    :class:`memcli.contract.EntitySummary`'s fields (see :func:`observation_records`)."""
     require_graph(store, graph)
     rows = store.entity_list(graph)
     canon = store.entity_canon(graph)
     names = {r["id"]: r["name"] for r in rows}
     for r in rows:
         r["merged_into"] = names.get(canon[r["id"]]) if r["id"] in canon else None
-    return [EntitySummary.model_validate(r) for r in rows]
+    return rows
 
 
 def graphs(store: Store) -> list[GraphInfo]:

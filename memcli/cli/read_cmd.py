@@ -333,8 +333,8 @@ def entities(
         emit(found, fmt, suggestions_table)
         return
     with open_store(create=False) as store:
-        rows = api.entities(store, graph)
-    emit(rows, fmt, _entities_table)
+        rows = api.entity_records(store, graph)
+    emit(rows, fmt, _entities_table, plain=True)
 
 
 def _entities_table(rows: list[dict[str, Any]]) -> None:

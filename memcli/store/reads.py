@@ -535,19 +535,32 @@ class ReadsMixin(StoreBase):
         )
 
     def entity_list(self, graph_id: str) -> list[dict[str, Any]]:
-        """A graph's entities with counts of current facts and episodes, and aliases."""
+        """A graph's entities with counts of current facts and episodes, and aliases.
+
+        The counts come from one pass over the graph's facts, grouped by entity (a fact
+        counts once for each end, once for an entity at both ends): counting per entity
+        through the facts' indexes read the same rows ten thousand times over."""
         rows = self.rows(
             """
-            SELECT n.id, n.name, n.type,
-              (SELECT count(*) FROM facts f WHERE (f.source_id = n.id OR f.target_id = n.id)
-                 AND f.invalid_at IS NULL) AS current_facts,
-              (SELECT count(DISTINCT f.episode_id) FROM facts f
-                 WHERE f.source_id = n.id OR f.target_id = n.id) AS episodes,
+            WITH ends AS (
+              SELECT f.source_id AS entity, f.episode_id, f.invalid_at FROM facts f
+              WHERE f.graph_id = :graph
+              UNION ALL
+              SELECT f.target_id, f.episode_id, f.invalid_at FROM facts f
+              WHERE f.graph_id = :graph AND f.target_id != f.source_id
+            ), counts AS (
+              SELECT entity, count(*) FILTER (WHERE invalid_at IS NULL) AS current_facts,
+                count(DISTINCT episode_id) AS episodes
+              FROM ends GROUP BY entity
+            )
+            SELECT n.id, n.name, n.type, coalesce(c.current_facts, 0) AS current_facts,
+              coalesce(c.episodes, 0) AS episodes,
               (SELECT json_group_array(alias) FROM entity_aliases a WHERE a.entity_id = n.id)
                  AS aliases
-            FROM entities n WHERE n.graph_id = ? ORDER BY n.type, lower(n.name)
+            FROM entities n LEFT JOIN counts c ON c.entity = n.id
+            WHERE n.graph_id = :graph ORDER BY n.type, lower(n.name)
             """,
-            (graph_id,),
+            {"graph": graph_id},
         )
         for r in rows:
             r["aliases"] = sorted(json.loads(r["aliases"]))
