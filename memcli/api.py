@@ -1400,10 +1400,12 @@ def _observation_dicts(
 
 def observation(store: Store, obs_id: int) -> ObservationDetail:
     """One observation, with the other observations of its cluster as context."""
-    return ObservationDetail.model_validate(_observation_dict(store, obs_id))
+    return ObservationDetail.model_validate(observation_record(store, obs_id))
 
 
-def _observation_dict(store: Store, obs_id: int) -> dict[str, Any]:
+def observation_record(store: Store, obs_id: int) -> dict[str, Any]:
+    """The record of :func:`observation` as plain JSON data, keys in the order of
+    :class:`memcli.contract.ObservationDetail`'s fields (see :func:`observation_records`)."""
     found = _observation_dicts(store, None, "all", ids=[obs_id])
     if not found:
         raise NotFound(f"no observation with id {obs_id}")
@@ -1986,7 +1988,7 @@ def dependency_picture(
         )
 
     if observation_id is not None:
-        obs = _observation_dict(store, observation_id)
+        obs = observation_record(store, observation_id)
         facts = store.dependency_facts(obs["graph"], fact_ids=[f["id"] for f in obs["facts"]])
         title = f"{obs['graph']}: observation #{obs['id']} {obs['name']}"
         return build(title, _through_merges(store, obs["graph"], facts), [pattern(obs)])

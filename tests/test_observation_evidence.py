@@ -216,3 +216,12 @@ def test_installed_command_runs_the_limit(store_file: Path) -> None:
     obs = _root_observation(json.loads(run.stdout))
     assert [len(obs[name]) for name in LISTS] == [1, 1, 1]
     assert obs["episodes_total"] == len(ITEMS)
+
+
+def test_show_prints_what_the_model_prints(store_file: Path, cli: Cli) -> None:
+    obs = _root_observation(cli.json("observations", "--graph", GRAPH))
+    out = cli("observation", "show", str(obs["id"]), "--json").stdout
+    with Store(store_file, create=False) as store:
+        model = api.observation(store, obs["id"])
+    assert out == model.model_dump_json() + "\n"
+    assert json.loads(out)["episodes"] == obs["episodes"]  # every item, not a cut

@@ -202,8 +202,13 @@ def show(
 
             write_out(mermaid(api.dependency_picture(store, observation_id=obs_id)))
             return
-        obs = api.observation(store, obs_id)
-    emit(obs, choose(as_json=as_json), lambda o: render_observation(out_console(), o, detail=True))
+        obs = api.observation_record(store, obs_id)
+    emit(
+        obs,
+        choose(as_json=as_json),
+        lambda o: render_observation(out_console(), o, detail=True),
+        plain=True,
+    )
 
 
 @command
