@@ -1311,14 +1311,16 @@ def observation_records(
     if not rows:
         return []
     obs_ids = [r["id"] for r in rows]
-    lists = store.evidence_lists(obs_ids, per_observation=evidence)
     roots: dict[int, tuple[list[str], str | None]]
     totals: dict[int, tuple[int, int, int]] = {}
     if evidence is None:
+        lists = store.evidence_lists(obs_ids)
         roots = {i: _root_confirmation(*lists[i]) for i in obs_ids}
-    else:  # the lists are cut: the store reads what they would have said
+    else:  # the lists are cut: the store reads what the whole lists would have said
+        heads = store.evidence_heads(obs_ids, evidence)
+        lists = {i: heads[i][0] for i in obs_ids}
+        totals = {i: heads[i][1] for i in obs_ids}
         roots = store.root_confirmations(obs_ids)
-        totals = store.evidence_totals(obs_ids)
     links = store.observation_link_map(obs_ids)
     out = []
     for r in rows:

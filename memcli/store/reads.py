@@ -11,24 +11,27 @@ from memcli.store.connection import StoreBase, chunks
 # An observation's evidence lists: entities, episodes, facts (as the contract orders them).
 EvidenceLists = tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]
 
-# For each list: the contract's keys, the columns that fill them, where they come from
-# (``{marks}``: the observation ids) and the order the library lists them in.
-_EVIDENCE_SQL: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
+# For each list: the contract's keys; the evidence item type and the table its ids name
+# (as ``x``); further joins for the columns; the columns that fill the keys (``oe`` is
+# the evidence row); the order the library lists them in (by ``oe`` and ``x`` alone).
+# facts.source_id / target_id are foreign keys: those joins never drop a fact.
+_EVIDENCE_SQL: tuple[tuple[tuple[str, ...], str, str, str, str, str], ...] = (
     (
         ("id", "name", "type", "role"),
-        "n.id, n.name, n.type, oe.role",
-        "observation_evidence oe JOIN entities n ON n.id = oe.item_id"
-        " WHERE oe.item_type = 'entity' AND oe.observation_id IN ({marks})",
-        "oe.observation_id, CASE oe.role WHEN 'root' THEN 0 WHEN 'owner' THEN 1"
-        " WHEN 'direct' THEN 2 WHEN 'downstream' THEN 3 WHEN 'member' THEN 4 ELSE 9 END,"
-        " memcli_lower(n.name), n.id",
+        "entity",
+        "entities",
+        "",
+        "x.id, x.name, x.type, oe.role",
+        "CASE oe.role WHEN 'root' THEN 0 WHEN 'owner' THEN 1 WHEN 'direct' THEN 2"
+        " WHEN 'downstream' THEN 3 WHEN 'member' THEN 4 ELSE 9 END, memcli_lower(x.name), x.id",
     ),
     (
         ("id", "source", "author", "occurred_at"),
-        "e.id, e.source, e.author, e.occurred_at",
-        "observation_evidence oe JOIN episodes e ON e.id = oe.item_id"
-        " WHERE oe.item_type = 'episode' AND oe.observation_id IN ({marks})",
-        "oe.observation_id, e.occurred_at, e.id",
+        "episode",
+        "episodes",
+        "",
+        "x.id, x.source, x.author, x.occurred_at",
+        "x.occurred_at, x.id",
     ),
     (
         (
@@ -42,12 +45,12 @@ _EVIDENCE_SQL: tuple[tuple[tuple[str, ...], str, str, str], ...] = (
             "sentence",
             "role",
         ),
-        "f.id, s.name AS source, f.relation, t.name AS target, f.episode_id, f.valid_at,"
-        " f.invalid_at, f.sentence, oe.role",
-        "observation_evidence oe JOIN facts f ON f.id = oe.item_id"
-        " JOIN entities s ON s.id = f.source_id JOIN entities t ON t.id = f.target_id"
-        " WHERE oe.item_type = 'fact' AND oe.observation_id IN ({marks})",
-        "oe.observation_id, f.valid_at, f.episode_id, f.id",
+        "fact",
+        "facts",
+        " JOIN entities s ON s.id = x.source_id JOIN entities t ON t.id = x.target_id",
+        "x.id, s.name, x.relation, t.name, x.episode_id, x.valid_at, x.invalid_at, x.sentence,"
+        " oe.role",
+        "x.valid_at, x.episode_id, x.id",
     ),
 )
 
@@ -357,57 +360,68 @@ class ReadsMixin(StoreBase):
                     out[obs_id].append((item_type, item_id, role))
         return out
 
-    def evidence_lists(
-        self, obs_ids: Sequence[int], *, per_observation: int | None = None
-    ) -> dict[int, EvidenceLists]:
+    def evidence_lists(self, obs_ids: Sequence[int]) -> dict[int, EvidenceLists]:
         """For each observation, its evidence entities, episodes and facts as the contract
         lists them (each a dict with the contract's keys in its order), sorted in SQL:
         entities by role (root, owner, direct, downstream, member), name ignoring case,
         id; episodes by date, id; facts by ``valid_at``, episode, id. An item whose row
-        is gone (a deleted episode or entity) is left out.
-
-        ``per_observation``: only the first that many of each list, cut in SQL by a
-        window function, so what Python holds follows the limit, not the evidence (a
-        root that blocks thousands of items cites them all)."""
+        is gone (a deleted episode or entity) is left out."""
         out: dict[int, EvidenceLists] = {i: ([], [], []) for i in obs_ids}
-        if not obs_ids:
-            return out
         with self._lock:
-            # Python's str.lower, not SQLite's lower() (ASCII only): the order the
-            # library always had for names outside ASCII.
-            self.conn.create_function("memcli_lower", 1, str.lower, deterministic=True)
-            for slot, (keys, columns, source, order) in enumerate(_EVIDENCE_SQL):
+            self._case_fold()
+            for slot, (keys, item, table, joins, columns, order) in enumerate(_EVIDENCE_SQL):
                 for chunk, marks in chunks(obs_ids):
-                    where = source.format(marks=marks)
-                    if per_observation is None:
-                        query = f"SELECT oe.observation_id, {columns} FROM {where} ORDER BY {order}"
-                        params: list[Any] = chunk
-                    else:
-                        query = (
-                            f"SELECT observation_id, {', '.join(keys)} FROM"
-                            f" (SELECT oe.observation_id, {columns}, row_number() OVER"
-                            f" (PARTITION BY oe.observation_id ORDER BY {order}) AS k"
-                            f" FROM {where}) WHERE k <= ? ORDER BY observation_id, k"
-                        )
-                        params = [*chunk, per_observation]
-                    for obs_id, *values in self.conn.execute(query, params):
+                    for obs_id, *values in self.conn.execute(
+                        f"SELECT oe.observation_id, {columns} FROM observation_evidence oe"
+                        f" JOIN {table} x ON x.id = oe.item_id{joins}"
+                        f" WHERE oe.item_type = '{item}' AND oe.observation_id IN ({marks})"
+                        f" ORDER BY oe.observation_id, {order}",
+                        chunk,
+                    ):
                         out[obs_id][slot].append(dict(zip(keys, values, strict=True)))
         return out
 
-    def evidence_totals(self, obs_ids: Sequence[int]) -> dict[int, tuple[int, int, int]]:
-        """For each observation, how many entities, episodes and facts
-        :meth:`evidence_lists` lists in full (counted in SQL, nothing held)."""
-        counts: dict[int, list[int]] = {i: [0, 0, 0] for i in obs_ids}
+    def evidence_heads(
+        self, obs_ids: Sequence[int], limit: int
+    ) -> dict[int, tuple[EvidenceLists, tuple[int, int, int]]]:
+        """For each observation, the first ``limit`` items of each list of
+        :meth:`evidence_lists` and the length of each whole list.
+
+        Cut in SQL: a window function ranks each observation's items by the list's order
+        (reading only the columns the order needs) and counts them, and only the kept
+        items are read whole, so what Python holds follows ``limit``, not the evidence
+        (a root that blocks thousands of items cites them all)."""
+        lists: dict[int, EvidenceLists] = {i: ([], [], []) for i in obs_ids}
+        totals: dict[int, list[int]] = {i: [0, 0, 0] for i in obs_ids}
         with self._lock:
-            for slot, (_keys, _columns, source, _order) in enumerate(_EVIDENCE_SQL):
+            self._case_fold()
+            for slot, (keys, item, table, joins, columns, order) in enumerate(_EVIDENCE_SQL):
                 for chunk, marks in chunks(obs_ids):
-                    for obs_id, n in self.conn.execute(
-                        f"SELECT oe.observation_id, count(*) FROM {source.format(marks=marks)}"
-                        " GROUP BY oe.observation_id",
-                        chunk,
+                    for obs_id, rank, total, *values in self.conn.execute(
+                        f"""
+                        WITH ranked AS (
+                          SELECT oe.observation_id, oe.item_id, oe.role,
+                            row_number() OVER (PARTITION BY oe.observation_id
+                              ORDER BY {order}) AS k,
+                            count(*) OVER (PARTITION BY oe.observation_id) AS total
+                          FROM observation_evidence oe JOIN {table} x ON x.id = oe.item_id
+                          WHERE oe.item_type = '{item}' AND oe.observation_id IN ({marks})
+                        )
+                        SELECT oe.observation_id, oe.k, oe.total, {columns}
+                        FROM ranked oe JOIN {table} x ON x.id = oe.item_id{joins}
+                        WHERE oe.k <= max(?, 1) ORDER BY oe.observation_id, oe.k
+                        """,
+                        [*chunk, limit],
                     ):
-                        counts[obs_id][slot] = n
-        return {i: (c[0], c[1], c[2]) for i, c in counts.items()}
+                        totals[obs_id][slot] = total
+                        if rank <= limit:  # (the first row is read for the count alone)
+                            lists[obs_id][slot].append(dict(zip(keys, values, strict=True)))
+        return {i: (lists[i], (totals[i][0], totals[i][1], totals[i][2])) for i in obs_ids}
+
+    def _case_fold(self) -> None:
+        # Python's str.lower, not SQLite's lower() (ASCII only): the order the library
+        # always had for names outside ASCII.
+        self.conn.create_function("memcli_lower", 1, str.lower, deterministic=True)
 
     def root_confirmations(self, obs_ids: Sequence[int]) -> dict[int, tuple[list[str], str | None]]:
         """For each observation, the names of its root entities (in the order of
@@ -415,7 +429,7 @@ class ReadsMixin(StoreBase):
         a wait on, or an owner of, one of them (None when none did)."""
         out: dict[int, tuple[list[str], str | None]] = {i: ([], None) for i in obs_ids}
         with self._lock:
-            self.conn.create_function("memcli_lower", 1, str.lower, deterministic=True)
+            self._case_fold()
             for chunk, marks in chunks(obs_ids):
                 for obs_id, name in self.conn.execute(
                     "SELECT oe.observation_id, n.name FROM observation_evidence oe"
