@@ -6,6 +6,8 @@ Every agent call and every shell pipeline starts a new memcli process, so what
 
 * a bare interpreter start (``python -c pass``): the yardstick, the floor any Python CLI
   pays on this machine right now;
+* ``import typer`` and one pydantic ``TypeAdapter``: the floor of a memcli command with
+  an option that is not a flag (typer 0.29 coerces such options through pydantic);
 * ``import memcli.cli`` (wall time of the process, and the cumulative figure
   ``python -X importtime`` reports for the module);
 * ``memcli --help``;
@@ -44,6 +46,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 sys.path.insert(0, str(HERE))
+
+
+# The second yardstick: what any command with a non-flag option pays before memcli does
+# anything, since typer 0.29 coerces each such option through a pydantic TypeAdapter
+# (importing typer and pydantic's schema machinery, as typer does, plugins off).
+TYPER_FLOOR_NAME = "typer + pydantic TypeAdapter (typer's option coercion)"
+TYPER_FLOOR = (
+    "import os; os.environ['PYDANTIC_DISABLE_PLUGINS'] = '1'; import typer;"
+    " from pydantic import TypeAdapter; TypeAdapter(int)"
+)
 
 
 def memcli_command() -> list[str]:
@@ -153,7 +165,8 @@ def compare(baseline: Path, size: int, runs: int) -> None:
         (
             "bare interpreter (python -c pass)",
             medians_ms(lambda: wall([py, "-c", "pass"], cwd=neutral), runs),
-        )
+        ),
+        (TYPER_FLOOR_NAME, medians_ms(lambda: wall([py, "-c", TYPER_FLOOR], cwd=neutral), runs)),
     ]
     for name, argv in cases.items():
         envs = {
@@ -229,6 +242,7 @@ def main(argv: list[str] | None = None) -> None:
             "bare interpreter (python -c pass)",
             medians_ms(lambda: wall([py, "-c", "pass"]), args.runs),
         ),
+        (TYPER_FLOOR_NAME, medians_ms(lambda: wall([py, "-c", TYPER_FLOOR]), args.runs)),
         (
             "import memcli.cli (whole process)",
             medians_ms(lambda: wall([py, "-c", "import memcli.cli"]), args.runs),
