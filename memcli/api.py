@@ -1388,18 +1388,6 @@ def _root_confirmation(
     return roots, max(confirmed) if confirmed else None
 
 
-def _observation_dicts(
-    store: Store,
-    graph: str | None = None,
-    status: str = "active",
-    ids: list[int] | None = None,
-    as_of: str | None = None,
-    limit: int | None = None,
-) -> list[dict[str, Any]]:
-    """The fields of :func:`observations` as plain dicts, for the pure digest."""
-    return observation_records(store, graph, status, ids=ids, as_of=as_of, limit=limit)
-
-
 def observation(store: Store, obs_id: int) -> ObservationDetail:
     """One observation, with the other observations of its cluster as context."""
     return ObservationDetail.model_validate(observation_record(store, obs_id))
@@ -1408,7 +1396,7 @@ def observation(store: Store, obs_id: int) -> ObservationDetail:
 def observation_record(store: Store, obs_id: int) -> dict[str, Any]:
     """The record of :func:`observation` as plain JSON data, keys in the order of
     :class:`memcli.contract.ObservationDetail`'s fields (see :func:`observation_records`)."""
-    found = _observation_dicts(store, None, "all", ids=[obs_id])
+    found = observation_records(store, None, "all", ids=[obs_id])
     if not found:
         raise NotFound(f"no observation with id {obs_id}")
     obs = found[0]
@@ -1951,7 +1939,7 @@ def report(
     seen = last[1] if last and since is None else None
     window = since if since is not None else previous
     source = "option" if since is not None else "last report" if last else "first report"
-    rows = _observation_dicts(store, graph, "all")
+    rows = observation_records(store, graph, "all")
     retired_by = store.episodes_by_id(
         {o["retired_by_episode"] for o in rows if o["retired_by_episode"] is not None}
     )
@@ -1998,7 +1986,7 @@ def dependency_picture(
         raise UsageError("name a graph or an observation to draw")
     require_graph(store, graph)
     active = [
-        o for o in _observation_dicts(store, graph, "active") if o["kind"] in analysis.ROOT_KINDS
+        o for o in observation_records(store, graph, "active") if o["kind"] in analysis.ROOT_KINDS
     ]
     title = f"{graph}: who waits on what (current facts)"
     facts = _through_merges(store, graph, store.dependency_facts(graph))

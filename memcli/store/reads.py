@@ -345,21 +345,6 @@ class ReadsMixin(StoreBase):
             params,
         )
 
-    def observation_evidence(self, obs_ids: Sequence[int]) -> dict[int, list[tuple[str, int, str]]]:
-        """For each observation, its evidence as (item type, item id, role)."""
-        out: dict[int, list[tuple[str, int, str]]] = {i: [] for i in obs_ids}
-        # Tuples straight from the cursor: the top 50 observations cite ~10k items at
-        # 10k updates, and a dict per row was most of what listing them cost.
-        with self._lock:
-            for chunk, marks in chunks(obs_ids):
-                for obs_id, item_type, item_id, role in self.conn.execute(
-                    "SELECT observation_id, item_type, item_id, role FROM observation_evidence"
-                    f" WHERE observation_id IN ({marks})",
-                    chunk,
-                ):
-                    out[obs_id].append((item_type, item_id, role))
-        return out
-
     def evidence_lists(self, obs_ids: Sequence[int]) -> dict[int, EvidenceLists]:
         """For each observation, its evidence entities, episodes and facts as the contract
         lists them (each a dict with the contract's keys in its order), sorted in SQL:
@@ -414,7 +399,7 @@ class ReadsMixin(StoreBase):
                         [*chunk, limit],
                     ):
                         totals[obs_id][slot] = total
-                        if rank <= limit:  # (the first row is read for the count alone)
+                        if rank <= limit:  # limit 0: the first row only counts
                             lists[obs_id][slot].append(dict(zip(keys, values, strict=True)))
         return {i: (lists[i], (totals[i][0], totals[i][1], totals[i][2])) for i in obs_ids}
 
@@ -466,26 +451,6 @@ class ReadsMixin(StoreBase):
                 ):
                     out[obs_id] = (out[obs_id][0], when)
         return out
-
-    def episode_refs(self, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-        """id -> id, source, author, occurred_at: an episode as evidence."""
-        sql = "SELECT id, source, author, occurred_at FROM episodes WHERE id IN ({marks})"
-        return {r["id"]: r for r in self.rows_in(sql, ids)}
-
-    def fact_refs(self, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-        """id -> a fact as evidence, with its entities' names."""
-        sql = (
-            "SELECT f.id, s.name AS source, f.relation, t.name AS target, f.episode_id,"
-            " f.valid_at, f.invalid_at, f.sentence FROM facts f"
-            " JOIN entities s ON s.id = f.source_id JOIN entities t ON t.id = f.target_id"
-            " WHERE f.id IN ({marks})"
-        )
-        return {r["id"]: r for r in self.rows_in(sql, ids)}
-
-    def entity_refs(self, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-        """id -> id, name, type: an entity as evidence."""
-        sql = "SELECT id, name, type FROM entities WHERE id IN ({marks})"
-        return {r["id"]: r for r in self.rows_in(sql, ids)}
 
     def observation_link_map(self, obs_ids: Sequence[int]) -> dict[int, dict[str, list[int]]]:
         """For each observation, what it supersedes and what supersedes it."""
