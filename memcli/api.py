@@ -34,6 +34,7 @@ from memcli.contract import (
     Observation,
     ObservationDetail,
     ObservationVersion,
+    ObservationView,
     Report,
     SearchResult,
     StoredFact,
@@ -1456,6 +1457,7 @@ def observations(
     ids: list[int] | None = None,
     as_of: str | None = None,
     limit: int | None = None,
+    evidence: int | None = None,
 ) -> list[Observation]:
     """Observations (:class:`memcli.contract.Observation`), most leverage first (the
     first ``limit`` of them when given).
@@ -1465,107 +1467,134 @@ def observations(
     shown with the status it had then (``status``; ``status_now`` is today's).
     ``confirmed_at`` is the date of the latest update that restated an observation's
     roots; ``stale`` is true for a root blocker nobody has confirmed for a while.
+
+    ``evidence``: at most that many entities, episodes and facts per observation (the
+    first of each list, in the order the full lists have; 0 keeps none). Each record is
+    then a :class:`memcli.contract.ObservationView`, as the MCP server's, whose
+    ``entities_total``, ``episodes_total`` and ``facts_total`` count the full lists and
+    ``truncated`` says whether any was cut. The store cuts the lists, so memory follows
+    the limit, not the evidence (a root blocking thousands of items cites them all).
     """
+    model = Observation if evidence is None else ObservationView
     return [
-        Observation.model_validate(r)
-        for r in _observation_dicts(store, graph, status, ids, as_of, limit)
+        model.model_validate(r)
+        for r in observation_records(
+            store, graph, status, ids=ids, as_of=as_of, limit=limit, evidence=evidence
+        )
     ]
 
 
-def _observation_dicts(
+def observation_records(
     store: Store,
     graph: str | None = None,
     status: str = "active",
+    *,
     ids: list[int] | None = None,
     as_of: str | None = None,
     limit: int | None = None,
+    evidence: int | None = None,
 ) -> list[dict[str, Any]]:
-    """The fields of :func:`observations` as plain dicts, for the pure digest."""
+    """The records of :func:`observations` as plain JSON data: each dict has the keys of
+    :class:`memcli.contract.Observation` (``ObservationView`` with ``evidence``) in the
+    contract's order, so it prints as the record would. For a caller that only prints
+    them: validating ~10k nested evidence records per listing costs more than reading
+    them (tests hold the two forms to the same JSON)."""
     if status not in ("active", "retired", "all"):
         raise UsageError(f"unknown status {status!r}: use active, retired or all")
+    if evidence is not None and evidence < 0:
+        raise UsageError(f"evidence must be 0 or more, not {evidence}")
     if graph is not None:
         require_graph(store, graph)
     rows = store.observation_rows(graph, status, ids=ids, as_of=as_of, limit=limit)
     if not rows:
         return []
     obs_ids = [r["id"] for r in rows]
-    evidence = store.observation_evidence(obs_ids)
-    all_eps = sorted({i for ev in evidence.values() for t, i, _ in ev if t == "episode"})
-    all_facts = sorted({i for ev in evidence.values() for t, i, _ in ev if t == "fact"})
-    all_ents = sorted({i for ev in evidence.values() for t, i, _ in ev if t == "entity"})
-    episodes = store.episode_refs(all_eps)
-    facts = store.fact_refs(all_facts)
-    entities = store.entity_refs(all_ents)
+    roots: dict[int, tuple[list[str], str | None]]
+    totals: dict[int, tuple[int, int, int]] = {}
+    if evidence is None:
+        lists = store.evidence_lists(obs_ids)
+        roots = {i: _root_confirmation(*lists[i]) for i in obs_ids}
+    else:  # the lists are cut: the store reads what the whole lists would have said
+        heads = store.evidence_heads(obs_ids, evidence)
+        lists = {i: heads[i][0] for i in obs_ids}
+        totals = {i: heads[i][1] for i in obs_ids}
+        roots = store.root_confirmations(obs_ids)
     links = store.observation_link_map(obs_ids)
-    role_order = {"root": 0, "owner": 1, "direct": 2, "downstream": 3, "member": 4}
     out = []
     for r in rows:
         status = r["status"]
         if as_of is not None:
             # The state at that moment: every row selected held then, whatever now.
             status = "active" if r["end_at"] is None or r["end_at"] > as_of else "retired"
-        ev = evidence[r["id"]]
-        ents = sorted(
-            ({**entities[i], "role": role} for t, i, role in ev if t == "entity" and i in entities),
-            key=lambda e: (role_order.get(e["role"], 9), e["name"].lower(), e["id"]),
-        )
-        eps = sorted(
-            (episodes[i] for t, i, _ in ev if t == "episode" and i in episodes),
-            key=lambda e: (e["occurred_at"], e["id"]),
-        )
-        fs = sorted(
-            ({**facts[i], "role": role} for t, i, role in ev if t == "fact" and i in facts),
-            key=lambda f: (f["valid_at"], f["episode_id"], f["id"]),
-        )
-        roots = {e["name"] for e in ents if e["role"] == "root"}
-        confirming = {
-            f["episode_id"]
-            for f in fs
-            if f["target"] in roots and f["relation"] in ("blocked_by", "owns")
+        ents, eps, fs = lists[r["id"]]
+        root_names, confirmed = roots[r["id"]]
+        # Keys in the order of memcli.contract.Observation's fields.
+        record = {
+            "id": r["id"],
+            "graph": r["graph_id"],
+            "name": r["name"],
+            "summary": r["summary"],
+            "status": status,
+            "kind": r["kind"],
+            "rank": r["rank"],
+            "leverage": r["rank"],
+            "root_entities": root_names,
+            "entities": ents,
+            "episodes": eps,
+            "facts": fs,
+            "start_at": r["start_at"],
+            "valid_from": r["valid_from"],
+            "latest_evidence_at": r["latest_evidence_at"],
+            "end_at": r["end_at"],
+            "created_at": r["created_at"],
+            "updated_at": r["updated_at"],
+            "version": r["version"],
+            "retire_reason": r["retire_reason"],
+            "retired_by_episode": r["retired_by_episode"],
+            "cluster_id": r["cluster_id"],
+            "supersedes": sorted(links[r["id"]]["supersedes"]),
+            "superseded_by": sorted(links[r["id"]]["superseded_by"]),
+            "writer": r["writer"],
+            "stale": r["kind"] == analysis.STALE_BLOCKER,
+            "confirmed_at": r["latest_evidence_at"] if confirmed is None else confirmed,
+            "status_now": r["status"],
         }
-        confirmed = [e["occurred_at"] for e in eps if e["id"] in confirming]
-        out.append(
-            {
-                "id": r["id"],
-                "graph": r["graph_id"],
-                "name": r["name"],
-                "summary": r["summary"],
-                "status": status,
-                "status_now": r["status"],
-                "kind": r["kind"],
-                "stale": r["kind"] == analysis.STALE_BLOCKER,
-                "confirmed_at": max(confirmed) if confirmed else r["latest_evidence_at"],
-                "rank": r["rank"],
-                "leverage": r["rank"],
-                "root_entities": [e["name"] for e in ents if e["role"] == "root"],
-                "entities": ents,
-                "episodes": eps,
-                "facts": fs,
-                "start_at": r["start_at"],
-                "valid_from": r["valid_from"],
-                "latest_evidence_at": r["latest_evidence_at"],
-                "end_at": r["end_at"],
-                "created_at": r["created_at"],
-                "updated_at": r["updated_at"],
-                "version": r["version"],
-                "retire_reason": r["retire_reason"],
-                "retired_by_episode": r["retired_by_episode"],
-                "cluster_id": r["cluster_id"],
-                "supersedes": sorted(links[r["id"]]["supersedes"]),
-                "superseded_by": sorted(links[r["id"]]["superseded_by"]),
-                "writer": r["writer"],
-            }
-        )
+        if evidence is not None:
+            # memcli.contract.ObservationView's own fields, after Observation's.
+            n_ents, n_eps, n_facts = totals[r["id"]]
+            record["graph_id"] = r["graph_id"]
+            record["entities_total"] = n_ents
+            record["episodes_total"] = n_eps
+            record["facts_total"] = n_facts
+            record["truncated"] = max(n_ents, n_eps, n_facts) > evidence
+        out.append(record)
     return out
+
+
+def _root_confirmation(
+    entities: list[dict[str, Any]], episodes: list[dict[str, Any]], facts: list[dict[str, Any]]
+) -> tuple[list[str], str | None]:
+    """From an observation's whole evidence: its root entities' names and the date of the
+    latest evidence episode that stated a wait on, or an owner of, one of them."""
+    roots = [e["name"] for e in entities if e["role"] == "root"]
+    confirming = {
+        f["episode_id"]
+        for f in facts
+        if f["target"] in roots and f["relation"] in ("blocked_by", "owns")
+    }
+    confirmed = [e["occurred_at"] for e in episodes if e["id"] in confirming]
+    return roots, max(confirmed) if confirmed else None
 
 
 def observation(store: Store, obs_id: int) -> ObservationDetail:
     """One observation, with the other observations of its cluster as context."""
-    return ObservationDetail.model_validate(_observation_dict(store, obs_id))
+    return ObservationDetail.model_validate(observation_record(store, obs_id))
 
 
-def _observation_dict(store: Store, obs_id: int) -> dict[str, Any]:
-    found = _observation_dicts(store, None, "all", ids=[obs_id])
+def observation_record(store: Store, obs_id: int) -> dict[str, Any]:
+    """The record of :func:`observation` as plain JSON data, keys in the order of
+    :class:`memcli.contract.ObservationDetail`'s fields (see :func:`observation_records`)."""
+    found = observation_records(store, None, "all", ids=[obs_id])
     if not found:
         raise NotFound(f"no observation with id {obs_id}")
     obs = found[0]
@@ -1600,13 +1629,19 @@ def facts(
 def entities(store: Store, graph: str) -> list[EntitySummary]:
     """A graph's entities by type and name, with their aliases and how much cites them;
     ``merged_into`` names the entity a merged one resolves to (``memcli entity alias``)."""
+    return [EntitySummary.model_validate(r) for r in entity_records(store, graph)]
+
+
+def entity_records(store: Store, graph: str) -> list[dict[str, Any]]:
+    """The records of :func:`entities` as plain JSON data, keys in the order of
+    :class:`memcli.contract.EntitySummary`'s fields (see :func:`observation_records`)."""
     require_graph(store, graph)
     rows = store.entity_list(graph)
     canon = store.entity_canon(graph)
     names = {r["id"]: r["name"] for r in rows}
     for r in rows:
         r["merged_into"] = names.get(canon[r["id"]]) if r["id"] in canon else None
-    return [EntitySummary.model_validate(r) for r in rows]
+    return rows
 
 
 def graphs(store: Store) -> list[GraphInfo]:
@@ -2102,7 +2137,7 @@ def report(
     seen = last[1] if last and since is None else None
     window = since if since is not None else previous
     source = "option" if since is not None else "last report" if last else "first report"
-    rows = _observation_dicts(store, graph, "all")
+    rows = observation_records(store, graph, "all")
     retired_by = store.episodes_by_id(
         {o["retired_by_episode"] for o in rows if o["retired_by_episode"] is not None}
     )
@@ -2141,7 +2176,7 @@ def dependency_picture(
         )
 
     if observation_id is not None:
-        obs = _observation_dict(store, observation_id)
+        obs = observation_record(store, observation_id)
         facts = store.dependency_facts(obs["graph"], fact_ids=[f["id"] for f in obs["facts"]])
         title = f"{obs['graph']}: observation #{obs['id']} {obs['name']}"
         return build(title, _through_merges(store, obs["graph"], facts), [pattern(obs)])
@@ -2149,7 +2184,7 @@ def dependency_picture(
         raise UsageError("name a graph or an observation to draw")
     require_graph(store, graph)
     active = [
-        o for o in _observation_dicts(store, graph, "active") if o["kind"] in analysis.ROOT_KINDS
+        o for o in observation_records(store, graph, "active") if o["kind"] in analysis.ROOT_KINDS
     ]
     title = f"{graph}: who waits on what (current facts)"
     facts = _through_merges(store, graph, store.dependency_facts(graph))
