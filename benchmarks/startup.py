@@ -6,12 +6,19 @@ Every agent call and every shell pipeline starts a new memcli process, so what
 
 * a bare interpreter start (``python -c pass``): the yardstick, the floor any Python CLI
   pays on this machine right now;
+* ``import typer`` and one pydantic ``TypeAdapter``: the floor of a memcli command with
+  an option that is not a flag (typer 0.29 coerces such options through pydantic);
 * ``import memcli.cli`` (wall time of the process, and the cumulative figure
   ``python -X importtime`` reports for the module);
 * ``memcli --help``;
-* with ``--size N`` (default 10,000; 0 skips it): ``memcli observations --json`` on an
+* with ``--size N`` (default 10,000; 0 skips it): ``memcli observations --json``, the
+  same with ``--evidence 10`` (bounded lists) and ``memcli entities --json`` on an
   analyzed store of N generated updates (built once under ``out/``, from JSONL with
   given facts, so building it is quick).
+
+Every tree measured is byte-compiled first (``compileall``), as an installed package
+is: a source tree run with ``PYTHONDONTWRITEBYTECODE`` set, or never run before, would
+otherwise compile each of its modules on every start (~60 ms for a read command).
 
 With ``--baseline DIR`` (another memcli source tree, e.g. a checkout of main) each memcli
 figure is also measured for that tree, the two runs alternating so both see the same
@@ -41,6 +48,16 @@ OUT = HERE / "out"
 sys.path.insert(0, str(HERE))
 
 
+# The second yardstick: what any command with a non-flag option pays before memcli does
+# anything, since typer 0.29 coerces each such option through a pydantic TypeAdapter
+# (importing typer and pydantic's schema machinery, as typer does, plugins off).
+TYPER_FLOOR_NAME = "typer + pydantic TypeAdapter (typer's option coercion)"
+TYPER_FLOOR = (
+    "import os; os.environ['PYDANTIC_DISABLE_PLUGINS'] = '1'; import typer;"
+    " from pydantic import TypeAdapter; TypeAdapter(int)"
+)
+
+
 def memcli_command() -> list[str]:
     """The installed ``memcli`` script beside this interpreter (what a user runs), else
     ``python -m memcli``."""
@@ -62,6 +79,28 @@ def wall(
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{' '.join(argv)} failed")
     return elapsed, usage.ru_utime + usage.ru_stime
+
+
+def byte_compile(tree: Path) -> None:
+    """Write the bytecode of ``tree``'s memcli package, as installing it would."""
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(tree / "memcli")],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def read_commands(size: int) -> dict[str, list[str]]:
+    """The read commands measured on the store of ``size`` updates (arguments after
+    ``memcli``)."""
+    db = str(store(size))
+    return {
+        f"memcli observations --json ({size:,} updates)": ["--db", db, "observations", "--json"],
+        f"memcli observations --json --evidence 10 ({size:,})": [
+            *("--db", db, "observations", "--json", "--evidence", "10")
+        ],
+        f"memcli entities --json ({size:,})": ["--db", db, "entities", "-g", "bench", "--json"],
+    }
 
 
 def import_time_ms() -> float:
@@ -113,30 +152,43 @@ def compare(baseline: Path, size: int, runs: int) -> None:
     py = sys.executable
     neutral = tempfile.mkdtemp()  # no memcli in the working directory to shadow either
     trees = {"this tree": HERE.parent, f"baseline ({baseline})": baseline}
+    for tree in trees.values():
+        byte_compile(tree)
     cases: dict[str, list[str]] = {
         "import memcli.cli (whole process)": [py, "-c", "import memcli.cli"],
         "memcli --help": [py, "-m", "memcli", "--help"],
     }
     if size:
-        db = store(size)
-        cases[f"memcli observations --json ({size:,} updates)"] = [
-            *(py, "-m", "memcli", "--db", str(db)),
-            *("observations", "--json"),
-        ]
+        for name, args in read_commands(size).items():
+            cases[name] = [py, "-m", "memcli", *args]
     rows: list[tuple[str, tuple[float, float]]] = [
         (
             "bare interpreter (python -c pass)",
             medians_ms(lambda: wall([py, "-c", "pass"], cwd=neutral), runs),
-        )
+        ),
+        (TYPER_FLOOR_NAME, medians_ms(lambda: wall([py, "-c", TYPER_FLOOR], cwd=neutral), runs)),
     ]
     for name, argv in cases.items():
-        envs = [{**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(tree)} for tree in trees.values()]
+        envs = {
+            tree: {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(path)}
+            for tree, path in trees.items()
+        }
+        # A tree without the command (an option newer than it) is left out of that row.
+        able = {tree: env for tree, env in envs.items() if _runs(argv, env, neutral)}
         figures = paired_medians_ms(
-            [functools.partial(wall, argv, env, neutral) for env in envs],
+            [functools.partial(wall, argv, env, neutral) for env in able.values()],
             runs,
         )
-        rows += [(f"{name}, {tree}", f) for tree, f in zip(trees, figures, strict=True)]
+        rows += [(f"{name}, {tree}", f) for tree, f in zip(able, figures, strict=True)]
     print_rows(rows, runs)
+
+
+def _runs(argv: list[str], env: dict[str, str], cwd: str) -> bool:
+    try:
+        wall(argv, env, cwd)
+    except RuntimeError:
+        return False
+    return True
 
 
 def print_rows(rows: list[tuple[str, tuple[float, float] | float]], runs: int) -> None:
@@ -184,11 +236,13 @@ def main(argv: list[str] | None = None) -> None:
     py = sys.executable
     env = {**os.environ, "NO_COLOR": "1"}
     memcli = memcli_command()
+    byte_compile(HERE.parent)
     rows: list[tuple[str, tuple[float, float] | float]] = [
         (
             "bare interpreter (python -c pass)",
             medians_ms(lambda: wall([py, "-c", "pass"]), args.runs),
         ),
+        (TYPER_FLOOR_NAME, medians_ms(lambda: wall([py, "-c", TYPER_FLOOR]), args.runs)),
         (
             "import memcli.cli (whole process)",
             medians_ms(lambda: wall([py, "-c", "import memcli.cli"]), args.runs),
@@ -202,14 +256,9 @@ def main(argv: list[str] | None = None) -> None:
         ("memcli --help", medians_ms(lambda: wall([*memcli, "--help"], env), args.runs)),
     ]
     if args.size:
-        db = store(args.size)
-        cmd = [*memcli, "--db", str(db), "observations", "--json"]
-        rows.append(
-            (
-                f"memcli observations --json ({args.size:,} updates)",
-                medians_ms(lambda: wall(cmd, env), args.runs),
-            )
-        )
+        for name, cmd in read_commands(args.size).items():
+            run = functools.partial(wall, [*memcli, *cmd], env)
+            rows.append((name, medians_ms(run, args.runs)))
     print_rows(rows, args.runs)
 
 

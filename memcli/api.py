@@ -7,12 +7,14 @@ instead of printing.
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 import sqlite3
+import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import ExitStack, nullcontext
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from itertools import chain
@@ -32,6 +34,7 @@ from memcli.contract import (
     Observation,
     ObservationDetail,
     ObservationVersion,
+    ObservationView,
     Report,
     SearchResult,
     StoredFact,
@@ -47,7 +50,13 @@ from memcli.models import (
     Relation,
     SentenceTrace,
 )
-from memcli.readers import content_hash, episode_key, parse_document, unknown_keys_message
+from memcli.readers import (
+    content_hash,
+    episode_key,
+    episode_keys,
+    parse_document,
+    unknown_keys_message,
+)
 from memcli.redact import merge, redact_episode
 from memcli.resolve import display_name, normalize, resolved
 from memcli.search import (
@@ -154,12 +163,6 @@ def _graph_for(episode: EpisodeInput, override: str | None) -> str:
     return graph.strip() or DEFAULT_GRAPH
 
 
-def _resolve(
-    store: Store, graph: str, ref: EntityRef, created: list[int], now: str | None = None
-) -> int:
-    return _resolve_key(store, graph, ref, created, now)[0]
-
-
 def _resolve_key(
     store: Store, graph: str, ref: EntityRef, created: list[int], now: str | None = None
 ) -> tuple[int, str]:
@@ -191,68 +194,223 @@ def store_episode(
 ) -> int | None:
     """Store one episode with its facts and signatures; None when it is a duplicate.
 
-    Call inside a transaction: the episode and its facts land together. Every write of
-    an update passes here (ingest, import, the Python client, MCP), so this is where
+    ``store_episodes`` for one episode (see there).
+    """
+    return store_episodes(store, [(episode, graph, origin)], extractor, report, redact=redact)[0]
+
+
+_Key = tuple[str, str, str]  # an entity: (graph, type, normalised name)
+
+
+@dataclass
+class _NewEpisode:
+    """An episode of a batch that is not stored yet, resolved in Python."""
+
+    episode: EpisodeInput
+    graph: str
+    digest: str
+    extraction: Extraction
+    extractor: str
+    facts: list[tuple[_Key, str, _Key, ExtractedFact]]  # (source, relation, target, fact)
+
+
+def store_episodes(
+    store: Store,
+    items: Sequence[tuple[EpisodeInput, str, str | None]],
+    extractor: Extractor,
+    report: IngestReport,
+    *,
+    redact: bool = True,
+) -> list[int | None]:
+    """Store episodes ((episode, graph, origin) each) with their facts and signatures:
+    the id of each, None for a duplicate (of a stored episode or of an earlier one in
+    ``items``). The rows are the ones a call per episode, in order, would write.
+
+    Call inside a transaction: the episodes and their facts land together. Every write
+    of an update passes here (ingest, import, the Python client, MCP), so this is where
     secrets are redacted (``memcli.redact``), before the content hash, the extractor and
     the store see the text; ``redact=False`` opts out. What was found is counted in
     ``report.redactions`` under ``origin`` (the input file), else the episode's source.
+
+    The whole batch is read and resolved in Python first (duplicates checked in one
+    query per graph, names resolved against the id caches and one query per graph and
+    type), then each table gets one statement: a statement per episode cost more than
+    the episode's own rows. A ValueError (a name empty once normalised) is raised before
+    anything is written; the caller then stores the episodes one by one to say which.
     """
-    if redact:
-        episode, found = redact_episode(episode)
-        if found:
-            merge(report.redactions.setdefault(origin or episode.source, {}), found)
-    digest = episode_key(episode)
-    if _stored_id(store, graph, episode, digest) is not None:
-        report.episodes_duplicate += 1
-        return None
-    if episode.facts is not None:
-        extraction = Extraction(facts=list(episode.facts), unparsed=[])
-        extractor_name = "given"
-    else:
-        extraction = extractor(episode.content, episode.author)
-        extractor_name = extractor.name
-    if episode.ticket_prefix or episode.subject:
-        extraction = replace(extraction, facts=[_in_context(f, episode) for f in extraction.facts])
-    store.ensure_graph(graph)
     now = utcnow()
-    episode_id = store.insert_episode(
-        {
-            "graph_id": graph,
-            "content_hash": digest,
-            "content": episode.content,
-            "author": episode.author,
-            "occurred_at": episode.occurred_at,
-            "ingested_at": now,
-            "source": episode.source,
-            "format": episode.format,
-            "extractor": extractor_name,
-            "extraction_status": extraction.status,
-            "unparsed": json.dumps(extraction.unparsed, ensure_ascii=False),
-        }
+    batch: list[tuple[EpisodeInput, str, str, str | None]] = []
+    for episode, graph, origin in items:
+        if redact:
+            episode, found = redact_episode(episode)
+            if found:
+                merge(report.redactions.setdefault(origin or episode.source, {}), found)
+        batch.append((episode, graph, *episode_keys(episode)))
+    # A dated update also matches the same words stored without a date at that time
+    # (an undated update exported and imported back).
+    wanted: dict[str, list[str]] = {}
+    for _ep, graph, digest, undated in batch:
+        hashes = wanted.setdefault(graph, [])
+        hashes.append(digest)
+        if undated is not None:
+            hashes.append(undated)
+    known: dict[tuple[str, str], str] = {}  # (graph, hash) -> occurred_at
+    for graph, hashes in wanted.items():
+        for digest, at in store.stored_hashes(graph, hashes).items():
+            known[(graph, digest)] = at
+
+    names: dict[tuple[str, str, str], _Key] = {}  # (graph, name as written, type) -> key
+    ids: dict[_Key, int] = {}
+    first_name: dict[_Key, str] = {}  # display name of a key's first sight
+    aliases: list[tuple[_Key, str]] = []
+
+    def resolve(graph: str, ref: EntityRef) -> _Key:
+        type_ = ref.type.value
+        seen = (graph, ref.name, type_)
+        key = names.get(seen)
+        if key is not None:
+            return key
+        cached = store.known_name(graph, ref.name, type_)
+        if cached is not None:
+            key = (graph, type_, cached[1])
+            ids[key] = cached[0]
+        else:
+            name, norm = resolved(ref.name, ref.type)
+            if not norm:
+                raise ValueError(f"entity name {ref.name!r} is empty after normalisation")
+            key = (graph, type_, norm)
+            first_name.setdefault(key, name)
+            aliases.append((key, name))
+        names[seen] = key
+        return key
+
+    slots: list[int | None] = []  # per item: index into ``new``, None for a duplicate
+    new: list[_NewEpisode] = []
+    for episode, graph, digest, undated in batch:
+        if (graph, digest) in known or (
+            undated is not None and known.get((graph, undated)) == episode.occurred_at
+        ):
+            report.episodes_duplicate += 1
+            slots.append(None)
+            continue
+        known[(graph, digest)] = episode.occurred_at
+        if episode.facts is not None:
+            extraction = Extraction(facts=list(episode.facts), unparsed=[])
+            extractor_name = "given"
+        else:
+            extraction = extractor(episode.content, episode.author)
+            extractor_name = extractor.name
+        if episode.ticket_prefix or episode.subject:
+            extraction = replace(
+                extraction, facts=[_in_context(f, episode) for f in extraction.facts]
+            )
+        facts = []
+        for fact in extraction.facts:
+            src, tgt = resolve(graph, fact.source), resolve(graph, fact.target)
+            if src == tgt:
+                if episode.facts is not None:
+                    report.warnings.append(
+                        (
+                            episode.source,
+                            f"fact ({fact.source.name}, {fact.relation.value}, "
+                            f"{fact.target.name}) skipped: its source and target are the "
+                            "same entity",
+                        )
+                    )
+                continue
+            facts.append((src, fact.relation.value, tgt, fact))
+        for ref, alias in episode.aliases:
+            if alias.strip():
+                aliases.append((resolve(graph, ref), alias.strip()))
+        slots.append(len(new))
+        new.append(_NewEpisode(episode, graph, digest, extraction, extractor_name, facts))
+    if not new:
+        return [None] * len(slots)
+
+    # Nothing is written before this point.
+    store.ensure_graphs(dict.fromkeys(n.graph for n in new), now=now)
+    ids.update(store.entity_ids(k for k in first_name if k not in ids))
+    created = [k for k in first_name if k not in ids]
+    made = store.insert_entities([(*k, first_name[k]) for k in created], now=now)
+    ids.update(zip(created, made, strict=True))
+    report.entities_new += len(made)
+    for (graph, written, type_), key in names.items():
+        store.remember_name(graph, written, type_, ids[key], key[2])
+    store.add_aliases(((ids[k], alias) for k, alias in aliases), new=set(made))
+
+    episode_ids = store.insert_episodes(
+        [
+            (
+                n.graph,
+                n.digest,
+                n.episode.content,
+                n.episode.author,
+                n.episode.occurred_at,
+                now,
+                n.episode.source,
+                n.episode.format,
+                n.extractor,
+                n.extraction.status,
+                json.dumps(n.extraction.unparsed, ensure_ascii=False),
+            )
+            for n in new
+        ]
     )
-    _store_facts(
-        store,
-        graph,
-        episode_id,
-        episode.occurred_at,
-        extraction,
-        report,
-        source=episode.source if episode.facts is not None else None,
-        now=now,
+    rows: list[tuple[str, int, int, str, int, str, str, str | None]] = []
+    signed: list[tuple[_Key, str, _Key]] = []  # per row: (source, relation, target) keys
+    about: list[tuple[str, str]] = []  # per row: the episode's hash, the source's type
+    for n, episode_id in zip(new, episode_ids, strict=True):
+        stated: set[tuple[int, str, int]] = set()
+        for src, relation, tgt, fact in n.facts:
+            triple = (ids[src], relation, ids[tgt])
+            if triple in stated:
+                continue  # a repeat of the same fact is stored once
+            stated.add(triple)
+            rows.append(
+                (
+                    n.graph,
+                    episode_id,
+                    triple[0],
+                    relation,
+                    triple[2],
+                    fact.sentence,
+                    fact.valid_at or n.episode.occurred_at,
+                    fact.invalid_at,
+                )
+            )
+            signed.append((src, relation, tgt))
+            about.append((n.digest, src[1]))
+    fact_ids = store.insert_fact_rows(rows, about, now=now)
+    report.facts_new += len(fact_ids)
+    # Signatures per distinct (source, relation, target): the same fact recurs across a
+    # batch. Keys come in the order of the facts, so new signatures get the ids a
+    # statement per episode gave them.
+    keys_of = {
+        t: fact_signatures((t[0][1], t[0][2]), t[1], (t[2][1], t[2][2]))
+        for t in dict.fromkeys(signed)
+    }
+    sig_ids = store.signature_ids_of(
+        (t[0][0], kind, key) for t, keys in keys_of.items() for kind, key in keys
     )
-    created: list[int] = []
-    for ref, alias in episode.aliases:
-        if alias.strip():
-            store.add_alias(_resolve(store, graph, ref, created, now), alias.strip())
-    report.entities_new += len(created)
-    report.episodes_new += 1
-    if extraction.status == "pending":
-        report.episodes_pending += 1
-    report.unparsed += len(extraction.unparsed)
-    report.explain.extend((episode.source, s) for s in extraction.unparsed)
-    report.trace.extend((episode.source, t) for t in extraction.trace)
-    report.graphs.add(graph)
-    return episode_id
+    linked = {t: [sig_ids[(t[0][0], key)] for _kind, key in keys] for t, keys in keys_of.items()}
+    store.link_signatures(
+        [
+            (fact_id, sig_id)
+            for fact_id, t in zip(fact_ids, signed, strict=True)
+            for sig_id in linked[t]
+        ]
+    )
+
+    for n in new:
+        extraction = n.extraction
+        report.episodes_new += 1
+        if extraction.status == "pending":
+            report.episodes_pending += 1
+        report.unparsed += len(extraction.unparsed)
+        report.explain.extend((n.episode.source, s) for s in extraction.unparsed)
+        report.trace.extend((n.episode.source, t) for t in extraction.trace)
+        report.graphs.add(n.graph)
+    return [None if slot is None else episode_ids[slot] for slot in slots]
 
 
 _BARE_TICKET = re.compile(r"#\d+")
@@ -411,6 +569,34 @@ BATCH_FILES = 256
 BATCH_BYTES = 1 << 20
 
 
+# Allocations between two collections of the youngest generation while ingest runs
+# (CPython's default is 700). Ingest makes millions of small tuples and strings that live
+# until the batch is written and hold no cycles; collecting every 700 of them cost a
+# tenth of the CPU of a JSONL ingest. Raised for the length of the call (the first of
+# concurrent calls raises it, the last one out restores it).
+INGEST_GC_THRESHOLD = 50_000
+_gc_lock = threading.Lock()
+_gc_users = 0
+_gc_before: tuple[int, int, int] = gc.get_threshold()
+
+
+@contextmanager
+def _fewer_collections() -> Iterator[None]:
+    global _gc_users, _gc_before
+    with _gc_lock:
+        if _gc_users == 0:
+            _gc_before = gc.get_threshold()
+            gc.set_threshold(max(_gc_before[0], INGEST_GC_THRESHOLD), *_gc_before[1:])
+        _gc_users += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_users -= 1
+            if _gc_users == 0:
+                gc.set_threshold(*_gc_before)
+
+
 def ingest(
     store: Store,
     inputs: Iterable[SourceText | InputError],
@@ -446,7 +632,7 @@ def ingest(
         prepare(_to_extract(store, inputs, graph, redact=redact, fmt=fmt))
     items = iter(inputs)
     run = _Run(store, graph, extractor, report, progress, redact, fmt)
-    with store.bulk_writes():
+    with store.bulk_writes(), _fewer_collections():
         while batch := _next_batch(items, report.files):
             if not run.batch(batch, items):
                 break  # a lock time-out stopped the run
@@ -504,42 +690,44 @@ class _Run:
         """Store ``batch`` in one transaction; False when a lock time-out stopped the run."""
         report = self.report
         mark = _mark(report)
-        stored = 0
+        # Every file of the batch is read (pure) before its transaction begins, then all
+        # their episodes are written together (``store_episodes``: one statement per
+        # table for the whole batch).
+        files: list[tuple[int, SourceText | InputError, list[EpisodeInput]]] = []
+        for index, item in enumerate(batch):
+            episodes = self.read(item)
+            if episodes:
+                files.append((index, item, episodes))
         ended: list[int] = []
         try:
             with ExitStack() as stack:
-                began = False
-                for index, item in enumerate(batch):
-                    episodes = self.read(item)
-                    if not episodes:
-                        continue
-                    if not began:
-                        try:
-                            stack.enter_context(self.store.transaction())
-                        except sqlite3.OperationalError as exc:
-                            if "locked" not in str(exc) and "busy" not in str(exc):
-                                raise
-                            raise _Locked(index) from exc
-                        began = True
+                if files:
                     try:
-                        _store_file(
+                        stack.enter_context(self.store.transaction())
+                    except sqlite3.OperationalError as exc:
+                        if "locked" not in str(exc) and "busy" not in str(exc):
+                            raise
+                        raise _Locked(files[0][0]) from exc
+                    try:
+                        _store_files(
                             self.store,
-                            episodes,
+                            [(item.source, episodes) for _, item, episodes in files],
                             self.graph,
                             self.extractor,
                             report,
-                            item.source,
                             redact=self.redact,
-                            begin=False,
                         )
                     except (ValueError, KeyError, _LineFailed) as exc:
                         raise _StoreFailed from exc
-                    stored += 1
-                if began:  # the rules once for the whole batch, in its transaction
+                    # the rules once for the whole batch, in its transaction
                     ended = self.store.end_contradicted()
         except _Locked as locked:
-            # Nothing of this batch was written; the files before the one that needed
-            # the database had nothing to store and are reported as they are.
+            # Nothing of this batch was written. The report is taken back to the file
+            # that needed the database, as if the batch had been read up to it; the
+            # files before it had nothing to store and are reported as they are.
+            _rewind(report, mark)
+            for item in batch[: locked.index + 1]:
+                self.read(item)
             for item in batch[: locked.index]:
                 self.advance(item)
             item = batch[locked.index]
@@ -556,6 +744,7 @@ class _Run:
                 if not self.one(item, chain(batch[index + 1 :], rest)):
                     return False
             return True
+        stored = len(files)
         report.files_stored += stored
         self.count_ended(ended)
         for item in batch:
@@ -677,59 +866,69 @@ def _store_file(
     *,
     redact: bool,
     careful: bool = False,
-    begin: bool = True,
     ended: Callable[[list[int]], None] | None = None,
 ) -> int:
     """Store one file's episodes in one transaction; returns how many records failed.
 
-    JSONL records are stored straight into the file's transaction: a savepoint per
-    record costs more than the rest of the record's writes (SQLite and the report
-    snapshot), and records almost never fail. When one does, ``_LineFailed`` rolls the
-    whole file back, and the caller stores it again with ``careful`` set: a savepoint per
-    record (``_store_line``), so that record alone is reported and left out.
+    JSONL records are written all at once into the file's transaction
+    (``_store_files``): a savepoint per record costs more than the rest of the record's
+    writes (SQLite and the report snapshot), and records almost never fail. When one
+    does, ``_LineFailed`` rolls the whole file back, and the caller stores it again with
+    ``careful`` set: a savepoint per record (``_store_line``), so that record alone is
+    reported and left out.
     """
     lines_failed = 0
     ended_ids: list[int] = []
-    # ``begin=False``: inside the caller's batch transaction, without a savepoint; the
-    # caller then applies the contradiction rules once for its whole batch.
-    with store.transaction() if begin else nullcontext(store):
-        touched: set[str] = set()
-        for episode in episodes:
-            target_graph = _graph_for(episode, graph)
-            if episode.line is None:  # a JSON document is all or nothing
-                if store_episode(
-                    store, episode, target_graph, extractor, report, redact=redact, origin=source
-                ):
-                    touched.add(target_graph)
-                continue
-            if careful:
+    with store.transaction():
+        if careful:
+            touched: set[str] = set()
+            for episode in episodes:
+                target_graph = _graph_for(episode, graph)
                 outcome = _store_line(
                     store, episode, target_graph, extractor, report, source, redact=redact
                 )
-            else:
-                try:
-                    stored = store_episode(
-                        store,
-                        episode,
-                        target_graph,
-                        extractor,
-                        report,
-                        redact=redact,
-                        origin=source,
-                    )
-                except (ValueError, KeyError) as exc:
-                    raise _LineFailed(str(exc)) from exc
-                outcome = "duplicate" if stored is None else "new"
-            if outcome == "new":
-                touched.add(target_graph)
-            lines_failed += outcome == "failed"
-        for g in sorted(touched):
-            store.bump_ingest(g)
-        if begin:
-            ended_ids = store.end_contradicted()
+                if outcome == "new":
+                    touched.add(target_graph)
+                lines_failed += outcome == "failed"
+            for g in sorted(touched):
+                store.bump_ingest(g)
+        else:
+            _store_files(store, [(source, episodes)], graph, extractor, report, redact=redact)
+        ended_ids = store.end_contradicted()
     if ended is not None:  # committed: the file's ended facts count
         ended(ended_ids)
     return lines_failed
+
+
+def _store_files(
+    store: Store,
+    files: list[tuple[str, list[EpisodeInput]]],
+    graph: str | None,
+    extractor: Extractor,
+    report: IngestReport,
+    *,
+    redact: bool,
+) -> None:
+    """Store the episodes of several files (source, episodes) at once, in the open
+    transaction (``store_episodes``), and count an ingest for each graph a file added
+    to. A JSONL record that cannot be stored raises ``_LineFailed``: the caller stores
+    the file again record by record (``_store_file`` with ``careful``)."""
+    items = [(e, _graph_for(e, graph), source) for source, episodes in files for e in episodes]
+    try:
+        ids = store_episodes(store, items, extractor, report, redact=redact)
+    except (ValueError, KeyError) as exc:
+        if any(e.line is not None for e, _, _ in items):
+            raise _LineFailed(str(exc)) from exc
+        raise
+    touched: dict[str, int] = {}  # graph -> files that added to it
+    at = 0
+    for _source, episodes in files:
+        part = range(at, at + len(episodes))
+        at += len(episodes)
+        for g in {items[i][1] for i in part if ids[i] is not None}:
+            touched[g] = touched.get(g, 0) + 1
+    for g in sorted(touched):
+        store.bump_ingest(g, touched[g])
 
 
 def _store_line(
@@ -1258,6 +1457,7 @@ def observations(
     ids: list[int] | None = None,
     as_of: str | None = None,
     limit: int | None = None,
+    evidence: int | None = None,
 ) -> list[Observation]:
     """Observations (:class:`memcli.contract.Observation`), most leverage first (the
     first ``limit`` of them when given).
@@ -1267,107 +1467,134 @@ def observations(
     shown with the status it had then (``status``; ``status_now`` is today's).
     ``confirmed_at`` is the date of the latest update that restated an observation's
     roots; ``stale`` is true for a root blocker nobody has confirmed for a while.
+
+    ``evidence``: at most that many entities, episodes and facts per observation (the
+    first of each list, in the order the full lists have; 0 keeps none). Each record is
+    then a :class:`memcli.contract.ObservationView`, as the MCP server's, whose
+    ``entities_total``, ``episodes_total`` and ``facts_total`` count the full lists and
+    ``truncated`` says whether any was cut. The store cuts the lists, so memory follows
+    the limit, not the evidence (a root blocking thousands of items cites them all).
     """
+    model = Observation if evidence is None else ObservationView
     return [
-        Observation.model_validate(r)
-        for r in _observation_dicts(store, graph, status, ids, as_of, limit)
+        model.model_validate(r)
+        for r in observation_records(
+            store, graph, status, ids=ids, as_of=as_of, limit=limit, evidence=evidence
+        )
     ]
 
 
-def _observation_dicts(
+def observation_records(
     store: Store,
     graph: str | None = None,
     status: str = "active",
+    *,
     ids: list[int] | None = None,
     as_of: str | None = None,
     limit: int | None = None,
+    evidence: int | None = None,
 ) -> list[dict[str, Any]]:
-    """The fields of :func:`observations` as plain dicts, for the pure digest."""
+    """The records of :func:`observations` as plain JSON data: each dict has the keys of
+    :class:`memcli.contract.Observation` (``ObservationView`` with ``evidence``) in the
+    contract's order, so it prints as the record would. For a caller that only prints
+    them: validating ~10k nested evidence records per listing costs more than reading
+    them (tests hold the two forms to the same JSON)."""
     if status not in ("active", "retired", "all"):
         raise UsageError(f"unknown status {status!r}: use active, retired or all")
+    if evidence is not None and evidence < 0:
+        raise UsageError(f"evidence must be 0 or more, not {evidence}")
     if graph is not None:
         require_graph(store, graph)
     rows = store.observation_rows(graph, status, ids=ids, as_of=as_of, limit=limit)
     if not rows:
         return []
     obs_ids = [r["id"] for r in rows]
-    evidence = store.observation_evidence(obs_ids)
-    all_eps = sorted({i for ev in evidence.values() for t, i, _ in ev if t == "episode"})
-    all_facts = sorted({i for ev in evidence.values() for t, i, _ in ev if t == "fact"})
-    all_ents = sorted({i for ev in evidence.values() for t, i, _ in ev if t == "entity"})
-    episodes = store.episode_refs(all_eps)
-    facts = store.fact_refs(all_facts)
-    entities = store.entity_refs(all_ents)
+    roots: dict[int, tuple[list[str], str | None]]
+    totals: dict[int, tuple[int, int, int]] = {}
+    if evidence is None:
+        lists = store.evidence_lists(obs_ids)
+        roots = {i: _root_confirmation(*lists[i]) for i in obs_ids}
+    else:  # the lists are cut: the store reads what the whole lists would have said
+        heads = store.evidence_heads(obs_ids, evidence)
+        lists = {i: heads[i][0] for i in obs_ids}
+        totals = {i: heads[i][1] for i in obs_ids}
+        roots = store.root_confirmations(obs_ids)
     links = store.observation_link_map(obs_ids)
-    role_order = {"root": 0, "owner": 1, "direct": 2, "downstream": 3, "member": 4}
     out = []
     for r in rows:
         status = r["status"]
         if as_of is not None:
             # The state at that moment: every row selected held then, whatever now.
             status = "active" if r["end_at"] is None or r["end_at"] > as_of else "retired"
-        ev = evidence[r["id"]]
-        ents = sorted(
-            ({**entities[i], "role": role} for t, i, role in ev if t == "entity" and i in entities),
-            key=lambda e: (role_order.get(e["role"], 9), e["name"].lower(), e["id"]),
-        )
-        eps = sorted(
-            (episodes[i] for t, i, _ in ev if t == "episode" and i in episodes),
-            key=lambda e: (e["occurred_at"], e["id"]),
-        )
-        fs = sorted(
-            ({**facts[i], "role": role} for t, i, role in ev if t == "fact" and i in facts),
-            key=lambda f: (f["valid_at"], f["episode_id"], f["id"]),
-        )
-        roots = {e["name"] for e in ents if e["role"] == "root"}
-        confirming = {
-            f["episode_id"]
-            for f in fs
-            if f["target"] in roots and f["relation"] in ("blocked_by", "owns")
+        ents, eps, fs = lists[r["id"]]
+        root_names, confirmed = roots[r["id"]]
+        # Keys in the order of memcli.contract.Observation's fields.
+        record = {
+            "id": r["id"],
+            "graph": r["graph_id"],
+            "name": r["name"],
+            "summary": r["summary"],
+            "status": status,
+            "kind": r["kind"],
+            "rank": r["rank"],
+            "leverage": r["rank"],
+            "root_entities": root_names,
+            "entities": ents,
+            "episodes": eps,
+            "facts": fs,
+            "start_at": r["start_at"],
+            "valid_from": r["valid_from"],
+            "latest_evidence_at": r["latest_evidence_at"],
+            "end_at": r["end_at"],
+            "created_at": r["created_at"],
+            "updated_at": r["updated_at"],
+            "version": r["version"],
+            "retire_reason": r["retire_reason"],
+            "retired_by_episode": r["retired_by_episode"],
+            "cluster_id": r["cluster_id"],
+            "supersedes": sorted(links[r["id"]]["supersedes"]),
+            "superseded_by": sorted(links[r["id"]]["superseded_by"]),
+            "writer": r["writer"],
+            "stale": r["kind"] == analysis.STALE_BLOCKER,
+            "confirmed_at": r["latest_evidence_at"] if confirmed is None else confirmed,
+            "status_now": r["status"],
         }
-        confirmed = [e["occurred_at"] for e in eps if e["id"] in confirming]
-        out.append(
-            {
-                "id": r["id"],
-                "graph": r["graph_id"],
-                "name": r["name"],
-                "summary": r["summary"],
-                "status": status,
-                "status_now": r["status"],
-                "kind": r["kind"],
-                "stale": r["kind"] == analysis.STALE_BLOCKER,
-                "confirmed_at": max(confirmed) if confirmed else r["latest_evidence_at"],
-                "rank": r["rank"],
-                "leverage": r["rank"],
-                "root_entities": [e["name"] for e in ents if e["role"] == "root"],
-                "entities": ents,
-                "episodes": eps,
-                "facts": fs,
-                "start_at": r["start_at"],
-                "valid_from": r["valid_from"],
-                "latest_evidence_at": r["latest_evidence_at"],
-                "end_at": r["end_at"],
-                "created_at": r["created_at"],
-                "updated_at": r["updated_at"],
-                "version": r["version"],
-                "retire_reason": r["retire_reason"],
-                "retired_by_episode": r["retired_by_episode"],
-                "cluster_id": r["cluster_id"],
-                "supersedes": sorted(links[r["id"]]["supersedes"]),
-                "superseded_by": sorted(links[r["id"]]["superseded_by"]),
-                "writer": r["writer"],
-            }
-        )
+        if evidence is not None:
+            # memcli.contract.ObservationView's own fields, after Observation's.
+            n_ents, n_eps, n_facts = totals[r["id"]]
+            record["graph_id"] = r["graph_id"]
+            record["entities_total"] = n_ents
+            record["episodes_total"] = n_eps
+            record["facts_total"] = n_facts
+            record["truncated"] = max(n_ents, n_eps, n_facts) > evidence
+        out.append(record)
     return out
+
+
+def _root_confirmation(
+    entities: list[dict[str, Any]], episodes: list[dict[str, Any]], facts: list[dict[str, Any]]
+) -> tuple[list[str], str | None]:
+    """From an observation's whole evidence: its root entities' names and the date of the
+    latest evidence episode that stated a wait on, or an owner of, one of them."""
+    roots = [e["name"] for e in entities if e["role"] == "root"]
+    confirming = {
+        f["episode_id"]
+        for f in facts
+        if f["target"] in roots and f["relation"] in ("blocked_by", "owns")
+    }
+    confirmed = [e["occurred_at"] for e in episodes if e["id"] in confirming]
+    return roots, max(confirmed) if confirmed else None
 
 
 def observation(store: Store, obs_id: int) -> ObservationDetail:
     """One observation, with the other observations of its cluster as context."""
-    return ObservationDetail.model_validate(_observation_dict(store, obs_id))
+    return ObservationDetail.model_validate(observation_record(store, obs_id))
 
 
-def _observation_dict(store: Store, obs_id: int) -> dict[str, Any]:
-    found = _observation_dicts(store, None, "all", ids=[obs_id])
+def observation_record(store: Store, obs_id: int) -> dict[str, Any]:
+    """The record of :func:`observation` as plain JSON data, keys in the order of
+    :class:`memcli.contract.ObservationDetail`'s fields (see :func:`observation_records`)."""
+    found = observation_records(store, None, "all", ids=[obs_id])
     if not found:
         raise NotFound(f"no observation with id {obs_id}")
     obs = found[0]
@@ -1402,13 +1629,19 @@ def facts(
 def entities(store: Store, graph: str) -> list[EntitySummary]:
     """A graph's entities by type and name, with their aliases and how much cites them;
     ``merged_into`` names the entity a merged one resolves to (``memcli entity alias``)."""
+    return [EntitySummary.model_validate(r) for r in entity_records(store, graph)]
+
+
+def entity_records(store: Store, graph: str) -> list[dict[str, Any]]:
+    """The records of :func:`entities` as plain JSON data, keys in the order of
+    :class:`memcli.contract.EntitySummary`'s fields (see :func:`observation_records`)."""
     require_graph(store, graph)
     rows = store.entity_list(graph)
     canon = store.entity_canon(graph)
     names = {r["id"]: r["name"] for r in rows}
     for r in rows:
         r["merged_into"] = names.get(canon[r["id"]]) if r["id"] in canon else None
-    return [EntitySummary.model_validate(r) for r in rows]
+    return rows
 
 
 def graphs(store: Store) -> list[GraphInfo]:
@@ -1904,7 +2137,7 @@ def report(
     seen = last[1] if last and since is None else None
     window = since if since is not None else previous
     source = "option" if since is not None else "last report" if last else "first report"
-    rows = _observation_dicts(store, graph, "all")
+    rows = observation_records(store, graph, "all")
     retired_by = store.episodes_by_id(
         {o["retired_by_episode"] for o in rows if o["retired_by_episode"] is not None}
     )
@@ -1943,7 +2176,7 @@ def dependency_picture(
         )
 
     if observation_id is not None:
-        obs = _observation_dict(store, observation_id)
+        obs = observation_record(store, observation_id)
         facts = store.dependency_facts(obs["graph"], fact_ids=[f["id"] for f in obs["facts"]])
         title = f"{obs['graph']}: observation #{obs['id']} {obs['name']}"
         return build(title, _through_merges(store, obs["graph"], facts), [pattern(obs)])
@@ -1951,7 +2184,7 @@ def dependency_picture(
         raise UsageError("name a graph or an observation to draw")
     require_graph(store, graph)
     active = [
-        o for o in _observation_dicts(store, graph, "active") if o["kind"] in analysis.ROOT_KINDS
+        o for o in observation_records(store, graph, "active") if o["kind"] in analysis.ROOT_KINDS
     ]
     title = f"{graph}: who waits on what (current facts)"
     facts = _through_merges(store, graph, store.dependency_facts(graph))

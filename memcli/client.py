@@ -47,6 +47,7 @@ from memcli.contract import (
     Observation,
     ObservationDetail,
     ObservationRef,
+    ObservationView,
     Report,
     Retired,
     SearchResult,
@@ -131,10 +132,14 @@ class ObservationClient:
         cursor: int | str | None = None,
         offset: int | str | None = None,
         status: Literal["active", "retired", "all"] = "active",
+        evidence: int | None = None,
     ) -> list[Observation]:
         """A graph's observations, most leverage first: ``limit`` of them from
-        ``offset`` (or Zep's ``cursor``: the number already read), else all."""
-        found = api.observations(self._store, graph_id, status)
+        ``offset`` (or Zep's ``cursor``: the number already read), else all.
+        ``evidence``: at most that many entities, episodes and facts each, as
+        :class:`memcli.contract.ObservationView` records whose ``*_total`` fields count
+        the whole lists (``get`` reads one observation's whole evidence)."""
+        found = api.observations(self._store, graph_id, status, evidence=evidence)
         return _window(found, limit, offset if offset is not None else cursor)
 
     def get(
@@ -449,6 +454,7 @@ __all__ = [
     "Observation",
     "ObservationDetail",
     "ObservationRef",
+    "ObservationView",
     "Report",
     "Retired",
     "SearchResult",

@@ -345,6 +345,20 @@ def _suspicious(text: str) -> bool:
     return False
 
 
+def _evidence(text: str) -> tuple[bool, bool, bool] | None:
+    """(name, url, run) evidence in ASCII ``text``; None when there is none, and then no
+    pattern can match. Each kind of evidence lies within a word (a line break between two
+    texts joins none), so texts joined by line breaks have none if and only if each of
+    them has none."""
+    lower = text.lower()
+    name = any(word in lower for word in _NAMES)
+    url = "://" in text
+    run = _suspicious(text)
+    if not (name or url or run):
+        return None
+    return name, url, run
+
+
 def _screened(name: bool, url: bool, run: bool) -> tuple[Pattern, ...]:
     return tuple(
         p
@@ -375,13 +389,10 @@ def redact(text: str) -> tuple[str, dict[str, int]]:
         if _CANDIDATE.search(text) is None:
             return text, {}
         return _redact_all(text)
-    lower = text.lower()
-    name = any(word in lower for word in _NAMES)
-    url = "://" in text
-    run = _suspicious(text)
-    if not (name or url or run):
+    evidence = _evidence(text)
+    if evidence is None:
         return text, {}
-    for pattern in _SCREENED[(name, url, run)]:
+    for pattern in _SCREENED[evidence]:
         if pattern.kind == "private_key" and "PRIVATE KEY" not in text:
             continue
         if pattern.regex.search(text) is not None:
@@ -422,6 +433,20 @@ def redact_episode(episode: EpisodeInput) -> tuple[EpisodeInput, dict[str, int]]
     Content, author and source label, and for given facts their entity names and
     sentences. The graph name is left alone: it is chosen by the user, not pasted.
     """
+    # One screen over every field at once: nearly every update has no evidence of a
+    # secret anywhere, and is returned as it is (``_evidence``: the joined text has none
+    # exactly when no field has any). Otherwise each field is redacted on its own.
+    fields = [episode.content, episode.author or "", episode.source]
+    if episode.facts is not None:
+        for f in episode.facts:
+            fields += (f.source.name, f.target.name, f.sentence)
+    if episode.subject is not None:
+        fields.append(episode.subject.name)
+    for ref, alias in episode.aliases:
+        fields += (ref.name, alias)
+    joined = "\n".join(fields)
+    if joined.isascii() and _evidence(joined) is None:
+        return episode, {}
     counts: dict[str, int] = {}
 
     def clean(value: str) -> str:

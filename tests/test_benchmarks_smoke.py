@@ -18,6 +18,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(BENCH))
 
 import generate  # noqa: E402
+import ingest_dump  # noqa: E402
 import perf  # noqa: E402
 import recall  # noqa: E402
 
@@ -159,3 +160,14 @@ def test_mcp_sizes_runs_on_a_small_store(tmp_path: Path) -> None:
     tools = {line.split()[0] for line in run.stdout.splitlines()[1:-1]}
     assert {"list_observations", "get_observation", "report", "add_episode"} <= tools
     assert "target <= 20,000 met" in run.stdout
+
+
+def test_ingest_dump_writes_every_table_and_the_awkward_inputs_errors(tmp_path: Path) -> None:
+    corpus = generate.write(generate.generate(TINY), tmp_path / "corpus")
+    odd = ingest_dump.awkward(tmp_path)
+    codes = ingest_dump.dump(BENCH.parent, tmp_path / "dump", corpus, odd)
+    assert codes == {"md": 0, "facts": 0, "text": 0, "sample": 0, "awkward": 1}
+    report = (tmp_path / "dump" / "awkward" / "_report.json").read_text(encoding="utf-8")
+    assert f"{odd / 'bad-lines.jsonl'}:7: could not store" in report
+    facts = (tmp_path / "dump" / "facts" / "facts.txt").read_text(encoding="utf-8")
+    assert len(facts.splitlines()) > 10 and "<clock>" in facts

@@ -52,32 +52,39 @@ def jsonable(data: Any) -> Any:
     return data
 
 
-def _dump(record: Any) -> str:
+def _dump(record: Any, plain: bool = False) -> str:
     if hasattr(record, "model_dump_json"):
         # pydantic-core writes the JSON itself: no dict copy, no second encoder pass.
         return str(record.model_dump_json())
+    if plain:
+        # A contract record as plain data, keys in the contract's order: the same
+        # encoder as model_dump_json, so the same bytes, without building the model.
+        from pydantic_core import to_json
+
+        return to_json(record).decode()
     import json
 
     return json.dumps(jsonable(record), ensure_ascii=False, default=str)
 
 
-def print_json(data: Any) -> None:
-    """Stable JSON on stdout; nothing else ever goes there in --json mode."""
+def print_json(data: Any, *, plain: bool = False) -> None:
+    """Stable JSON on stdout; nothing else ever goes there in --json mode. ``plain``:
+    ``data`` is contract records as plain data (see :func:`emit`)."""
     if sys.stdout.isatty():  # indented for a person at a terminal
         import json
 
         text = json.dumps(jsonable(data), ensure_ascii=False, indent=2, default=str)
     elif isinstance(data, list):  # compact for programs, written by pydantic-core
-        text = "[" + ",".join(_dump(r) for r in data) + "]"
+        text = "[" + ",".join(_dump(r, plain) for r in data) + "]"
     else:
-        text = _dump(data)
+        text = _dump(data, plain)
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
 
 
-def print_jsonl(records: Sequence[Any]) -> None:
+def print_jsonl(records: Sequence[Any], *, plain: bool = False) -> None:
     """One compact JSON object per line."""
-    sys.stdout.write("".join(_dump(r) + "\n" for r in records))
+    sys.stdout.write("".join(_dump(r, plain) + "\n" for r in records))
     sys.stdout.flush()
 
 
@@ -119,15 +126,20 @@ def emit(
     records: Any,
     fmt: Format,
     human: Callable[[Any], None],
+    *,
+    plain: bool = False,
 ) -> None:
     """Print ``records`` (one contract record or a list of them) in ``fmt``.
 
     ``human`` draws them for a person; it gets what it was given as plain dicts (enums
-    are ``StrEnum``, so they still compare and format as text)."""
+    are ``StrEnum``, so they still compare and format as text). ``plain``: the records
+    are contract records as plain data (dicts with the record's keys in its order, e.g.
+    :func:`memcli.api.observation_records`), written by pydantic-core as the model
+    would be, byte for byte."""
     if fmt is Format.JSON:
-        print_json(records)
+        print_json(records, plain=plain)
     elif fmt is Format.JSONL:
-        print_jsonl(records if isinstance(records, list) else [records])
+        print_jsonl(records if isinstance(records, list) else [records], plain=plain)
     elif fmt is Format.CSV:
         print_csv(records if isinstance(records, list) else [records])
     elif fmt is Format.QUIET:

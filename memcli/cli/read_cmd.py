@@ -22,7 +22,7 @@ from memcli.cli._options import (
     JsonOpt,
     ObservationIdArg,
 )
-from memcli.cli._output import choose, emit
+from memcli.cli._output import Format, choose, emit
 from memcli.models import ObservationStatus
 
 if TYPE_CHECKING:
@@ -33,8 +33,14 @@ def _date(value: str | None) -> str:
     return value[:10] if value else "-"
 
 
+# Evidence episodes a person sees per observation in a list; the rest are counted.
+EPISODES_SHOWN = 10
+
+
 def render_observation(console: Console, obs: dict[str, Any], *, detail: bool = False) -> None:
-    """A person's view: name, summary, window, evidence."""
+    """A person's view: name, summary, window, evidence (in a list, the first
+    EPISODES_SHOWN episodes and how many more; ``detail``: every episode, fact and
+    entity)."""
     from rich.panel import Panel
     from rich.text import Text
 
@@ -65,9 +71,17 @@ def render_observation(console: Console, obs: dict[str, Any], *, detail: bool = 
     if obs.get("superseded_by"):
         body.append(f"Superseded by: {', '.join('#' + str(i) for i in obs['superseded_by'])}\n")
     body.append("Evidence:\n", style="bold")
-    for ep in obs["episodes"]:
+    episodes = obs["episodes"] if detail else obs["episodes"][:EPISODES_SHOWN]
+    for ep in episodes:
         body.append(
             f"  episode #{ep['id']}  {_date(ep['occurred_at'])}  {ep['author'] or '-'}  {ep['source']}\n"
+        )
+    more = obs.get("episodes_total", len(obs["episodes"])) - len(episodes)
+    if more > 0:
+        body.append(
+            f"  ... and {more:,} more episode{'s' if more > 1 else ''}"
+            f" (memcli observation show {obs['id']})\n",
+            style="dim",
         )
     if detail:
         body.append("Facts:\n", style="bold")
@@ -87,9 +101,8 @@ def render_observation(console: Console, obs: dict[str, Any], *, detail: bool = 
             others = ", ".join(f"#{o['id']} {o['name']}" for o in cluster["observations"])
             body.append(f"Same cluster: {others}\n", style="dim")
     else:
-        body.append(
-            f"Facts: {len(obs['facts'])} (memcli observation show {obs['id']})\n", style="dim"
-        )
+        facts = obs.get("facts_total", len(obs["facts"]))
+        body.append(f"Facts: {facts:,} (memcli observation show {obs['id']})\n", style="dim")
     console.print(Panel(body, title=header, title_align="left", expand=True))
 
 
@@ -117,6 +130,20 @@ def observations(
             help="Show the N with most leverage (0: all).",
         ),
     ] = 50,
+    evidence: Annotated[
+        int | None,
+        typer.Option(
+            "--evidence",
+            metavar="N",
+            min=0,
+            max=SQL_INT_MAX,
+            help=(
+                "At most N entities, episodes and facts per observation, with"
+                " entities_total, episodes_total and facts_total counting them all"
+                " (0: the counts only). Default: every item."
+            ),
+        ),
+    ] = None,
     as_json: JsonOpt = False,
     as_jsonl: JsonlOpt = False,
     as_csv: CsvOpt = False,
@@ -128,9 +155,17 @@ def observations(
 
     fmt = choose(as_json=as_json, as_jsonl=as_jsonl, as_csv=as_csv, quiet=quiet)
     when = parse_when(as_of, "--as-of")
+    if fmt is Format.TABLE and evidence is None:
+        evidence = EPISODES_SHOWN  # a person sees the first few and how many more
     with open_store(create=False) as store:
-        rows = api.observations(
-            store, graph, status.value, as_of=when, limit=limit + 1 if limit else None
+        # Plain records: printing them needs no model per evidence item.
+        rows = api.observation_records(
+            store,
+            graph,
+            status.value,
+            as_of=when,
+            limit=limit + 1 if limit else None,
+            evidence=evidence,
         )
     if limit and len(rows) > limit:
         rows = rows[:limit]
@@ -145,7 +180,7 @@ def observations(
         for obs in rows:
             render_observation(console, obs)
 
-    emit(rows, fmt, human)
+    emit(rows, fmt, human, plain=True)
 
 
 @command
@@ -167,8 +202,13 @@ def show(
 
             write_out(mermaid(api.dependency_picture(store, observation_id=obs_id)))
             return
-        obs = api.observation(store, obs_id)
-    emit(obs, choose(as_json=as_json), lambda o: render_observation(out_console(), o, detail=True))
+        obs = api.observation_record(store, obs_id)
+    emit(
+        obs,
+        choose(as_json=as_json),
+        lambda o: render_observation(out_console(), o, detail=True),
+        plain=True,
+    )
 
 
 @command
@@ -298,8 +338,8 @@ def entities(
         emit(found, fmt, suggestions_table)
         return
     with open_store(create=False) as store:
-        rows = api.entities(store, graph)
-    emit(rows, fmt, _entities_table)
+        rows = api.entity_records(store, graph)
+    emit(rows, fmt, _entities_table, plain=True)
 
 
 def _entities_table(rows: list[dict[str, Any]]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -26,16 +27,48 @@ from memcli.store.schema import ENTITY_ALIASES, FACT_TEXT
 # The pairs are found in Python over the facts of the targets involved, read in one
 # query: joined in SQL they cost a random row read per pair (an update's owner meets
 # every earlier owner of its work item), several times what reading each fact once does.
-_TARGET_FACTS = """
+# Each fact's row (the rows are sorted by ``_in_order``, as the rules need them):
+_FACT_ROW = """
     SELECT f.id, f.relation, f.source_id, f.target_id, f.valid_at, f.invalid_at,
         ef.content_hash, f.episode_id, e.content_hash, e.retracted_at IS NOT NULL,
         (SELECT type FROM entities WHERE id = f.source_id)
     FROM facts f JOIN episodes e ON e.id = f.episode_id
     LEFT JOIN episodes ef ON ef.id = f.invalidated_by
-    WHERE f.target_id IN (SELECT value FROM json_each(?))
-    ORDER BY f.valid_at, e.content_hash
 """
+# The facts of some targets; those of a transaction's new ones are left out by ranges
+# of their ids, which SQLite tests on the target index before it reads a row.
+_TARGET_FACTS = _FACT_ROW + "WHERE f.target_id IN (SELECT value FROM json_each(?))"
+_FACTS_BY_ID = _FACT_ROW + "WHERE f.id IN (SELECT value FROM json_each(?))"
 _TARGETS_AT_ONCE = 2000
+
+
+def _older(spans: list[tuple[int, int]]) -> str:
+    between = " OR ".join(["f.id BETWEEN ? AND ?"] * len(spans))
+    return f"{_TARGET_FACTS} AND NOT ({between})" if spans else _TARGET_FACTS
+
+
+_SPANS = 50  # at most this many ranges of new ids in the query; more: filtered here
+
+
+def _spans(ids: list[int]) -> list[tuple[int, int]]:
+    """Sorted ``ids`` as ranges of consecutive ids: [1, 2, 3, 7] -> [(1, 3), (7, 7)]."""
+    out: list[tuple[int, int]] = []
+    for i in ids:
+        if out and out[-1][1] == i - 1:
+            out[-1] = (out[-1][0], i)
+        else:
+            out.append((i, i))
+    return out
+
+
+def _in_order(row: tuple[Any, ...]) -> tuple[str, str]:
+    """Facts by time, then by their episode's content hash."""
+    return row[4], row[8]
+
+
+# Rows of ``_TARGET_FACTS`` an ingest keeps between its transactions (see
+# ``IngestMixin._target_rows``); a few hundred bytes each.
+TARGET_ROWS_KEPT = 100_000
 _ENDING = {"blocked_by": ("completed", "unblocked_from"), "owns": ("owns",)}
 
 
@@ -52,9 +85,10 @@ def _contradicts(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     )
 
 
-def _ends(rows: list[tuple[Any, ...]], new: set[int]) -> list[tuple[str, int, int]]:
-    """(end, ending episode, fact id) of every fact of ``rows`` (one target's facts, in
-    (valid_at, content hash) order) whose end a pair with a new fact sets or moves."""
+def _ends(rows: list[tuple[Any, ...]], new: set[int]) -> list[tuple[str, int, int, str]]:
+    """(end, ending episode, fact id, the ending episode's hash) of every fact of ``rows``
+    (one target's facts, in (valid_at, content hash) order) whose end a pair with a new
+    fact sets or moves."""
     out = []
     for ended, ending in _ENDING.items():
         enders = [b for b in rows if b[1] in ending]
@@ -76,7 +110,7 @@ def _ends(rows: list[tuple[Any, ...]], new: set[int]) -> list[tuple[str, int, in
                         or end > at
                         or (end == at and by_digest is not None and by_digest > digest)
                     ):
-                        out.append((at, b[7], a[0]))
+                        out.append((at, b[7], a[0], digest))
                     break
     return out
 
@@ -90,14 +124,19 @@ INGEST_CACHE_KIB = 8 * 1024
 
 
 class IngestMixin(StoreBase):
+    _keep_targets = False  # inside ``bulk_writes``: keep ``_target_rows``
+
     @contextmanager
     def bulk_writes(self) -> Iterator[None]:
         """A bigger page cache for the length of one ingest, then the one it had."""
         before = int(self.scalar("PRAGMA cache_size"))
         self.conn.execute(f"PRAGMA cache_size = -{INGEST_CACHE_KIB}")
+        self._keep_targets = True
         try:
             yield
         finally:
+            self._keep_targets = False
+            self._forget_targets()
             self.conn.execute(f"PRAGMA cache_size = {before}")
 
     def _forget(self) -> None:
@@ -105,9 +144,25 @@ class IngestMixin(StoreBase):
         # (graph, name as written, type) -> (entity id, normalised key): the same names
         # recur in thousands of facts; an entry is as good as the entity cache's.
         self._names: dict[tuple[str, str, str], tuple[int, str]] = {}
+        self._forget_targets()
+        # fact id -> its ``_TARGET_FACTS`` row, for facts this transaction wrote
+        # (``insert_fact_rows``); dropped with a rolled-back savepoint, whose facts are
+        # then read back (those still stored).
+        self._written: dict[int, tuple[Any, ...]] = {}
+
+    def _forget_targets(self) -> None:
+        # target id -> its facts as ``_TARGET_FACTS`` reads them, kept by an ingest
+        # (``bulk_writes``) from one transaction to the next: the work items that
+        # updates keep naming have their facts read by every batch otherwise. Dropped
+        # when a transaction rolls back and when another connection commits (``PRAGMA
+        # data_version``); least recently used targets go past ``TARGET_ROWS_KEPT`` rows
+        # (or the connection's ``cache_entries``, if lower).
+        self._target_rows: OrderedDict[int, list[tuple[Any, ...]]] = OrderedDict()
+        self._target_rows_kept = 0
+        self._targets_version: Any = None
 
     def _cached(self) -> int:
-        return super()._cached() + len(self._names)
+        return super()._cached() + len(self._names) + self._target_rows_kept
 
     def known_name(self, graph_id: str, name: str, type_: str) -> tuple[int, str] | None:
         """(entity id, key) of a name as written, if this connection resolved it already
@@ -122,6 +177,8 @@ class IngestMixin(StoreBase):
     # --- the search indexes, synced once per transaction (migration m006) ---
 
     def _discard_pending(self) -> None:
+        self._forget_targets()
+        self._written = {}
         self._unindexed_episodes: set[int] = set()
         self._unindexed_entities: set[int] = set()
         self._unindexed_facts: set[int] = set()
@@ -183,10 +240,11 @@ class IngestMixin(StoreBase):
             (graph_id, utcnow()),
         )
 
-    def bump_ingest(self, graph_id: str) -> None:
+    def bump_ingest(self, graph_id: str, by: int = 1) -> None:
+        """Count ``by`` more ingests (files) that added to the graph."""
         self.conn.execute(
-            "UPDATE graphs SET ingest_seq = ingest_seq + 1, last_ingest_at = ? WHERE id = ?",
-            (utcnow(), graph_id),
+            "UPDATE graphs SET ingest_seq = ingest_seq + ?, last_ingest_at = ? WHERE id = ?",
+            (by, utcnow(), graph_id),
         )
 
     # --- episodes, entities, facts ---
@@ -202,20 +260,6 @@ class IngestMixin(StoreBase):
             params += (occurred_at,)
         value = self.scalar(sql, params)
         return int(value) if value is not None else None
-
-    def insert_episode(self, row: dict[str, Any]) -> int:
-        cur = self.conn.execute(
-            """
-            INSERT INTO episodes (graph_id, content_hash, content, author, occurred_at,
-              ingested_at, source, format, extractor, extraction_status, unparsed)
-            VALUES (:graph_id, :content_hash, :content, :author, :occurred_at,
-              :ingested_at, :source, :format, :extractor, :extraction_status, :unparsed)
-            """,
-            row,
-        )
-        assert cur.lastrowid is not None
-        self._unindexed_episodes.add(cur.lastrowid)
-        return cur.lastrowid
 
     def entity_id(self, graph_id: str, norm: str, type_: str) -> int | None:
         key = (graph_id, type_, norm)
@@ -379,6 +423,196 @@ class IngestMixin(StoreBase):
         self._uncontradicted.update(stored.values())
         return stored
 
+    # --- a batch of episodes, one statement per table (``memcli.api.store_episodes``) ---
+    #
+    # The writer resolves a whole batch in Python and hands each table its rows at once;
+    # ids are given here, in the order of the rows, from the table's largest id: inside
+    # the write transaction nobody else inserts, so they are the ids SQLite would give
+    # one row at a time.
+
+    def _next_id(self, table: str) -> int:
+        return int(self.scalar(f"SELECT coalesce(max(id), 0) FROM {table}")) + 1
+
+    def stored_hashes(self, graph_id: str, hashes: Iterable[str]) -> dict[str, str]:
+        """content hash -> occurred_at of the graph's episodes with one of ``hashes``."""
+        wanted = sorted(set(hashes))
+        out: dict[str, str] = {}
+        for i in range(0, len(wanted), _TARGETS_AT_ONCE):
+            for digest, at in self.conn.execute(
+                "SELECT content_hash, occurred_at FROM episodes WHERE graph_id = ?"
+                " AND content_hash IN (SELECT value FROM json_each(?))",
+                (graph_id, json.dumps(wanted[i : i + _TARGETS_AT_ONCE])),
+            ):
+                out[str(digest)] = str(at)
+        return out
+
+    def ensure_graphs(self, graph_ids: Iterable[str], *, now: str) -> None:
+        self.conn.executemany(
+            "INSERT INTO graphs (id, created_at) VALUES (?, ?) ON CONFLICT(id) DO NOTHING",
+            [(g, now) for g in graph_ids],
+        )
+
+    def entity_ids(self, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], int]:
+        """The id of every stored entity among ``keys`` ((graph, type, normalised name)),
+        from the cache or one query per graph and type; keys not stored are left out."""
+        out: dict[tuple[str, str, str], int] = {}
+        missing: dict[tuple[str, str], list[str]] = {}
+        for key in keys:
+            cached = self._entities.get(key)
+            if cached is not None:
+                out[key] = cached
+            else:
+                missing.setdefault(key[:2], []).append(key[2])
+        for (graph_id, type_), norms in missing.items():
+            for i in range(0, len(norms), _TARGETS_AT_ONCE):
+                for entity_id, norm in self.conn.execute(
+                    "SELECT id, norm FROM entities WHERE graph_id = ? AND type = ?"
+                    " AND norm IN (SELECT value FROM json_each(?))",
+                    (graph_id, type_, json.dumps(norms[i : i + _TARGETS_AT_ONCE])),
+                ):
+                    key = (graph_id, type_, str(norm))
+                    self._entities[key] = out[key] = int(entity_id)
+        return out
+
+    def insert_entities(self, rows: list[tuple[str, str, str, str]], *, now: str) -> list[int]:
+        """Create entities ((graph, type, normalised name, name) none of which is stored
+        yet) in one statement; their ids, in order."""
+        if not rows:
+            return []
+        first = self._next_id("entities")
+        ids = list(range(first, first + len(rows)))
+        self.conn.executemany(
+            "INSERT INTO entities (id, graph_id, name, norm, type, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (entity_id, g, name, norm, type_, now)
+                for entity_id, (g, type_, norm, name) in zip(ids, rows, strict=True)
+            ],
+        )
+        for entity_id, (g, type_, norm, _name) in zip(ids, rows, strict=True):
+            self._entities[(g, type_, norm)] = entity_id
+        self._unindexed_entities.update(ids)
+        return ids
+
+    def add_aliases(self, pairs: Iterable[tuple[int, str]], *, new: set[int]) -> None:
+        """Record (entity id, name) pairs as aliases in one statement (``add_alias`` for
+        many). ``new``: entities created in this batch, which have no alias yet; for the
+        others the stored aliases are read, so only an alias never seen marks its entity
+        for the search sync, as ``add_alias`` does."""
+        todo = list(dict.fromkeys(p for p in pairs if p not in self._aliases))
+        if not todo:
+            return
+        old = {entity_id for entity_id, _ in todo if entity_id not in new}
+        stored: set[tuple[int, str]] = set()
+        for chunk, marks in chunks(old):
+            stored.update(
+                (int(e), str(a))
+                for e, a in self.conn.execute(
+                    f"SELECT entity_id, alias FROM entity_aliases WHERE entity_id IN ({marks})",
+                    chunk,
+                )
+            )
+        fresh = [p for p in todo if p not in stored]
+        self.conn.executemany("INSERT INTO entity_aliases (entity_id, alias) VALUES (?, ?)", fresh)
+        self._aliased.update(entity_id for entity_id, _ in fresh)
+        self._aliases.update(todo)
+
+    def insert_episodes(self, rows: list[tuple[Any, ...]]) -> list[int]:
+        """Insert episodes in one statement; their ids, in order. Rows: (graph,
+        content hash, content, author, occurred_at, ingested_at, source, format,
+        extractor, extraction status, unparsed as JSON)."""
+        if not rows:
+            return []
+        first = self._next_id("episodes")
+        ids = list(range(first, first + len(rows)))
+        self.conn.executemany(
+            """
+            INSERT INTO episodes (id, graph_id, content_hash, content, author, occurred_at,
+              ingested_at, source, format, extractor, extraction_status, unparsed)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [(i, *row) for i, row in zip(ids, rows, strict=True)],
+        )
+        self._unindexed_episodes.update(ids)
+        return ids
+
+    def insert_fact_rows(
+        self,
+        rows: list[tuple[str, int, int, str, int, str, str, str | None]],
+        about: list[tuple[str, str]],
+        *,
+        now: str,
+    ) -> list[int]:
+        """Insert facts no episode states yet (no two rows of one episode equal) in one
+        statement; their ids, in order. Rows: (graph, episode id, source id, relation,
+        target id, sentence, valid_at, invalid_at); ``about`` each fact's (episode
+        content hash, source entity type), which the contradiction rules then need not
+        read back."""
+        if not rows:
+            return []
+        first = self._next_id("facts")
+        ids = list(range(first, first + len(rows)))
+        self.conn.executemany(
+            """
+            INSERT INTO facts (id, graph_id, episode_id, source_id, relation, target_id,
+              sentence, valid_at, invalid_at, created_at, expired_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [(i, *row, now, now if row[7] else None) for i, row in zip(ids, rows, strict=True)],
+        )
+        self._unindexed_facts.update(ids)
+        self._uncontradicted.update(ids)
+        for i, row, (digest, source_type) in zip(ids, rows, about, strict=True):
+            # as ``_TARGET_FACTS`` reads it: not ended by another fact, not retracted
+            self._written[i] = (
+                i,
+                row[3],
+                row[2],
+                row[4],
+                row[6],
+                row[7],
+                None,
+                row[1],
+                digest,
+                0,
+                source_type,
+            )
+        return ids
+
+    def signature_ids_of(self, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str], int]:
+        """(graph, key) -> id of every (graph, kind, key), those not stored created in one
+        statement in the order given (``signature_ids`` across graphs)."""
+        out: dict[tuple[str, str], int] = {}
+        wanted: dict[tuple[str, str], str] = {}
+        for graph_id, kind, key in keys:
+            if (graph_id, key) not in wanted:
+                wanted[(graph_id, key)] = kind  # the first kind given for a key wins
+        unknown: dict[str, list[str]] = {}
+        for gk in wanted:
+            sig_id = self._signatures.get(gk)
+            if sig_id is None:
+                unknown.setdefault(gk[0], []).append(gk[1])
+            else:
+                out[gk] = sig_id
+        for graph_id, names in unknown.items():
+            for i in range(0, len(names), _TARGETS_AT_ONCE):
+                for sig_id, key in self.conn.execute(
+                    "SELECT id, key FROM signatures WHERE graph_id = ?"
+                    " AND key IN (SELECT value FROM json_each(?))",
+                    (graph_id, json.dumps(names[i : i + _TARGETS_AT_ONCE])),
+                ):
+                    self._signatures[(graph_id, key)] = out[(graph_id, key)] = int(sig_id)
+        missing = [gk for gk in wanted if gk not in out]
+        if missing:
+            first = self._next_id("signatures")
+            rows = [(first + n, g, wanted[(g, k)], k) for n, (g, k) in enumerate(missing)]
+            self.conn.executemany(
+                "INSERT INTO signatures (id, graph_id, kind, key) VALUES (?, ?, ?, ?)", rows
+            )
+            for sig_id, g, _kind, k in rows:
+                self._signatures[(g, k)] = out[(g, k)] = sig_id
+        return out
+
     def signature_ids(self, graph_id: str, keys: Iterable[tuple[str, str]]) -> dict[str, int]:
         """The id of every (kind, key), those not seen before created in one statement,
         in the order given (``signature_id`` for many keys)."""
@@ -472,30 +706,81 @@ class IngestMixin(StoreBase):
         if not ids:
             return []
         new = set(ids)
-        targets = sorted(
-            {
-                int(t)
-                for chunk, marks in chunks(new)
-                for (t,) in self.conn.execute(
-                    f"SELECT DISTINCT target_id FROM facts WHERE id IN ({marks})", chunk
-                )
-            }
-        )
+        keep = self._keep_targets
+        if keep:
+            version = self.scalar("PRAGMA data_version")
+            if version != self._targets_version:  # another connection committed
+                self._forget_targets()
+                self._targets_version = version
+        # The new facts' rows, by target: as written, or read back.
+        fresh: dict[int, list[tuple[Any, ...]]] = {}
+        unread = []
+        for fact_id in ids:
+            row = self._written.pop(fact_id, None)
+            if row is None:
+                unread.append(fact_id)
+            else:
+                fresh.setdefault(row[3], []).append(row)
+        for i in range(0, len(unread), _TARGETS_AT_ONCE):
+            chunk = json.dumps(unread[i : i + _TARGETS_AT_ONCE])
+            for row in self.conn.execute(_FACTS_BY_ID, (chunk,)):
+                fresh.setdefault(row[3], []).append(row)
+        # The other facts of those targets: kept from an earlier transaction, else read
+        # without the new ones (ranges of consecutive ids, tested on the index).
+        spans = _spans(sorted(new))
+        if len(spans) > _SPANS:
+            spans = []  # filtered below
+        older = _older(spans)
+        bounds = [b for span in spans for b in span]
+        targets = sorted(fresh)
         now = utcnow()
         out: list[int] = []
         # Targets in slices: memory follows a slice's facts, not a whole batch's.
         for i in range(0, len(targets), _TARGETS_AT_ONCE):
             by_target: dict[int, list[tuple[Any, ...]]] = {}
-            chunk = json.dumps(targets[i : i + _TARGETS_AT_ONCE])
-            for row in self.conn.execute(_TARGET_FACTS, (chunk,)):
-                by_target.setdefault(row[3], []).append(row)
+            unknown = []
+            for target in targets[i : i + _TARGETS_AT_ONCE]:
+                kept = self._target_rows.pop(target, None) if keep else None
+                if kept is None:
+                    unknown.append(target)
+                    by_target[target] = []
+                else:  # a target whose other facts are kept needs only its new ones
+                    self._target_rows_kept -= len(kept)
+                    by_target[target] = [r for r in kept if r[0] not in new]
+            if unknown:
+                for row in self.conn.execute(older, (json.dumps(unknown), *bounds)):
+                    if row[0] not in new:
+                        by_target[row[3]].append(row)
+            for target, rows in by_target.items():
+                rows += fresh[target]
+                rows.sort(key=_in_order)
             ended = [e for rows in by_target.values() for e in _ends(rows, new)]
             self.conn.executemany(
                 "UPDATE facts SET invalid_at = ?, expired_at = ?, invalidated_by = ? WHERE id = ?",
-                [(at, now, by, fact_id) for at, by, fact_id in ended],
+                [(at, now, by, fact_id) for at, by, fact_id, _ in ended],
             )
-            out += [fact_id for _, _, fact_id in ended]
+            out += [fact_id for _, _, fact_id, _ in ended]
+            if keep:
+                self._keep(by_target, ended)
         return out
+
+    def _keep(
+        self, by_target: dict[int, list[tuple[Any, ...]]], ended: list[tuple[str, int, int, str]]
+    ) -> None:
+        """Keep these targets' rows, with the ends just written, for the next transaction."""
+        moved = {fact_id: (at, digest) for at, _by, fact_id, digest in ended}
+        for target, rows in by_target.items():
+            if moved:
+                for n, row in enumerate(rows):
+                    end = moved.get(row[0])
+                    if end is not None:
+                        rows[n] = (*row[:5], end[0], end[1], *row[7:])
+            self._target_rows[target] = rows
+            self._target_rows_kept += len(rows)
+        bound = min(TARGET_ROWS_KEPT, self.cache_entries)
+        while self._target_rows_kept > bound and self._target_rows:
+            _target, rows = self._target_rows.popitem(last=False)
+            self._target_rows_kept -= len(rows)
 
     def pending_episodes(self, graph_id: str | None = None) -> list[dict[str, Any]]:
         """Episodes whose model extraction has not happened yet, oldest first."""

@@ -8,6 +8,52 @@ from typing import Any
 
 from memcli.store.connection import StoreBase, chunks
 
+# An observation's evidence lists: entities, episodes, facts (as the contract orders them).
+EvidenceLists = tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]
+
+# For each list: the contract's keys; the evidence item type and the table its ids name
+# (as ``x``); further joins for the columns; the columns that fill the keys (``oe`` is
+# the evidence row); the order the library lists them in (by ``oe`` and ``x`` alone).
+# facts.source_id / target_id are foreign keys: those joins never drop a fact.
+_EVIDENCE_SQL: tuple[tuple[tuple[str, ...], str, str, str, str, str], ...] = (
+    (
+        ("id", "name", "type", "role"),
+        "entity",
+        "entities",
+        "",
+        "x.id, x.name, x.type, oe.role",
+        "CASE oe.role WHEN 'root' THEN 0 WHEN 'owner' THEN 1 WHEN 'direct' THEN 2"
+        " WHEN 'downstream' THEN 3 WHEN 'member' THEN 4 ELSE 9 END, memcli_lower(x.name), x.id",
+    ),
+    (
+        ("id", "source", "author", "occurred_at"),
+        "episode",
+        "episodes",
+        "",
+        "x.id, x.source, x.author, x.occurred_at",
+        "x.occurred_at, x.id",
+    ),
+    (
+        (
+            "id",
+            "source",
+            "relation",
+            "target",
+            "episode_id",
+            "valid_at",
+            "invalid_at",
+            "sentence",
+            "role",
+        ),
+        "fact",
+        "facts",
+        " JOIN entities s ON s.id = x.source_id JOIN entities t ON t.id = x.target_id",
+        "x.id, s.name, x.relation, t.name, x.episode_id, x.valid_at, x.invalid_at, x.sentence,"
+        " oe.role",
+        "x.valid_at, x.episode_id, x.id",
+    ),
+)
+
 
 class ReadsMixin(StoreBase):
     # --- export (memcli export) ---
@@ -299,40 +345,112 @@ class ReadsMixin(StoreBase):
             params,
         )
 
-    def observation_evidence(self, obs_ids: Sequence[int]) -> dict[int, list[tuple[str, int, str]]]:
-        """For each observation, its evidence as (item type, item id, role)."""
-        out: dict[int, list[tuple[str, int, str]]] = {i: [] for i in obs_ids}
-        # Tuples straight from the cursor: the top 50 observations cite ~10k items at
-        # 10k updates, and a dict per row was most of what listing them cost.
+    def evidence_lists(self, obs_ids: Sequence[int]) -> dict[int, EvidenceLists]:
+        """For each observation, its evidence entities, episodes and facts as the contract
+        lists them (each a dict with the contract's keys in its order), sorted in SQL:
+        entities by role (root, owner, direct, downstream, member), name ignoring case,
+        id; episodes by date, id; facts by ``valid_at``, episode, id. An item whose row
+        is gone (a deleted episode or entity) is left out."""
+        out: dict[int, EvidenceLists] = {i: ([], [], []) for i in obs_ids}
         with self._lock:
-            for chunk, marks in chunks(obs_ids):
-                for obs_id, item_type, item_id, role in self.conn.execute(
-                    "SELECT observation_id, item_type, item_id, role FROM observation_evidence"
-                    f" WHERE observation_id IN ({marks})",
-                    chunk,
-                ):
-                    out[obs_id].append((item_type, item_id, role))
+            self._case_fold()
+            for slot, (keys, item, table, joins, columns, order) in enumerate(_EVIDENCE_SQL):
+                for chunk, marks in chunks(obs_ids):
+                    for obs_id, *values in self.conn.execute(
+                        f"SELECT oe.observation_id, {columns} FROM observation_evidence oe"
+                        f" JOIN {table} x ON x.id = oe.item_id{joins}"
+                        f" WHERE oe.item_type = '{item}' AND oe.observation_id IN ({marks})"
+                        f" ORDER BY oe.observation_id, {order}",
+                        chunk,
+                    ):
+                        out[obs_id][slot].append(dict(zip(keys, values, strict=True)))
         return out
 
-    def episode_refs(self, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-        """id -> id, source, author, occurred_at: an episode as evidence."""
-        sql = "SELECT id, source, author, occurred_at FROM episodes WHERE id IN ({marks})"
-        return {r["id"]: r for r in self.rows_in(sql, ids)}
+    def evidence_heads(
+        self, obs_ids: Sequence[int], limit: int
+    ) -> dict[int, tuple[EvidenceLists, tuple[int, int, int]]]:
+        """For each observation, the first ``limit`` items of each list of
+        :meth:`evidence_lists` and the length of each whole list.
 
-    def fact_refs(self, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-        """id -> a fact as evidence, with its entities' names."""
-        sql = (
-            "SELECT f.id, s.name AS source, f.relation, t.name AS target, f.episode_id,"
-            " f.valid_at, f.invalid_at, f.sentence FROM facts f"
-            " JOIN entities s ON s.id = f.source_id JOIN entities t ON t.id = f.target_id"
-            " WHERE f.id IN ({marks})"
-        )
-        return {r["id"]: r for r in self.rows_in(sql, ids)}
+        Cut in SQL: a window function ranks each observation's items by the list's order
+        (reading only the columns the order needs) and counts them, and only the kept
+        items are read whole, so what Python holds follows ``limit``, not the evidence
+        (a root that blocks thousands of items cites them all)."""
+        lists: dict[int, EvidenceLists] = {i: ([], [], []) for i in obs_ids}
+        totals: dict[int, list[int]] = {i: [0, 0, 0] for i in obs_ids}
+        with self._lock:
+            self._case_fold()
+            for slot, (keys, item, table, joins, columns, order) in enumerate(_EVIDENCE_SQL):
+                for chunk, marks in chunks(obs_ids):
+                    for obs_id, rank, total, *values in self.conn.execute(
+                        f"""
+                        WITH ranked AS (
+                          SELECT oe.observation_id, oe.item_id, oe.role,
+                            row_number() OVER (PARTITION BY oe.observation_id
+                              ORDER BY {order}) AS k,
+                            count(*) OVER (PARTITION BY oe.observation_id) AS total
+                          FROM observation_evidence oe JOIN {table} x ON x.id = oe.item_id
+                          WHERE oe.item_type = '{item}' AND oe.observation_id IN ({marks})
+                        )
+                        SELECT oe.observation_id, oe.k, oe.total, {columns}
+                        FROM ranked oe JOIN {table} x ON x.id = oe.item_id{joins}
+                        WHERE oe.k <= max(?, 1) ORDER BY oe.observation_id, oe.k
+                        """,
+                        [*chunk, limit],
+                    ):
+                        totals[obs_id][slot] = total
+                        if rank <= limit:  # limit 0: the first row only counts
+                            lists[obs_id][slot].append(dict(zip(keys, values, strict=True)))
+        return {i: (lists[i], (totals[i][0], totals[i][1], totals[i][2])) for i in obs_ids}
 
-    def entity_refs(self, ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-        """id -> id, name, type: an entity as evidence."""
-        sql = "SELECT id, name, type FROM entities WHERE id IN ({marks})"
-        return {r["id"]: r for r in self.rows_in(sql, ids)}
+    def _case_fold(self) -> None:
+        # Python's str.lower, not SQLite's lower() (ASCII only): the order the library
+        # always had for names outside ASCII.
+        self.conn.create_function("memcli_lower", 1, str.lower, deterministic=True)
+
+    def root_confirmations(self, obs_ids: Sequence[int]) -> dict[int, tuple[list[str], str | None]]:
+        """For each observation, the names of its root entities (in the order of
+        :meth:`evidence_lists`) and the date of the latest evidence episode that stated
+        a wait on, or an owner of, one of them (None when none did)."""
+        out: dict[int, tuple[list[str], str | None]] = {i: ([], None) for i in obs_ids}
+        with self._lock:
+            self._case_fold()
+            for chunk, marks in chunks(obs_ids):
+                for obs_id, name in self.conn.execute(
+                    "SELECT oe.observation_id, n.name FROM observation_evidence oe"
+                    " JOIN entities n ON n.id = oe.item_id"
+                    f" WHERE oe.item_type = 'entity' AND oe.role = 'root'"
+                    f" AND oe.observation_id IN ({marks})"
+                    " ORDER BY oe.observation_id, memcli_lower(n.name), n.id",
+                    chunk,
+                ):
+                    out[obs_id][0].append(name)
+                for obs_id, when in self.conn.execute(
+                    f"""
+                    WITH roots AS MATERIALIZED (
+                      SELECT oe.observation_id AS obs, n.name FROM observation_evidence oe
+                      JOIN entities n ON n.id = oe.item_id
+                      WHERE oe.item_type = 'entity' AND oe.role = 'root'
+                        AND oe.observation_id IN ({marks})
+                    )
+                    SELECT oe.observation_id, max(e.occurred_at)
+                    FROM observation_evidence oe JOIN facts f ON f.id = oe.item_id
+                    JOIN entities s ON s.id = f.source_id
+                    JOIN entities t ON t.id = f.target_id
+                    JOIN episodes e ON e.id = f.episode_id
+                    WHERE oe.item_type = 'fact' AND oe.observation_id IN ({marks})
+                      AND f.relation IN ('blocked_by', 'owns')
+                      AND EXISTS (SELECT 1 FROM roots r
+                                  WHERE r.obs = oe.observation_id AND r.name = t.name)
+                      AND EXISTS (SELECT 1 FROM observation_evidence x
+                                  WHERE x.observation_id = oe.observation_id
+                                    AND x.item_type = 'episode' AND x.item_id = f.episode_id)
+                    GROUP BY oe.observation_id
+                    """,
+                    chunk + chunk,
+                ):
+                    out[obs_id] = (out[obs_id][0], when)
+        return out
 
     def observation_link_map(self, obs_ids: Sequence[int]) -> dict[int, dict[str, list[int]]]:
         """For each observation, what it supersedes and what supersedes it."""
@@ -396,19 +514,32 @@ class ReadsMixin(StoreBase):
         )
 
     def entity_list(self, graph_id: str) -> list[dict[str, Any]]:
-        """A graph's entities with counts of current facts and episodes, and aliases."""
+        """A graph's entities with counts of current facts and episodes, and aliases.
+
+        The counts come from one pass over the graph's facts, grouped by entity (a fact
+        counts once for each end, once for an entity at both ends): counting per entity
+        through the facts' indexes read the same rows ten thousand times over."""
         rows = self.rows(
             """
-            SELECT n.id, n.name, n.type,
-              (SELECT count(*) FROM facts f WHERE (f.source_id = n.id OR f.target_id = n.id)
-                 AND f.invalid_at IS NULL) AS current_facts,
-              (SELECT count(DISTINCT f.episode_id) FROM facts f
-                 WHERE f.source_id = n.id OR f.target_id = n.id) AS episodes,
+            WITH ends AS (
+              SELECT f.source_id AS entity, f.episode_id, f.invalid_at FROM facts f
+              WHERE f.graph_id = :graph
+              UNION ALL
+              SELECT f.target_id, f.episode_id, f.invalid_at FROM facts f
+              WHERE f.graph_id = :graph AND f.target_id != f.source_id
+            ), counts AS (
+              SELECT entity, count(*) FILTER (WHERE invalid_at IS NULL) AS current_facts,
+                count(DISTINCT episode_id) AS episodes
+              FROM ends GROUP BY entity
+            )
+            SELECT n.id, n.name, n.type, coalesce(c.current_facts, 0) AS current_facts,
+              coalesce(c.episodes, 0) AS episodes,
               (SELECT json_group_array(alias) FROM entity_aliases a WHERE a.entity_id = n.id)
                  AS aliases
-            FROM entities n WHERE n.graph_id = ? ORDER BY n.type, lower(n.name)
+            FROM entities n LEFT JOIN counts c ON c.entity = n.id
+            WHERE n.graph_id = :graph ORDER BY n.type, lower(n.name)
             """,
-            (graph_id,),
+            {"graph": graph_id},
         )
         for r in rows:
             r["aliases"] = sorted(json.loads(r["aliases"]))
