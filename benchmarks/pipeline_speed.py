@@ -142,6 +142,71 @@ with open(sys.argv[1], "w") as f:
 """
 
 
+def new_components(path: Path, graph: str = "bench", day: str = "2026-12-19") -> Path:
+    """30 updates in ten components nobody wrote about before, dated a day after the
+    corpus: in each, two people wait on a new root and say the platform team owns it
+    (the team's bottleneck spans the graph: 891 roots at 100k), and the team's lead
+    restates who owns it. An incremental pass redoes those 30 updates and rebuilds the
+    team's other roots from their stored evidence, not a component of the graph."""
+    lines = []
+    for k in range(10):
+        root = f"relay {k} overhaul"
+        for j, who in enumerate(["Ilsa", "Ottar"]):
+            item = f"{who.lower()} beacon {k} rollout"
+            text = f"My {item} is blocked on the {root}, which the platform team owns."
+            lines.append(
+                {
+                    "source": f"newcomp-{k}-{j}",
+                    "author": who,
+                    "occurred_at": f"{day}T{9 + j:02d}:{10 + k:02d}:00Z",
+                    "graph": graph,
+                    "content": text,
+                    "facts": [
+                        {
+                            "source": item,
+                            "relation": "blocked_by",
+                            "target": root,
+                            "source_type": "work_item",
+                            "target_type": "work_item",
+                            "sentence": text,
+                        },
+                        {
+                            "source": "platform team",
+                            "relation": "owns",
+                            "target": root,
+                            "source_type": "team",
+                            "target_type": "work_item",
+                            "sentence": text,
+                        },
+                    ],
+                }
+            )
+        text = f"The platform team owns the {root}."
+        lines.append(
+            {
+                "source": f"newcomp-{k}-owner",
+                "author": "Wendeline",
+                "occurred_at": f"{day}T12:{10 + k:02d}:00Z",
+                "graph": graph,
+                "content": text,
+                "facts": [
+                    {
+                        "source": "platform team",
+                        "relation": "owns",
+                        "target": root,
+                        "source_type": "team",
+                        "target_type": "work_item",
+                        "sentence": text,
+                    }
+                ],
+            }
+        )
+    path.mkdir(parents=True, exist_ok=True)
+    out = path / "new-components.jsonl"
+    out.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
 def measured(
     cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = None
 ) -> dict[str, object]:
@@ -266,6 +331,16 @@ def main(argv: list[str] | None = None) -> int:
         )
         forced = memcli(db, "analyze", "--json", "--force", tree=tree)
         say(f"{label}: analyze, forced re-run: {analyze_seconds(forced)}")
+        # On a copy: 30 updates in new components (an incremental pass), then back to
+        # the corpus's own 30 new updates on the store as it was.
+        side = work / f"side-{label.replace(' ', '-')}.db"
+        shutil.copy(db, side)
+        memcli(side, "ingest", str(new_components(work / "new-components")), "--quiet", tree=tree)
+        say(
+            f"{label}: analyze after 30 updates in new components: "
+            f"{analyze_seconds(memcli(side, 'analyze', '--json', tree=tree))}"
+        )
+        side.unlink()
         memcli(db, "ingest", str(corpus / "increment" / "facts"), "--quiet", tree=tree)
         say(
             f"{label}: analyze after 30 new updates: {analyze_seconds(memcli(db, 'analyze', '--json', tree=tree))}"

@@ -39,6 +39,11 @@ KINDS = tuple(ObservationKind)
 # One root blocker is one observation over its whole life: it is a dependency chain while
 # it is confirmed and a stale blocker when nobody has confirmed it for a while.
 ROOT_KINDS = (DEPENDENCY, STALE_BLOCKER)
+# Enum members as plain module names: reading ``Relation.BLOCKED_BY`` goes through the
+# enum's descriptor, and the loops below read it once per fact.
+_BLOCKED_BY = Relation.BLOCKED_BY
+_OWNS = Relation.OWNS
+_WORK_ITEM = EntityType.WORK_ITEM
 
 
 # Entities, episodes and facts are named tuples rather than frozen dataclasses: an
@@ -185,8 +190,9 @@ def build_drafts(
         episodes = {**episodes, **(outside_episodes or {})}
     component_of = components if components is not None else membership
     by_component: dict[int, list[Fact]] = defaultdict(list)
+    component_get = component_of.get
     for f in facts:
-        comp = component_of.get(f.episode_id)
+        comp = component_get(f.episode_id)
         if comp is not None:
             by_component[comp].append(f)
     component_sizes = Counter(component_of.values())
@@ -206,11 +212,12 @@ def build_drafts(
     waits_by_source: dict[int, dict[int, list[Fact]]] = defaultdict(lambda: defaultdict(list))
     owns_by_target: dict[int, dict[int, list[Fact]]] = defaultdict(lambda: defaultdict(list))
     for comp in {comp for comp, _ in cone_nodes}:
+        by_source, by_target = waits_by_source[comp], owns_by_target[comp]
         for f in by_component.get(comp, ()):
-            if f.relation is Relation.BLOCKED_BY:
-                waits_by_source[comp][f.source_id].append(f)
-            elif f.relation is Relation.OWNS:
-                owns_by_target[comp][f.target_id].append(f)
+            if f.relation is _BLOCKED_BY:
+                by_source[f.source_id].append(f)
+            elif f.relation is _OWNS:
+                by_target[f.target_id].append(f)
 
     drafts: list[Draft] = []
     clusters_with_patterns: set[int] = set()
@@ -222,6 +229,8 @@ def build_drafts(
             continue
         waits = [f for n in nodes for f in waits_by_source[comp].get(n, ())]
         owns = [f for n in nodes for f in owns_by_target[comp].get(n, ())]
+        if not _may_be_pattern(nodes, waits, owns, entities, episodes):
+            continue  # most cones are a lone blocker: no draft is built for them
         draft = _dependency_draft(comp, root, nodes, waits, owns, entities, episodes)
         if not _is_pattern(draft):
             continue
@@ -293,7 +302,7 @@ def _mark_stale(draft: Draft, present: str | None, stale_after: float | None) ->
     confirming = {
         f.episode_id
         for f in draft.facts.values()
-        if f.target_id == root and f.relation in (Relation.BLOCKED_BY, Relation.OWNS)
+        if f.target_id == root and f.relation in (_BLOCKED_BY, _OWNS)
     }
     dates = [e.occurred_at for e in draft.episodes if e.id in confirming]
     draft.confirmed_at = max(dates) if dates else draft.latest_evidence_at
@@ -315,7 +324,9 @@ def _strong_components(edges: Mapping[int, set[int]]) -> list[list[int]]:
     for start in sorted(edges):
         if start in index:
             continue
-        work: list[tuple[int, list[int]]] = [(start, sorted(edges.get(start, ())))]
+        # each node's next steps in descending order, taken from the end: ascending
+        # order without shifting a list per step
+        work: list[tuple[int, list[int]]] = [(start, sorted(edges.get(start, ()), reverse=True))]
         index[start] = low[start] = counter
         counter += 1
         stack.append(start)
@@ -323,13 +334,13 @@ def _strong_components(edges: Mapping[int, set[int]]) -> list[list[int]]:
         while work:
             node, todo = work[-1]
             if todo:
-                nxt = todo.pop(0)
+                nxt = todo.pop()
                 if nxt not in index:
                     index[nxt] = low[nxt] = counter
                     counter += 1
                     stack.append(nxt)
                     on_stack.add(nxt)
-                    work.append((nxt, sorted(edges.get(nxt, ()))))
+                    work.append((nxt, sorted(edges.get(nxt, ()), reverse=True)))
                 elif nxt in on_stack:
                     low[node] = min(low[node], index[nxt])
                 continue
@@ -354,7 +365,7 @@ def _waits(comp_facts: list[Fact]) -> tuple[dict[int, set[int]], dict[tuple[int,
     edges: dict[int, set[int]] = defaultdict(set)
     stated: dict[tuple[int, int], list[Fact]] = defaultdict(list)
     for f in comp_facts:
-        if f.relation is Relation.BLOCKED_BY and f.source_id != f.target_id:
+        if f.relation is _BLOCKED_BY and f.source_id != f.target_id:
             edges[f.source_id].add(f.target_id)
             stated[(f.source_id, f.target_id)].append(f)
     return edges, stated
@@ -376,7 +387,7 @@ def _pattern_draft(
     """A draft for a structure found in the wait graph (a cycle or a path): its roots,
     the items blocked behind it, their owners, and every fact that states them."""
     involved = set(roots) | set(blocked)
-    owner_facts = [f for f in comp_facts if f.relation is Relation.OWNS and f.target_id in involved]
+    owner_facts = [f for f in comp_facts if f.relation is _OWNS and f.target_id in involved]
     owners_of: dict[int, set[int]] = defaultdict(set)
     for f in owner_facts:
         owners_of[f.target_id].add(f.source_id)
@@ -400,7 +411,7 @@ def _pattern_draft(
     people: dict[int, Entity] = {}
     for b in items:
         roles.setdefault(b.entity.id, "direct" if b.depth == 1 else "downstream")
-        if b.entity.type is not EntityType.WORK_ITEM:
+        if b.entity.type is not _WORK_ITEM:
             people[b.entity.id] = b.entity
         for o in b.owners:
             roles.setdefault(o.id, "direct" if b.depth == 1 else "downstream")
@@ -412,7 +423,7 @@ def _pattern_draft(
         (episodes[f.episode_id] for f in used.values()), key=lambda e: (e.occurred_at, e.id)
     )
     eps = list(dict.fromkeys(eps))
-    work = sum(1 for i in involved if i in entities and entities[i].type is EntityType.WORK_ITEM)
+    work = sum(1 for i in involved if i in entities and entities[i].type is _WORK_ITEM)
     return Draft(
         pattern_key=key,
         kind=kind,
@@ -449,6 +460,8 @@ def _cycle_drafts(
     connected part of the wait graph), with everything that waits on it, directly or
     through other work. No recursive walk: cycles cannot loop it. ``waits`` and
     ``parts`` are ``_waits(comp_facts)`` and its strong components."""
+    if all(len(part) < 2 for part in parts):
+        return []  # no cycle (most components): no index of who waits on what
     edges, stated = waits
     waiters: dict[int, set[int]] = defaultdict(set)
     for src, tgts in edges.items():
@@ -554,9 +567,12 @@ def _critical_path_draft(
             continue  # a lone node has no edge to itself (``_waits`` leaves those out)
         members = set(part)
         in_cycle.update((a, b) for a in part for b in edges.get(a, ()) if b in members)
-    dag: dict[int, list[int]] = {
-        a: sorted(b for b in tgts if (a, b) not in in_cycle) for a, tgts in edges.items()
-    }
+    if in_cycle:
+        dag: dict[int, list[int]] = {
+            a: sorted(b for b in tgts if (a, b) not in in_cycle) for a, tgts in edges.items()
+        }
+    else:  # no cycle (most components): every wait is an edge of the DAG
+        dag = {a: sorted(tgts) for a, tgts in edges.items()}
     nodes = set(dag) | {b for tgts in dag.values() for b in tgts}
 
     def key(i: int) -> tuple[str, int]:
@@ -620,7 +636,7 @@ def _outside_draft(
     store's walk gives), so ``_dependency_draft`` makes what a full pass makes."""
     waiting_on: dict[int, list[Fact]] = defaultdict(list)
     for f in o.facts:
-        if f.relation is Relation.BLOCKED_BY:
+        if f.relation is _BLOCKED_BY:
             waiting_on[f.target_id].append(f)
     nodes = {o.root: 0}
     frontier = [o.root]
@@ -632,8 +648,8 @@ def _outside_draft(
                     nodes[f.source_id] = nodes[n] + 1
                     nxt.append(f.source_id)
         frontier = nxt
-    waits = [f for f in o.facts if f.relation is Relation.BLOCKED_BY and f.source_id in nodes]
-    owns = [f for f in o.facts if f.relation is Relation.OWNS and f.target_id in nodes]
+    waits = [f for f in o.facts if f.relation is _BLOCKED_BY and f.source_id in nodes]
+    owns = [f for f in o.facts if f.relation is _OWNS and f.target_id in nodes]
     draft = _dependency_draft(o.component, o.root, nodes, waits, owns, entities, episodes)
     draft.cluster_id = o.cluster_id
     return draft
@@ -681,7 +697,7 @@ def _owner_drafts(
         people.pop(owner_id, None)
         items = sorted(blocked.values(), key=lambda b: (b.depth, _name_key(b.entity)))
         ordered = sorted(eps.values(), key=lambda e: (e.occurred_at, e.id))
-        work = sum(1 for b in items if b.entity.type is EntityType.WORK_ITEM)
+        work = sum(1 for b in items if b.entity.type is _WORK_ITEM)
         out.append(
             Draft(
                 pattern_key=f"owner:{owner_id}",
@@ -721,6 +737,27 @@ def _is_pattern(draft: Draft) -> bool:
     several people's updates put together. A lone "X is blocked on Y", reported by one
     person (however often), is a fact, not a pattern."""
     return len(draft.blocked) >= 2 or _reporters_at_least(draft.episodes, 2)
+
+
+def _may_be_pattern(
+    nodes: dict[int, int],
+    waits: list[Fact],
+    owns: list[Fact],
+    entities: Mapping[int, Entity],
+    episodes: Mapping[int, Episode],
+) -> bool:
+    """``_is_pattern`` of the draft ``_dependency_draft`` would build from these, without
+    building it: two blocked items, or two reporters among the episodes of its waits
+    inside the cone and of its ownership facts."""
+    blocked = 0
+    for node, depth in nodes.items():
+        if depth >= 1 and node in entities:
+            blocked += 1
+            if blocked >= 2:
+                return True
+    stated = {f.episode_id for f in waits if f.target_id in nodes and nodes[f.source_id] >= 1}
+    stated.update(f.episode_id for f in owns)
+    return _reporters_at_least((episodes[i] for i in stated), 2)
 
 
 def _dependency_draft(
@@ -777,7 +814,7 @@ def _dependency_draft(
 
     people: dict[int, Entity] = {}
     for b in blocked:
-        if b.entity.type is not EntityType.WORK_ITEM:
+        if b.entity.type is not _WORK_ITEM:
             people[b.entity.id] = b.entity
         for o in b.owners:
             people[o.id] = o
@@ -785,7 +822,7 @@ def _dependency_draft(
     fact_roles.update({f.id: "ownership" for f in owner_facts})
     episode_ids = {f.episode_id for f in edge_facts} | {f.episode_id for f in owner_facts}
     eps = sorted((episodes[i] for i in episode_ids), key=lambda e: (e.occurred_at, e.id))
-    work_items = {b.entity.id for b in blocked if b.entity.type is EntityType.WORK_ITEM}
+    work_items = {b.entity.id for b in blocked if b.entity.type is _WORK_ITEM}
     used = {f.id: f for f in edge_facts + owner_facts}
     return Draft(
         pattern_key=f"root:{root_id}",
@@ -817,7 +854,7 @@ def _context_draft(
     stated_by: dict[tuple[int, str, int], set[int]] = defaultdict(set)
     first: dict[tuple[int, str, int], list[Fact]] = defaultdict(list)
     for f in cluster_facts:
-        key = (f.source_id, f.relation.value, f.target_id)
+        key = (f.source_id, f.relation, f.target_id)  # a StrEnum: the value without .value
         stated_by[key].add(f.episode_id)
         first[key].append(f)
     shared_keys = sorted(

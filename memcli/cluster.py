@@ -221,11 +221,11 @@ def cluster_episodes(
             # Each oversized component's carriers of each signature, in one pass over
             # the incidences (with the window, one signature's carriers can sit in
             # several components).
-            inside: dict[int, dict[int, list[int]]] = {c: {} for c in big}
+            inside: dict[int, defaultdict[int, list[int]]] = {c: defaultdict(list) for c in big}
             for episode, signature in linking_pairs:
                 local = inside.get(component[episode])
                 if local is not None:
-                    local.setdefault(signature, []).append(episode)
+                    local[signature].append(episode)
             members_of: dict[int, list[int]] = {c: [] for c in big}
             for node in order:
                 c = component[node]
@@ -233,8 +233,8 @@ def cluster_episodes(
                     members_of[c].append(node)
             for comp in sorted(big):
                 members = members_of[comp]
-                local = {s: eps for s, eps in inside[comp].items() if len(eps) > 1}
-                removed = _split(members, local, blocker, times, window, cap, result.membership)
+                linked = {s: eps for s, eps in inside[comp].items() if len(eps) > 1}
+                removed = _split(members, linked, blocker, times, window, cap, result.membership)
                 result.splits.append((comp, len(members), removed))
     return result
 

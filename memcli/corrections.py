@@ -152,11 +152,7 @@ def unmerge(
 
 def _names(store: Store, graph: str, canon: dict[int, int]) -> list[identity.Name]:
     """The graph's entities as identity sees them: merged aliases left out."""
-    return [
-        identity.Name(r["id"], r["name"], r["norm"], r["type"])
-        for r in store.identity_names(graph)
-        if r["id"] not in canon
-    ]
+    return [identity.Name(*r) for r in store.identity_name_rows(graph) if r[0] not in canon]
 
 
 def suggest_merges(store: Store, graph: str) -> list[dict[str, Any]]:

@@ -158,20 +158,28 @@ def _matches(short: str, long: str, alone: bool) -> bool:
     return short == long or (_abbreviates(short, long) and (not alone or long.startswith(short)))
 
 
-def _pairs(names: Sequence[Name]) -> dict[int, list[tuple[Name, str, str]]]:
-    """For each name, the longer names it may stand for: (long, kind, reason).
+def _pairs(
+    names: Sequence[Name],
+    shorts: Sequence[Name] | None = None,
+    words_of: Mapping[int, tuple[str, ...]] | None = None,
+) -> dict[int, list[tuple[Name, str, str]]]:
+    """For each name (of ``shorts``, default all), the longer names of ``names`` it may
+    stand for: (long, kind, reason).
 
     A shortened name matches a longer one word by word from the first (each word equal
     or abbreviating, so with the same first letter), or is its acronym. The longer names
     are filed in a trie by their words, and each short name walks it, so only names
     that match word by word are compared in full (``relation``), not every name that
     shares some first letters; a word's matches at a node are worked out once.
+    ``words_of``: each name's words, when the caller has them already.
     """
     roots: dict[str, _Node] = defaultdict(_Node)
     acronyms: dict[tuple[str, str], list[Name]] = defaultdict(list)
-    words_of: dict[int, tuple[str, ...]] = {}
+    known = words_of
+    words_of = {}
     for n in names:
-        t = tuple(_RUN.findall(n.norm))  # ``tokens`` without its cache: every name once
+        # ``tokens`` without its cache: every name once
+        t = known[n.id] if known is not None else tuple(_RUN.findall(n.norm))
         words_of[n.id] = t
         if not t:
             continue
@@ -198,8 +206,8 @@ def _pairs(names: Sequence[Name]) -> dict[int, list[tuple[Name, str, str]]]:
         return hit
 
     out: dict[int, list[tuple[Name, str, str]]] = {}
-    for short in names:
-        s = words_of[short.id]
+    for short in names if shorts is None else shorts:
+        s = words_of.get(short.id) or (known or {}).get(short.id) or tokens(short.norm)
         if not s:
             continue
         frontier = [roots[short.type]] if short.type in roots else []
@@ -237,6 +245,96 @@ def _is_safe(short: Name, kind: str) -> bool:
     return kind == "abbreviation" and len(tokens(short.norm)) >= 2
 
 
+def _narrowed(
+    names: Sequence[Name],
+) -> tuple[list[Name], list[Name], dict[int, tuple[str, ...]]]:
+    """The names that may be merged automatically, and the names they may stand for:
+    (shorts, longs, each name's words).
+
+    A merge needs the short name to be safe (``_is_safe``) whatever it fits: an
+    acronym written in capitals (one word), or an abbreviation of two or more words
+    with at least one word shortened. The word at place ``i`` of an abbreviation is
+    shortened from the word at place ``i`` of a longer name of the same type, so a name
+    none of whose words abbreviates a word at its place in another name of its type
+    can only be "leading words" of one: it is never merged, and is not compared. The
+    longer names a short one may fit start with a word its first word matches, or have
+    it as their acronym; only those are filed. What is merged is what comparing every
+    pair gives (``tests/test_identity.py`` checks it); on a large graph few names pass.
+    """
+    findall = _RUN.findall
+    words_of = {n.id: tuple(findall(n.norm)) for n in names}
+    by_type: dict[str, list[tuple[str, ...]]] = defaultdict(list)
+    for n in names:
+        by_type[n.type].append(words_of[n.id])
+    at: dict[tuple[str, int], set[str]] = defaultdict(set)
+    for kind, all_words in by_type.items():
+        longest = max(map(len, all_words))
+        for i in range(longest):
+            at[(kind, i)] = {t[i] for t in all_words if len(t) > i}
+    # words that abbreviate another word at the same place in a name of the same type
+    shortened: dict[tuple[str, int], set[str]] = {}
+    for key, words in at.items():
+        by_letter: dict[str, list[str]] = defaultdict(list)
+        for w in words:
+            by_letter[w[0]].append(w)
+        shortened[key] = {
+            a
+            for a in words
+            if a.isalpha() and any(_abbreviates(a, b) for b in by_letter[a[0]] if len(b) > len(a))
+        }
+    anywhere = set().union(*shortened.values())
+    shorts: list[Name] = []
+    for n in names:
+        t = words_of[n.id]
+        if len(t) >= 2:
+            if not anywhere.isdisjoint(t) and any(
+                w in shortened[(n.type, i)] for i, w in enumerate(t)
+            ):
+                shorts.append(n)
+        elif t and t[0].isalpha() and len(t[0]) >= 2 and _is_safe(n, "acronym"):
+            shorts.append(n)
+    if not shorts:
+        return [], [], words_of
+    fit: dict[tuple[str, int, str], set[str]] = {}
+
+    def fits_at(kind: str, i: int, word: str) -> set[str]:
+        """The words at place ``i`` of names of this type that ``word`` may stand for."""
+        hit = fit.get((kind, i, word))
+        if hit is None:
+            hit = fit[(kind, i, word)] = {
+                w for w in at.get((kind, i), ()) if w[0] == word[0] and _matches(word, w, False)
+            }
+        return hit
+
+    # A longer name a short one fits starts with words the short one's first words fit:
+    # its first word for a one-word short, its first two for the others.
+    any_next: set[tuple[str, str]] = set()  # (type, first word): any second word
+    seconds: dict[tuple[str, str], set[str]] = defaultdict(set)  # (type, first) -> second
+    initials: set[tuple[str, str]] = set()  # (type, acronym) a one-word short may be
+    for n in shorts:
+        t = words_of[n.id]
+        if len(t) == 1:
+            initials.add((n.type, t[0]))
+            any_next.update((n.type, w) for w in fits_at(n.type, 0, t[0]))
+        else:
+            second = fits_at(n.type, 1, t[1])
+            for w in fits_at(n.type, 0, t[0]):
+                seconds[(n.type, w)] |= second
+    longs: list[Name] = []
+    for n in names:
+        t = words_of[n.id]
+        if not t:
+            continue
+        head = (n.type, t[0])
+        if head in any_next or (len(t) >= 2 and head in seconds and t[1] in seconds[head]):
+            longs.append(n)
+        elif initials:
+            spaced = n.norm.split()
+            if len(spaced) >= 2 and (n.type, "".join([w[0] for w in spaced])) in initials:
+                longs.append(n)
+    return shorts, longs, words_of
+
+
 def auto_merges(
     names: Sequence[Name], *, refused: Iterable[tuple[int, int]] = ()
 ) -> list[Candidate]:
@@ -246,8 +344,9 @@ def auto_merges(
     no = set(refused)
     names = [n for n in names if n.type in AUTO_TYPES]  # both ends share one type
     by_id = {n.id: n for n in names}
+    shorts, longs, words_of = _narrowed(names)
     out = []
-    for short_id, found in sorted(_pairs(names).items()):
+    for short_id, found in sorted(_pairs(longs, shorts, words_of).items()):
         if len(found) != 1:
             continue  # ambiguous: several longer names fit
         long, kind, reason = found[0]

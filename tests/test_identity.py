@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from memcli.identity import Name, auto_merges, relation
@@ -298,3 +298,72 @@ def test_pairs_are_every_relation_between_names(raw: list[tuple[list[str], str]]
         if fits:
             expected[short.id] = fits
     assert _pairs(names) == expected
+
+
+def _merges_compared_in_full(
+    names: list[Name], refused: set[tuple[int, int]]
+) -> list[tuple[int, int, str]]:
+    """``auto_merges`` by its definition: every pair compared with ``relation``."""
+    from memcli.identity import AUTO_TYPES, _is_safe
+
+    pool = [n for n in names if n.type in AUTO_TYPES]
+    out = []
+    for short in pool:
+        fits = [(long, rel) for long in pool if (rel := relation(short, long)) is not None]
+        if len(fits) != 1:
+            continue
+        long, (kind, _) = fits[0]
+        if _is_safe(short, kind) and (short.id, long.id) not in refused:
+            out.append((short.id, long.id, kind))
+    aliases = {a for a, _, _ in out}
+    return [m for m in out if m[1] not in aliases]
+
+
+# Longer names from a few words, and shortened forms of some of them (each word kept
+# or shortened, or the capital initials), under one type or another: most lists hold
+# merges, ambiguous short names and names that only look alike.
+_SHORTER = {"postgres": ["pg", "pgs", "p"], "service": ["svc", "srv", "se"],
+            "staging": ["stg", "st"], "environment": ["env", "envt"], "16": ["16"],
+            "rebuild": ["rb", "reb"]}  # fmt: skip
+
+
+@st.composite
+def _names_with_shortenings(draw: st.DrawFn) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for _ in range(draw(st.integers(1, 8))):
+        words = draw(st.lists(st.sampled_from(sorted(_SHORTER)), min_size=1, max_size=3))
+        kind = draw(st.sampled_from(["work_item", "work_item", "team", "person"]))
+        out.append((" ".join(words), kind))
+        for _ in range(draw(st.integers(0, 2))):
+            if draw(st.booleans()):
+                short = " ".join(
+                    w if draw(st.booleans()) else draw(st.sampled_from(_SHORTER[w]))
+                    for w in words[: draw(st.integers(1, len(words)))]
+                )
+            else:
+                short = "".join(w[0] for w in words)
+                short = short.upper() if draw(st.booleans()) else short
+            out.append((short, draw(st.sampled_from([kind, kind, "team"]))))
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+# "SE" is the initials of one name and, as one word, the start of another's first word:
+# ambiguous, so never merged
+@example(
+    [("staging environment", "work_item"), ("SE", "work_item"), ("service rebuild", "work_item")],
+    [],
+)
+@given(
+    _names_with_shortenings(),
+    st.lists(st.tuples(st.integers(1, 30), st.integers(1, 30)), max_size=5),
+)
+def test_automatic_merges_are_those_every_pair_compared_gives(
+    raw: list[tuple[str, str]], refused: list[tuple[int, int]]
+) -> None:
+    # Only safe names are compared (``identity._narrowed``): the merges must be the same.
+    names = [Name(i, name, name.lower(), t) for i, (name, t) in enumerate(raw, start=1)]
+    made = [(c.alias.id, c.canonical.id, c.reasons[0]) for c in auto_merges(names, refused=refused)]
+    expected = _merges_compared_in_full(names, set(refused))
+    assert [(a, b) for a, b, _ in made] == [(a, b) for a, b, _ in expected]
+    event(f"merges: {min(len(made), 3)}")

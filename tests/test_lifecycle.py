@@ -96,6 +96,47 @@ def test_new_evidence_regenerates_in_place(
     assert "v1" in cli("observation", "history", str(obs["id"])).stdout
 
 
+def _evidence_is_the_latest_version(db: Path) -> None:
+    """Every observation's evidence rows are exactly the evidence of its latest version
+    (an update writes only the rows that changed, so the two are checked apart)."""
+    conn = sqlite3.connect(db)
+    stored: dict[int, set[tuple[str, int, str]]] = {}
+    for oid, t, i, role in conn.execute(
+        "SELECT observation_id, item_type, item_id, role FROM observation_evidence"
+    ):
+        stored.setdefault(oid, set()).add((t, i, role))
+    latest = conn.execute(
+        "SELECT v.observation_id, v.evidence FROM observation_versions v"
+        " JOIN observations o ON o.id = v.observation_id AND o.version = v.version"
+    ).fetchall()
+    conn.close()
+    assert latest
+    for oid, evidence in latest:
+        assert stored.get(oid, set()) == {tuple(row) for row in json.loads(evidence)}
+
+
+def test_an_update_rewrites_evidence_to_the_new_version(
+    cli: Cli, atlas: Path, write: Callable[..., Path], db_path: Path
+) -> None:
+    # Dan joins (rows added); then Eve's chain through the search page adds rows and
+    # changes others (without the old rows deleted, the check below fails).
+    week1(cli, atlas)
+    cli("ingest", str(write("w2-dan.md", update("Dan", "2026-11-10T11:00:00Z", DAN))))
+    cli("analyze")
+    _evidence_is_the_latest_version(db_path)
+    later = update(
+        "Eve",
+        "2026-11-11T09:00:00Z",
+        "The mobile release is blocked on the search page. "
+        "The search page is blocked on the auth service refactor.",
+    )
+    cli("ingest", str(write("w3-eve.md", later)))
+    cli("analyze")
+    [obs] = cli.json("observations", "--graph", "project-atlas")
+    assert obs["version"] == 3
+    _evidence_is_the_latest_version(db_path)
+
+
 def test_out_of_order_ingest_gives_the_same_facts_and_observations(
     cli: Cli, atlas: Path, write: Callable[..., Path], tmp_path: Path
 ) -> None:
@@ -251,3 +292,25 @@ def test_concurrent_analyze_processes(atlas: Path, tmp_path: Path) -> None:
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert conn.execute("SELECT count(*) FROM observations").fetchone()[0] == 1
     assert conn.execute("SELECT count(*) FROM analysis_runs").fetchone()[0] == 1
+
+
+def test_the_evidence_index_is_kept_through_first_and_later_passes(
+    cli: Cli, atlas: Path, write: Callable[..., Path], db_path: Path
+) -> None:
+    # A first pass rebuilds the item index after its rows; it must come back as the
+    # migration defined it, and stay through a pass that updates in place.
+    def index_sql() -> str | None:
+        conn = sqlite3.connect(db_path)
+        row = conn.execute(
+            "SELECT sql FROM sqlite_master WHERE name = 'observation_evidence_item'"
+        ).fetchone()
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        conn.close()
+        return None if row is None else str(row[0])
+
+    expected = "CREATE INDEX observation_evidence_item ON observation_evidence(item_type, item_id)"
+    week1(cli, atlas)
+    assert index_sql() == expected
+    cli("ingest", str(write("w2-dan.md", update("Dan", "2026-11-10T11:00:00Z", DAN))))
+    cli("analyze")
+    assert index_sql() == expected

@@ -886,16 +886,50 @@ class AnalysisMixin(IdentityMixin):
             """,
             {**row, "id": obs_id},
         )
-        self.conn.execute("DELETE FROM observation_evidence WHERE observation_id = ?", (obs_id,))
+
+    def _stored_evidence(self, ids: Iterable[int]) -> dict[int, set[tuple[str, int, str]]]:
+        """Each observation's evidence rows as stored: (item type, item id, role)."""
+        out: dict[int, set[tuple[str, int, str]]] = defaultdict(set)
+        for chunk, marks in chunks(ids):
+            for oid, t, i, role in self.conn.execute(
+                "SELECT observation_id, item_type, item_id, role FROM observation_evidence"
+                f" WHERE observation_id IN ({marks})",
+                chunk,
+            ):
+                out[oid].add((t, i, role))
+        return out
 
     def _write_evidence(self, rows: list[tuple[int, str, int, str]]) -> None:
         # A plain INSERT (no conflict handling: half the cost of OR REPLACE): the rows
-        # are new observations' or those of updated ones, whose old rows were deleted.
-        self.conn.executemany(
+        # are new observations' or new rows of updated ones (a row whose role changed
+        # was deleted first).
+        sql = (
             "INSERT INTO observation_evidence (observation_id, item_type, item_id, role)"
-            " VALUES (?, ?, ?, ?)",
-            rows,
+            " VALUES (?, ?, ?, ?)"
         )
+        index = None
+        # A batch larger than the table (a first pass): the item index is built once
+        # over all the rows instead of taking each row at a random place (a third of the
+        # batch's cost), and comes back as it was defined. "Larger" is asked with an
+        # OFFSET as far as the batch: never a count of a large table.
+        larger = rows and (
+            self.conn.execute(
+                "SELECT 1 FROM observation_evidence LIMIT 1 OFFSET ?", (len(rows) - 1,)
+            ).fetchone()
+            is None
+        )
+        if larger:
+            index = self.conn.execute(
+                "SELECT sql FROM sqlite_master WHERE type = 'index'"
+                " AND name = 'observation_evidence_item'"
+            ).fetchone()
+            if index is not None and index[0]:
+                self.conn.execute("DROP INDEX observation_evidence_item")
+            else:
+                index = None
+        self.conn.executemany(sql, rows)
+        if index is not None:
+            self.conn.execute(index[0])
 
     def _snapshot(self, versions: list[tuple[str, int]]) -> None:
         """Record each observation's current version (its row as just written), from
@@ -949,12 +983,27 @@ class AnalysisMixin(IdentityMixin):
         evidence: list[tuple[int, str, int, str]] = []
         versions: list[tuple[str, int]] = []
 
-        def record(obs_id: int, d: analysis.Draft) -> None:
+        gone: list[tuple[int, str, int]] = []
+
+        def record(obs_id: int, d: analysis.Draft, stored: set[tuple[str, int, str]]) -> None:
+            # An updated observation's evidence is written as a difference with what is
+            # stored (a bottleneck that gains one root keeps tens of thousands of rows).
             rows = d.evidence()
-            evidence.extend([(obs_id, t, i, r) for t, i, r in rows])
+            if stored:
+                gone.extend((obs_id, t, i) for t, i, r in stored.difference(rows))
+            evidence.extend([(obs_id, t, i, r) for t, i, r in rows if (t, i, r) not in stored])
             versions.append((json.dumps(rows), obs_id))
 
-        with self.transaction():
+        with self._savepoint():
+            # The cluster table first: written after the evidence (a large batch of
+            # pages already dirty in the page cache), its rows cost about three times as
+            # much.
+            self.save_membership(
+                graph,
+                result.clustering.membership,
+                result.clustering.component,
+                full=result.scope is None,
+            )
             # Same pattern, same evidence: only bookkeeping that is not part of the
             # version, and only where it moved.
             self.conn.executemany(
@@ -966,9 +1015,10 @@ class AnalysisMixin(IdentityMixin):
                 ],
             )
             done.unchanged.extend(obs_id for obs_id, _ in result.plan.keep)
+            stored = self._stored_evidence(obs_id for obs_id, _ in result.plan.update)
             for obs_id, d in result.plan.update:
                 self._update_observation(obs_id, row(d))
-                record(obs_id, d)
+                record(obs_id, d, stored.pop(obs_id, set()))
                 done.updated.append(obs_id)
             for r in result.retire:
                 self.conn.execute(
@@ -983,9 +1033,14 @@ class AnalysisMixin(IdentityMixin):
             links: list[tuple[int, int, str]] = []
             for d, supersedes in result.plan.create:
                 obs_id = self._insert_observation(row(d))
-                record(obs_id, d)
+                record(obs_id, d, set())
                 links.extend((obs_id, older, now) for older in supersedes)
                 done.created.append(obs_id)
+            self.conn.executemany(
+                "DELETE FROM observation_evidence"
+                " WHERE observation_id = ? AND item_type = ? AND item_id = ?",
+                sorted(gone),
+            )
             self._write_evidence(evidence)
             self._snapshot(versions)
             self.conn.executemany(
@@ -993,13 +1048,26 @@ class AnalysisMixin(IdentityMixin):
                 " VALUES (?, ?, 'supersedes', ?)",
                 links,
             )
-            self.save_membership(
-                graph,
-                result.clustering.membership,
-                result.clustering.component,
-                full=result.scope is None,
-            )
         return done
+
+    @contextmanager
+    def _savepoint(self) -> Iterator[None]:
+        """``apply``'s writes as one unit inside the caller's transaction, by a plain
+        SAVEPOINT: the nested ``transaction()`` would load sqlite-utils for it (a
+        quarter of a second of imports, more than an incremental pass's own writes).
+        Outside a transaction, a transaction of its own."""
+        if not self.conn.in_transaction:
+            with self.transaction():
+                yield
+            return
+        self.conn.execute("SAVEPOINT memcli_apply")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK TO memcli_apply")
+            self.conn.execute("RELEASE memcli_apply")
+            raise
+        self.conn.execute("RELEASE memcli_apply")
 
     def record_run(self, row: dict[str, Any]) -> int:
         cur = self.conn.execute(

@@ -14,6 +14,10 @@ from typing import Any
 
 from memcli.store.connection import StoreBase, chunks
 
+# A graph's names in id order ("+graph_id": a table scan, cheaper than walking the graph
+# index and sorting what it gives).
+_NAMES_SQL = "SELECT id, name, norm, type FROM entities WHERE +graph_id = ? ORDER BY id"
+
 
 class IdentityMixin(StoreBase):
     def entity_canon(self, graph_id: str) -> dict[int, int]:
@@ -38,10 +42,13 @@ class IdentityMixin(StoreBase):
         return out
 
     def identity_names(self, graph_id: str) -> list[dict[str, Any]]:
-        return self.rows(
-            "SELECT id, name, norm, type FROM entities WHERE graph_id = ? ORDER BY id",
-            (graph_id,),
-        )
+        return self.rows(_NAMES_SQL, (graph_id,))
+
+    def identity_name_rows(self, graph_id: str) -> list[tuple[int, str, str, str]]:
+        """``identity_names`` as (id, name, norm, type) tuples: an automatic-merge check
+        reads every name of the graph, and a dict per row was most of that read."""
+        with self._lock:
+            return self.conn.execute(_NAMES_SQL, (graph_id,)).fetchall()
 
     def entity_neighbours(self, graph_id: str) -> list[tuple[int, str, int]]:
         """(entity, relation as read from it, other entity) over the current facts:
@@ -275,7 +282,10 @@ class IdentityMixin(StoreBase):
         """Whether the graph has an entity created at or after ``since``."""
         return (
             self.scalar(
-                "SELECT 1 FROM entities WHERE graph_id = ? AND created_at >= ? LIMIT 1",
+                # newest first, by a table scan (the graph index would look every row
+                # up): a name added since is found at once, and "none" is one scan
+                "SELECT 1 FROM entities WHERE +graph_id = ? AND created_at >= ?"
+                " ORDER BY id DESC LIMIT 1",
                 (graph_id, since),
             )
             is not None
