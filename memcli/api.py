@@ -163,9 +163,7 @@ def _graph_for(episode: EpisodeInput, override: str | None) -> str:
     return graph.strip() or DEFAULT_GRAPH
 
 
-def _resolve_key(
-    store: Store, graph: str, ref: EntityRef, created: list[int], now: str | None = None
-) -> tuple[int, str]:
+def _resolve_key(store: Store, graph: str, ref: EntityRef, created: list[int]) -> tuple[int, str]:
     """(entity id, normalised key) of ``ref``, the entity created on first sight (its id
     appended to ``created``) and the name recorded as one of its aliases."""
     type_ = ref.type.value
@@ -175,7 +173,7 @@ def _resolve_key(
     name, norm = resolved(ref.name, ref.type)
     if not norm:
         raise ValueError(f"entity name {ref.name!r} is empty after normalisation")
-    entity_id, new = store.resolve_entity(graph, name, norm, type_, now=now)
+    entity_id, new = store.resolve_entity(graph, name, norm, type_)
     if new:
         created.append(entity_id)
     store.remember_name(graph, ref.name, type_, entity_id, norm)
@@ -454,36 +452,23 @@ def _store_facts(
     occurred_at: str,
     extraction: Extraction,
     report: IngestReport,
-    *,
-    source: str | None = None,
-    now: str | None = None,
 ) -> None:
-    """Resolve, store and sign an episode's facts. The contradiction rules run once per
-    transaction over all its new facts (``Store.end_contradicted``), not here.
+    """Resolve, store and sign the facts a retried extraction found for a stored episode
+    (``extract_pending``; ingest writes through ``store_episodes``). The contradiction
+    rules run once per transaction over all its new facts (``Store.end_contradicted``),
+    not here.
 
-    A fact whose two ends are one entity says nothing about a dependency and is skipped;
-    when the episode came with its facts given (``source`` names it), the skip is a
-    warning, since the writer of that file meant something else.
-
+    A fact whose two ends are one entity says nothing about a dependency and is skipped.
     A fact the episode already has is skipped, so this can run again for an episode whose
-    extraction is retried (``extract_pending``).
+    extraction is retried again.
     """
     created: list[int] = []
     rows: list[tuple[str, int, str, int, str, str, str | None]] = []
     given: list[tuple[ExtractedFact, tuple[int, str, int], str, str]] = []
     for fact in extraction.facts:
-        source_id, source_key = _resolve_key(store, graph, fact.source, created, now)
-        target_id, target_key = _resolve_key(store, graph, fact.target, created, now)
+        source_id, source_key = _resolve_key(store, graph, fact.source, created)
+        target_id, target_key = _resolve_key(store, graph, fact.target, created)
         if source_id == target_id:
-            if source is not None:
-                report.warnings.append(
-                    (
-                        source,
-                        f"fact ({fact.source.name}, {fact.relation.value}, "
-                        f"{fact.target.name}) skipped: its source and target are the "
-                        "same entity",
-                    )
-                )
             continue
         relation = fact.relation.value
         rows.append(
@@ -500,7 +485,7 @@ def _store_facts(
         given.append((fact, (source_id, relation, target_id), source_key, target_key))
     # One statement for the episode's facts and one for its new signatures; ids come
     # out in the order the facts were given, as a statement per fact gave them.
-    stored = store.insert_facts(episode_id, rows, now=now)
+    stored = store.insert_facts(episode_id, rows)
     signed: list[tuple[int, list[tuple[str, str]]]] = []
     for fact, key, source_key, target_key in given:
         fact_id = stored.pop(key, None)  # a repeat of the same fact is stored once

@@ -41,12 +41,9 @@ class IdentityMixin(StoreBase):
             out[start] = end
         return out
 
-    def identity_names(self, graph_id: str) -> list[dict[str, Any]]:
-        return self.rows(_NAMES_SQL, (graph_id,))
-
     def identity_name_rows(self, graph_id: str) -> list[tuple[int, str, str, str]]:
-        """``identity_names`` as (id, name, norm, type) tuples: an automatic-merge check
-        reads every name of the graph, and a dict per row was most of that read."""
+        """Every name of the graph as (id, name, norm, type) tuples, in id order: an
+        automatic-merge check reads them all, and a dict per row was most of that read."""
         with self._lock:
             return self.conn.execute(_NAMES_SQL, (graph_id,)).fetchall()
 

@@ -327,51 +327,6 @@ class IngestMixin(StoreBase):
                 self._aliased.add(entity_id)
             self._aliases.add((entity_id, alias))
 
-    def insert_fact(
-        self,
-        graph_id: str,
-        episode_id: int,
-        source_id: int,
-        relation: str,
-        target_id: int,
-        sentence: str,
-        valid_at: str,
-        invalid_at: str | None = None,
-        *,
-        now: str | None = None,
-    ) -> int | None:
-        """Insert one fact; None if the episode already states it.
-
-        ``invalid_at`` is set when the update itself says when the fact stopped holding.
-        ``now`` (the time of the ingest) is taken here when not given.
-        """
-        now = now or utcnow()
-        cur = self.conn.execute(
-            """
-            INSERT OR IGNORE INTO facts (graph_id, episode_id, source_id, relation, target_id,
-              sentence, valid_at, invalid_at, created_at, expired_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            (
-                graph_id,
-                episode_id,
-                source_id,
-                relation,
-                target_id,
-                sentence,
-                valid_at,
-                invalid_at,
-                now,
-                now if invalid_at else None,
-            ),
-        )
-        if not cur.rowcount:
-            return None
-        assert cur.lastrowid is not None
-        self._unindexed_facts.add(cur.lastrowid)
-        self._uncontradicted.add(cur.lastrowid)
-        return cur.lastrowid
-
     def insert_facts(
         self,
         episode_id: int,
@@ -381,7 +336,7 @@ class IngestMixin(StoreBase):
     ) -> dict[tuple[int, str, int], int]:
         """Insert one episode's facts in one statement; the id of each fact stored now,
         by (source id, relation, target id). A fact the episode already states is left
-        out (the first of two equal facts is the one kept, as ``insert_fact`` does).
+        out (of two equal facts, the first is the one kept).
 
         Rows: (graph, source id, relation, target id, sentence, valid_at, invalid_at).
         """
