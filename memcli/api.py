@@ -1576,6 +1576,24 @@ def observation(store: Store, obs_id: int) -> ObservationDetail:
     return ObservationDetail.model_validate(observation_record(store, obs_id))
 
 
+def observation_views(
+    store: Store, graph: str, status: str = "active", *, evidence: int
+) -> list[ObservationView]:
+    """:func:`observations` with each evidence list cut to ``evidence`` items in SQL (0:
+    counts only), typed as the views they are: what an agent's bounded reply needs,
+    whatever the evidence holds."""
+    records = observation_records(store, graph, status, evidence=evidence)
+    return [ObservationView.model_validate(r) for r in records]
+
+
+def observation_view(store: Store, obs_id: int, evidence: int) -> ObservationView:
+    """One observation (any status) as in :func:`observation_views`."""
+    found = observation_records(store, None, "all", ids=[obs_id], evidence=evidence)
+    if not found:
+        raise NotFound(f"no observation with id {obs_id}")
+    return ObservationView.model_validate(found[0])
+
+
 def observation_record(store: Store, obs_id: int) -> dict[str, Any]:
     """The record of :func:`observation` as plain JSON data, keys in the order of
     :class:`memcli.contract.ObservationDetail`'s fields (see :func:`observation_records`)."""

@@ -20,7 +20,6 @@ from memcli.contract import (
     AnalyzeSummary,
     Episode,
     EpisodeBrief,
-    Observation,
     ObservationBrief,
     ObservationView,
     Page,
@@ -89,7 +88,8 @@ def page(
         window = window[: max(1, len(window) * 3 // 4)]
 
 
-def observation_brief(o: Observation) -> ObservationBrief:
+def observation_brief(o: ObservationView) -> ObservationBrief:
+    """``o`` needs no evidence lists: their totals are the counts (``evidence=0``)."""
     return ObservationBrief(
         id=o.id,
         graph_id=o.graph,
@@ -99,31 +99,27 @@ def observation_brief(o: Observation) -> ObservationBrief:
         kind=o.kind,
         leverage=o.leverage,
         root_entities=o.root_entities,
-        entities=len(o.entities),
-        episodes=len(o.episodes),
-        facts=len(o.facts),
+        entities=o.entities_total,
+        episodes=o.episodes_total,
+        facts=o.facts_total,
         latest_evidence_at=o.latest_evidence_at,
         updated_at=o.updated_at,
     )
 
 
-def observation_view(o: Observation, *, limit: int, max_chars: int) -> ObservationView:
-    """One observation with ``limit`` entities, episodes and facts at most, cut further
-    until it fits ``max_chars``."""
-    data = o.model_dump(exclude={"entities", "episodes", "facts", "cluster"})
+def observation_view(o: ObservationView, *, limit: int, max_chars: int) -> ObservationView:
+    """``o`` (its lists already cut to ``limit`` by the store) cut further until it fits
+    ``max_chars``; the totals still count the whole lists."""
     n = limit
     while True:
-        view = ObservationView(
-            **data,
-            graph_id=o.graph,
-            entities=o.entities[:n],
-            episodes=o.episodes[:n],
-            facts=o.facts[:n],
-            entities_total=len(o.entities),
-            episodes_total=len(o.episodes),
-            facts_total=len(o.facts),
+        view = o.model_copy(
+            update={
+                "entities": o.entities[:n],
+                "episodes": o.episodes[:n],
+                "facts": o.facts[:n],
+                "truncated": max(o.entities_total, o.episodes_total, o.facts_total) > n,
+            }
         )
-        view.truncated = max(len(o.entities), len(o.episodes), len(o.facts)) > n
         if n <= 1 or size(view) <= max_chars:
             return view
         n = max(1, n * 3 // 4)

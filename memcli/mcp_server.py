@@ -282,7 +282,7 @@ def build_server(db_path: Path, *, redact: bool = True, analyze_on_add: bool = T
 
         def work(store: Store) -> CallToolResult:
             bounded.check(limit, offset, max_chars)
-            found = api.observations(store, graph_id, status)
+            found = api.observation_views(store, graph_id, status, evidence=0)  # counts only
             out = bounded.page(
                 lambda items: ObservationPage(
                     total=0,
@@ -312,7 +312,7 @@ def build_server(db_path: Path, *, redact: bool = True, analyze_on_add: bool = T
 
         def work(store: Store) -> CallToolResult:
             bounded.check(limit, 0, max_chars)
-            obs = api.observation(store, observation_id)
+            obs = api.observation_view(store, observation_id, evidence=limit)
             out = bounded.observation_view(obs, limit=limit, max_chars=max_chars)
             text = f"#{out.id} {out.name}: {bounded.first_sentence(out.summary)}"
             if out.truncated:

@@ -103,6 +103,9 @@ async def session_run(db: Path) -> dict[str, Any]:
                 seen["observation"] = await call(
                     session, "get_observation", {"observation_id": obs_id}
                 )
+                seen["observation_cut"] = await call(
+                    session, "get_observation", {"observation_id": obs_id, "limit": 1}
+                )
                 seen["graphs"] = await call(session, "list_graphs", {})
                 seen["episodes"] = await call(
                     session, "list_episodes", {"graph_id": "project-atlas", "limit": 2}
@@ -205,6 +208,14 @@ def test_mcp_round_trip_over_stdio(tmp_path: Path) -> None:
     detail = seen["observation"]
     assert detail["facts"] and all("sentence" in f for f in detail["facts"])
     assert (detail["episodes_total"], detail["truncated"]) == (3, False)
+    cut = seen["observation_cut"]  # the first of each list, the totals still whole
+    assert (len(cut["episodes"]), cut["episodes_total"], cut["truncated"]) == (1, 3, True)
+    assert cut["episodes"] == detail["episodes"][:1] and cut["facts"] == detail["facts"][:1]
+    assert (cut["entities_total"], cut["facts_total"]) == (
+        len(detail["entities"]),
+        len(detail["facts"]),
+    )
+    assert (obs["entities"], obs["facts"]) == (len(detail["entities"]), len(detail["facts"]))
     assert [g["graph"] for g in seen["graphs"]["graphs"]] == ["project-atlas"]
     episodes = seen["episodes"]
     assert [e["id"] for e in episodes["episodes"]] == [3, 2]  # newest first
