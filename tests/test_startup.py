@@ -91,6 +91,20 @@ def test_reading_an_up_to_date_database_loads_no_sqlite_utils(
     assert loaded == ["memcli.contract"]
 
 
+def test_ingesting_into_a_new_database_loads_no_sqlite_utils(atlas: Path, tmp_path: Path) -> None:
+    # A new database gets the migrated schema in one step (memcli.store.new_database):
+    # the first ingest of a new store pays neither sqlite-utils nor numpy.
+    db = tmp_path / "new.db"
+    code = (
+        "from memcli.cli import main\n"
+        f"sys.argv = ['memcli', '--db', {str(db)!r}, 'ingest', {str(atlas)!r}]\n"
+        "main()"
+    )
+    loaded = loaded_after(code, watched=("sqlite_utils", "numpy", "memcli.store.migrations"))
+    assert loaded == []
+    assert db.stat().st_size > 0
+
+
 COMMAND_MODULES = tuple(
     f"memcli.cli.{p.stem}" for p in sorted((ROOT / "memcli" / "cli").glob("*_cmd.py"))
 )
