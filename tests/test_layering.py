@@ -92,7 +92,7 @@ def test_core_modules_import_no_store_api_or_cli(path: Path) -> None:
     imported = imports(path)
     assert [
         i
-        for t in ("memcli.store", "memcli.api", "memcli.reads", "memcli.cli")
+        for t in ("memcli.store", "memcli.api", "memcli.reads", "memcli.analyze", "memcli.cli")
         for i in reaches(imported, t)
     ] == []
 

@@ -121,6 +121,14 @@ def test_a_read_command_loads_nothing_ingest_needs(
     assert loaded_after(code, {"MEMCLI_DB": str(db_path)}, INGEST_SIDE) == []
 
 
+def test_analyze_loads_neither_the_readers_nor_ingest(cli: Cli, atlas: Path, db_path: Path) -> None:
+    # memcli analyze imports memcli.analyze: no reader, redaction, connector or extractor.
+    cli("ingest", str(atlas))
+    code = "from memcli.cli import main\nsys.argv = ['memcli', 'analyze']\nmain()"
+    watched = tuple(m for m in INGEST_SIDE if m not in ("memcli.writer", "memcli.corrections"))
+    assert loaded_after(code, {"MEMCLI_DB": str(db_path)}, watched) == []
+
+
 def test_ingesting_into_a_new_database_loads_no_sqlite_utils(atlas: Path, tmp_path: Path) -> None:
     # A new database gets the migrated schema in one step (memcli.store.new_database):
     # the first ingest of a new store pays neither sqlite-utils nor numpy.
