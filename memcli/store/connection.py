@@ -30,7 +30,9 @@ if TYPE_CHECKING:
 # module that imports it: importing sqlite-utils costs more than a whole read command
 # (and numpy with it, when numpy is installed). These mirror memcli.store.migrations
 # (tests/test_store.py keeps them equal: add a migration's name here too); a database
-# with migrations pending loads the real thing.
+# with migrations pending loads the real thing. A new, empty database gets the schema
+# they add up to in one step (memcli.store.new_database: regenerate it with
+# python -m tests.test_new_database after adding a migration).
 SCHEMA_MIGRATIONS = (
     "m001_initial",
     "m002_llm_cache",
