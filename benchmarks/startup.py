@@ -11,10 +11,15 @@ Every agent call and every shell pipeline starts a new memcli process, so what
 * ``import memcli.cli`` (wall time of the process, and the cumulative figure
   ``python -X importtime`` reports for the module);
 * ``memcli --help``;
+* ``memcli ingest`` of one new JSONL update into a new database (the file removed
+  before each run): what creating a store costs beside the start-up;
 * with ``--size N`` (default 10,000; 0 skips it): ``memcli observations --json``, the
   same with ``--evidence 10`` (bounded lists) and ``memcli entities --json`` on an
   analyzed store of N generated updates (built once under ``out/``, from JSONL with
-  given facts, so building it is quick).
+  given facts, so building it is quick); then, on a copy of that store, ``memcli
+  ingest`` of one new update (a different one each run) and ``memcli analyze`` with
+  nothing new to analyze (the warm-up run takes the new updates): the start-up every
+  cron tick and every agent's write pays.
 
 Every tree measured is byte-compiled first (``compileall``), as an installed package
 is: a source tree run with ``PYTHONDONTWRITEBYTECODE`` set, or never run before, would
@@ -33,8 +38,10 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -101,6 +108,68 @@ def read_commands(size: int) -> dict[str, list[str]]:
         ],
         f"memcli entities --json ({size:,})": ["--db", db, "entities", "-g", "bench", "--json"],
     }
+
+
+class OneUpdate:
+    """A one-line JSONL file holding an update no earlier run wrote, so that each run of
+    ``memcli ingest`` stores one new update (a repeated one would only be found)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.runs = 0
+
+    def __call__(self) -> str:
+        self.runs += 1
+        path = self.directory / "one.jsonl"
+        update = {
+            "source": f"startup-{self.runs}",
+            "author": "Dana",
+            "occurred_at": "2026-02-01T09:00:00Z",
+            "graph": "bench",
+            "content": f"The search rewrite {self.runs} is blocked by the index migration.",
+        }
+        path.write_text(json.dumps(update) + "\n", encoding="utf-8")
+        return str(path)
+
+
+def ingest_into_new_db(
+    argv: list[str], env: dict[str, str] | None, cwd: str | None, *, work: Path
+) -> tuple[float, float]:
+    """One run of ``memcli ingest`` of one update into a database that does not exist
+    yet (``argv``: the command up to ``memcli``)."""
+    db = work / "new.db"
+    for side in ("", "-wal", "-shm"):
+        Path(f"{db}{side}").unlink(missing_ok=True)
+    one = OneUpdate(work)
+    return wall([*argv, "--db", str(db), "ingest", one()], env, cwd)
+
+
+# One figure's run: (memcli argv up to the command, environment, working directory).
+Run = Callable[[list[str], dict[str, str] | None, str | None], tuple[float, float]]
+
+
+def write_commands(size: int, work: Path) -> dict[str, Run]:
+    """The write-side start-up figures: name -> run(memcli argv, env, cwd). With ``size``,
+    the existing store is a copy of the read store under ``work`` (one per ``work``)."""
+    work.mkdir(parents=True, exist_ok=True)
+    cases: dict[str, Run] = {
+        "memcli ingest (one update, new database)": functools.partial(
+            ingest_into_new_db, work=work
+        ),
+    }
+    if size:
+        db = work / f"startup-{size}.db"
+        for side in ("-wal", "-shm"):
+            Path(f"{db}{side}").unlink(missing_ok=True)
+        shutil.copyfile(store(size), db)
+        one = OneUpdate(work)
+        cases[f"memcli ingest (one new update, {size:,} store)"] = lambda argv, env, cwd: wall(
+            [*argv, "--db", str(db), "ingest", one()], env, cwd
+        )
+        cases[f"memcli analyze (nothing new, {size:,} store)"] = lambda argv, env, cwd: wall(
+            [*argv, "--db", str(db), "analyze", "-g", "bench"], env, cwd
+        )
+    return cases
 
 
 def import_time_ms() -> float:
@@ -180,6 +249,23 @@ def compare(baseline: Path, size: int, runs: int) -> None:
             runs,
         )
         rows += [(f"{name}, {tree}", f) for tree, f in zip(able, figures, strict=True)]
+    # Write-side start-up: each tree writes its own copy of the store.
+    env_of = {
+        tree: {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(path)}
+        for tree, path in trees.items()
+    }
+    per_tree = {
+        tree: write_commands(size, OUT / "startup-writes" / str(i)) for i, tree in enumerate(trees)
+    }
+    for name in per_tree["this tree"]:
+        figures = paired_medians_ms(
+            [
+                functools.partial(per_tree[tree][name], [py, "-m", "memcli"], env_of[tree], neutral)
+                for tree in trees
+            ],
+            runs,
+        )
+        rows += [(f"{name}, {tree}", f) for tree, f in zip(trees, figures, strict=True)]
     print_rows(rows, runs)
 
 
@@ -259,6 +345,8 @@ def main(argv: list[str] | None = None) -> None:
         for name, cmd in read_commands(args.size).items():
             run = functools.partial(wall, [*memcli, *cmd], env)
             rows.append((name, medians_ms(run, args.runs)))
+    for name, case in write_commands(args.size, OUT / "startup-writes" / "main").items():
+        rows.append((name, medians_ms(functools.partial(case, memcli, env, None), args.runs)))
     print_rows(rows, args.runs)
 
 

@@ -3,6 +3,11 @@
 The CLI only parses options and prints what these functions return; agents and scripts
 can call them directly. Long operations report progress through an optional callback
 instead of printing.
+
+The read functions live in :mod:`memcli.reads` and an analyze run in
+:mod:`memcli.analyze` (a read command or ``memcli analyze`` imports those alone, without
+the readers, redaction, connectors and extractor ingest needs); this module re-exports
+them, so ``memcli.api`` stays the one name a library user imports.
 """
 
 from __future__ import annotations
@@ -12,15 +17,13 @@ import json
 import re
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
 from itertools import chain
 from typing import Any
 
-from memcli import analysis, cluster, corrections, writer
+from memcli.analyze import AnalyzeReport, Writer, analyze
 from memcli.config import DEFAULT_GRAPH
 from memcli.connectors import Batch
 from memcli.contract import (
@@ -57,20 +60,85 @@ from memcli.readers import (
     parse_document,
     unknown_keys_message,
 )
+from memcli.reads import (
+    dependency_picture,
+    entities,
+    entity_records,
+    entity_timeline,
+    episodes,
+    explain_episode,
+    facts,
+    graphs,
+    history,
+    observation,
+    observation_record,
+    observation_records,
+    observation_view,
+    observation_views,
+    observations,
+    report,
+    require_graph,
+    search,
+)
 from memcli.redact import merge, redact_episode
 from memcli.resolve import display_name, normalize, resolved
-from memcli.search import (
-    ANY_WEIGHT,
-    HIGHLIGHT,
-    Query,
-    Scope,
-    fuse,
-    observation_score,
-    parse_query,
-)
 from memcli.signatures import SignatureMode, fact_signatures
 from memcli.sources import SourceText
 from memcli.store import Store, utcnow
+
+# The library's names: this module's ingest, extract and analyze functions, and the read
+# functions of memcli.reads (a read command imports that module alone).
+__all__ = [
+    # The contract's records the functions return, and the error a missing id raises,
+    # importable from here as they always were.
+    "AnalyzeResult",
+    "EntitySummary",
+    "EntityTimeline",
+    "GraphInfo",
+    "NotFound",
+    "Observation",
+    "ObservationDetail",
+    "ObservationVersion",
+    "ObservationView",
+    "Report",
+    "SearchResult",
+    "StoredFact",
+    "SignatureMode",
+    "AnalyzeReport",
+    "BATCH_BYTES",
+    "BATCH_FILES",
+    "ExtractReport",
+    "INGEST_GC_THRESHOLD",
+    "IngestReport",
+    "RulesExtractor",
+    "Writer",
+    "add",
+    "analyze",
+    "dependency_picture",
+    "entities",
+    "entity_records",
+    "entity_timeline",
+    "episodes",
+    "explain_episode",
+    "extract_pending",
+    "facts",
+    "graphs",
+    "history",
+    "ingest",
+    "ingest_records",
+    "observation",
+    "observation_record",
+    "observation_records",
+    "observation_view",
+    "observation_views",
+    "observations",
+    "report",
+    "require_graph",
+    "search",
+    "split_speaker",
+    "store_episode",
+    "store_episodes",
+]
 
 
 class RulesExtractor:
@@ -907,9 +975,9 @@ def _store_files(
         raise
     touched: dict[str, int] = {}  # graph -> files that added to it
     at = 0
-    for _source, episodes in files:
-        part = range(at, at + len(episodes))
-        at += len(episodes)
+    for _source, parsed in files:
+        part = range(at, at + len(parsed))
+        at += len(parsed)
         for g in {items[i][1] for i in part if ids[i] is not None}:
             touched[g] = touched.get(g, 0) + 1
     for g in sorted(touched):
@@ -1167,778 +1235,6 @@ def extract_pending(store: Store, extractor: Extractor, graph: str | None = None
     return report
 
 
-# --- analysis ---
-
-
-@dataclass
-class AnalyzeReport:
-    graph: str
-    skipped: bool = False
-    reason: str = ""
-    episodes: int = 0
-    clusters: int = 0
-    multi_episode_clusters: int = 0
-    created: list[int] = field(default_factory=list)
-    updated: list[int] = field(default_factory=list)
-    retired: list[int] = field(default_factory=list)
-    unchanged: list[int] = field(default_factory=list)
-    seconds: float = 0.0
-    mode: str = ""
-    explain: list[str] = field(default_factory=list)
-    merged: list[dict[str, Any]] = field(default_factory=list)  # automatic merges made
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "graph": self.graph,
-            "skipped": self.skipped,
-            "reason": self.reason,
-            "mode": self.mode,
-            "episodes": self.episodes,
-            "clusters": self.clusters,
-            "multi_episode_clusters": self.multi_episode_clusters,
-            "created": self.created,
-            "updated": self.updated,
-            "retired": self.retired,
-            "unchanged": self.unchanged,
-            "seconds": round(self.seconds, 4),
-            "explain": self.explain,
-            "merged": self.merged,
-        }
-
-    def record(self) -> AnalyzeResult:
-        """This report as the contract record ``analyze --json`` prints."""
-        return AnalyzeResult.model_validate(self.as_dict())
-
-
-# (name, summary), or (name, summary, writer) when the prose came from another writer
-# than the configured one (a language model writer that fell back to the template).
-Writer = Callable[[analysis.Draft], tuple[str, str] | tuple[str, str, str]]
-
-
-def analyze(
-    store: Store,
-    graph: str,
-    *,
-    signatures: SignatureMode = SignatureMode.EXTENDED,
-    writer_name: str = "template",
-    write: Writer | None = None,
-    force: bool = False,
-    incremental: bool = True,
-    settle_seconds: float | None = None,
-    controls: cluster.Controls | None = None,
-) -> AnalyzeReport:
-    """Cluster the graph's episodes and bring its observations in line with the evidence.
-
-    A no-op when nothing was ingested since the last run with the same settings. Otherwise
-    an incremental run re-clusters only the episodes new evidence can reach (see
-    ``Store.affected_episodes``) when that is under half the graph, and gives the same
-    observations a full pass would. The whole run holds the write lock, so two analyzes
-    of one database never interleave: the second waits, then finds nothing to do.
-    """
-    started = time.perf_counter()
-    report = AnalyzeReport(graph=graph)
-    if store.graph(graph) is None:
-        raise NotFound(f"no graph named {graph!r}", hint="see 'memcli graphs'")
-    controls = controls or cluster.Controls()
-    config = json.dumps(
-        {
-            "signatures": signatures.value,
-            "writer": writer_name,
-            "window": controls.window_seconds,
-            "max_signature_episodes": controls.max_signature_episodes,
-            "max_cluster": controls.max_cluster,
-            "stale_after": controls.stale_after_seconds,
-        }
-    )
-    write = write or writer.write
-    if settle_seconds is not None and not force:
-        quiet = _seconds_since(store.graph(graph) or {}, "last_ingest_at")
-        if quiet is not None and quiet < settle_seconds:
-            report.skipped = True
-            report.reason = f"last ingest {quiet:.0f}s ago; waiting for {settle_seconds:.0f}s of quiet (--settle)"
-            report.seconds = time.perf_counter() - started
-            return report
-    with store.transaction():
-        info = store.graph(graph)
-        assert info is not None
-        if (
-            not force
-            and info["analyzed_seq"] == info["ingest_seq"]
-            and info["analyzed_config"] == config
-        ):
-            report.skipped = True
-            report.reason = "nothing new since the last analyze"
-            report.seconds = time.perf_counter() - started
-            return report
-        now = utcnow()
-        # Safe abbreviations merge first (recorded, reversible): a new merge makes this
-        # a full pass, as does any merge, unmerge or correction since the last run. Only
-        # a new name can make a new safe merge, so a run that adds none skips the check.
-        last = store.last_run(graph)
-        if last is None or store.entities_created_since(graph, last["started_at"]):
-            report.merged = corrections.auto_resolve(store, graph)
-        info = store.graph(graph)
-        assert info is not None
-        seq = info["ingest_seq"]
-        max_episode, max_fact, total = store.analysis_watermark(graph)
-        scope: set[int] | None = None
-        recheck: set[int] = set()
-        canon = store.entity_canon(graph)
-        if (
-            incremental
-            and not force
-            and not info["needs_full"]
-            and last is not None
-            and last["config"] == config
-            and not (
-                canon
-                and store.changes_touch(
-                    graph,
-                    last["started_at"],
-                    int(last["max_fact_id"]),
-                    set(canon) | set(canon.values()),
-                )
-            )
-        ):
-            affected = store.affected_episodes(
-                graph,
-                last["started_at"],
-                int(last["max_episode_id"]),
-                signatures.kinds(),
-                max_fact_id=int(last["max_fact_id"]),
-                window_seconds=controls.window_seconds,
-                hub_threshold=controls.max_signature_episodes,
-            )
-            if len(affected) * 2 < total:
-                scope = affected
-                recheck = _recheck(store, graph, int(last["max_episode_id"]), controls)
-        report.mode = "full" if scope is None else "incremental"
-        _analyze_scope(
-            store, graph, scope, report, signatures, writer_name, write, now, controls, recheck
-        )
-        report.seconds = time.perf_counter() - started
-        store.record_run(
-            {
-                "graph_id": graph,
-                "started_at": now,
-                "finished_at": utcnow(),
-                "mode": report.mode,
-                "config": config,
-                "episodes": report.episodes,
-                "clusters": report.clusters,
-                "created": len(report.created),
-                "updated": len(report.updated),
-                "retired": len(report.retired),
-                "unchanged": len(report.unchanged),
-                "max_episode_id": max_episode,
-                "max_fact_id": max_fact,
-                "seconds": report.seconds,
-            }
-        )
-        store.mark_analyzed(graph, int(seq), config)
-    return report
-
-
-def _recheck(
-    store: Store, graph: str, last_max_episode: int, controls: cluster.Controls
-) -> set[int]:
-    """What an incremental pass rechecks beyond the reach of new facts: the active roots
-    whose staleness the move of the graph's present may flip. They are rebuilt from
-    their stored evidence, as are an owner's roots outside the scope (see
-    ``Store.load_analysis``): neither redoes a component."""
-    if controls.stale_after_seconds is None:
-        return set()
-    before, now = store.present(graph, last_max_episode), store.present(graph)
-    if not (before and now and now > before):
-        return set()
-    gap = timedelta(seconds=controls.stale_after_seconds)
-    return store.stale_candidates(graph, _shift(before, -gap), _shift(now, -gap))
-
-
-def _shift(when: str, by: timedelta) -> str:
-    moved = datetime.fromisoformat(when.replace("Z", "+00:00")) + by
-    return moved.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _seconds_since(row: dict[str, Any], key: str) -> float | None:
-    value = row.get(key)
-    if not value:
-        return None
-    then = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    return max(0.0, (datetime.now(UTC) - then).total_seconds())
-
-
-def _analyze_scope(
-    store: Store,
-    graph: str,
-    scope: set[int] | None,
-    report: AnalyzeReport,
-    signatures: SignatureMode,
-    writer_name: str,
-    write: Writer,
-    now: str,
-    controls: cluster.Controls,
-    recheck: set[int] | None = None,
-) -> None:
-    """One analysis pass over ``scope`` (None: the whole graph): the store loads plain
-    data, the pure core decides, the writer adds prose, the store writes it all."""
-    inp = store.load_analysis(
-        graph,
-        scope=scope,
-        recheck=recheck or (),
-        kinds=signatures.kinds(),
-        with_times=controls.window_seconds is not None,
-    )
-    clustering = analysis.cluster_input(inp, controls)
-    inp.incidences = []  # the largest list of the run: let it go before the cones
-    cones = store.dependency_cones(graph, clustering.component)
-    keys = store.signature_keys(analysis.cut_signatures(clustering))
-    result = analysis.run(
-        inp,
-        clustering,
-        cones,
-        controls=controls,
-        writer=writer_name,
-        now=now,
-        signature_keys=keys,
-    )
-    del inp, cones  # the drafts keep what they need: the rest goes before the writes
-    prepare = getattr(write, "prepare", None)
-    if prepare is not None:
-        # Model-backed writers fetch all prose first (concurrently, cached).
-        prepare(result.to_write)
-    prose: dict[str, tuple[str, str, str]] = {}
-    for d in result.to_write:
-        written = write(d)
-        prose[d.pattern_key] = (
-            written[0],
-            written[1],
-            written[2] if len(written) > 2 else writer_name,
-        )
-    applied = store.apply(result, prose, now=now)
-    report.explain.extend(result.explain)
-    report.episodes = result.episodes
-    report.clusters = result.clusters
-    report.multi_episode_clusters = result.multi_episode_clusters
-    report.unchanged = applied.unchanged
-    report.updated = applied.updated
-    report.retired = applied.retired
-    report.created = applied.created
-
-
-# --- reads ---
-
-
-def require_graph(store: Store, graph: str) -> None:
-    if not store.graph_exists(graph):
-        known = ", ".join(store.graph_ids()) or "none yet"
-        raise NotFound(f"no graph named {graph!r} (graphs: {known})")
-
-
-def observations(
-    store: Store,
-    graph: str | None = None,
-    status: str = "active",
-    ids: list[int] | None = None,
-    as_of: str | None = None,
-    limit: int | None = None,
-    evidence: int | None = None,
-) -> list[Observation]:
-    """Observations (:class:`memcli.contract.Observation`), most leverage first (the
-    first ``limit`` of them when given).
-
-    ``as_of`` (world time) selects the observations that held then, whatever their
-    status now: those whose pattern had formed (``valid_from``) and not yet ended, each
-    shown with the status it had then (``status``; ``status_now`` is today's).
-    ``confirmed_at`` is the date of the latest update that restated an observation's
-    roots; ``stale`` is true for a root blocker nobody has confirmed for a while.
-
-    ``evidence``: at most that many entities, episodes and facts per observation (the
-    first of each list, in the order the full lists have; 0 keeps none). Each record is
-    then a :class:`memcli.contract.ObservationView`, as the MCP server's, whose
-    ``entities_total``, ``episodes_total`` and ``facts_total`` count the full lists and
-    ``truncated`` says whether any was cut. The store cuts the lists, so memory follows
-    the limit, not the evidence (a root blocking thousands of items cites them all).
-    """
-    model = Observation if evidence is None else ObservationView
-    return [
-        model.model_validate(r)
-        for r in observation_records(
-            store, graph, status, ids=ids, as_of=as_of, limit=limit, evidence=evidence
-        )
-    ]
-
-
-def observation_records(
-    store: Store,
-    graph: str | None = None,
-    status: str = "active",
-    *,
-    ids: list[int] | None = None,
-    as_of: str | None = None,
-    limit: int | None = None,
-    evidence: int | None = None,
-) -> list[dict[str, Any]]:
-    """The records of :func:`observations` as plain JSON data: each dict has the keys of
-    :class:`memcli.contract.Observation` (``ObservationView`` with ``evidence``) in the
-    contract's order, so it prints as the record would. For a caller that only prints
-    them: validating ~10k nested evidence records per listing costs more than reading
-    them (tests hold the two forms to the same JSON)."""
-    if status not in ("active", "retired", "all"):
-        raise UsageError(f"unknown status {status!r}: use active, retired or all")
-    if evidence is not None and evidence < 0:
-        raise UsageError(f"evidence must be 0 or more, not {evidence}")
-    if graph is not None:
-        require_graph(store, graph)
-    rows = store.observation_rows(graph, status, ids=ids, as_of=as_of, limit=limit)
-    if not rows:
-        return []
-    obs_ids = [r["id"] for r in rows]
-    roots: dict[int, tuple[list[str], str | None]]
-    totals: dict[int, tuple[int, int, int]] = {}
-    if evidence is None:
-        lists = store.evidence_lists(obs_ids)
-        roots = {i: _root_confirmation(*lists[i]) for i in obs_ids}
-    else:  # the lists are cut: the store reads what the whole lists would have said
-        heads = store.evidence_heads(obs_ids, evidence)
-        lists = {i: heads[i][0] for i in obs_ids}
-        totals = {i: heads[i][1] for i in obs_ids}
-        roots = store.root_confirmations(obs_ids)
-    links = store.observation_link_map(obs_ids)
-    out = []
-    for r in rows:
-        status = r["status"]
-        if as_of is not None:
-            # The state at that moment: every row selected held then, whatever now.
-            status = "active" if r["end_at"] is None or r["end_at"] > as_of else "retired"
-        ents, eps, fs = lists[r["id"]]
-        root_names, confirmed = roots[r["id"]]
-        # Keys in the order of memcli.contract.Observation's fields.
-        record = {
-            "id": r["id"],
-            "graph": r["graph_id"],
-            "name": r["name"],
-            "summary": r["summary"],
-            "status": status,
-            "kind": r["kind"],
-            "rank": r["rank"],
-            "leverage": r["rank"],
-            "root_entities": root_names,
-            "entities": ents,
-            "episodes": eps,
-            "facts": fs,
-            "start_at": r["start_at"],
-            "valid_from": r["valid_from"],
-            "latest_evidence_at": r["latest_evidence_at"],
-            "end_at": r["end_at"],
-            "created_at": r["created_at"],
-            "updated_at": r["updated_at"],
-            "version": r["version"],
-            "retire_reason": r["retire_reason"],
-            "retired_by_episode": r["retired_by_episode"],
-            "cluster_id": r["cluster_id"],
-            "supersedes": sorted(links[r["id"]]["supersedes"]),
-            "superseded_by": sorted(links[r["id"]]["superseded_by"]),
-            "writer": r["writer"],
-            "stale": r["kind"] == analysis.STALE_BLOCKER,
-            "confirmed_at": r["latest_evidence_at"] if confirmed is None else confirmed,
-            "status_now": r["status"],
-        }
-        if evidence is not None:
-            # memcli.contract.ObservationView's own fields, after Observation's.
-            n_ents, n_eps, n_facts = totals[r["id"]]
-            record["graph_id"] = r["graph_id"]
-            record["entities_total"] = n_ents
-            record["episodes_total"] = n_eps
-            record["facts_total"] = n_facts
-            record["truncated"] = max(n_ents, n_eps, n_facts) > evidence
-        out.append(record)
-    return out
-
-
-def _root_confirmation(
-    entities: list[dict[str, Any]], episodes: list[dict[str, Any]], facts: list[dict[str, Any]]
-) -> tuple[list[str], str | None]:
-    """From an observation's whole evidence: its root entities' names and the date of the
-    latest evidence episode that stated a wait on, or an owner of, one of them."""
-    roots = [e["name"] for e in entities if e["role"] == "root"]
-    confirming = {
-        f["episode_id"]
-        for f in facts
-        if f["target"] in roots and f["relation"] in ("blocked_by", "owns")
-    }
-    confirmed = [e["occurred_at"] for e in episodes if e["id"] in confirming]
-    return roots, max(confirmed) if confirmed else None
-
-
-def observation(store: Store, obs_id: int) -> ObservationDetail:
-    """One observation, with the other observations of its cluster as context."""
-    return ObservationDetail.model_validate(observation_record(store, obs_id))
-
-
-def observation_views(
-    store: Store, graph: str, status: str = "active", *, evidence: int
-) -> list[ObservationView]:
-    """:func:`observations` with each evidence list cut to ``evidence`` items in SQL (0:
-    counts only), typed as the views they are: what an agent's bounded reply needs,
-    whatever the evidence holds."""
-    records = observation_records(store, graph, status, evidence=evidence)
-    return [ObservationView.model_validate(r) for r in records]
-
-
-def observation_view(store: Store, obs_id: int, evidence: int) -> ObservationView:
-    """One observation (any status) as in :func:`observation_views`."""
-    found = observation_records(store, None, "all", ids=[obs_id], evidence=evidence)
-    if not found:
-        raise NotFound(f"no observation with id {obs_id}")
-    return ObservationView.model_validate(found[0])
-
-
-def observation_record(store: Store, obs_id: int) -> dict[str, Any]:
-    """The record of :func:`observation` as plain JSON data, keys in the order of
-    :class:`memcli.contract.ObservationDetail`'s fields (see :func:`observation_records`)."""
-    found = observation_records(store, None, "all", ids=[obs_id])
-    if not found:
-        raise NotFound(f"no observation with id {obs_id}")
-    obs = found[0]
-    siblings = store.cluster_siblings(obs["graph"], obs["cluster_id"], obs_id)
-    obs["cluster"] = {"id": obs["cluster_id"], "observations": siblings}
-    return obs
-
-
-def history(store: Store, obs_id: int) -> list[ObservationVersion]:
-    """Every version of an observation, oldest first, with its evidence ids."""
-    rows = store.observation_versions(obs_id)
-    if not rows:
-        raise NotFound(f"no observation with id {obs_id}")
-    for r in rows:
-        ev = json.loads(r.pop("evidence"))
-        r["episodes"] = [i for t, i, _ in ev if t == "episode"]
-        r["facts"] = [i for t, i, _ in ev if t == "fact"]
-    return [ObservationVersion.model_validate(r) for r in rows]
-
-
-def facts(
-    store: Store, graph: str, *, include_ended: bool = False, as_of: str | None = None
-) -> list[StoredFact]:
-    """A graph's facts in world-time order: current ones, all, or those valid ``as_of``."""
-    require_graph(store, graph)
-    return [
-        StoredFact.model_validate(r)
-        for r in store.fact_list(graph, include_ended=include_ended, as_of=as_of)
-    ]
-
-
-def entities(store: Store, graph: str) -> list[EntitySummary]:
-    """A graph's entities by type and name, with their aliases and how much cites them;
-    ``merged_into`` names the entity a merged one resolves to (``memcli entity alias``)."""
-    return [EntitySummary.model_validate(r) for r in entity_records(store, graph)]
-
-
-def entity_records(store: Store, graph: str) -> list[dict[str, Any]]:
-    """The records of :func:`entities` as plain JSON data, keys in the order of
-    :class:`memcli.contract.EntitySummary`'s fields (see :func:`observation_records`)."""
-    require_graph(store, graph)
-    rows = store.entity_list(graph)
-    canon = store.entity_canon(graph)
-    names = {r["id"]: r["name"] for r in rows}
-    for r in rows:
-        r["merged_into"] = names.get(canon[r["id"]]) if r["id"] in canon else None
-    return rows
-
-
-def graphs(store: Store) -> list[GraphInfo]:
-    """Every graph in the database with its counts."""
-    return [GraphInfo.model_validate(r) for r in store.graphs_with_counts()]
-
-
-# --- search, report, entity timeline, dependency pictures, adding one episode ---
-#
-# The Python client (memcli.client), the MCP server and the CLI all call these.
-
-
-def search(
-    store: Store,
-    graph: str,
-    query: str,
-    *,
-    scope: str = "observations",
-    limit: int = 10,
-    include_ended: bool = False,
-) -> list[SearchResult]:
-    """Records of ``graph`` that match ``query``, best first, each with why and evidence.
-
-    Any text is a valid query (see :mod:`memcli.search`). Every result (a
-    :class:`memcli.contract.SearchResult`) has ``type``, ``id``, ``title``, ``snippet``
-    (the matching words in ``**bold**``), ``score``, ``position`` (also ``rank``), ``match`` ("all" terms or only "any"), ``status``, ``date`` and ``evidence``
-    (``episode_ids``, ``fact_ids``, ``observation_ids``, ``sources``), plus ``details``
-    specific to its type. Ended facts and retired observations only with
-    ``include_ended``. Text with no letters or digits matches nothing.
-    """
-    require_graph(store, graph)
-    try:
-        chosen = Scope(scope)
-    except ValueError:
-        allowed = ", ".join(s.value for s in Scope)
-        raise UsageError(f"unknown search scope {scope!r}: use {allowed}") from None
-    if limit < 1:
-        raise UsageError(f"limit must be at least 1, not {limit}")
-    hits = _search_scope(store, graph, parse_query(query), chosen, limit, include_ended)
-    return [SearchResult.model_validate(r) for r in hits]
-
-
-def _search_scope(
-    store: Store, graph: str, query: Query, scope: Scope, limit: int, include_ended: bool
-) -> list[dict[str, Any]]:
-    """Each requested kind of record: all terms, else any term; then fused for "all"."""
-    every = scope is Scope.ALL
-    pool = max(limit, 25) if every else limit
-    finders: dict[str, Callable[[str], list[dict[str, Any]]]] = {}
-    if scope in (Scope.OBSERVATIONS, Scope.ALL):
-        # Fetch more than asked: evidence and recency re-rank the BM25 order.
-        finders["observation"] = lambda m: _observation_hits(
-            store, graph, m, include_ended, pool * 3
-        )
-    if scope in (Scope.FACTS, Scope.ALL):
-        finders["fact"] = lambda m: _fact_hits(store, graph, m, include_ended, pool)
-    if scope in (Scope.EPISODES, Scope.ALL):
-        finders["episode"] = lambda m: _episode_hits(store, graph, m, pool)
-    if scope in (Scope.ENTITIES, Scope.ALL):
-        finders["entity"] = lambda m: _entity_hits(store, graph, m, pool)
-    hits: dict[str, list[dict[str, Any]]] = {}
-    weights: dict[str, float] = {}
-    for type_, find in finders.items():
-        hits[type_] = []
-        for label, match in query.forms():
-            found = find(match)
-            if found:
-                for r in found:
-                    r["match"] = label
-                hits[type_] = found
-                weights[type_] = 1.0 if label == "all" else ANY_WEIGHT
-                break
-    if every:
-        by_key = {(t, r["id"]): r for t, rs in hits.items() for r in rs}
-        evidence = {
-            r["id"]: [("fact", i) for i in r["evidence"]["fact_ids"]]
-            + [("episode", i) for i in r["evidence"]["episode_ids"]]
-            for r in hits["observation"]
-        }
-        fused = fuse(
-            {t: [r["id"] for r in rs] for t, rs in hits.items()},
-            weights=weights,
-            evidence=evidence,
-        )
-        results = []
-        for key, score in fused:
-            by_key[key]["score"] = score
-            results.append(by_key[key])
-    else:
-        results = next(iter(hits.values()))
-    results = results[:limit]
-    for position, r in enumerate(results, start=1):
-        r["rank"] = position
-        r["position"] = position
-    return results
-
-
-def _evidence(
-    store: Store,
-    episode_ids: list[int],
-    fact_ids: list[int],
-    observation_ids: list[int],
-    sources: dict[int, str] | None = None,
-) -> dict[str, Any]:
-    withdrawn, withdrawn_facts = store.retracted_among(episode_ids, fact_ids)
-    if withdrawn or withdrawn_facts:  # a retracted update is never cited as evidence
-        episode_ids = [i for i in episode_ids if i not in withdrawn]
-        fact_ids = [i for i in fact_ids if i not in withdrawn_facts]
-    known = sources if sources is not None else store.episode_sources(episode_ids)
-    return {
-        "episode_ids": episode_ids,
-        "fact_ids": fact_ids,
-        "observation_ids": observation_ids,
-        "sources": sorted({known[i] for i in episode_ids if i in known}),
-    }
-
-
-def _observation_hits(
-    store: Store, graph: str, match: str, include_ended: bool, limit: int
-) -> list[dict[str, Any]]:
-    rows = store.search_observations(
-        graph, match, include_retired=include_ended, limit=limit, marks=HIGHLIGHT
-    )
-    ids = [r["id"] for r in rows]
-    eps = store.observation_evidence_ids(ids, "episode")
-    facts = store.observation_evidence_ids(ids, "fact")
-    sources = store.episode_sources({i for v in eps.values() for i in v})
-    newest = max((r["latest_evidence_at"] for r in rows if r["latest_evidence_at"]), default=None)
-    out = []
-    for r in rows:
-        out.append(
-            {
-                "type": "observation",
-                "id": r["id"],
-                "graph": graph,
-                "title": r["name"],
-                "snippet": r["snippet"],
-                "score": observation_score(
-                    r["bm25"],
-                    r["episodes"],
-                    r["latest_evidence_at"],
-                    newest,
-                    active=r["status"] == "active",
-                ),
-                "status": r["status"],
-                "date": r["latest_evidence_at"],
-                "evidence": _evidence(store, eps[r["id"]], facts[r["id"]], [], sources),
-                "details": {
-                    "kind": r["kind"],
-                    "summary": r["summary"],
-                    "leverage": r["rank"],
-                    "start_at": r["start_at"],
-                    "latest_evidence_at": r["latest_evidence_at"],
-                    "end_at": r["end_at"],
-                    "retire_reason": r["retire_reason"],
-                },
-            }
-        )
-    out.sort(key=lambda x: (-x["score"], x["id"]))
-    return out
-
-
-def _fact_hits(
-    store: Store, graph: str, match: str, include_ended: bool, limit: int
-) -> list[dict[str, Any]]:
-    rows = store.search_facts(
-        graph, match, include_ended=include_ended, limit=limit, marks=HIGHLIGHT
-    )
-    cited = store.citing_observations("fact", [r["id"] for r in rows])
-    return [
-        {
-            "type": "fact",
-            "id": r["id"],
-            "graph": graph,
-            "title": f"{r['source']} {r['relation']} {r['target']}",
-            "snippet": r["snippet"],
-            "score": -r["bm25"],
-            "status": "ended" if r["invalid_at"] else "current",
-            "date": r["valid_at"],
-            "evidence": _evidence(
-                store,
-                [r["episode_id"]],
-                [r["id"]],
-                cited[r["id"]],
-                {r["episode_id"]: r["episode_source"]},
-            ),
-            "details": {
-                k: r[k]
-                for k in (
-                    "source",
-                    "relation",
-                    "target",
-                    "sentence",
-                    "author",
-                    "valid_at",
-                    "invalid_at",
-                    "invalidated_by",
-                )
-            },
-        }
-        for r in rows
-    ]
-
-
-def _episode_hits(store: Store, graph: str, match: str, limit: int) -> list[dict[str, Any]]:
-    rows = store.search_episodes(graph, match, limit=limit, marks=HIGHLIGHT)
-    ids = [r["id"] for r in rows]
-    facts = store.episode_fact_ids(ids)
-    cited = store.citing_observations("episode", ids)
-    return [
-        {
-            "type": "episode",
-            "id": r["id"],
-            "graph": graph,
-            "title": f"{r['author'] or 'unknown author'}, {r['occurred_at'][:10]}",
-            "snippet": r["snippet"],
-            "score": -r["bm25"],
-            "status": None,
-            "date": r["occurred_at"],
-            "evidence": _evidence(
-                store, [r["id"]], facts[r["id"]], cited[r["id"]], {r["id"]: r["source"]}
-            ),
-            "details": {k: r[k] for k in ("author", "occurred_at", "source")},
-        }
-        for r in rows
-    ]
-
-
-def _entity_hits(store: Store, graph: str, match: str, limit: int) -> list[dict[str, Any]]:
-    rows = store.search_entities(graph, match, limit=limit, marks=HIGHLIGHT)
-    ids = [r["id"] for r in rows]
-    facts = store.entity_fact_ids(ids)
-    eps = store.entity_episode_ids(ids)
-    cited = store.citing_observations("entity", ids)
-    aliases = store.entity_aliases(ids)
-    return [
-        {
-            "type": "entity",
-            "id": r["id"],
-            "graph": graph,
-            "title": r["name"],
-            "snippet": r["snippet"],
-            "score": -r["bm25"],
-            "status": None,
-            "date": None,
-            "evidence": _evidence(store, eps[r["id"]], facts[r["id"]], cited[r["id"]]),
-            "details": {"type": r["type"], "aliases": aliases[r["id"]]},
-        }
-        for r in rows
-    ]
-
-
-def episodes(
-    store: Store,
-    graph: str | None = None,
-    *,
-    ids: list[int] | None = None,
-    lastn: int | None = None,
-) -> list[Episode]:
-    """Whole episodes, oldest first, each with the facts read from it.
-
-    ``lastn`` keeps only the newest n of the graph. Facts have the shape of an
-    observation's facts (``id``, ``source``, ``relation``, ``target``, ``episode_id``,
-    ``valid_at``, ``invalid_at``, ``sentence``).
-    """
-    if graph is not None:
-        require_graph(store, graph)
-    if lastn is not None and lastn < 1:
-        raise UsageError(f"lastn must be at least 1, not {lastn}")
-    rows = store.episode_rows(graph_id=graph, ids=ids, lastn=lastn)
-    by_episode: dict[int, list[dict[str, Any]]] = {r["id"]: [] for r in rows}
-    for f in store.fact_rows(episode_ids=list(by_episode)):
-        by_episode[f["episode_id"]].append(_fact_ref(f))
-    for r in rows:
-        r["facts"] = by_episode[r["id"]]
-    return [Episode.model_validate(r) for r in rows]
-
-
-def _fact_ref(f: dict[str, Any]) -> dict[str, Any]:
-    return {
-        k: f[k]
-        for k in (
-            "id",
-            "source",
-            "relation",
-            "target",
-            "episode_id",
-            "valid_at",
-            "invalid_at",
-            "sentence",
-        )
-    }
-
-
 # "Alice: ...", "Alice Ng (user): ..." as chat logs and Zep messages write a speaker.
 _SPEAKER = re.compile(
     r"^\s*([A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2})(?: \([^)]{1,30}\))?:\s+(\S.*)$", re.S
@@ -2056,175 +1352,3 @@ def add(
         raise UsageError(f"could not store the episode: {exc}") from None
     stored = {e.id: e for e in episodes(store, graph, ids=[i for i, _ in results])}
     return [stored[i].model_copy(update={"created": created}) for i, created in results]
-
-
-def entity_timeline(store: Store, graph: str, name: str) -> EntityTimeline:
-    """Every fact about the entity called ``name`` in ``graph``, valid and ended, in the
-    order they became true, each with the episode that stated it and the one that ended it.
-
-    ``name`` matches an entity's normalised name or any alias it was written as; a name
-    used for both a person and a work item returns both entities' facts. Entities merged
-    into it (``memcli entity alias``) are listed and their facts included, each entity
-    with ``merged_into`` (None unless it is merged into another).
-    """
-    require_graph(store, graph)
-    norm = normalize(name)
-    found = store.entities_named(graph, norm, name.strip()) if norm else []
-    if not found:
-        close = [r.title for r in search(store, graph, name, scope="entities", limit=5)]
-        raise NotFound(
-            f"no entity named {name!r} in graph {graph!r}",
-            hint=(f"did you mean: {', '.join(close)}?" if close else None)
-            or f"see 'memcli entities --graph {graph}'",
-        )
-    canon = store.entity_canon(graph)
-    if canon:
-        named = {e["id"] for e in found}
-        extra = sorted(a for a, c in canon.items() if c in named and a not in named)
-        aliases = store.entity_aliases(extra)
-        found += [
-            {"id": i, "name": r["name"], "type": r["type"], "aliases": aliases[i]}
-            for i, r in sorted(store.entities_by_id(extra).items())
-        ]
-        every = store.entities_by_id(set(canon.values()))
-        for e in found:
-            into = canon.get(e["id"])
-            e["merged_into"] = every[into]["name"] if into in every else None
-    facts = []
-    for f in store.fact_rows(entity_ids=[e["id"] for e in found]):
-        facts.append(
-            {
-                **_fact_ref(f),
-                "status": "ended" if f["invalid_at"] else "current",
-                "source_type": f["source_type"],
-                "target_type": f["target_type"],
-                "episode": {
-                    "id": f["episode_id"],
-                    "source": f["episode_source"],
-                    "author": f["author"],
-                    "occurred_at": f["occurred_at"],
-                },
-                "invalidated_by": (
-                    {"id": f["invalidated_by"], "source": f["invalidated_by_source"]}
-                    if f["invalidated_by"] is not None
-                    else None
-                ),
-            }
-        )
-    return EntityTimeline.model_validate(
-        {"graph": graph, "name": name, "entities": found, "facts": facts}
-    )
-
-
-def report(
-    store: Store,
-    graph: str,
-    *,
-    since: str | None = None,
-    record: bool = False,
-    now: str | None = None,
-    learned: bool = False,
-) -> Report:
-    """The digest of one graph (see :mod:`memcli.digest`): blockers ranked by leverage,
-    what is new or updated and what retired (and why) since ``since``, else since the
-    last recorded report (against what that report saw), else ever. ``since`` is world
-    time (when things happened: a pattern began, new evidence was dated, a pattern
-    ended); ``learned`` measures it in memcli time instead (when memcli learned them).
-    ``record`` makes this report the graph's last report, the baseline of the next one."""
-    from memcli import digest
-
-    require_graph(store, graph)
-    generated = now or utcnow()
-    last = store.last_report(graph)
-    previous = last[0] if last else None
-    seen = last[1] if last and since is None else None
-    window = since if since is not None else previous
-    source = "option" if since is not None else "last report" if last else "first report"
-    rows = observation_records(store, graph, "all")
-    retired_by = store.episodes_by_id(
-        {o["retired_by_episode"] for o in rows if o["retired_by_episode"] is not None}
-    )
-    result = digest.build(
-        graph,
-        rows,
-        since=window,
-        seen=seen,
-        since_source=source,
-        clock="learned" if learned or since is None else "world",
-        generated_at=generated,
-        episodes=retired_by,
-    )
-    result["previous_report_at"] = previous
-    if record:
-        store.mark_report(graph, generated, {o["id"]: (o["version"], o["status"]) for o in rows})
-    return Report.model_validate(result)
-
-
-def dependency_picture(
-    store: Store, graph: str | None = None, *, observation_id: int | None = None
-) -> Any:
-    """What ``memcli visualize`` draws (a :class:`memcli.visualize.Picture`): the graph's
-    current blocked_by and owns facts with its active dependency observations marked, or,
-    with ``observation_id``, just that observation's own chain (its evidence facts, even
-    ended ones)."""
-    from memcli.visualize import Pattern, build
-
-    def pattern(o: dict[str, Any]) -> Pattern:
-        return Pattern(
-            id=o["id"],
-            name=o["name"],
-            rank=o["rank"],
-            members=frozenset(e["id"] for e in o["entities"]),
-            roots=frozenset(e["id"] for e in o["entities"] if e["role"] == "root"),
-        )
-
-    if observation_id is not None:
-        obs = observation_record(store, observation_id)
-        facts = store.dependency_facts(obs["graph"], fact_ids=[f["id"] for f in obs["facts"]])
-        title = f"{obs['graph']}: observation #{obs['id']} {obs['name']}"
-        return build(title, _through_merges(store, obs["graph"], facts), [pattern(obs)])
-    if graph is None:
-        raise UsageError("name a graph or an observation to draw")
-    require_graph(store, graph)
-    active = [
-        o for o in observation_records(store, graph, "active") if o["kind"] in analysis.ROOT_KINDS
-    ]
-    title = f"{graph}: who waits on what (current facts)"
-    facts = _through_merges(store, graph, store.dependency_facts(graph))
-    return build(title, facts, [pattern(o) for o in active])
-
-
-def _through_merges(store: Store, graph: str, facts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Fact rows with each end drawn as the entity it resolves to (one node per merged
-    entity, as analysis counts it); a fact that joins an entity to itself is left out."""
-    canon = store.entity_canon(graph)
-    if not canon:
-        return facts
-    names = store.entities_by_id(set(canon.values()))
-    out = []
-    for f in facts:
-        f = dict(f)
-        for end in ("source", "target"):
-            into = canon.get(f[f"{end}_id"])
-            if into is not None and into in names:
-                f[f"{end}_id"], f[end] = into, names[into]["name"]
-        if f["source_id"] != f["target_id"]:
-            out.append(f)
-    return out
-
-
-def explain_episode(store: Store, episode_id: int) -> dict[str, Any]:
-    """Re-read a stored update with today's reader: each sentence with the frame that
-    read it, or why nothing did. Raises NotFound naming the id when there is none."""
-    from memcli.extract.explain import explain
-
-    row = store.episode_text(episode_id)
-    if row is None:
-        raise NotFound(f"no episode with id {episode_id} (see: memcli facts, memcli search)")
-    return {
-        "episode_id": row["id"],
-        "source": row["source"],
-        "author": row["author"],
-        "occurred_at": row["occurred_at"],
-        "sentences": explain(row["content"], row["author"]),
-    }

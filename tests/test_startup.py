@@ -91,6 +91,58 @@ def test_reading_an_up_to_date_database_loads_no_sqlite_utils(
     assert loaded == ["memcli.contract"]
 
 
+# What ingest needs and a read does not: a read command imports memcli.reads alone.
+INGEST_SIDE = (
+    "memcli.api",
+    "memcli.readers",
+    "memcli.redact",
+    "memcli.connectors",
+    "memcli.sources",
+    "memcli.writer",
+    "memcli.corrections",
+    "memcli.extract",
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["observations", "--json"],
+        ["entities", "-g", "project-atlas", "--json"],
+        ["search", "-g", "project-atlas", "blocked"],
+    ],
+)
+def test_a_read_command_loads_nothing_ingest_needs(
+    cli: Cli, atlas: Path, db_path: Path, args: list[str]
+) -> None:
+    cli("ingest", str(atlas))
+    cli("analyze")
+    code = f"from memcli.cli import main\nsys.argv = ['memcli', *{args!r}]\nmain()"
+    assert loaded_after(code, {"MEMCLI_DB": str(db_path)}, INGEST_SIDE) == []
+
+
+def test_analyze_loads_neither_the_readers_nor_ingest(cli: Cli, atlas: Path, db_path: Path) -> None:
+    # memcli analyze imports memcli.analyze: no reader, redaction, connector or extractor.
+    cli("ingest", str(atlas))
+    code = "from memcli.cli import main\nsys.argv = ['memcli', 'analyze']\nmain()"
+    watched = tuple(m for m in INGEST_SIDE if m not in ("memcli.writer", "memcli.corrections"))
+    assert loaded_after(code, {"MEMCLI_DB": str(db_path)}, watched) == []
+
+
+def test_ingesting_into_a_new_database_loads_no_sqlite_utils(atlas: Path, tmp_path: Path) -> None:
+    # A new database gets the migrated schema in one step (memcli.store.new_database):
+    # the first ingest of a new store pays neither sqlite-utils nor numpy.
+    db = tmp_path / "new.db"
+    code = (
+        "from memcli.cli import main\n"
+        f"sys.argv = ['memcli', '--db', {str(db)!r}, 'ingest', {str(atlas)!r}]\n"
+        "main()"
+    )
+    loaded = loaded_after(code, watched=("sqlite_utils", "numpy", "memcli.store.migrations"))
+    assert loaded == []
+    assert db.stat().st_size > 0
+
+
 COMMAND_MODULES = tuple(
     f"memcli.cli.{p.stem}" for p in sorted((ROOT / "memcli" / "cli").glob("*_cmd.py"))
 )

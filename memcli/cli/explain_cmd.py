@@ -13,11 +13,11 @@ def explain(
     as_json: JsonOpt = False,
 ) -> None:
     """Show which frame read each sentence of a stored update, or why nothing did."""
-    from memcli import api
+    from memcli import reads
     from memcli.extract.explain import describe
 
     with open_store(create=False) as store:
-        data = api.explain_episode(store, episode_id)
+        data = reads.explain_episode(store, episode_id)
     if as_json:
         print_json(data)
         return

@@ -463,7 +463,8 @@ def analyze(
     the algorithm's); an answer that cites facts outside the evidence or names what the
     evidence does not support is replaced by the template's prose.
     """
-    from memcli import api
+    from memcli import reads
+    from memcli.analyze import analyze as analyze_graph
     from memcli.cluster import Controls
 
     s = settings(llm_model, llm_base_url, llm_mode, writer=writer)
@@ -473,7 +474,7 @@ def analyze(
     with open_store() as store:
         graphs = [graph] if graph else store.graph_ids()
         if graph:
-            api.require_graph(store, graph)
+            reads.require_graph(store, graph)
         if not graphs:  # nothing to do yet (a cron job before the first update): exit 0
             if as_json:
                 emit([], choose(as_json=True), lambda _r: None)
@@ -509,7 +510,7 @@ def analyze(
                 model_writer = LLMWriter(llm, store, g)
                 options = {"writer_name": model_writer.name, "write": model_writer}
             reports.append(
-                api.analyze(
+                analyze_graph(
                     store,
                     g,
                     signatures=signatures,

@@ -151,7 +151,7 @@ def observations(
 ) -> None:
     """List observations, most leverage first, each with its evidence ('memcli observe'
     is the same command)."""
-    from memcli import api
+    from memcli import reads
 
     fmt = choose(as_json=as_json, as_jsonl=as_jsonl, as_csv=as_csv, quiet=quiet)
     when = parse_when(as_of, "--as-of")
@@ -159,7 +159,7 @@ def observations(
         evidence = EPISODES_SHOWN  # a person sees the first few and how many more
     with open_store(create=False) as store:
         # Plain records: printing them needs no model per evidence item.
-        rows = api.observation_records(
+        rows = reads.observation_records(
             store,
             graph,
             status.value,
@@ -192,7 +192,7 @@ def show(
     ] = False,
 ) -> None:
     """Show one observation: summary, evidence episodes, each fact with its sentence."""
-    from memcli import api
+    from memcli import reads
 
     if as_mermaid and as_json:
         raise typer.BadParameter("choose one of --json and --mermaid", param_hint="--mermaid")
@@ -200,9 +200,9 @@ def show(
         if as_mermaid:
             from memcli.visualize import mermaid
 
-            write_out(mermaid(api.dependency_picture(store, observation_id=obs_id)))
+            write_out(mermaid(reads.dependency_picture(store, observation_id=obs_id)))
             return
-        obs = api.observation_record(store, obs_id)
+        obs = reads.observation_record(store, obs_id)
     emit(
         obs,
         choose(as_json=as_json),
@@ -218,10 +218,10 @@ def history(
     as_jsonl: JsonlOpt = False,
 ) -> None:
     """Every version of an observation, oldest first."""
-    from memcli import api
+    from memcli import reads
 
     with open_store(create=False) as store:
-        rows = api.history(store, obs_id)
+        rows = reads.history(store, obs_id)
     emit(rows, choose(as_json=as_json, as_jsonl=as_jsonl), _history_table)
 
 
@@ -248,11 +248,11 @@ def graphs(
     quiet: IdsOpt = False,
 ) -> None:
     """List graphs with their counts."""
-    from memcli import api
+    from memcli import reads
 
     fmt = choose(as_json=as_json, as_jsonl=as_jsonl, as_csv=as_csv, quiet=quiet)
     with open_store(create=False) as store:
-        rows = api.graphs(store)
+        rows = reads.graphs(store)
     emit(rows, fmt, _graphs_table)
 
 
@@ -285,12 +285,12 @@ def facts(
     quiet: IdsOpt = False,
 ) -> None:
     """List the facts of a graph (currently valid ones unless told otherwise)."""
-    from memcli import api
+    from memcli import reads
 
     fmt = choose(as_json=as_json, as_jsonl=as_jsonl, as_csv=as_csv, quiet=quiet)
     when = parse_when(as_of, "--as-of")
     with open_store(create=False) as store:
-        rows = api.facts(store, graph, include_ended=include_ended, as_of=when)
+        rows = reads.facts(store, graph, include_ended=include_ended, as_of=when)
     emit(rows, fmt, _facts_table)
 
 
@@ -326,7 +326,7 @@ def entities(
     quiet: IdsOpt = False,
 ) -> None:
     """List the entities of a graph with their types and aliases."""
-    from memcli import api
+    from memcli import reads
 
     fmt = choose(as_json=as_json, as_jsonl=as_jsonl, as_csv=as_csv, quiet=quiet)
     if suggest_merges:
@@ -338,7 +338,7 @@ def entities(
         emit(found, fmt, suggestions_table)
         return
     with open_store(create=False) as store:
-        rows = api.entity_records(store, graph)
+        rows = reads.entity_records(store, graph)
     emit(rows, fmt, _entities_table, plain=True)
 
 
@@ -369,10 +369,10 @@ def entity_show(
     as_json: JsonOpt = False,
 ) -> None:
     """An entity's timeline: what it waited on, who owned it, when it shipped, valid and ended."""
-    from memcli import api
+    from memcli import reads
 
     with open_store(create=False) as store:
-        timeline = api.entity_timeline(store, graph, name)
+        timeline = reads.entity_timeline(store, graph, name)
     emit(timeline, choose(as_json=as_json), _timeline_table)
 
 
@@ -421,13 +421,13 @@ def episodes(
 ) -> None:
     """List stored updates (episodes), newest first, with their facts; --graph, else
     $MEMCLI_GRAPH or the configured graph, else every graph."""
-    from memcli import api
+    from memcli import reads
     from memcli.config import default_graph
 
     fmt = choose(as_json=as_json, as_jsonl=as_jsonl, as_csv=as_csv, quiet=quiet)
     graph = graph or default_graph()
     with open_store(create=False) as store:
-        rows = api.episodes(store, graph, lastn=limit + 1 if limit else None)
+        rows = reads.episodes(store, graph, lastn=limit + 1 if limit else None)
     rows.reverse()  # newest first, as a person scans them
     if limit and len(rows) > limit:
         rows = rows[:limit]
@@ -456,11 +456,11 @@ def _episodes_table(rows: list[dict[str, Any]]) -> None:
 @command
 def episode_show(episode_id: EpisodeIdArg, as_json: JsonOpt = False) -> None:
     """Show one stored update: its text as stored and each fact read from it."""
-    from memcli import api
+    from memcli import reads
     from memcli.errors import NotFound
 
     with open_store(create=False) as store:
-        found = api.episodes(store, ids=[episode_id])
+        found = reads.episodes(store, ids=[episode_id])
     if not found:
         raise NotFound(f"no episode #{episode_id}", hint="'memcli episodes' lists them")
 

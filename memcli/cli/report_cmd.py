@@ -56,7 +56,7 @@ def report(
     the date is world time: a pattern that began, was restated or ended after it (by the
     dates of the updates); --learned reads it as when memcli learned of the change.
     """
-    from memcli import api
+    from memcli import reads
     from memcli.digest import render_markdown
     from memcli.readers import to_utc
 
@@ -65,7 +65,7 @@ def report(
     except InputError as exc:
         raise UsageError(exc.message, hint="for example --since 2026-11-09") from None
     with open_store(create=False) as store:
-        data = api.report(
+        data = reads.report(
             store, graph, since=when, record=not no_record and when is None, learned=learned
         )
     machine = as_json or fmt is ReportFormat.JSON

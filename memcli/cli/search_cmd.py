@@ -98,11 +98,11 @@ def search(
     Observations are also ranked by how many episodes support them and how recent their
     evidence is. Only current facts and active observations unless --include-ended.
     """
-    from memcli import api
+    from memcli import reads
 
     fmt = choose(as_json=as_json, as_jsonl=as_jsonl, quiet=quiet)
     with open_store(create=False) as store:
-        rows = api.search(
+        rows = reads.search(
             store, graph, query, scope=scope.value, limit=limit, include_ended=include_ended
         )
     if parse_query(query).empty:

@@ -92,10 +92,10 @@ def visualize(
     fans are folded, and Mermaid output is trimmed to the 500 edges Mermaid will draw.
     What was left out is said on stderr and in the picture.
     """
-    from memcli import api
+    from memcli import reads
 
     with open_store(create=False) as store:
-        picture = api.dependency_picture(store, graph)
+        picture = reads.dependency_picture(store, graph)
     if not picture.nodes:
         err_console().print(f"{graph} has no current dependencies to draw.", markup=False)
     picture = collapse(select(picture, observation=observation, root=root, top=top), fan)

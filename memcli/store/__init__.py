@@ -25,13 +25,12 @@ Timestamps are ISO 8601 UTC strings ("2026-11-02T09:00:00Z"); they sort as text.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from memcli.store.analysis import AnalysisMixin, FactRow, validity
 from memcli.store.connection import (
     APPLICATION_ID,
     READ_ONLY_DIR,
     READ_ONLY_FILE,
+    SCHEMA_MIGRATIONS,
     StoreBase,
     chunks,
     read_only_reason,
@@ -46,19 +45,9 @@ from memcli.store.reads import ReadsMixin
 from memcli.store.schema import SEARCH_TOKENIZER
 from memcli.store.search import SearchMixin
 
-if TYPE_CHECKING:
-    from memcli.store.migrations import SCHEMA_VERSION
-
-
-def __getattr__(name: str) -> Any:
-    # The migrations module imports sqlite-utils: loaded when asked for, not by every
-    # command that opens an up-to-date database (see connection.SCHEMA_MIGRATIONS).
-    # (``memcli.store.migrations`` is that module; its set is ``.migrations`` in it.)
-    if name == "SCHEMA_VERSION":
-        from memcli.store import migrations
-
-        return getattr(migrations, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# The newest migration's number, from the names the open path knows (tests/test_store.py
+# keeps them equal to the migrations module's, which imports sqlite-utils).
+SCHEMA_VERSION = len(SCHEMA_MIGRATIONS)
 
 
 class Store(

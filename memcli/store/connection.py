@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 from memcli.config import busy_timeout_ms
 from memcli.errors import StoreError
+from memcli.store.new_database import STATEMENTS
 
 if TYPE_CHECKING:
     from sqlite_utils import Database
@@ -29,7 +30,9 @@ if TYPE_CHECKING:
 # module that imports it: importing sqlite-utils costs more than a whole read command
 # (and numpy with it, when numpy is installed). These mirror memcli.store.migrations
 # (tests/test_store.py keeps them equal: add a migration's name here too); a database
-# with migrations pending loads the real thing.
+# with migrations pending loads the real thing. A new, empty database gets the schema
+# they add up to in one step (memcli.store.new_database: regenerate it with
+# python -m tests.test_new_database after adding a migration).
 SCHEMA_MIGRATIONS = (
     "m001_initial",
     "m002_llm_cache",
@@ -254,7 +257,34 @@ class StoreBase:
         ``IngestMixin.end_contradicted``); the facts ended."""
         return []
 
+    def _empty(self) -> bool:
+        """Whether the file holds no schema at all (a new database)."""
+        return bool(self.scalar("SELECT count(*) FROM sqlite_master") == 0)
+
+    def _create(self) -> None:
+        """Write the schema every migration adds up to into an empty database, and
+        record each migration as applied the way sqlite-utils does (see
+        :mod:`memcli.store.new_database`)."""
+        for sql in STATEMENTS:
+            self.conn.execute(sql)
+        # The time format sqlite-utils records: str() of an aware UTC datetime.
+        applied_at = str(datetime.now(UTC))
+        self.conn.executemany(
+            f"INSERT INTO [{MIGRATIONS_TABLE}] (migration_set, name, applied_at) VALUES (?, ?, ?)",
+            [(MIGRATION_SET, name, applied_at) for name in SCHEMA_MIGRATIONS],
+        )
+        self.conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
     def _migrate(self) -> None:
+        if self._up_to_date():
+            return
+        if self.read_only is None and self._empty():
+            # One migrator at a time: a second process waits on the write lock, then
+            # finds the schema there and nothing pending.
+            with self.transaction():
+                if self._empty():
+                    self._create()
+                    return
         if self._up_to_date():
             return
         from memcli.store.migrations import migrations

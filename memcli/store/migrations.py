@@ -1,7 +1,9 @@
 """Schema migrations: numbered, append-only, applied on open in one write transaction.
 
 Applied through sqlite-utils' public ``Migrations`` API. Never edit a migration that
-has shipped; add ``mNNN_*`` below.
+has shipped; add ``mNNN_*`` below, its name to ``connection.SCHEMA_MIGRATIONS``, and
+regenerate ``new_database.py`` (``python -m tests.test_new_database``), which a new,
+empty database is created from in one step; tests fail until all three agree.
 """
 
 from __future__ import annotations
