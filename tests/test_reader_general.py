@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.extract.rules import extract
-from tests.test_extract_rules import b, d, facts_of, o
+from tests.test_extract_rules import b, d, facts_of, o, u
 
 P = "person"
 
@@ -418,6 +418,125 @@ P = "person"
             "Kai",
             "we can't enable the new billing page until the tax tables are sorted out",
             {o("Kai", "new billing page"), b("new billing page", "tax tables")},
+        ),
+        # A participle used as a modifier ("demand forecast model", "the scheduled
+        # purge") is part of the noun phrase, not a hedge.
+        (
+            "Kai",
+            "The pricing team finalised the demand forecast model.",
+            {d("pricing team", "demand forecast model", "team")},
+        ),
+        (
+            "Kai",
+            "The scheduled purge job was merged yesterday.",
+            {d("Kai", "scheduled purge job")},
+        ),
+        # "delays in X" after a blocking verb names X.
+        (
+            "Kai",
+            "The tariff importer has been held back by delays in the currency feed.",
+            {o("Kai", "tariff importer"), b("tariff importer", "currency feed")},
+        ),
+        # A month after a sentence-opening preposition is a time, not a name.
+        (
+            "Kai",
+            "In November the storage crew retired the tape library.",
+            {d("storage crew", "tape library", "team")},
+        ),
+        (
+            "Kai",
+            "By March, Odile had shipped the kiosk firmware.",
+            {d("Odile", "kiosk firmware")},
+        ),
+        # "<participle> and <done verb>": the item is done.
+        (
+            "Kai",
+            "The fare table has been reviewed and deployed to production.",
+            {d("Kai", "fare table")},
+        ),
+        (
+            "Kai",
+            "The depot export was signed off and released on Friday.",
+            {d("Kai", "depot export")},
+        ),
+        # "requires X to be done first"
+        (
+            "Kai",
+            "The route planner requires the map tiles to be finished first.",
+            {o("Kai", "route planner"), b("route planner", "map tiles")},
+        ),
+        # A progressive passive is work under way, not done.
+        (
+            "Kai",
+            "The voucher engine is being delivered by Petra.",
+            {o("Petra", "voucher engine")},
+        ),
+        # "subject to", "ahead of", "prior to": report-style dependencies.
+        (
+            "Kai",
+            "Go-live of the rota tool is subject to the union consultation.",
+            {o("Kai", "rota tool"), b("rota tool", "union consultation")},
+        ),
+        (
+            "Kai",
+            "The rota tool cannot launch ahead of the union consultation.",
+            {o("Kai", "rota tool"), b("rota tool", "union consultation")},
+        ),
+        # An opening "Until Y <verb>," or "Pending Y," before a stalled item.
+        (
+            "Kai",
+            "Until the cold store audit concludes, the freezer sensor work is paused.",
+            {o("Kai", "freezer sensor work"), b("freezer sensor work", "cold store audit")},
+        ),
+        (
+            "Kai",
+            "Pending the vendor's signing key, the kiosk rollout has been deferred.",
+            {o("Kai", "kiosk rollout"), b("kiosk rollout", "vendor's signing key")},
+        ),
+        # "before X can <verb>": X waits.
+        (
+            "Kai",
+            "We await the fire inspection before the loading bay can reopen.",
+            {o("Kai", "loading bay"), b("loading bay", "fire inspection")},
+        ),
+        # A negated clause does not hedge the next one.
+        (
+            "Kai",
+            "no movement on the parcel api, blocked on their sandbox keys",
+            {b("Kai", "sandbox keys", P)},
+        ),
+        # Thanks to someone for doing something: they did it.
+        (
+            "Kai",
+            "Huge thanks to Beatriz for landing the invoice splitter!",
+            {d("Beatriz", "invoice splitter")},
+        ),
+        (
+            "Kai",
+            "kudos to the search team for shipping typo tolerance",
+            {d("search team", "typo tolerance", "team")},
+        ),
+        # "who" after a person: the person did it.
+        (
+            "Kai",
+            "Shoutout to Hemi who rolled out the new seat picker.",
+            {d("Hemi", "new seat picker")},
+        ),
+        # "now that Y is in": Y landed, X moves again.
+        (
+            "Kai",
+            "the voucher import can proceed now that the schema change is in",
+            {u("voucher import", "schema change"), d("Kai", "schema change")},
+        ),
+        (
+            "Kai",
+            "the tax rules are in, so the invoice preview is unblocked",
+            {u("invoice preview", "tax rules"), d("Kai", "tax rules")},
+        ),
+        (
+            "Kai",
+            "Ravi and Noor shipped the kiosk update together.",
+            {d("Ravi", "kiosk update"), d("Noor", "kiosk update")},
         ),
     ],
 )

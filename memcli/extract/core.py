@@ -179,7 +179,6 @@ def _lexicon() -> dict[str, str]:
             "can|could", "move again|proceed again|resume|restart|move forward again"
         )
         + _combine("can|could", "now|finally", "move|proceed|go ahead|resume|start|begin|continue")
-        + _combine("can|could", "move|proceed|go ahead|start|begin|continue", "now")
         + ["can proceed", "could proceed", "good to go", "is good to go", "are good to go"],
     )
     add("V", _combine("no longer|not", "blocking|holding up|gating|blocks"))
@@ -196,7 +195,7 @@ def _lexicon() -> dict[str, str]:
         + _combine("bottlenecked|held back|gated|queued|sitting|sat", "on|by|behind")
         + _combine("held hostage|hostage", "by|to")
         + _combine("postponed|deferred|delayed|pushed back", "until|till|pending")
-        + ["at the mercy of", "waits for", "waited for", "contingent upon"]
+        + ["at the mercy of", "waits for", "waited for", "contingent upon", "subject to"]
         + _combine("placed|put|kept", "on hold|on ice|on pause", "pending|until|till|behind")
         + _combine("has to|have to|had to|needs to|need to", "wait", "on|for|until")
         + _combine(  # report style: "progress was impeded by the late provisioning of X"
@@ -233,7 +232,7 @@ def _lexicon() -> dict[str, str]:
             "has to|have to|needs to|need to|must|should",
             "land|ship|merge|go in|go out|happen|be done|be in|be merged|be finished|be live"
             "|be shipped|be deployed|finish|be fixed|be sorted",
-            "before|ahead of",
+            "before|ahead of|prior to",
         ),
     )
     add("W", _inflect("require"))
@@ -244,13 +243,13 @@ def _lexicon() -> dict[str, str]:
             "cannot|can not|could not|will not|would not|does not|do not|did not|is not able to"
             "|are not able to|unable to|not able to|is not going to|are not going to|not",
             _inflect(_MOVE),
-            "until|till|before|without|pending",
+            "until|till|before|without|pending|ahead of|prior to",
         )
         + _combine(
             "cannot|can not|could not|will not|is not going to|are not going to|not",
             "go anywhere|move anywhere|get anywhere|make progress|make any progress"
             "|do anything|do much|go further|go any further|budge|move an inch",
-            "until|till|before|without|pending",
+            "until|till|before|without|pending|ahead of|prior to",
         )
         + _combine(
             "can only|will only|only",
@@ -319,6 +318,7 @@ def _lexicon() -> dict[str, str]:
     add("T", _combine("tracked|filed|logged|captured|tracked separately", "in|as|under"))
     add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
     add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm", "only", "fwiw", "re"])
+    add("-", ["together", "please"])  # "Ravi and Noor shipped X together"
     add("G", ["doing", "arranging", "organising", "organizing", "sorting out", "chasing"])
     add("G", ["adding", "writing", "preparing", "drafting", "fixing"])
     add("G", ["building", "implementing", "prototyping", "investigating", "debugging"])
@@ -364,6 +364,7 @@ def _lexicon() -> dict[str, str]:
     done += _past("push live,tie off,clean up,stand up,spin up,turn on,switch on,turn off")
     done += _past("switch off,cut over,nail down")
     add("I", [f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing")])
+    _DONE_GERUNDS.update(f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing"))
     add("D", done)
     add(
         "E",
@@ -539,7 +540,8 @@ _MONTH_WORDS = frozenset(
     July August September October November December""".split()
 )
 _MONTH_LEAD = re.compile(
-    r"(?:\b(?:in|during|until|till|by|since|from|before|after|early|late|mid-?|end of)\s*)?\Z"
+    r"(?:\b(?:in|during|until|till|by|since|from|before|after|early|late|mid-?|end of)\s*)?\Z",
+    re.IGNORECASE,  # "In March the crew retired X": a sentence may open with the time
 )
 
 
@@ -692,20 +694,24 @@ def tokenise(text: str) -> list[_Tok]:
             tok.cls = "-"
             dropped = True
     ands = [k for k in range(len(out) - 2) if out[k + 1].low == "and"] if "and" in lows else ()
-    for k in ands:  # "rebased and merged #N"
-        tok = out[k]
+    for k in ands:  # "rebased and merged #N", "was reviewed and deployed", "signed off and"
+        j = k - 1 if k and out[k].low in _PARTICLES else k
+        tok = out[j]
         if (
             tok.cls == "n"
-            and tok.low.endswith("ed")
+            and (tok.low.endswith("ed") or tok.low in _IRREGULAR_PARTICIPLES)
             and tok.text[:1].islower()
-            and (not k or out[k - 1].cls == "|")
+            and (not j or out[j - 1].cls in "|x")
             and out[k + 2].cls == "D"
         ):
-            tok.cls = out[k + 1].cls = "-"
+            for t in out[j : k + 2]:
+                t.cls = "-"
             dropped = True
     for k, tok in enumerate(out[:-1] if not _CLOSING_PRESENT.isdisjoint(lows) else ()):
         if tok.low in _CLOSING_PRESENT and _TICKET.fullmatch(out[k + 1].text):
             tok.cls = "D"  # "Fixes #901 and #902", "... and closes #118": this PR does
+    if out and out[0].low in (",", ";"):
+        dropped = True  # "By March, ...": the time phrase was blanked, its comma stays
     if dropped or not _DROP_WORDS.isdisjoint(lows):
         out = [tok for tok in out if tok.cls != "-"]
         while out and out[0].low in (",", ";", "-", "—", "–"):
@@ -769,6 +775,33 @@ def tokenise(text: str) -> list[_Tok]:
             dropped = True
         elif tok.cls == "G" and nxt not in ("", "|", "s", "p") and (not k or out[k - 1].cls != "x"):
             tok.cls = "n"  # "the writing guide": only "that Paulo is doing" ends on G
+        elif tok.low in _MODIFIER_MODALS:
+            if (
+                k
+                and out[k - 1].cls == "n"
+                and out[k - 1].low not in _PERSONS
+                and nxt == "n"
+                and out[k + 1].low not in _DETERMINERS
+            ):
+                tok.cls = "n"  # "the demand forecast model", "the scheduled purge job"
+        elif tok.low in ("delays", "delay"):
+            if (
+                k
+                and (out[k - 1].cls in "Wb" or out[k - 1].low in ("to", "of"))
+                and k + 1 < len(out)
+                and out[k + 1].low in ("in", "to", "with", "on", "from", "of")
+            ):  # "held back by delays in the currency feed": the feed
+                tok.cls = out[k + 1].cls = "-"
+                dropped = True
+        elif tok.low == "being":
+            if nxt == "D" and k + 2 < len(out) and out[k + 2].cls == "b":
+                out[k + 1].cls, out[k + 2].cls = "o", "-"  # "being delivered by P": P's
+                dropped = True
+            elif nxt == "D":
+                out[k + 1].cls = "n"  # "is being rolled out": under way, not done
+        elif tok.low == "in":
+            if k and out[k - 1].cls == "x" and nxt in ("", "|", "&", "s"):
+                tok.cls = "E"  # "now that the schema change is in": it landed
         elif tok.cls == "J" and (not k or out[k - 1].cls != "x"):
             tok.cls = "n"  # "the flaky test cleanup": an adjective, not a status
         elif tok.cls == "H" and (
@@ -792,11 +825,19 @@ _PERSONS = frozenset("i we you he she they".split())
 _DETERMINERS = frozenset("the a an our my their his her its this that these those".split())
 
 
-_CONTEXT_WORDS = frozenset({"own", "unblocked", "work on"}) | _CLOSING_PRESENT
+_MODIFIER_MODALS = frozenset("forecast scheduled projected expected targeted".split())
+_PARTICLES = frozenset("off up out through over".split())
+_IRREGULAR_PARTICIPLES = frozenset("done seen run built written tested".split())
+_CONTEXT_WORDS = (
+    frozenset({"own", "unblocked", "work on", "delays", "delay", "being", "in"})
+    | _CLOSING_PRESENT
+    | _MODIFIER_MODALS
+)
 # The classes the context pass of ``tokenise`` may change; any other token is left alone
 # unless its word is in ``_CONTEXT_WORDS`` or it is a possessive ("Priya's").
 _CONTEXT_CLASSES = frozenset("OIGJH")
 _DROP_WORDS: set[str] = set()
+_DONE_GERUNDS: set[str] = set()  # "landing", "rolling out": filled with the lexicon
 
 
 class _Clause:
@@ -899,7 +940,7 @@ _CLAUSE_WORDS = frozenset({"as", "and"} | {first for first, _ in _MULTI_SUB})
 # the comma after it closes that phrase, not a list item.
 _INTRO_WORDS = frozenset(
     "during following despite amid amidst given owing due ahead after before since"
-    " throughout within as over in on at this last per thanks regarding re".split()
+    " throughout within as over in on at this last per thanks regarding re until till".split()
 )
 _STAND_INS = frozenset({"i", "we", "they", "it"})
 _OBJECT_PRONOUNS = frozenset({"it", "them", "that", "this", "those", "these"})
@@ -914,6 +955,8 @@ _LATER_VERBS = frozenset(
 # --------------------------------------------------------------------------------------
 
 _NP = r"n(?:[n&p]*n)?"
+# What may follow a blocker: "(to be finished) (first)", "(is done)".
+_TO_BE_DONE = r"(?:px+[DE])?F?(?:x+[DEn])?"
 _PP = rf"(?:[pL]{_NP})"
 
 # (name, handler, pattern over classes). Groups: s waiter, t blocker, o owner, w work
@@ -923,12 +966,12 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("x-unblocked-from-y", "unblocked", rf"(?P<s>{_NP})x*U(?P<t>{_NP})?"),
     ("unblocked-from-y", "unblocked", rf"x*U(?P<t>{_NP})?"),
     ("y-unblocks-x", "unblocked", rf"(?P<t>{_NP}(?:b{_NP})?)x*V(?P<s>{_NP})"),
-    ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP}(?:b{_NP})?)F?(?:x+[DEn])?"),
-    ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP}(?:b{_NP})?)F?(?:x+[DEn])?"),
+    ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP}(?:b{_NP})?){_TO_BE_DONE}"),
+    ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP}(?:b{_NP})?){_TO_BE_DONE}"),
     ("y-blocks-x-can-start-z", "blocked_mv", rf"(?P<t>{_NP})x*K{_NP}M(?P<v>n)(?P<s>{_NP})"),
     ("y-blocks-x", "blocked", rf"(?P<t>{_NP})x*K(?P<s>{_NP})(?:M.*)?"),
-    ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})(?:x*[DE])?F"),
-    ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})(?:x*[DE])?F"),
+    ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})(?:p?x*[DE])?F"),
+    ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})(?:p?x*[DE])?F"),
     ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*)?"),
     ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*cp?(?P<s>{_NP})L(?P<t>{_NP})(?:x+[DEn]*)?"),
     ("x-cannot-move", "stalled", rf"(?P<s>{_NP})x*c"),
@@ -1410,7 +1453,8 @@ _SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "need-y-before-we-can-start-x",
             r"(?:(?P<w>[^,;]+?)\s+)?(?:(?:am|are|is|was|were|have been|has been)\s+)?(?:still\s+)?"
-            r"(?:need|needs|needed|require|requires|waiting for|waiting on|waiting until|waitng on"
+            r"(?:need|needs|needed|require|requires|await|awaits|awaiting|waiting for|waiting on"
+            r"|waiting until|waitng on"
             r"|waitng for|blocked on|blocked by|stuck on|stuck behind|held up by|have to wait for"
             r"|has to wait for|depends? on|dependent on|relies on|rely on|waits? on|waits? for"
             r"|pending)\s+(?P<t>.+?)(?:\s+to\s+(?:finish|land|ship|merge|be done|be merged"
@@ -1419,6 +1463,16 @@ _SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|could|are able to|am able to|is able to|get to)\s+(?:(?:really|actually|even)\s+)?"
             r"(?P<v>[a-z][\w-]*)(?:\s+(?:on|with|into|up|over|in|out|back|to))?"
             r"(?:\s+(?P<s>.+))?",
+        ),
+        (
+            "need-y-before-x-can-move",
+            r"(?:[^,;]+?\s+)?(?:(?:am|are|is|was|were|have been|has been)\s+)?(?:still\s+)?"
+            r"(?:need|needs|needed|require|requires|await|awaits|awaiting|waiting for|waiting on"
+            r"|blocked on|blocked by|held up by|depends? on|dependent on|pending)\s+(?P<t>.+?)"
+            r"(?:\s+to\s+(?:finish|land|ship|merge|be done|be merged|be fixed|complete"
+            r"|be released|be approved|be ready|be sorted))?\s+(?:first\s+)?before\s+"
+            r"(?P<s>(?:the|our|a|an|this|that|my|their|its)\s+[^,;]+?)\s+(?:can|could|is able to"
+            r"|are able to)\s+(?:(?:really|actually|even)\s+)?[a-z][\w-]*(?:\s+[^\s,;]+){0,2}",
         ),
         (
             "only-thing-left-for-x-is-y",
@@ -1461,6 +1515,7 @@ _FRAME_WORDS = {
     "once-y-then-x": ("once", "as soon as", "after"),
     "x-can-start-once-y": ("once", "after", "when"),
     "need-y-before-we-can-start-x": (" before ",),
+    "need-y-before-x-can-move": (" before ",),
     "only-thing-left-for-x-is-y": ("only",),
     "no-x-before-y": ("no ",),
 }
@@ -1570,6 +1625,36 @@ _JOINERS = frozenset({"and", "but", "so", "then", "and then", ",", ":", "—", "
 _BECAUSE = frozenset({"because", "since", "as"})
 
 
+_THANKED = re.compile(
+    r"(?:\A|(?<=[,;:—–])\s*)(?:(?!(?:big|huge|many|massive|special)\b)"
+    r"(?P<who2>@?[^\W\d_][\w.'-]*)\s+)?(?:(?:big|huge|many|massive"
+    r"|special)\s+)?(?:thanks|thank you|thx|ty|kudos|shout-?out|props|cheers)\s+(?:go(?:es)?\s+)?"
+    r"(?:to\s+)?(?:(?P<who>[^,;:]+?)\s+)?for\s+(?P<verb>[a-z]+ing(?:\s+(?:out|up|off))?)"
+    r"(?:\s+(?P<obj>[^,;:!]+?))?\s*\Z",
+    re.IGNORECASE,
+)
+_THANKS_HINT = re.compile(r"\b(?:thanks|thank|thx|ty|kudos|shout-?out|props|cheers)\b")
+
+
+def _thanked(reader: _Reader, text: str) -> _Outcome | None:
+    """ "Huge thanks to Beatriz for landing X", "lukas ty for merging": whoever is thanked
+    for finishing something did it."""
+    m = _THANKED.search(text)
+    if m is None or (m["who"] is None) == (m["who2"] is None):
+        return None
+    verb = m["verb"].lower()
+    if verb not in _DONE_GERUNDS:
+        return None
+    who = (m["who"] or m["who2"]).strip()
+    if who.lower() in ("you", "u", "everyone", "all", "folks", "y'all"):
+        return None
+    out = reader.completed(who, m["obj"] or "it")
+    if out is None or not out.drafts:
+        return None
+    out.frame = "thanks-d-for-doing-w"
+    return out
+
+
 def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     """Read one normalised sentence with the compositional core.
 
@@ -1579,6 +1664,42 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     """
     if not _TABLE:
         _table()
+    if " for " in text and _THANKS_HINT.search(text.lower()):
+        thanks = _thanked_after(reader, text)
+        if thanks is not None:
+            return thanks
+    return _read_core(reader, text)
+
+
+def _thanked_after(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None] | None:
+    """The sentence before a closing "thanks X for <doing> Y", then the thanks: the one
+    thanked, not the author, did Y."""
+    m = _THANKED.search(text)
+    if m is None:
+        return None
+    head = text[: m.start()].rstrip(" ,;:—–")
+    outcomes = _read_core(reader, head)[0] if head else []
+    found = _thanked(reader, text[m.start() :].lstrip(" ,;:—–"))
+    if found is None:
+        return (outcomes, None) if outcomes else None
+    out = found
+    reader.commit(out, text)
+    thanked = {d.target for d in out.drafts}
+    for o in outcomes:
+        o.drafts = [
+            d
+            for d in o.drafts
+            if not (
+                d.relation is Relation.COMPLETED
+                and d.target in thanked
+                and d.source == reader.author_ref
+            )
+        ]
+    return outcomes + [out], None
+
+
+def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
+    """``read_core`` for a sentence with no closing thanks."""
     outcomes: list[_Outcome] = []
     previous: list[_Tok] = []
     whole = _sentence_frame(reader, text)
@@ -1655,6 +1776,11 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         stalled_waiter = None
         if toks and toks[0].low in _THANKS and not any(c in _TRIGGERS for c in classes):
             previous = []  # "Thanks @ximena —": no subject for what follows
+            cut = [i for i, t in enumerate(toks) if t.cls == "p"]
+            if cut and index + 1 < len(parts) and parts[index + 1].kind == "who":
+                thanked = toks[cut[-1] + 1 :]  # "Shoutout to Hemi who rolled out X"
+                if thanked and _agent_shaped(_rebase(thanked)[0], strict=True):
+                    previous = thanked
             continue
         if (
             index == 0
@@ -1721,8 +1847,22 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 outcomes.append(named_owner)
                 previous = owner_of  # "Adwoa — now unblocked since ...": the item is
                 continue  # the subject of what follows
+        if (
+            reason_blocker
+            and toks
+            and toks[-1].low in _DEFERRED
+            and re.fullmatch(r"n[n&p]*x+n", classes)
+        ):  # "Pending Y, the X rollout has been deferred"
+            because = reader.blocked(_rebase(_leading_np(toks))[0], reason_blocker)
+            reason_blocker = None
+            if because is not None and because.drafts:
+                because.frame = "given-y-x-is-deferred"
+                reader.commit(because, text)
+                outcomes.append(because)
+                previous = toks
+                continue
         if not toks or _TRIGGERS.isdisjoint(classes):
-            hedged_subject = "M" in classes or "N" in classes
+            hedged_subject = "M" in classes  # "no movement on X, blocked on Y": Y still holds
             if kind in _CAUSAL - {","} and toks:
                 cause = _rebase(_trailing_np(toks))[0] or None
                 acted = _agent_acted(reader, toks)  # "now that Hee-won pushed the image"
@@ -1752,7 +1892,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             quality = "hedged"  # "X is expected to launch in May, pending Y": Y is the plan's
         if quality is not None:
             reason, previous = quality, toks
-            hedged_subject = True
+            hedged_subject = quality == "hedged"
             _mention(reader, toks)  # "X still not done, Y blocked on it": X is the topic
             continue
         hedged_subject = False
@@ -1772,6 +1912,9 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     subject = _trailing_np(previous) or (
                         _leading_np(previous) if kind in _RELATIVE else []
                     )  # "X has been completed, which unblocks Y": X is the antecedent
+                    if kind == "who":  # "Shoutout to Hemi who rolled out X": Hemi
+                        cut = [i for i, t in enumerate(subject) if t.cls == "p"]
+                        subject = subject[cut[-1] + 1 :] if cut else subject
                 elif kind in _JOINERS:
                     subject = _leading_np(previous)
                     if not subject and index and parts[index - 1].kind in _RELATIVE:
@@ -2008,6 +2151,9 @@ _LABEL_RELATIONS = {
 }
 
 
+_DEFERRED = frozenset(
+    "deferred postponed delayed suspended halted deprioritised deprioritized rescheduled".split()
+)
 _THANKS = frozenset("thanks thank thx ty kudos cheers shoutout props".split())
 _LEAD_WAIT = frozenset({"pending", "awaiting", "pending on"})
 _LEAD_CAUSE = re.compile(r"(?:owing|due) to|because of|given|in light of|as a result of")
@@ -2017,6 +2163,16 @@ def _lead_blocker(toks: list[_Tok]) -> list[_Tok] | None:
     """The blocker an opening phrase names: "Pending Y," or "Owing to a dependency on Y,"."""
     if len(toks) > 1 and toks[0].low in _LEAD_WAIT and all(t.cls in "n&p" for t in toks[1:]):
         return toks[1:]
+    if len(toks) > 2 and toks[0].low in ("until", "till"):  # "Until Y concludes, X is paused"
+        rest = toks[1:]
+        while len(rest) > 1 and (
+            rest[-1].cls in "xDE"
+            or rest[-1].low in _DONE_PRESENT
+            or (rest[-1].cls == "n" and rest[-1].low.endswith("ed") and rest[-2].cls == "x")
+        ):
+            rest = rest[:-1]
+        if len(rest) < len(toks) - 1 and all(t.cls in "n&p" for t in rest):
+            return rest
     for k, tok in enumerate(toks[:5]):
         if tok.cls == "Y":
             opening = " ".join(t.low for t in toks[:k])

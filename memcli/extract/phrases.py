@@ -405,7 +405,8 @@ _CONTAINER = re.compile(
     r"|cleanup|follow-?ups?|tail end|bulk|first part|second part|part|parts|phase \d+"
     r"|ownership|delivery|completion|implementation|finalisation|finalization|execution"
     r"|responsibility|accountability|status update|update|updates"
-    r"|remaining parts?|review|reviews|testing|rollout plan)\s+(?:on|of|for)\s+(?=\S)",
+    r"|remaining parts?|review|reviews|testing|rollout plan|go-live|launch|rollout|roll-out"
+    r"|deployment|kick-?off)\s+(?:on|of|for)\s+(?=\S)",
     _FLAGS,
 )
 
@@ -515,7 +516,7 @@ def _valid_core(core: str) -> bool:
     low = core.lower()
     if low in _VAGUE or _TIME_PHRASE.fullmatch(low):
         return False
-    if words[0].lower() == "next":
+    if words[0].lower() in ("next", "same"):  # "the same ticket" names nothing new
         return False
     for k, word in enumerate(words):  # "my coffee", not "the release train"
         low_word = word.lower()
