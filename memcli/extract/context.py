@@ -230,6 +230,12 @@ class _Reader:
         if low in _REFS:
             ref = self.last_item
         elif (
+            low.startswith(("that ", "this "))
+            and low.count(" ") == 1
+            and (ref := self._head_mention(core.split()[1])) is not None
+        ):
+            pass  # "that fix" after "the N+1 lookup fix": the same item
+        elif (
             low in _PRONOUNS
             or low in _SELF_GROUPS
             or _is_team(core)

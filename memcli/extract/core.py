@@ -32,7 +32,14 @@ import re
 from dataclasses import replace
 
 from memcli.extract.context import _Outcome, _Reader
-from memcli.extract.phrases import _agent_shaped, _is_org, _name_like, _parse_phrase, _trim
+from memcli.extract.phrases import (
+    _TEAM_WORDS,
+    _agent_shaped,
+    _is_org,
+    _name_like,
+    _parse_phrase,
+    _trim,
+)
 from memcli.models import EntityRef, EntityType, Relation
 
 # --------------------------------------------------------------------------------------
@@ -48,7 +55,7 @@ _ACTION = re.compile(
 )
 _ACTION_TAIL = re.compile(
     r"\s+(?:once|by|before|after|when|if|from|with|for|via|at|on|in|until|so|to|weekly"
-    r"|daily|asap|next|this|each|every|and report|and share)\b.*",
+    r"|daily|asap|next|this|each|every|and report|and share)\b(?!-).*",
     re.IGNORECASE,
 )
 _ACTION_VAGUE = re.compile(
@@ -223,6 +230,10 @@ def _lexicon() -> dict[str, str]:
         "K",
         ["block", "blocks", "blocking", "gates", "gating", "holds up", "holding up"]
         + ["delays", "delaying", "holds back", "holding back", "stalls", "stalling"]
+        + _combine(  # a cleft: "the font fix is what's holding up the release"
+            "is what is|was what was|is what has been|is the thing",
+            "blocking|holding up|holding back|gating|delaying",
+        )
         + _combine("a|the|the main|the last|a hard|the only|a big|another", "blocker", "for|on|to")
         + _combine("a|the|", "prerequisite|prereq|dependency|hard dependency", "for|of|to")
         + _combine("needed|required", "for|before|by")
@@ -270,6 +281,7 @@ def _lexicon() -> dict[str, str]:
         + ["on point for", "point on", "has the ball on", "have the ball on", "looking after"]
         + _combine("is|am|are|was|were", "on point for|on the hook for|on point on")
         + _combine("is|am|are", "taking|grabbing|picking up|owning|running with")
+        + _combine("is|am|are|was|were", "taking over|taking on|picking up|kicking off")
         + _combine(_inflect("take,assume,have,get,keep,retain"), "ownership of|over ownership of")
         + _combine("full|sole|primary|overall", "ownership of|responsibility for")
         + _combine(
@@ -304,8 +316,9 @@ def _lexicon() -> dict[str, str]:
     add(  # "which Ruth has volunteered to drive": a commitment to own it
         "O",
         _combine(
-            "volunteered|offered|agreed|signed up|stepped up",
-            "to own|to drive|to lead|to take|to handle|to pick up|to take on|to take over",
+            "volunteered|offered|agreed|signed up|stepped up|committed|promised|undertaken",
+            "to own|to drive|to lead|to take|to handle|to pick up|to take on|to take over"
+            "|to deliver|to build|to ship|to finish|to complete|to provide",
         ),
     )
     add("O", _combine("continue|continues|will continue", "to own|to drive|to lead|owning"))
@@ -355,7 +368,7 @@ def _lexicon() -> dict[str, str]:
         "ship,finish,complete,merge,land,deploy,release,launch,close,close out,wrap up"
         ",publish,roll out,deliver,fix,resolve,finalise,finalize,submit,cancel"
         ",decommission,retire,sunset,migrate,upgrade,install,update,kill,scrap"
-        ",shelve,abandon,descope,de-scope"
+        ",shelve,abandon,descope,de-scope,sort out,sort,commission"
     )
     done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up", "wrapped", "sunset"]
     done += ["pushed live", "pushed to prod", "pushed to production"]
@@ -448,7 +461,7 @@ def _table() -> dict[str, str]:
                 content = [w for w in phrase.split() if w not in _FUNCTION_WORDS]
                 if content:
                     _CUES.update(re.findall(r"[a-z]+", max(content, key=len)))
-        _CUES.update({"on", "has", "have", "had"} | _CLOSING_PRESENT)
+        _CUES.update({"on", "has", "have", "had", "with", "main"} | _CLOSING_PRESENT)
         _CUES.update(w for label in _LABEL_RELATIONS for w in re.findall(r"[a-z]+", label))
         _TABLE = table
     return _TABLE
@@ -748,9 +761,19 @@ def tokenise(text: str) -> list[_Tok]:
             and k
             and (out[k - 1].cls == "x" or (out[k - 1].low == "all" and out[k - 2].cls == "x"))
             and tok.low.endswith(("'s", "’s"))
-            and (k + 1 == len(out) or out[k + 1].cls == "|")
+            and (
+                k + 1 == len(out)
+                or out[k + 1].cls == "|"
+                or (
+                    out[k + 1].low in _OWNED_GENERIC
+                    and (k + 2 == len(out) or out[k + 2].cls == "|")
+                )
+            )
         ):
-            tok.cls = "P"  # "Search revamp is Priya's"
+            tok.cls = "P"  # "Search revamp is Priya's", "that's Oren's PR"
+            if k + 1 < len(out) and out[k + 1].low in _OWNED_GENERIC:
+                out[k + 1].cls = "-"
+                dropped = True
         elif (
             tok.cls in "OI"
             and tok.low.endswith("ing")
@@ -794,7 +817,12 @@ def tokenise(text: str) -> list[_Tok]:
                 tok.cls = out[k + 1].cls = "-"
                 dropped = True
         elif tok.low == "being":
-            if nxt == "D" and k + 2 < len(out) and out[k + 2].cls == "b":
+            if (
+                nxt in "Dn"
+                and k + 2 < len(out)
+                and out[k + 2].cls == "b"
+                and (nxt == "D" or out[k + 1].low.endswith("ed"))
+            ):
                 out[k + 1].cls, out[k + 2].cls = "o", "-"  # "being delivered by P": P's
                 dropped = True
             elif nxt == "D":
@@ -815,6 +843,9 @@ def tokenise(text: str) -> list[_Tok]:
 
 
 _CLOSING_PRESENT = frozenset("closes fixes resolves completes".split())
+_OWNED_GENERIC = frozenset(
+    "pr prs mr ticket change work task thing one baby call project patch".split()
+)
 _LY = re.compile(r"[a-z]{4}ly\b")
 _LY_NOUNS = frozenset(
     "early daily weekly monthly quarterly yearly hourly nightly family supply apply reply"
@@ -983,8 +1014,8 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("w-done", "completed", rf"(?P<w>{_NP})x*[DE](?:[p&L].*)?"),
     ("did-w", "completed", rf"D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
     ("d-got-w-done", "completed_got", rf"(?P<d>{_NP})?x(?P<w>{_NP})[DE]"),
-    ("closing-ticket", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>{_NP})"),
-    ("closing-ticket-as", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>n(?:&n)*)[pDbL].*"),
+    ("closing-ticket", "completed_ticket", rf"(?:{_NP}&?)?x*I(?P<w>{_NP})"),
+    ("closing-ticket-as", "completed_ticket", rf"(?:{_NP}&?)?x*I(?P<w>n(?:&n)*)[pDbL].*"),
     ("o-owns-w", "owns", rf"(?P<o>{_NP})x*[OI]I?(?P<w>{_NP}){_PP}?"),
     ("o-is-making-w", "owns", rf"(?P<o>{_NP})x+G(?P<w>{_NP}){_PP}?"),
     ("o-comma-w-is-yours", "owns", rf"(?:[n&p]*&)?(?P<o>nn?)&(?P<w>{_NP})xZ"),
@@ -995,6 +1026,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("w-status", "topic", rf"(?P<w>{_NP})x*J.*"),
     ("o-is-on-w", "owns_on", rf"(?P<o>{_NP})Q(?P<w>{_NP})"),
     ("o-has-w", "owns_has", rf"(?P<o>{_NP})H(?P<w>{_NP})"),
+    ("w-is-on-o", "owns_on_person", rf"(?P<w>{_NP})Q(?P<o>n)"),
     ("owns-w", "owns", rf"x*OI?(?P<w>{_NP})"),
     ("assigned-to-o", "mention_agent", rf"x*o(?P<o>{_NP})"),
     ("o-took-it-over", "owns_it", rf"(?P<o>{_NP})x*(?P<v>O)(?:p{_NP})?"),
@@ -1249,6 +1281,11 @@ def _apply(
         ):  # "we have heard that before": a perfect tense, no possession
             return None
         return reader.owns(o, w)
+    if handler == "owns_on_person":  # "the font fix is on Leona now"
+        o, w = g("o"), g("w")
+        if o is None or w is None or not _name_like(o) or _agent_shaped(w, strict=False):
+            return None
+        return reader.owns(o, w)
     if handler == "owns_yours":  # "@dmitri the rate card import is yours now"
         w = g("w")
         return reader.owns("you", w) if w and reader.addressee else None
@@ -1305,6 +1342,60 @@ def _apply(
                 out.teams += more.teams
         return out
     return None
+
+
+_POSSESSOR = re.compile(r"(?<![\w'’])(?P<o>@?[A-Z][\w-]*)['’]s\s+(?=[a-z#A-Z])")
+# Heads a possessive does not make a work item of: "Dana's feedback", "Ravi's laptop".
+_NOT_OWNED_HEADS = frozenset(
+    """team side end feedback review reviews comment comments question questions input
+    approval call time pto leave vacation calendar laptop manager idea ideas point view
+    opinion take help suggestion suggestions note notes message email reply answer
+    desk office birthday week day morning afternoon schedule plate area""".split()
+)
+
+
+def possessive_owners(reader: _Reader, text: str, outcomes: list[_Outcome]) -> _Outcome | None:
+    """ "reviewed Tomasz's PR for the fare calculator": a possessive names an owner wherever
+    it stands (the labelling contract's rule 7), not only inside a frame's argument."""
+    owned = {d.target for o in outcomes for d in o.drafts if d.relation is Relation.OWNS}
+    out = _Outcome()
+    for m in _POSSESSOR.finditer(text):
+        who = m["o"].lstrip("@")
+        if not _name_like(who) or reader._is_author(who):
+            continue
+        toks = tokenise(text[m.end() :])
+        n = 0
+        while n < len(toks) and (
+            toks[n].cls == "n" or (toks[n].low in ("for", "of", "on") and n + 1 < len(toks))
+        ):
+            if toks[n].low in _SUBORDINATORS or toks[n].low in _PERSONS:
+                break
+            n += 1
+        while n and toks[n - 1].cls != "n":
+            n -= 1
+        if not n or n > 7:
+            continue
+        head = toks[:n]
+        if _name_like(head[0].text):
+            continue  # "Dana's Berlin trip": a proper name follows, not a work item
+        if any(t.low in _NOT_OWNED_HEADS or t.low in _TEAM_WORDS for t in head[:1] + head[-1:]):
+            continue
+        if len(head) == 1 and head[0].low in _OWNED_GENERIC:
+            continue  # "Oren's PR" alone names no item
+        body, rebased = _rebase(head)
+        found = reader.owns(who, _noun_phrase(_trim_tail(rebased), body))
+        if found is None:
+            continue
+        for d in found.drafts:
+            if d.target not in owned:
+                out.drafts.append(d)
+                owned.add(d.target)
+        out.items += found.items
+        out.people += found.people
+    if not out.drafts:
+        return None
+    out.frame = "possessive-owner"
+    return out
 
 
 _DESTINATION = re.compile(r" to (?:the|our|all|every|both) ", re.IGNORECASE)
@@ -1475,6 +1566,12 @@ _SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|are able to)\s+(?:(?:really|actually|even)\s+)?[a-z][\w-]*(?:\s+[^\s,;]+){0,2}",
         ),
         (
+            "xs-only-dependency-is-y",
+            r"(?P<s>its|their|[\w.-]+(?:\s+[\w.-]+){0,3}?['’]s)\s+(?:(?:only|main|last|remaining|one"
+            r"|open|outstanding|sole|key)\s+)+(?:dependency|blocker|prerequisite|prereq)\s+"
+            r"(?:is|was|remains)\s+(?P<t>.+)",
+        ),
+        (
             "only-thing-left-for-x-is-y",
             r"(?:the )?only (?:thing|blocker|item|dependency|piece) (?:left |remaining |outstanding )?"
             r"(?:for|on|before) (?P<s>.+?) (?:is|are) (?P<t>.+)",
@@ -1517,9 +1614,12 @@ _FRAME_WORDS = {
     "need-y-before-we-can-start-x": (" before ",),
     "need-y-before-x-can-move": (" before ",),
     "only-thing-left-for-x-is-y": ("only",),
+    "xs-only-dependency-is-y": ("dependency", "blocker", "prereq"),
     "no-x-before-y": ("no ",),
 }
-_SENTENCE_HINT = re.compile(r"\b(?:once|soon|after|only|no|before)\b", re.IGNORECASE)
+_SENTENCE_HINT = re.compile(
+    r"\b(?:once|soon|after|only|no|before|dependency|blocker|prereq)\b", re.IGNORECASE
+)
 # The same search over lowercased ASCII text: several times cheaper than a case-blind one.
 _SENTENCE_HINT_LOWER = re.compile(_SENTENCE_HINT.pattern)
 
@@ -1553,6 +1653,8 @@ def _sentence_frame(reader: _Reader, text: str) -> tuple[_Outcome, str, str] | N
                     continue
             elif waiter is None:
                 continue
+            if name == "xs-only-dependency-is-y" and waiter is not None:
+                waiter = "it" if waiter.lower() in ("its", "their") else waiter[:-2]
             out = reader.blocked(waiter, m["t"])
             if out is not None and out.drafts:
                 out.frame = name
@@ -1698,8 +1800,37 @@ def _thanked_after(reader: _Reader, text: str) -> tuple[list[_Outcome], str | No
     return outcomes + [out], None
 
 
+_WORKING_WITH = re.compile(
+    r"(?:(?P<subj>i|we|i am|we are|[A-Z][\w-]+(?:\s+is)?)\s+)?(?:working|pairing|teaming up"
+    r"|collaborating|partnering)\s+(?:up\s+)?with\s+(?P<who>@?[^\W\d_][\w.-]*"
+    r"(?:\s+(?:and|&)\s+@?[^\W\d_][\w.-]*)?)\s+on\s+(?P<obj>[^,;]+)",
+    re.IGNORECASE,
+)
+
+
+def _working_with(reader: _Reader, text: str) -> _Outcome | None:
+    """ "working with Leona on the fare calculator": both own it."""
+    m = _WORKING_WITH.fullmatch(text)
+    if m is None:
+        return None
+    subj = (m["subj"] or "I").split()[0]
+    if subj.lower() not in ("i", "we") and not _name_like(subj):
+        return None
+    who = m["who"].lstrip("@")
+    if not _agent_shaped(who.split()[0], strict=False):
+        return None
+    out = reader.owns(f"{subj} and {who}", m["obj"])
+    if out is None or not out.drafts:
+        return None
+    out.frame = "o-working-with-o-on-w"
+    return out
+
+
 def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     """``read_core`` for a sentence with no closing thanks."""
+    if " with " in text and (" on " in text) and (together := _working_with(reader, text)):
+        reader.commit(together, text)
+        return [together], None
     outcomes: list[_Outcome] = []
     previous: list[_Tok] = []
     whole = _sentence_frame(reader, text)
@@ -1714,6 +1845,8 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     if (" up" in text or " over" in text or " out" in text or " off" in text) and (
         split := _SPLIT_PHRASAL.search(text)
     ):  # "picking the banner back up" is "picking up the banner"
+        text = f"{text[: split.start()]}{split['v']} {split['p']} {split['o']}{text[split.end() :]}"
+    if (" out" in text or " up" in text) and (split := _SPLIT_PRONOUN.search(text)):
         text = f"{text[: split.start()]}{split['v']} {split['p']} {split['o']}{text[split.end() :]}"
     parts = _lift_asides(_join_colon_lists(clauses(tokenise(text))))
     reason: str | None = None
@@ -1773,7 +1906,24 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             stalled_waiter = None
             previous = toks
             continue
+        if (
+            stalled_waiter is not None
+            and kind in (",", ";", "—", "–", "-")
+            and (classes.startswith("R") or classes.startswith("xR"))
+            and len(toks) > classes.index("R") + 1
+        ):  # "X: blocked, needs the tax tables from finance"
+            need = reader.blocked(stalled_waiter, _rebase(toks[classes.index("R") + 1 :])[0])
+            if need is not None and need.drafts:
+                need.frame = "x-is-stalled-needs-y"
+                reader.commit(need, text)
+                outcomes.append(need)
+                stalled_waiter = None
+                previous = toks
+                continue
         stalled_waiter = None
+        if index and kind in (",", "—", "–", ";") and toks and toks[0].low in _ASKING:
+            reason = reason or "question"  # "..., anyone know who owns that"
+            break
         if toks and toks[0].low in _THANKS and not any(c in _TRIGGERS for c in classes):
             previous = []  # "Thanks @ximena —": no subject for what follows
             cut = [i for i, t in enumerate(toks) if t.cls == "p"]
@@ -1880,6 +2030,18 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             continue
         if ("W" in classes or "S" in classes) and any(t.low == "had" for t in toks):
             reason, previous = "in the past (had been blocked)", toks
+            if "W" in classes:  # "X, which had been waiting on Y, is no longer blocked"
+                past = _leading_np(toks[classes.index("W") + 1 :])
+                seen = _Outcome()
+                past_items = reader.items(_rebase(past)[0], seen) if past else None
+                if past_items:
+                    for item, phrase in past_items:
+                        reader.owners_of(phrase, item, seen)
+                    reader.commit(seen, text)
+                    cause = past_items[-1][0].name
+                    if seen.drafts:
+                        seen.frame = "owner-of-a-past-blocker"
+                        outcomes.append(seen)
             continue
         if kind in ("once", "when", "as soon as") and any(
             t.cls == "U" and t.low.startswith(("can ", "could ")) for t in toks
@@ -1912,6 +2074,8 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     subject = _trailing_np(previous) or (
                         _leading_np(previous) if kind in _RELATIVE else []
                     )  # "X has been completed, which unblocks Y": X is the antecedent
+                    if not subject and index == 0 and kind in _RELATIVE and reader.last_item:
+                        subject = _plain(reader.last_item.name)  # a line opening "which ..."
                     if kind == "who":  # "Shoutout to Hemi who rolled out X": Hemi
                         cut = [i for i, t in enumerate(subject) if t.cls == "p"]
                         subject = subject[cut[-1] + 1 :] if cut else subject
@@ -2127,6 +2291,13 @@ _SPLIT_PHRASAL = re.compile(
 )
 
 
+# "ops rolled it out", "wrapped that up": the pronoun is the object of the phrasal verb
+_SPLIT_PRONOUN = re.compile(
+    r"\b(?P<v>roll(?:ed|s|ing)?|wrap(?:ped|s|ping)?|ship(?:ped|s|ping)?|push(?:ed|es|ing)?"
+    r"|sort(?:ed|s|ing)?)\s+(?P<o>it|that|this|them)\s+(?P<p>out|up)\b"
+)
+
+
 _HEADING_NP = re.compile(r"n+(?:p?n+)*")
 _LABEL_RELATIONS = {
     **dict.fromkeys(
@@ -2151,6 +2322,7 @@ _LABEL_RELATIONS = {
 }
 
 
+_ASKING = frozenset("anyone anybody does do did can could would any".split())
 _DEFERRED = frozenset(
     "deferred postponed delayed suspended halted deprioritised deprioritized rescheduled".split()
 )

@@ -91,6 +91,9 @@ _REFS = frozenset(
         "same",
         "the case",
         "top of it",
+        "a piece of work",
+        "piece of work",
+        "the piece of work",
         *(
             f"{d} {n}"
             for d in ("that", "this")
@@ -106,6 +109,7 @@ _REFS = frozenset(
                 "change",
                 "effort",
                 "thing",
+                "piece of work",
             )
         ),
     }
@@ -137,7 +141,7 @@ _VAGUE = _words(
     decisions info information details it's coffee lunch dinner breakfast food pizza
     checks tests builds itself themselves himself herself myself ourselves yourself
     comment comments note notes link links label labels reviewer reviewers screenshot
-    screenshots context thoughts
+    screenshots context thoughts build following interviews interview meetings
     train bus flight taxi kids kid dog weather laundry snacks tea package parcel
     """
 ) | frozenset({"other things", "other stuff", "other teams", "a lot", "the go-ahead"})
@@ -182,7 +186,7 @@ _TIME_PHRASE = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 _QUANTITY = re.compile(
-    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|several|some|many|few|a few"
+    r"(?:\d+(?:[.,]\d+)?\s+(?:million|thousand|billion|hundred)|\d+|one|two|three|four|five|six|seven|eight|nine|ten|several|some|many|few|a few"
     r"|a couple(?: of)?|couple of|a bunch of|bunch of|lots of|a lot of|multiple|various|all"
     r"|most|any|every|each|no)\s",
     re.IGNORECASE,

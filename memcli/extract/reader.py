@@ -19,6 +19,7 @@ from memcli.extract.core import (
     _TRIGGERS,
     action_assignee,
     core_cues,
+    possessive_owners,
     read_action,
     read_core,
     tokenise,
@@ -66,7 +67,8 @@ _GERUND = re.compile(
 # stuff", "catching up on email", "inbox zero attempt #4".
 _VAGUE_WORK = frozenset(
     """stuff things misc admin email emails inbox slack housekeeping paperwork chores errands
-    regular usual normal catchup catch""".split()
+    regular usual normal catchup catch triage try interviews interview meetings hiring
+    1:1s 1:1 one-on-ones""".split()
 )
 _ROUTINE_GLUE = frozenset(
     """back to on up the a an my some with catching doing going through clearing zero attempt
@@ -150,6 +152,9 @@ def _read_sentence(
         outcomes = _read_reported(reader, *said)
     else:
         outcomes = _read_clauses(reader, text)
+    if ("'s" in text or "’s" in text) and (owners := possessive_owners(reader, text, outcomes)):
+        reader.commit(owners, text)
+        outcomes.append(owners)
     if outcomes:
         return outcomes, None
     if not has_cue(lowered):
@@ -334,6 +339,41 @@ def _repoint_implied(
             found.append(_Draft(author, Relation.OWNS, item, found[0].sentence, tentative=True))
 
 
+# A pull request's or issue's title line, and the opening verb of its description.
+_TITLE_LINE = re.compile(
+    r"\A\s*(?:#{1,3}\s+(?P<h>[^\n]+?)|(?:PR|MR)?\s*[#!]\d+\s*[—–:-]\s*(?P<p>[^\n]+?))\s*$",
+    re.MULTILINE,
+)
+_NOT_TITLES = frozenset(
+    """summary description context motivation background changes change notes overview
+    details testing tests test plan status why what how checklist problem solution
+    approach screenshots follow-ups todo""".split()
+)
+_ADDS = re.compile(
+    r"(?:^|\n)\s*(?:this (?:pr|mr|change|patch) )?(?:adds|add|introduces|implements)\s+"
+    r"(?P<x>[^.\n;:]+?)(?:\s+(?:to|in|into|so|so that|because|which|by|via|using|on top of)"
+    r"\b[^.\n]*)?(?:[.\n]|$)",
+    re.IGNORECASE,
+)
+
+
+def _described_change(reader: _Reader, text: str) -> EntityRef | None:
+    """The change a PR description is about: its title ("## Barcode reprint endpoint",
+    "PR #12 — Replace X with Y") or what its first sentence adds ("Adds the route cache
+    for the depot planner"). A subjectless "Depends on #7" there speaks for it."""
+    m = _TITLE_LINE.match(text)
+    title = (m["h"] or m["p"]) if m is not None else None
+    if title is not None and title.strip(" *_:").lower() in _NOT_TITLES:
+        title = None
+    if title is None and (adds := _ADDS.search(text)) is not None:
+        title = adds["x"]
+    if title is None:
+        return None
+    out = _Outcome()
+    items = reader.items(_normalise(title.strip(" *_:`")), out)
+    return items[0][0] if items and len(items) == 1 else None
+
+
 def extract(text: str, author: str | None) -> Extraction:
     """Read blocker, ownership, completion and unblock facts from one status update.
 
@@ -381,6 +421,10 @@ def extract(text: str, author: str | None) -> Extraction:
     reader.author = author
     if reader.stuck and reader.author_ref is not None:
         _repoint_implied(per_sentence, reader.stuck[0], reader.author_ref)
+    elif reader.author_ref is not None and any(d.implied for d in drafts):
+        if (described := _described_change(reader, text)) is not None:
+            _repoint_implied(per_sentence, described, reader.author_ref)
+            drafts = [d for _s, found, _f, _r in per_sentence for d in found]
     explicit: dict[str, set[str]] = {}
     for d in drafts:
         if d.relation is Relation.OWNS and not d.tentative:

@@ -137,13 +137,30 @@ _TRAILING_TIME = re.compile(
 )
 
 _DURATION = re.compile(
-    r"\s+for\s+(?:(?:a|the past|the last|the next|over a|about|almost|nearly)\s+)?(?:(?:few|couple of"
-    r"|couple|several|\d+|two|three|four|five|six)\s+)?(?:days?|weeks?|hours?|sprints?"
-    r"|months?)\b",
+    r"\s+for\s+(?:(?:a|the past|the last|the next|over a|about|almost|nearly|like)\s+)?(?:(?:few"
+    r"|couple of|couple|several|\d+|two|three|four|five|six)\s+)?(?:days?|weeks?|hours?|sprints?"
+    r"|months?|minutes?|mins?|hrs?)\b",
     re.IGNORECASE,
 )
 
 _DURATION_LOWER = lowercase_twin(_DURATION)
+# Connectives set off by commas: "X, however, is still blocked", "Y, by contrast, ..."
+_CONNECTIVE = re.compile(
+    r"\s*,\s*(?:however|though|therefore|thus|hence|by contrast|in contrast|in turn|as such"
+    r"|as previously reported|as reported|as noted|as noted last week|as mentioned|as expected"
+    r"|at the time of writing|in the interim|in the meantime|meanwhile|moreover|furthermore"
+    r"|nonetheless|nevertheless|consequently|as a result|in practice|for now|so far"
+    r"|unfortunately|fortunately|once again|again|too|also|by the way)\s*,(?=\s)",
+    re.IGNORECASE,
+)
+_CONNECTIVE_LOWER = lowercase_twin(_CONNECTIVE)
+# "during planning", "during the incident": a time, never part of an argument.
+_DURING = re.compile(
+    r"\s+during\s+(?:the\s+|this\s+|last\s+|our\s+)?[\w-]+(?:\s+[\w-]+){0,2}?"
+    r"(?=\s*(?:[,;.)!]|$|\s(?:and|but|so|which|when|because|as|after|before)\b))",
+    re.IGNORECASE,
+)
+_WITH = re.compile(r"(?<!\w)w/(?=\s)", re.IGNORECASE)
 
 _PARENS = re.compile(r"\(([^()]*)\)|\[[^\[\]]*\]")
 _PAREN_CLAUSE = re.compile(
@@ -367,6 +384,12 @@ def _normalise(sentence: str) -> str:
         s = _ADVERBS.sub(" ", s)
     if " for " in s and _may_match(_DURATION_LOWER, s):
         s = _DURATION.sub(" ", s)
+    if "," in s and _may_match(_CONNECTIVE_LOWER, s):
+        s = _CONNECTIVE.sub(" ", s)  # "X, however, is blocked": X is the subject
+    if " during " in s:
+        s = _DURING.sub("", s)  # "handed to the squad during planning": when, not who
+    if "w/" in s:
+        s = _WITH.sub("with", s)
     s = " ".join(s.split())
     if " ," in s or " ;" in s or " :" in s:
         s = _SPACE_PUNCT.sub(r"\1", s)
