@@ -693,6 +693,100 @@ P = "person"
             "the seat map got handed to the venue squad during planning",
             {o("venue squad", "seat map", "team")},
         ),
+        # A ticket after a descriptive name is its alias, not part of the name.
+        (
+            "Kai",
+            "The fare export is pending the firewall change request CHG-4410.",
+            {o("Kai", "fare export"), b("fare export", "firewall change request")},
+        ),
+        (
+            "Kai",
+            "the seat sync in TIX-88 can proceed now that the venue feed landed",
+            {u("seat sync", "venue feed"), d("Kai", "venue feed")},
+        ),
+        # A capitalised group after "from" owns the blocker.
+        (
+            "Kai",
+            "The payout report needs the ledger dump from FinOps first.",
+            {
+                o("Kai", "payout report"),
+                b("payout report", "ledger dump"),
+                o("FinOps", "ledger dump", "team"),
+            },
+        ),
+        (
+            "Kai",
+            "still waiting on the DNS change from the infra folks",
+            {b("Kai", "DNS change", P), o("infra folks", "DNS change", "team")},
+        ),
+        # An adjective from the completion lexicon inside a name is part of the name.
+        (
+            "Kai",
+            "The live seat map is blocked on the venue feed.",
+            {o("Kai", "live seat map"), b("live seat map", "venue feed")},
+        ),
+        # "..., as it is <waiting> on Y": the reason clause after a comma.
+        (
+            "Kai",
+            "The fare audit has not started, as it is contingent on the ledger snapshot.",
+            {o("Kai", "fare audit"), b("fare audit", "ledger snapshot")},
+        ),
+        # "which <Name> is expected to <verb>": the name owns it.
+        (
+            "Kai",
+            "The kiosk release depends on the font fix, which Oren is expected to finish "
+            "this week.",
+            {o("Kai", "kiosk release"), b("kiosk release", "font fix"), o("Oren", "font fix")},
+        ),
+        # "held pending", "can't run until", "can't be cut until"
+        (
+            "Kai",
+            "The refund batch continues to be held pending the bank file format.",
+            {o("Kai", "refund batch"), b("refund batch", "bank file format")},
+        ),
+        (
+            "Kai",
+            "the nightly recon can't run until the ledger fix is deployed",
+            {o("Kai", "nightly recon"), b("nightly recon", "ledger fix")},
+        ),
+        (
+            "Kai",
+            "The 3.1 branch can't be cut until the schema freeze lands.",
+            {o("Kai", "3.1 branch"), b("3.1 branch", "schema freeze")},
+        ),
+        # A named doer elsewhere in the update takes the place of the author.
+        (
+            "Kai",
+            "the invoice splitter is done\nLeona did it, not me",
+            {d("Leona", "invoice splitter")},
+        ),
+        (
+            "Kai",
+            "The seat sync went live. Thanks Oren for shipping it!",
+            {d("Oren", "seat sync")},
+        ),
+        # A past wait in a sentence that unblocks: no longer waiting.
+        (
+            "Kai",
+            "The ledger dump is merged. The payout report was waiting on it, so Oren is unblocked.",
+            {d("Kai", "ledger dump"), u("payout report", "ledger dump")},
+        ),
+        # "Blockers: none, but ..." still reads the rest.
+        (
+            "Kai",
+            "Blockers: none, the venue feed got fixed by the data team so the seat sync is "
+            "unblocked",
+            {d("data team", "venue feed", "team"), u("seat sync", "venue feed")},
+        ),
+        # An action item written without "to".
+        ("Kai", "ACTION Oren — circulate the launch checklist", {o("Oren", "launch checklist")}),
+        ("Kai", "AI: Leona — seat map export, target next sprint", {o("Leona", "seat map export")}),
+        # A completion to a share of traffic is still a completion of the item.
+        (
+            "Kai",
+            "- deployed the new fare engine to 20% of traffic",
+            {d("Kai", "new fare engine")},
+        ),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:

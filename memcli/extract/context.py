@@ -41,6 +41,7 @@ from memcli.extract.phrases import (
     _is_team,
     _name_like,
     _name_token,
+    _orgish,
     _parse_phrase,
     _Phrase,
     _split_waiters,
@@ -68,6 +69,7 @@ class _Draft:
     sentence: str
     tentative: bool = False
     implied: bool = False  # a subjectless wait ("Depends on #7") put on the author
+    by_default: bool = False  # a completion credited to the author for want of a doer
 
 
 @dataclass(slots=True)
@@ -199,6 +201,8 @@ class _Reader:
             ref = EntityRef(core, PERSON)
         elif len(tokens) == 1 and _ACRONYM.fullmatch(core) and low not in _NON_NAMES:
             ref = EntityRef(core, TEAM)
+        elif len(tokens) == 1 and loose and _orgish(core):
+            ref = EntityRef(core, TEAM)  # "FinOps", "InfoSec"
         elif (
             loose
             and len(tokens) == 1
@@ -533,8 +537,12 @@ class _Reader:
                     doers = [d.source for d in out.drafts if d.target == item]
                 else:
                     doers = []
+            before = len(out.drafts)
             for doer in doers or []:
                 self.draft(out, doer, Relation.COMPLETED, item)
+            if doer_raw is None:
+                for d in out.drafts[before:]:
+                    d.by_default = True
         return out
 
     # -- reading -----------------------------------------------------------------------

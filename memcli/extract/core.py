@@ -31,16 +31,19 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from memcli.extract.context import _Outcome, _Reader
+from memcli.extract.context import _key, _Outcome, _Reader
 from memcli.extract.phrases import (
     _TEAM_WORDS,
     _agent_shaped,
     _is_org,
     _name_like,
+    _orgish,
     _parse_phrase,
     _trim,
 )
 from memcli.models import EntityRef, EntityType, Relation
+
+ITEM_TYPE = EntityType.WORK_ITEM
 
 # --------------------------------------------------------------------------------------
 # Action items: "ACTION: Dana to migrate the cron jobs", "AI - Sam to chase VEND-88"
@@ -130,6 +133,7 @@ _MOVE = (
     "start,begin,proceed,progress,continue,resume,ship,land,launch,merge,finish,complete"
     ",release,deploy,go,go ahead,go live,go in,go out,move,move forward,happen,enable,roll out"
     ",get started,get merged,be merged,be enabled,be released,be deployed,be shipped"
+    ",run,be run,cut,be cut,be started,be used"
 )
 
 
@@ -210,7 +214,7 @@ def _lexicon() -> dict[str, str]:
             "by",
         )
         + _combine(
-            "suspended|halted|deprioritised|deprioritized|frozen|paused|shelved",
+            "suspended|halted|deprioritised|deprioritized|frozen|paused|shelved|held|kept",
             "until|till|pending|awaiting",
         ),
     )
@@ -461,7 +465,7 @@ def _table() -> dict[str, str]:
                 content = [w for w in phrase.split() if w not in _FUNCTION_WORDS]
                 if content:
                     _CUES.update(re.findall(r"[a-z]+", max(content, key=len)))
-        _CUES.update({"on", "has", "have", "had", "with", "main"} | _CLOSING_PRESENT)
+        _CUES.update({"on", "has", "have", "had", "with", "main", "did"} | _CLOSING_PRESENT)
         _CUES.update(w for label in _LABEL_RELATIONS for w in re.findall(r"[a-z]+", label))
         _TABLE = table
     return _TABLE
@@ -830,6 +834,18 @@ def tokenise(text: str) -> list[_Tok]:
         elif tok.low == "in":
             if k and out[k - 1].cls == "x" and nxt in ("", "|", "&", "s"):
                 tok.cls = "E"  # "now that the schema change is in": it landed
+        elif tok.low in ("live", "complete"):
+            if k and out[k - 1].low in _DETERMINERS and nxt == "n":
+                tok.cls = "n"  # "the live chat integration": a name, not a state
+        elif tok.low == "did":
+            if (
+                k + 1 < len(out)
+                and out[k + 1].low in ("it", "that", "this")
+                and (k + 2 == len(out) or out[k + 2].cls in "|&")
+                and k
+                and out[k - 1].cls == "n"
+            ):
+                tok.cls = "D"  # "Leona did it": she finished the item talked about
         elif tok.cls == "J" and (not k or out[k - 1].cls != "x"):
             tok.cls = "n"  # "the flaky test cleanup": an adjective, not a status
         elif tok.cls == "H" and (
@@ -860,7 +876,8 @@ _MODIFIER_MODALS = frozenset("forecast scheduled projected expected targeted".sp
 _PARTICLES = frozenset("off up out through over".split())
 _IRREGULAR_PARTICIPLES = frozenset("done seen run built written tested".split())
 _CONTEXT_WORDS = (
-    frozenset({"own", "unblocked", "work on", "delays", "delay", "being", "in"})
+    frozenset({"own", "unblocked", "work on", "delays", "delay", "being", "in", "live"})
+    | frozenset({"complete", "did"})
     | _CLOSING_PRESENT
     | _MODIFIER_MODALS
 )
@@ -918,6 +935,13 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
                 split = tok.low  # "Per discussion in standup, ..." introduces the clause
             if nxt is not None and nxt.low in _PERSONS and tok.low == ",":
                 split = tok.low  # "you keep X, I'll take Y"
+            if (
+                nxt is not None
+                and nxt.low == "as"
+                and i + 2 < len(toks)
+                and toks[i + 2].low in _AS_FOLLOWERS
+            ):
+                split = tok.low  # "X has not started, as it is contingent on Y"
             if split is None and tok.low not in ",":
                 split = tok.low
             if split is None:
@@ -960,10 +984,18 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
         while clause.toks and clause.toks[0].cls in "&p" and clause.toks[0].low in _JOIN_WORDS:
             clause.kind = clause.toks[0].low
             clause.toks = clause.toks[1:]
+        if (
+            len(clause.toks) > 2
+            and clause.toks[0].low == "as"
+            and clause.kind in (",", "—", "–", ";")
+            and clause.toks[1].low in _AS_FOLLOWERS
+        ):  # "X has not started, as it is contingent on Y": a reason clause
+            clause.kind, clause.toks = "as", clause.toks[1:]
     return [c for c in result if c.toks or c.kind == ":"]
 
 
 _JOIN_WORDS = frozenset({"and", "&", "+", "/", "with"})
+_AS_FOLLOWERS = frozenset({"it", "this", "that", "the", "there", "they", "we", "i", "he", "she"})
 # The classes and words ``clauses`` may split at (a token of neither joins the clause).
 _CLAUSE_MARKS = frozenset("|s&")
 _CLAUSE_WORDS = frozenset({"as", "and"} | {first for first, _ in _MULTI_SUB})
@@ -1037,8 +1069,14 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
 _OBJECT_GAP: tuple[tuple[str, str, str], ...] = (
     ("which-o-owns", "owns", rf"(?P<o>{_NP})x*[OGHQ]{_PP}?"),
     ("which-d-did", "completed", rf"(?P<d>{_NP})x*D{_PP}?"),
+    ("which-o-will-do", "owns", rf"(?P<o>{_NP})x*M+p?[nDO]{_PP}?"),
 )
 _COMPILED: list[tuple[str, str, re.Pattern[str]]] | None = None
+_PLANNED_GAP = [
+    (name, handler, re.compile(pattern))
+    for name, handler, pattern in _OBJECT_GAP
+    if name == "which-o-will-do"
+]
 
 
 _ANY_FRAME: re.Pattern[str] | None = None
@@ -1069,7 +1107,7 @@ def _span(toks: list[_Tok], text: str, m: re.Match[str], group: str) -> str | No
     part = toks[start:end]
     if group == "t" and (owned := _agent_verb(part, text)) is not None:
         return owned
-    if group in ("w", "t"):
+    if group in ("w", "t", "s"):
         part = _trim_tail(part)
     return _noun_phrase(part, text)
 
@@ -1139,6 +1177,8 @@ def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
                 keep = toks[:1] if toks[0].low in _POSSESSIVE | {"your"} else []
                 return keep + toks[k + 1 :]  # "your fix in #655": your #655
             return toks[:k]  # "the auth rework in #66": the ticket only tracks it
+        if tok.low in ("to", "for") and nxt.text[:1].isdigit() and nxt.text.endswith("%"):
+            return toks[:k]  # "deployed the fare engine to 20% of traffic"
         if tok.low == "to" and nxt.low not in _NP_STARTERS and nxt.text[:1].islower():
             if not nxt.low.isdigit() and nxt.low not in ("k8s", "prod", "production", "main"):
                 return toks[:k]
@@ -1148,6 +1188,7 @@ def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
                 and (
                     any(t.low in ("team", "squad") for t in toks[k + 1 :])
                     or _is_org(" ".join(t.text for t in toks[k + 1 :]))  # "from legal"
+                    or (k + 2 == len(toks) and _orgish(toks[-1].text))  # "from FinOps"
                     or (
                         len(toks) - k - 1 in (1, 2)
                         and all(_name_like(t.text) for t in toks[k + 1 :])
@@ -1211,6 +1252,15 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
             and toks[first - 1].low in ("ticket", "issue", "pr", "card")
         ):
             toks = toks[: first - 1]  # "the PCI scan results ticket SEC-77": the scan results
+        elif (
+            len(tickets) == 1
+            and tail_only
+            and first >= 2
+            and toks[first - 1].low not in _GENERIC
+            and toks[first - 1].cls == "n"
+            and sum(t.low not in _DETERMINERS for t in toks[:first]) >= 2
+        ):
+            toks = toks[:first]  # "the firewall change request CHG-4410": the request
         elif all(t.low in _GENERIC for t in others) or (
             tail_only and first and toks[first - 1].low in _GENERIC
         ):
@@ -1684,6 +1734,14 @@ def _rebase(toks: list[_Tok]) -> tuple[str, list[_Tok]]:
     return " ".join(parts), out
 
 
+def _np_text(toks: list[_Tok]) -> str:
+    """A subject's text as an argument: "the seat sync in TIX-88" is the seat sync."""
+    if not toks:
+        return ""
+    text, rebased = _rebase(toks)
+    return _noun_phrase(_trim_tail(rebased), text)
+
+
 def _leading_np(toks: list[_Tok]) -> list[_Tok]:
     """The noun phrase a clause opens with (its subject)."""
     n = 0
@@ -1863,6 +1921,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     main_clause: list[_Tok] = []  # the last clause that was not a relative one
     hedged_subject = False  # the clause before was hedged or planned
     reason_blocker: str | None = None  # "Owing to a dependency on Y, X is on hold"
+    past_waits: list[_Outcome] = []  # "X was waiting on Y": over, when the sentence unblocks
     for index, clause in enumerate(parts):
         toks, kind = clause.toks, clause.kind
         classes = clause.classes
@@ -2011,8 +2070,23 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 outcomes.append(because)
                 previous = toks
                 continue
+        if (
+            kind in _RELATIVE
+            and classes[0] == "n"
+            and "M" in classes
+            and (antecedent := _trailing_np(previous))
+        ):  # "the font fix, which Oren is expected to finish": Oren has it
+            body, rebased = _rebase(toks)
+            planned = _read_gap(reader, rebased, body, _PLANNED_GAP, _rebase(antecedent)[0])
+            if planned is not None:
+                reader.commit(planned, text)
+                outcomes.append(planned)
+                previous = toks
+                continue
         if not toks or _TRIGGERS.isdisjoint(classes):
             hedged_subject = "M" in classes  # "no movement on X, blocked on Y": Y still holds
+            if toks and classes[0] == "n" and "x" in classes and "N" in classes:
+                _mention(reader, toks)  # "X has not started, as it ...": X is the topic
             if kind in _CAUSAL - {","} and toks:
                 cause = _rebase(_trailing_np(toks))[0] or None
                 acted = _agent_acted(reader, toks)  # "now that Hee-won pushed the image"
@@ -2156,7 +2230,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         if out.frame.endswith("unblocked-from-y") and not any(
             d.relation is Relation.UNBLOCKED_FROM for d in out.drafts
         ):
-            waiter = _rebase(_leading_np(toks))[0] or _rebase(_leading_np(rebased))[0] or None
+            waiter = _np_text(_leading_np(toks)) or _np_text(_leading_np(rebased)) or None
             cause = cause or reader.recent_done  # "X is deployed! @mikko you're unblocked"
             if waiter and cause:
                 _add_unblock(reader, outcomes, waiter, cause, text)
@@ -2180,6 +2254,10 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             )
         reader.commit(out, body)
         outcomes.append(out)
+        if out.frame == "x-waits-on-y" and any(
+            t.low in ("was", "were") for t in toks[: classes.find("W")]
+        ):
+            past_waits.append(out)  # "the payout report was waiting on it"
         if reason_blocker and stalled_waiter:  # "Pending Y, X is on hold"
             because = reader.blocked(stalled_waiter, reason_blocker)
             if because is not None and because.drafts:
@@ -2204,6 +2282,8 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 for d in o.drafts
                 if d.relation is not Relation.COMPLETED or d.target.name.lower() not in by_doer
             ]
+    if past_waits and any("unblocked" in o.frame for o in outcomes):
+        _past_waits_end(reader, outcomes, past_waits)  # "Y was waiting on it, so ... unblocked"
     done_now = {
         d.target.name.lower()
         for o in outcomes
@@ -2490,6 +2570,29 @@ def _agent_acted(reader: _Reader, toks: list[_Tok]) -> _Outcome | None:
         return None
     out.frame = "now-that-y-did-x"
     return out
+
+
+def _past_waits_end(reader: _Reader, outcomes: list[_Outcome], past_waits: list[_Outcome]) -> None:
+    """ "The dashboard was waiting on it, so @lee you're unblocked": the wait is over. The
+    item no longer waits on its blocker, and the person told so is no fact of their own."""
+    for out in past_waits:
+        ended = [d for d in out.drafts if d.relation is Relation.BLOCKED_BY]
+        out.drafts = [
+            replace(d, relation=Relation.UNBLOCKED_FROM) if d in ended else d
+            for d in out.drafts
+            if not (d.tentative and any(e.source == d.target for e in ended))
+        ]
+        for d in ended:
+            waits = reader.waits.get(_key(d.source), [])
+            if d.target in waits:
+                waits.remove(d.target)
+    for out in outcomes:
+        if out not in past_waits and "unblocked" in out.frame:
+            out.drafts = [
+                d
+                for d in out.drafts
+                if not (d.relation is Relation.UNBLOCKED_FROM and d.source.type is not ITEM_TYPE)
+            ]
 
 
 def _mention(reader: _Reader, toks: list[_Tok]) -> None:

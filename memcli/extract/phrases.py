@@ -59,7 +59,7 @@ _NOUN_SUFFIXES = ("ing", "tion", "sion", "ment", "ness", "ity", "ics", "ware", "
 
 _TEAM_WORDS = _words(
     "team squad group crew office department dept org organisation organization division"
-    " unit desk guild chapter pod tribe committee board"
+    " unit desk guild chapter pod tribe committee board folks"
 )
 # Organisational units that name a group on their own ("the backend's endpoint",
 # "treasury's FX feed", "SRE's rotation change"): a possessive of one names an owner.
@@ -360,7 +360,7 @@ def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> 
         for pattern, strict in _OWNER_TAILS:
             m = pattern.fullmatch(text)
             owner = _trim(m["o"]) if m else ""
-            if m and (_agent_shaped(owner, strict=strict) or _is_org(owner)):
+            if m and (_agent_shaped(owner, strict=strict) or _is_org(owner) or _orgish(owner)):
                 if from_owner or not strict:  # "took over X from Bob": Bob is not the owner
                     owners.append(_trim(m["o"]))
                 text, changed = _trim(m["head"]), True
@@ -455,6 +455,15 @@ def _split_waiters(raw: str) -> list[str]:
         if len(people) > 1 and all(_agent_shaped(_trim(p), strict=True) for p in people):
             return people
     return parts
+
+
+_ORGISH = re.compile(r"[A-Z][a-z]+[A-Z][A-Za-z]*|[A-Z]{2,6}")
+
+
+def _orgish(name: str) -> bool:
+    """ "FinOps", "InfoSec", "SRE": one capitalised word shaped like a group's name."""
+    core = _LEADING_ARTICLE.sub("", name, count=1)
+    return _ORGISH.fullmatch(core) is not None and core.lower() not in _NON_NAMES
 
 
 def _is_org(name: str) -> bool:

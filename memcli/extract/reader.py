@@ -56,6 +56,10 @@ _NONE = re.compile(
     r"|no blockers?|nothing (?:new|blocking))[.!]*\Z",
     re.IGNORECASE,
 )
+_NONE_BUT = re.compile(
+    r"(?:none|nope|nothing|no blockers?)\s*[,;:—–-]+\s*(?:but\s+|though\s+)?(?P<rest>\S.+)",
+    re.IGNORECASE,
+)
 _GERUND = re.compile(
     r"\A(?:(?:still|continuing|back)\s+(?:on\s+)?)?(?:\w+ing)\s+(?=(?:the|a|an|our|my|some)\s)|"
     r"\A(?:back on|more|continuing|finishing up|on)\s+",
@@ -100,6 +104,8 @@ def _read_line(
         section, text = _section(m["label"]) or section, m["rest"].strip()
     if section == "blockers" and _NONE.match(text.strip(" *_")):
         return [], "states that nothing blocks"
+    if section == "blockers" and (rest := _NONE_BUT.match(text)) is not None:
+        return _read_sentence(reader, sentence, rest["rest"])  # "none, X got fixed so ..."
     outcomes, reason = _read_sentence(reader, sentence)
     if outcomes or text is sentence and section != "doing":
         return outcomes, reason
@@ -258,6 +264,13 @@ _NAME_COLON = re.compile(
     r"(?!to\b)(?P<rest>[a-z].+)"
 )
 _NAME_TO = re.compile(r"\s*@?[^\W\d_][\w.'-]*(?:\s+[^\W\d_][\w.'-]*)?\s+(?:to|will)\s+[a-z]")
+# "ACTION Gwen — circulate the checklist", "AI: Yuki — CNI plugin bump": no "to"
+_ACTION_DASH = re.compile(
+    r"\W*(?:action(?:\s+items?)?|ai|todo)\b\s*[:\-–—]?\s*@?(?P<who>[^\W\d_][\w.'-]*"
+    r"(?:\s+[A-Z][\w.'-]*)?)\s*(?:—|–|-|:)\s*(?P<rest>\S.*)",
+    re.IGNORECASE,
+)
+_VERB_FIRST = re.compile(r"[a-z]+\s+(?:the|a|an|our|their|his|her|its|this|that|all|up|out)\b")
 _ACTION_START = re.compile(r"\W*(?:action|ai\b|todo|to-do|follow|next)", re.IGNORECASE)
 
 
@@ -272,6 +285,10 @@ def _read_minutes_line(
             plain = _normalise(f"ACTION: {m['who']} to {m['rest']}")
         elif _NAME_TO.match(sentence):
             plain = _normalise(f"ACTION: {sentence}")
+    if plain and action_assignee(plain) is None and (dash := _ACTION_DASH.fullmatch(plain)):
+        rest = dash["rest"].split(",", 1)[0].strip()  # "ACTION Gwen — circulate X"
+        verb_first = _VERB_FIRST.match(rest) is not None
+        plain = f"ACTION: {dash['who']} to {rest if verb_first else f'own {rest}'}"
     if plain and (who := action_assignee(plain)) is not None:
         reader.sentence = sentence
         out = read_action(reader, plain, minutes.who(who) if minutes.active else None)
@@ -430,8 +447,16 @@ def extract(text: str, author: str | None) -> Extraction:
         if d.relation is Relation.OWNS and not d.tentative:
             explicit.setdefault(_key(d.target), set()).add(_key(d.source))
 
+    done_by: dict[str, set[str]] = {}  # completions with a named doer
+    for d in drafts:
+        if d.relation is Relation.COMPLETED and not d.by_default:
+            done_by.setdefault(_key(d.target), set()).add(_key(d.source))
+
     def keep(d: _Draft) -> bool:
-        """Rule 1: author ownership stands only if nobody else is named as owner."""
+        """Rule 1: author ownership stands only if nobody else is named as owner; rule 6:
+        a completion is the author's only if nobody else is named as its doer."""
+        if d.by_default:
+            return done_by.get(_key(d.target), set()) <= {_key(d.source)}
         if not d.tentative:
             return True
         return explicit.get(_key(d.target), set()) <= {_key(d.source)}
