@@ -787,6 +787,52 @@ P = "person"
             "- deployed the new fare engine to 20% of traffic",
             {d("Kai", "new fare engine")},
         ),
+        # "too", "tho" at a clause's end are no part of it.
+        (
+            "Kai",
+            "the rota export is done too, shipped it last night",
+            {d("Kai", "rota export")},
+        ),
+        (
+            "Kai",
+            "today: start on the seat map, blokced until the venue feed is provisioned tho",
+            {o("Kai", "seat map"), b("seat map", "venue feed")},
+        ),
+        # A gerund after a completion names what was done.
+        (
+            "Kai",
+            "Y: finished migrating the fare tables to the new ledger",
+            {d("Kai", "fare tables")},
+        ),
+        # "Y first, which <Name> is <doing>": the name has Y.
+        (
+            "Kai",
+            "the kiosk release needs the font bundle first, which Oren is preparing",
+            {
+                o("Kai", "kiosk release"),
+                b("kiosk release", "font bundle"),
+                o("Oren", "font bundle"),
+            },
+        ),
+        # An aside naming who runs "that".
+        (
+            "Kai",
+            "- seat sync is parked until the venue audit wraps up (Leona's running that)",
+            {o("Kai", "seat sync"), b("seat sync", "venue audit"), o("Leona", "venue audit")},
+        ),
+        # A passive of an ownership verb with its agent.
+        (
+            "Kai",
+            "The fare audit has been picked up by Oren.",
+            {o("Oren", "fare audit")},
+        ),
+        (
+            "Kai",
+            "The rota export was taken over by the people ops team.",
+            {o("people ops team", "rota export", "team")},
+        ),
+        # An action item's quantity is no part of its object.
+        ("Kai", "ACTION: Leona to line up two venue partners", {o("Leona", "venue partners")}),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:

@@ -66,6 +66,10 @@ _ACTION_VAGUE = re.compile(
     r"|numbers|answer|thoughts|options|notes|time|call|meeting|slot)s?",
     re.IGNORECASE,
 )
+_ACTION_COUNT = re.compile(
+    r"\A(?:two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several|\d+)\s+(?=\S)",
+    re.IGNORECASE,
+)
 _OBJ_START_PREP = re.compile(r"(?:with|to|about|for|at|in|into|from)\b", re.IGNORECASE)
 
 
@@ -78,6 +82,7 @@ def read_action(reader: _Reader, text: str, who: str | None = None) -> _Outcome 
     if m is None:
         return None
     obj = _ACTION_TAIL.sub("", m["obj"]).strip(" .;,")
+    obj = _ACTION_COUNT.sub("", obj, count=1)  # "line up two pilot cohorts": the cohorts
     if not obj or _OBJ_START_PREP.match(obj) or _ACTION_VAGUE.fullmatch(obj):
         return None
     out = reader.owns(who or m["who"], obj)
@@ -335,7 +340,7 @@ def _lexicon() -> dict[str, str]:
     add("T", _combine("tracked|filed|logged|captured|tracked separately", "in|as|under"))
     add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
     add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm", "only", "fwiw", "re"])
-    add("-", ["together", "please"])  # "Ravi and Noor shipped X together"
+    add("-", ["together", "please", "too", "tho"])  # "Ravi and Noor shipped X together"
     add("G", ["doing", "arranging", "organising", "organizing", "sorting out", "chasing"])
     add("G", ["adding", "writing", "preparing", "drafting", "fixing"])
     add("G", ["building", "implementing", "prototyping", "investigating", "debugging"])
@@ -351,7 +356,12 @@ def _lexicon() -> dict[str, str]:
         + _combine("is|are|is now|are now", "with")  # "BILL-109 is with Priyanka"
         + _combine("transferred|transitioned|handed back", "to")
         + _combine("handed off|handed over|handed|given|passed|passed over|moved", "to")
-        + _combine("been", "handed off|handed over|handed|given|passed|reassigned|assigned", "to"),
+        + _combine("been", "handed off|handed over|handed|given|passed|reassigned|assigned", "to")
+        + _combine(  # "has been picked up by Svenja", "was taken over by the ops team"
+            "picked up|taken over|taken on|claimed|grabbed|adopted|championed|sponsored"
+            "|headed up|spearheaded|overseen|stewarded|shepherded|looked after|driven forward",
+            "by",
+        ),
     )
     add(
         "c",
@@ -800,6 +810,8 @@ def tokenise(text: str) -> list[_Tok]:
         elif tok.low in _CLOSING_PRESENT and k and out[k - 1].low in ("this", "which", "it"):
             tok.cls, out[k - 1].cls = "D", "-"  # "this closes #5521": the author's PR
             dropped = True
+        elif tok.cls == "I" and k and out[k - 1].cls == "D" and nxt == "n":
+            tok.cls = "n"  # "finished migrating the alerting rules": the migration is done
         elif tok.cls == "G" and nxt not in ("", "|", "s", "p") and (not k or out[k - 1].cls != "x"):
             tok.cls = "n"  # "the writing guide": only "that Paulo is doing" ends on G
         elif tok.low in _MODIFIER_MODALS:
@@ -1370,6 +1382,8 @@ def _apply(
             return None
         if m.re.pattern.startswith(("(?P<d>", "D(?P<w>")) and (cut := _DESTINATION.search(w)):
             w = w[: cut.start()]  # "deployed the optimizer to the Leeds site"
+        if " " in w and w[:1].islower() and (gerund := _GERUND_OBJECT.match(w)):
+            w = w[gerund.end() :]  # "finished migrating the alerting rules": the rules
         doer = g("d")
         if doer is not None and _TICKET.fullmatch(doer.split(", ")[0]):
             doer = None  # "resolved by PR #62": the PR is how, not who
@@ -1754,6 +1768,8 @@ def _leading_np(toks: list[_Tok]) -> list[_Tok]:
 
 def _trailing_np(toks: list[_Tok]) -> list[_Tok]:
     """The noun phrase a clause ends with (the antecedent of a relative clause)."""
+    while toks and toks[-1].cls == "F":
+        toks = toks[:-1]  # "they need the labels first, which Jorge is adding": the labels
     if len(toks) > 3 and toks[-2].cls == "x" and toks[-1].cls in "nDE" and toks[-3].cls == "n":
         toks = toks[:-2]  # "until the DPA amendment is signed, which ...": the amendment
     n = len(toks)

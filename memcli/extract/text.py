@@ -36,7 +36,8 @@ _IS_FOLLOWERS = (
     "|gated|pending|dependent|held|paused|unblocked|now|still|also|currently|the|a|an"
     "|blocking|holding|going|taking|picking|assigned|owned|handled|from|with|at|under"
     "|being|nearly|almost|mostly|just|really|finally|ready|behind|cancelled|canceled"
-    "|released|totally|completely|fully|already|hard|waiting|stalling|gating"
+    "|released|totally|completely|fully|already|hard|waiting|stalling|gating|running|doing"
+    "|covering|chasing|looking|building|writing"
 )
 
 _CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -167,6 +168,8 @@ _PAREN_CLAUSE = re.compile(
     r"\s*(?:owned|run|driven|led|handled|managed|which|from|waiting|blocked|needs|depends"
     r"|pending|gated|now unblocked|unblocked|no longer"
     r"|[\w'-]+(?:\s+[\w'-]+)?\s+(?:has|have|owns|own|is on|are on|is driving|is handling)"
+    r"\s+(?:it|that|this|those|these|them)\s*$"
+    r"|[\w-]+(?:'s|’s|\s+is|\s+are)\s+(?:on|running|leading|driving|handling|doing|owning)"
     r"\s+(?:it|that|this|those|these|them)\s*$)\b",
     re.IGNORECASE,
 )
