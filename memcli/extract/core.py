@@ -475,7 +475,7 @@ def _table() -> dict[str, str]:
                 content = [w for w in phrase.split() if w not in _FUNCTION_WORDS]
                 if content:
                     _CUES.update(re.findall(r"[a-z]+", max(content, key=len)))
-        _CUES.update({"on", "has", "have", "had", "with", "main", "did"} | _CLOSING_PRESENT)
+        _CUES.update({"on", "has", "have", "had", "main"} | _CLOSING_PRESENT)
         _CUES.update(w for label in _LABEL_RELATIONS for w in re.findall(r"[a-z]+", label))
         _TABLE = table
     return _TABLE

@@ -145,7 +145,13 @@ def _read_sentence(
         reader.addressee = addressee(sentence) or reader.addressee
     raw = (sentence if text is None else text).lower()
     words = lower_words(sentence if text is None else text)  # the letter runs of raw
-    if _cues().isdisjoint(words) and "'" not in raw and "’" not in raw and not status_emoji(raw):
+    if (
+        _cues().isdisjoint(words)
+        and "'" not in raw
+        and "’" not in raw
+        and not status_emoji(raw)
+        and not _paired_cue(words)
+    ):
         if not any(w in TYPOS for w in words) and not _owner_line(
             sentence if text is None else text
         ):
@@ -241,6 +247,16 @@ def _owner_line(text: str) -> bool:
 
 
 _CUES: frozenset[str] = frozenset()
+
+
+def _paired_cue(words: tuple[str, ...]) -> bool:
+    """Cues made of common words, which the one-word screen cannot hold: "X is with Dana",
+    "Leona did it"."""
+    if "with" in words:
+        return "is" in words or "are" in words
+    if "did" in words:
+        return "it" in words or "that" in words or "this" in words
+    return False
 
 
 def _cues() -> frozenset[str]:
