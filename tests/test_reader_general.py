@@ -833,6 +833,78 @@ P = "person"
         ),
         # An action item's quantity is no part of its object.
         ("Kai", "ACTION: Leona to line up two venue partners", {o("Leona", "venue partners")}),
+        # Focus phrases name the work someone is on.
+        ("Kai", "- currently heads-down on the venue importer", {o("Kai", "venue importer")}),
+        ("Kai", "Leona is focused on the kiosk offline mode.", {o("Leona", "kiosk offline mode")}),
+        # Pairing on something now: both work on it.
+        (
+            "Kai",
+            "- today: pairing with Oren on the fare rules parser",
+            {o("Kai", "fare rules parser"), o("Oren", "fare rules parser")},
+        ),
+        ("Kai", "Oren's the point person on the rota export.", {o("Oren", "rota export")}),
+        # "completed work on X" completes X.
+        ("Kai", "Oren completed work on the seat map flicker.", {d("Oren", "seat map flicker")}),
+        # Made available to everyone: released.
+        (
+            "Kai",
+            "Kiosk offline mode is now available to all sites.",
+            {d("Kai", "Kiosk offline mode")},
+        ),
+        # "under <Name>'s leadership": the name owns it.
+        (
+            "Kai",
+            "The depot rollout continues under Leona Brandt's leadership.",
+            {o("Leona Brandt", "depot rollout")},
+        ),
+        # Report completions: "concluded", "reached completion".
+        ("Kai", "The venue survey concluded in March.", {d("Kai", "venue survey")}),
+        ("Kai", "The rota migration reached completion last week.", {d("Kai", "rota migration")}),
+        # A wait on a group's sign-off of an item: the item's sign-off.
+        (
+            "Kai",
+            "The refund batch remains blocked, awaiting sign-off from Finance on the bank file "
+            "format.",
+            {o("Kai", "refund batch"), b("refund batch", "bank file format")},
+        ),
+        # Nominal dependencies with adjectives.
+        (
+            "Kai",
+            "The bank file format is the outstanding dependency for the refund batch.",
+            {o("Kai", "refund batch"), b("refund batch", "bank file format")},
+        ),
+        (
+            "Kai",
+            "A key dependency for the refund batch is the bank file format.",
+            {o("Kai", "refund batch"), b("refund batch", "bank file format")},
+        ),
+        # "cannot be scheduled", "must be approved before X can run".
+        (
+            "Kai",
+            "Until the bank file format is approved, the refund batch cannot be scheduled.",
+            {o("Kai", "refund batch"), b("refund batch", "bank file format")},
+        ),
+        (
+            "Kai",
+            "The bank file format must be approved before the refund batch can run.",
+            {o("Kai", "refund batch"), b("refund batch", "bank file format")},
+        ),
+        # Unblocked after something was approved: the approved item is the cause.
+        (
+            "Kai",
+            "Now that the bank file format has been approved, the refund batch can proceed.",
+            {u("refund batch", "bank file format")},
+        ),
+        (
+            "Kai",
+            "With the bank file format approved, the refund batch is no longer blocked.",
+            {u("refund batch", "bank file format")},
+        ),
+        (
+            "Kai",
+            "Following approval of the bank file format, the refund batch was unblocked.",
+            {u("refund batch", "bank file format")},
+        ),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:

@@ -245,13 +245,21 @@ def _lexicon() -> dict[str, str]:
         )
         + _combine("a|the|the main|the last|a hard|the only|a big|another", "blocker", "for|on|to")
         + _combine("a|the|", "prerequisite|prereq|dependency|hard dependency", "for|of|to")
+        + _combine(  # "is the outstanding dependency for the refund batch"
+            "a|the|one",
+            "outstanding|key|main|critical|remaining|last|only|major|big|hard|open|sole",
+            "dependency|prerequisite|blocker|prereq",
+            "for|of|to|on",
+        )
         + _combine("needed|required", "for|before|by")
         + _combine("the|a", "long pole for|long pole on|gating item for|gating factor for")
         + _combine("on the critical path for|in the way of|standing in the way of", "")
         + _combine(
             "has to|have to|needs to|need to|must|should",
             "land|ship|merge|go in|go out|happen|be done|be in|be merged|be finished|be live"
-            "|be shipped|be deployed|finish|be fixed|be sorted",
+            "|be shipped|be deployed|finish|be fixed|be sorted|be approved|be signed off"
+            "|be agreed|be completed|be ready|be available|be resolved|be settled|complete"
+            "|be delivered|be provisioned|be finalised|be finalized|be in place",
             "before|ahead of|prior to",
         ),
     )
@@ -302,7 +310,12 @@ def _lexicon() -> dict[str, str]:
         + ["the owner for", "owner for", "the tech lead for", "the lead engineer on"]
         + ["the lead engineer for", "the assignee on", "the assignee for", "the DRI on"]
         + ["working on", "is working on", "are working on", "leading on", "the lead on"]
-        + ["the lead for", "lead on", "lead for", "looking into", "is looking into"],
+        + ["the lead for", "lead on", "lead for", "looking into", "is looking into"]
+        + ["the point person on", "point person on", "the go-to on", "the owner on"]
+        + _combine(  # "heads-down on the importer", "focused on the kiosk mode"
+            "heads-down|heads down|focused|focusing|busy|deep",
+            "on|with",
+        ),
     )
     add(
         "O",
@@ -369,7 +382,8 @@ def _lexicon() -> dict[str, str]:
             "cannot|can not|could not|will not|would not|unable to|not able to|is not able to",
             "ship|start|begin|launch|merge|release|deploy|finish|enable|roll out|do|move forward"
             "|continue|resume|proceed with|test|land|turn on|cut over|go in|go out|go live"
-            "|be enabled|be merged|be released|be deployed|be shipped",
+            "|be enabled|be merged|be released|be deployed|be shipped|be scheduled|be started"
+            "|be run|be completed|be finalised|be finalized|go ahead|proceed|run|be cut",
         ),
     )
     add("L", ["until", "till", "without", "before"])
@@ -403,7 +417,13 @@ def _lexicon() -> dict[str, str]:
             "live|out", "in prod|in production|on prod|everywhere|for all users|for everyone"
         )
         + ["generally available", "rolled out everywhere", "in the can"]
-        + ["buttoned up", "put to bed", "closed out"],
+        + ["buttoned up", "put to bed", "closed out", "concluded", "reached completion"]
+        + ["has concluded", "have concluded", "was concluded", "were concluded"]
+        + _combine("available", "to everyone|for everyone|everywhere")
+        + _combine(
+            "available to all|available for all|available in all|available to",
+            "|users|customers|tenants|sites|regions|teams|stores|markets|depots",
+        ),
     )
     add("Y", _combine("dependency|dependence|reliance", "on|upon"))
     add(  # a past owner is no owner: "previously managed by the platform group"
@@ -760,6 +780,8 @@ def tokenise(text: str) -> list[_Tok]:
         nxt = out[k + 1].cls if k + 1 < len(out) else ""
         if tok.low == "own" and prev in _POSSESSIVE:
             tok.cls = "n"
+        elif tok.low == "work on" and k and out[k - 1].cls == "D":
+            tok.cls = "n"  # "Oren completed work on X": X is done
         elif tok.low == "work on" and (not k or prev in _DETERMINERS) and k + 1 < len(out):
             if any(t.cls == "x" for t in out[k + 1 :]):
                 tok.cls = "n"  # "Work on the health score has been paused": a noun
@@ -846,6 +868,17 @@ def tokenise(text: str) -> list[_Tok]:
         elif tok.low == "in":
             if k and out[k - 1].cls == "x" and nxt in ("", "|", "&", "s"):
                 tok.cls = "E"  # "now that the schema change is in": it landed
+        elif tok.low == "under":
+            j = next(
+                (j for j in range(k + 1, min(k + 4, len(out))) if out[j].low.endswith("'s")), 0
+            )
+            if j and j + 1 < len(out) and out[j + 1].low in _UNDER_HEADS:
+                tok.cls = "o"  # "continues under Leona Brandt's leadership": she leads it
+                if k and out[k - 1].cls == "n" and out[k - 1].low in _CONTINUES:
+                    out[k - 1].cls = "-"
+                out[j].text, out[j].low = out[j].text[:-2], out[j].low[:-2]
+                out[j + 1].cls = "-"
+                dropped = True
         elif tok.low in ("live", "complete"):
             if k and out[k - 1].low in _DETERMINERS and nxt == "n":
                 tok.cls = "n"  # "the live chat integration": a name, not a state
@@ -884,12 +917,14 @@ _PERSONS = frozenset("i we you he she they".split())
 _DETERMINERS = frozenset("the a an our my their his her its this that these those".split())
 
 
+_CONTINUES = frozenset("continues continued proceeds proceeded sits moves runs".split())
+_UNDER_HEADS = frozenset("leadership direction ownership stewardship supervision watch".split())
 _MODIFIER_MODALS = frozenset("forecast scheduled projected expected targeted".split())
 _PARTICLES = frozenset("off up out through over".split())
 _IRREGULAR_PARTICIPLES = frozenset("done seen run built written tested".split())
 _CONTEXT_WORDS = (
     frozenset({"own", "unblocked", "work on", "delays", "delay", "being", "in", "live"})
-    | frozenset({"complete", "did"})
+    | frozenset({"complete", "did", "under"})
     | _CLOSING_PRESENT
     | _MODIFIER_MODALS
 )
@@ -945,6 +980,8 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
                 split = tok.low  # ", owned by Amir", ", which ..."
             if current and (current[0].cls == "p" or current[0].low in _INTRO_WORDS):
                 split = tok.low  # "Per discussion in standup, ..." introduces the clause
+            if kind in _SUBORDINATE and any(t.cls == "x" for t in current):
+                split = tok.low  # "Now that Y has been approved, X can proceed"
             if nxt is not None and nxt.low in _PERSONS and tok.low == ",":
                 split = tok.low  # "you keep X, I'll take Y"
             if (
@@ -1007,6 +1044,10 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
 
 
 _JOIN_WORDS = frozenset({"and", "&", "+", "/", "with"})
+_SUBORDINATE = frozenset(
+    {"now that", "once", "since", "because", "after", "when", "as soon as", "although"}
+    | {"though", "even though", "if", "unless", "while", "whereas"}
+)
 _AS_FOLLOWERS = frozenset({"it", "this", "that", "the", "there", "they", "we", "i", "he", "she"})
 # The classes and words ``clauses`` may split at (a token of neither joins the clause).
 _CLAUSE_MARKS = frozenset("|s&")
@@ -1120,8 +1161,17 @@ def _span(toks: list[_Tok], text: str, m: re.Match[str], group: str) -> str | No
     if group == "t" and (owned := _agent_verb(part, text)) is not None:
         return owned
     if group in ("w", "t", "s"):
-        part = _trim_tail(part)
+        return _noun_phrase(*_trimmed(part, text))
     return _noun_phrase(part, text)
+
+
+def _trimmed(toks: list[_Tok], text: str) -> tuple[list[_Tok], str]:
+    """``_trim_tail`` of an argument, re-laid over a text of its own when a phrase was cut
+    from its middle ("sign-off from Finance on X": sign-off on X)."""
+    cut = _trim_tail(toks)
+    if cut and cut[-1] is not toks[len(cut) - 1]:
+        text, cut = _rebase(cut)
+    return cut, text
 
 
 _AFTER_TICKET = frozenset("upstream downstream internally externally first too anyway".split())
@@ -1194,6 +1244,13 @@ def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
         if tok.low == "to" and nxt.low not in _NP_STARTERS and nxt.text[:1].islower():
             if not nxt.low.isdigit() and nxt.low not in ("k8s", "prod", "production", "main"):
                 return toks[:k]
+        if (
+            tok.low == "from"
+            and k + 2 < len(toks)
+            and toks[k + 2].low in ("on", "for", "of", "about")
+            and (_name_like(nxt.text) or _orgish(nxt.text) or _is_org(nxt.text))
+        ):  # "sign-off from Finance on the bank file format": sign-off on the format
+            return _trim_tail(toks[:k] + toks[k + 2 :])
         if tok.low in _LOOSE_PP or (tok.low == "to" and nxt.low == "all"):
             if (
                 tok.low == "from"
@@ -1442,12 +1499,15 @@ def possessive_owners(reader: _Reader, text: str, outcomes: list[_Outcome]) -> _
         head = toks[:n]
         if _name_like(head[0].text):
             continue  # "Dana's Berlin trip": a proper name follows, not a work item
-        if any(t.low in _NOT_OWNED_HEADS or t.low in _TEAM_WORDS for t in head[:1] + head[-1:]):
+        if any(
+            t.low in _NOT_OWNED_HEADS or t.low in _TEAM_WORDS or t.low in _UNDER_HEADS
+            for t in head[:1] + head[-1:]
+        ):
             continue
         if len(head) == 1 and head[0].low in _OWNED_GENERIC:
             continue  # "Oren's PR" alone names no item
         body, rebased = _rebase(head)
-        found = reader.owns(who, _noun_phrase(_trim_tail(rebased), body))
+        found = reader.owns(who, _noun_phrase(*_trimmed(rebased, body)))
         if found is None:
             continue
         for d in found.drafts:
@@ -1636,6 +1696,12 @@ _SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(?:is|was|remains)\s+(?P<t>.+)",
         ),
         (
+            "key-dependency-for-x-is-y",
+            r"(?:the|a|one|our)\s+(?:(?:key|main|critical|outstanding|remaining|last|only|major"
+            r"|big|hard|open|sole)\s+)*(?:dependency|prerequisite|blocker|prereq)\s+(?:for|of|on)"
+            r"\s+(?P<s>[^,;]+?)\s+(?:is|was|remains)\s+(?P<t>[^,;]+)",
+        ),
+        (
             "only-thing-left-for-x-is-y",
             r"(?:the )?only (?:thing|blocker|item|dependency|piece) (?:left |remaining |outstanding )?"
             r"(?:for|on|before) (?P<s>.+?) (?:is|are) (?P<t>.+)",
@@ -1679,6 +1745,7 @@ _FRAME_WORDS = {
     "need-y-before-x-can-move": (" before ",),
     "only-thing-left-for-x-is-y": ("only",),
     "xs-only-dependency-is-y": ("dependency", "blocker", "prereq"),
+    "key-dependency-for-x-is-y": ("dependency", "blocker", "prereq"),
     "no-x-before-y": ("no ",),
 }
 _SENTENCE_HINT = re.compile(
@@ -1753,7 +1820,7 @@ def _np_text(toks: list[_Tok]) -> str:
     if not toks:
         return ""
     text, rebased = _rebase(toks)
-    return _noun_phrase(_trim_tail(rebased), text)
+    return _noun_phrase(*_trimmed(rebased, text))
 
 
 def _leading_np(toks: list[_Tok]) -> list[_Tok]:
@@ -1772,6 +1839,10 @@ def _trailing_np(toks: list[_Tok]) -> list[_Tok]:
         toks = toks[:-1]  # "they need the labels first, which Jorge is adding": the labels
     if len(toks) > 3 and toks[-2].cls == "x" and toks[-1].cls in "nDE" and toks[-3].cls == "n":
         toks = toks[:-2]  # "until the DPA amendment is signed, which ...": the amendment
+    while len(toks) > 2 and toks[-1].low.endswith("ed") and toks[-1].text.islower():
+        toks = toks[:-1]  # "the format has been approved", "with the format approved"
+        while len(toks) > 1 and toks[-1].cls == "x":
+            toks = toks[:-1]
     n = len(toks)
     while n and toks[n - 1].cls in "n&p":
         n -= 1
@@ -2103,6 +2174,9 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             hedged_subject = "M" in classes  # "no movement on X, blocked on Y": Y still holds
             if toks and classes[0] == "n" and "x" in classes and "N" in classes:
                 _mention(reader, toks)  # "X has not started, as it ...": X is the topic
+            if toks and kind not in _CAUSAL and toks[0].low in ("following", "after"):
+                kind = "after"  # "Following approval of Y, X was unblocked"
+                toks = toks[1:]
             if kind in _CAUSAL - {","} and toks:
                 cause = _rebase(_trailing_np(toks))[0] or None
                 acted = _agent_acted(reader, toks)  # "now that Hee-won pushed the image"
@@ -2459,7 +2533,7 @@ def _label_list(toks: list[_Tok]) -> str:
             parts.append([])
         else:
             parts[-1].append(tok)
-    return ", ".join(_noun_phrase(_trim_tail(part), text) for part in parts if part)
+    return ", ".join(_noun_phrase(*_trimmed(part, text)) for part in parts if part)
 
 
 _BLOCKED_LABEL = re.compile(
