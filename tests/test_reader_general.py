@@ -905,6 +905,13 @@ P = "person"
             "Following approval of the bank file format, the refund batch was unblocked.",
             {u("refund batch", "bank file format")},
         ),
+        # A PR's own verbs: "This PR fixes X and closes #N".
+        (
+            "Kai",
+            "This PR fixes the stale seat cache and closes #431.",
+            {d("Kai", "stale seat cache"), d("Kai", "#431")},
+        ),
+        ("Kai", "Fixes #88, #91", {d("Kai", "#88"), d("Kai", "#91")}),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
@@ -942,6 +949,8 @@ def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, 
         "The following is submitted for information.",
         "3.2 million rows migrated so far.",
         "still on the same ticket",
+        "waiting on legal",
+        "blocked on procurement again",
     ],
 )
 def test_no_fact_in_general_form(sentence: str) -> None:

@@ -31,6 +31,7 @@ from memcli.extract.phrases import (
     _NON_NAMES,
     _NOUN_SUFFIXES,
     _ON_STOPLIST,
+    _ORG_UNITS,
     _PLURAL_PERSON,
     _PRONOUNS,
     _REFS,
@@ -242,6 +243,7 @@ class _Reader:
         elif (
             low in _PRONOUNS
             or low in _SELF_GROUPS
+            or low in _ORG_UNITS  # "waiting on legal": a group, not a work item
             or _is_team(core)
             or self._is_author(core)
             or self._person_like(core)

@@ -832,6 +832,14 @@ def tokenise(text: str) -> list[_Tok]:
         elif tok.low in _CLOSING_PRESENT and k and out[k - 1].low in ("this", "which", "it"):
             tok.cls, out[k - 1].cls = "D", "-"  # "this closes #5521": the author's PR
             dropped = True
+        elif (
+            tok.low in _CLOSING_PRESENT
+            and k > 1
+            and out[k - 1].low in ("pr", "mr", "change", "patch", "commit", "diff")
+            and out[k - 2].low in ("this", "the", "my", "our")
+        ):  # "This PR fixes the flaky test and closes #431": the author's change does
+            tok.cls, out[k - 1].cls, out[k - 2].cls = "D", "-", "-"
+            dropped = True
         elif tok.cls == "I" and k and out[k - 1].cls == "D" and nxt == "n":
             tok.cls = "n"  # "finished migrating the alerting rules": the migration is done
         elif tok.cls == "G" and nxt not in ("", "|", "s", "p") and (not k or out[k - 1].cls != "x"):
@@ -991,6 +999,15 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
                 and toks[i + 2].low in _AS_FOLLOWERS
             ):
                 split = tok.low  # "X has not started, as it is contingent on Y"
+            if (
+                tok.low == ","
+                and i
+                and nxt is not None
+                and _TICKET.fullmatch(toks[i - 1].text)
+                and _TICKET.fullmatch(nxt.text)
+                and (i + 2 >= len(toks) or toks[i + 2].cls in "|&")
+            ):
+                split = None  # "Fixes #88, #91": a list of tickets
             if split is None and tok.low not in ",":
                 split = tok.low
             if split is None:
