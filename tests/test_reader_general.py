@@ -912,6 +912,17 @@ P = "person"
             {d("Kai", "stale seat cache"), d("Kai", "#431")},
         ),
         ("Kai", "Fixes #88, #91", {d("Kai", "#88"), d("Kai", "#91")}),
+        # One-letter standup headings; "none, ..." opening news that is not a negation.
+        (
+            "Kai",
+            "Y\n- deployed the new fare engine\nB\n- none, the rate API bug got fixed by the "
+            "edge team so the fare engine is unblocked",
+            {
+                d("Kai", "new fare engine"),
+                d("edge team", "rate API bug", "team"),
+                u("fare engine", "rate API bug"),
+            },
+        ),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:

@@ -187,7 +187,8 @@ def _split_sentences(text: str) -> list[str]:
 # bullets under it like a Markdown heading.
 _SECTION_LINE = re.compile(
     r"\s*[*_]*(?P<h>yesterday|yday|today|blockers?|blocked|done|doing|next|next steps"
-    r"|in progress|wip|shipped|completed|this week|last week|action items|actions)[*_]*:?[*_]*\s*",
+    r"|in progress|wip|shipped|completed|this week|last week|action items|actions|y|t|b)"
+    r"[*_]*:?[*_]*\s*",
     re.IGNORECASE,
 )
 _HEADING_TEXT = re.compile(r"\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
@@ -399,6 +400,8 @@ def _normalise(sentence: str) -> str:
     if ",," in s or ", ," in s:
         s = _COMMAS.sub(",", s)
     previous = None
+    if s[:1] in "nN" and (lead := _NONE_LEAD.match(s)) is not None:
+        s = s[lead.end() :]  # "none, the X got fixed so Y is unblocked": the rest is news
     while previous != s:
         previous = s
         words = s.split(None, 1)
@@ -414,6 +417,7 @@ def _normalise(sentence: str) -> str:
     return s
 
 
+_NONE_LEAD = re.compile(r"(?:none|nothing|nope|no blockers?)\s*[,;—–-]+\s*(?:but\s+)?(?=\S)", re.I)
 _ADVERB_WORDS = frozenset(
     """right also still currently now just really actually again basically unfortunately
     sadly officially finally already totally completely fully effectively literally
