@@ -923,6 +923,24 @@ P = "person"
                 u("fare engine", "rate API bug"),
             },
         ),
+        # A past wait and an addressee told they are unblocked.
+        (
+            "Kai",
+            "The ledger dump is merged. The payout report was waiting on it, so @oren you're "
+            "unblocked.",
+            {d("Kai", "ledger dump"), u("payout report", "ledger dump")},
+        ),
+        # "its only dependency was Y, and that was completed by Z": unblocked by Z's work.
+        (
+            "Kai",
+            "I'm driving the fare audit. Its only open dependency was the ledger snapshot, and "
+            "that was completed yesterday by the data team.",
+            {
+                o("Kai", "fare audit"),
+                u("fare audit", "ledger snapshot"),
+                d("data team", "ledger snapshot", "team"),
+            },
+        ),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
@@ -961,6 +979,7 @@ def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, 
         "3.2 million rows migrated so far.",
         "still on the same ticket",
         "waiting on legal",
+        "the export query times out under load",
         "blocked on procurement again",
     ],
 )

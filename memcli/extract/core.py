@@ -353,7 +353,17 @@ def _lexicon() -> dict[str, str]:
     add("T", _combine("tracked|filed|logged|captured|tracked separately", "in|as|under"))
     add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
     add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm", "only", "fwiw", "re"])
-    add("-", ["together", "please", "too", "tho"])  # "Ravi and Noor shipped X together"
+    add("-", ["together", "please", "too", "tho"])
+    add(  # phrasal verbs with "out" that finish nothing: "the query times out"
+        "n",
+        _combine(
+            "time|times|timed|timing|log|logs|logged|check|checks|checked|lock|locked|find"
+            "|found|reach|reached|point|pointed|rule|ruled|figure|figured|sort|sorted|opt"
+            "|opted|sell|sold|burn|burned|burnt|freak|freaked|zone|zoned|stand|stands|stood"
+            "|black|blacked|max|maxed|print|printed",
+            "out",
+        ),
+    )  # "Ravi and Noor shipped X together"
     add("G", ["doing", "arranging", "organising", "organizing", "sorting out", "chasing"])
     add("G", ["adding", "writing", "preparing", "drafting", "fixing"])
     add("G", ["building", "implementing", "prototyping", "investigating", "debugging"])
@@ -1710,7 +1720,7 @@ _SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "xs-only-dependency-is-y",
             r"(?P<s>its|their|[\w.-]+(?:\s+[\w.-]+){0,3}?['’]s)\s+(?:(?:only|main|last|remaining|one"
             r"|open|outstanding|sole|key)\s+)+(?:dependency|blocker|prerequisite|prereq)\s+"
-            r"(?:is|was|remains)\s+(?P<t>.+)",
+            r"(?:is|was|remains)\s+(?P<t>[^,;]+)",
         ),
         (
             "key-dependency-for-x-is-y",
@@ -2389,7 +2399,9 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 for d in o.drafts
                 if d.relation is not Relation.COMPLETED or d.target.name.lower() not in by_doer
             ]
-    if past_waits and any("unblocked" in o.frame for o in outcomes):
+    if past_waits and (
+        any("unblocked" in o.frame for o in outcomes) or _UNBLOCK_HINT.search(text.lower())
+    ):
         _past_waits_end(reader, outcomes, past_waits)  # "Y was waiting on it, so ... unblocked"
     done_now = {
         d.target.name.lower()
@@ -2509,6 +2521,10 @@ _LABEL_RELATIONS = {
 }
 
 
+_UNBLOCK_HINT = re.compile(
+    r"\bunblock|\bno longer (?:blocked|stuck|waiting)|\bclear to\b|\bgood to go\b|\bcan (?:now )?"
+    r"(?:proceed|move|go ahead|start)\b"
+)
 _ASKING = frozenset("anyone anybody does do did can could would any".split())
 _DEFERRED = frozenset(
     "deferred postponed delayed suspended halted deprioritised deprioritized rescheduled".split()

@@ -347,6 +347,10 @@ _VOCATIVE = re.compile(
 )
 
 
+# "..., so @lee you're unblocked": a mention inside a sentence, before "you"
+_INNER_VOCATIVE = re.compile(r"(?<=\s)@[\w.-]+\s+(?=you\b)", re.IGNORECASE)
+
+
 def addressee(sentence: str) -> str | None:
     """Who a sentence opening with an @mention speaks to, or None."""
     m = _VOCATIVE.match(sentence)
@@ -372,7 +376,7 @@ def _normalise(sentence: str) -> str:
             s = _EMOTICON.sub(" ", s)
     s = s.replace("**", "").replace("__", "").replace("`", "").replace('"', "")
     if "@" in s:
-        s = _MENTION.sub("", _VOCATIVE.sub("", s, count=1))
+        s = _MENTION.sub("", _INNER_VOCATIVE.sub("", _VOCATIVE.sub("", s, count=1)))
     if ">" in s or "→" in s or "⇒" in s:
         s = _ARROW.sub(" -> ", s)
     if "(" in s or "[" in s:
