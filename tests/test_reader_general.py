@@ -941,6 +941,18 @@ P = "person"
                 d("data team", "ledger snapshot", "team"),
             },
         ),
+        # A stall, then "it needs Y" after a colon.
+        (
+            "Kai",
+            "The refund batch is on hold: it needs the bank's file spec.",
+            {o("Kai", "refund batch"), b("refund batch", "bank's file spec")},
+        ),
+        # "Blocked: X needs Y"
+        (
+            "Kai",
+            "- blocked: seat sync needs the venue feed schema",
+            {o("Kai", "seat sync"), b("seat sync", "venue feed schema")},
+        ),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:

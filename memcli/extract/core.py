@@ -2081,10 +2081,13 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             continue
         if (
             stalled_waiter is not None
-            and kind in (",", ";", "—", "–", "-")
-            and (classes.startswith("R") or classes.startswith("xR"))
+            and kind in (",", ";", "—", "–", "-", ":")
+            and (
+                classes.startswith(("R", "xR"))
+                or (toks[0].low in ("it", "this", "they") and classes[1:].startswith(("R", "xR")))
+            )
             and len(toks) > classes.index("R") + 1
-        ):  # "X: blocked, needs the tax tables from finance"
+        ):  # "X: blocked, needs the tax tables from finance", "X is on hold: it needs Y"
             need = reader.blocked(stalled_waiter, _rebase(toks[classes.index("R") + 1 :])[0])
             if need is not None and need.drafts:
                 need.frame = "x-is-stalled-needs-y"
@@ -2122,6 +2125,11 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         if skip_next:  # the consequent of "If X slips, Y is blocked"
             skip_next, previous = False, toks
             continue
+        if label_relation in ("blocked", "blocker") and kind == ":" and "R" in classes:
+            for t in toks:  # "Blocked: seat sync needs the venue feed schema": a wait
+                if t.cls == "R":
+                    t.cls = "W"
+            classes = clause.classes
         if (
             label_relation is not None
             and kind == ":"
@@ -2570,8 +2578,8 @@ def _label_list(toks: list[_Tok]) -> str:
 
 
 _BLOCKED_LABEL = re.compile(
-    r"(?P<s>.+?)\s*(?:\bon|\bby|\bbehind|\bpending|\buntil|->|,)\s+(?:waiting (?:on|for)\s+)?"
-    r"(?P<t>.+)"
+    r"(?P<s>.+?)\s*(?:\bon|\bby|\bbehind|\bpending|\buntil|->|,|\bneeds|\brequires"
+    r"|\bdepends on|\bwaits (?:on|for))\s+(?:waiting (?:on|for)\s+)?(?P<t>.+?)(?:\s+first)?"
 )
 
 
