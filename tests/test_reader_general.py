@@ -953,6 +953,25 @@ P = "person"
             "- blocked: seat sync needs the venue feed schema",
             {o("Kai", "seat sync"), b("seat sync", "venue feed schema")},
         ),
+        # A retro's "went well:" is no doer.
+        ("Kai", "- went well: shipped the geo filter", {d("Kai", "geo filter")}),
+        # A reply's "yes," is no subject.
+        (
+            "Kai",
+            "A: yes, still waiting on the tax API keys",
+            {b("Kai", "tax API keys", P)},
+        ),
+        # "waiting for <someone> to <verb> X": X is the blocker.
+        (
+            "Kai",
+            "the seat sync is waiting for a DBA to provision the replica",
+            {o("Kai", "seat sync"), b("seat sync", "replica")},
+        ),
+        (
+            "Kai",
+            "re: the flaky e2e suite — Karim is digging into it",
+            {o("Karim", "flaky e2e suite")},
+        ),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
@@ -992,6 +1011,7 @@ def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, 
         "still on the same ticket",
         "waiting on legal",
         "the export query times out under load",
+        "spent the morning chasing the cert issue, turned out to be a clock skew — fixed now",
         "blocked on procurement again",
     ],
 )

@@ -106,8 +106,9 @@ _LEADING_FILLER = re.compile(
     # labels only with their punctuation ("Status page integration:" keeps "Status")
     r"\A(?:(?:status update|quick update|sprint update|weekly update|daily update"
     r"|update from today|quick note|status|update|note|summary|context|news|reminder|edit"
-    r"|tl;?dr|heads up|heads-up|psa|ps|p\.s\.)\s*[:\-—–]\s*"
-    r"|(?:note that|noting that|so|and|but|also|ok|okay|well|fyi|btw|heads up|heads-up"
+    r"|tl;?dr|heads up|heads-up|psa|ps|p\.s\.|q|a|answer|reply)\s*[:\-—–]\s*"
+    r"|(?:note that|noting that|so|and|but|also|ok|okay|well|fyi|btw|heads up|heads-up|yes|yeah"
+    r"|yep|yup|nope|sure|nah"
     r"|today|yesterday|tomorrow|this week|last week|this morning|this sprint|as of today"
     r"|for context|unfortunately|sadly|good news|bad news|currently|right now|at the moment"
     r"|as of now|it turned out that|it turns out that|turns out|turned out|as it turns out"
@@ -454,7 +455,8 @@ _FILLER_START = re.compile(
     r"(?:so|and|but|also|ok|okay|well|fyi|btw|update|status|quick|heads|note|psa|today"
     r"|yesterday|tomorrow|this|last|as|for|context|unfortunately|sadly|good|bad|news|tl;?dr"
     r"|summary|sprint|weekly|daily|currently|right|at|it|turns|turned|reminder|edit|ps|p\.s\."
-    r"|fwiw|per|heads-up|next|separately|meanwhile|additionally|in|on|elsewhere|finally"
+    r"|fwiw|per|heads-up|next|separately|meanwhile|additionally|in|on|elsewhere|finally|q|a"
+    r"|answer|reply|yes|yeah|yep|yup|nope|sure|nah"
     r"|anyway)"
     r"\b",
     re.IGNORECASE,
