@@ -489,6 +489,13 @@ def core_cues() -> frozenset[str]:
     return frozenset(_CUES)
 
 
+def _longest_piece(phrase: str) -> str:
+    """The longest run of letters in a phrase ("go-to" -> go): a sentence holding the
+    phrase holds that run too, and short runs ("to", "on") are in most sentences."""
+    pieces: list[str] = re.findall(r"[a-z]+", phrase)
+    return max(pieces, key=len) if pieces else ""
+
+
 def _table() -> dict[str, str]:
     """The lexicon, built on first use (importing the reader stays cheap)."""
     global _TABLE
@@ -505,9 +512,12 @@ def _table() -> dict[str, str]:
             if cls in _TRIGGERS or cls in "L":  # its longest content word
                 content = [w for w in phrase.split() if w not in _FUNCTION_WORDS]
                 if content:
-                    _CUES.update(re.findall(r"[a-z]+", max(content, key=len)))
-        _CUES.update({"on", "has", "have", "had", "main"} | _CLOSING_PRESENT)
-        _CUES.update(w for label in _LABEL_RELATIONS for w in re.findall(r"[a-z]+", label))
+                    if piece := _longest_piece(max(content, key=len)):
+                        _CUES.add(piece)
+        _CUES.update({"has", "have", "had", "main"} | _CLOSING_PRESENT)
+        # a label's most telling word ("owned by" -> owned): "by", "for", "in" and "on" pass
+        # most sentences, and a label line always has its longest word too
+        _CUES.update(_longest_piece(label) for label in _LABEL_RELATIONS)
         _TABLE = table
     return _TABLE
 
@@ -1940,7 +1950,8 @@ _THANKED = re.compile(
     r"(?:\s+(?P<obj>[^,;:!]+?))?\s*\Z",
     re.IGNORECASE,
 )
-_THANKS_HINT = re.compile(r"\b(?:thanks|thank|thx|ty|kudos|shout-?out|props|cheers)\b")
+# Pieces of every thanking word, any case ("Thanks", "kudos", "shout-out", "ty ").
+_THANKS_WORDS = ("hank", "HANK", "udos", "UDOS", "hout", "rops", "heers", "thx", "ty ", "TY ")
 
 
 def _thanked(reader: _Reader, text: str) -> _Outcome | None:
@@ -1971,7 +1982,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     """
     if not _TABLE:
         _table()
-    if " for " in text and _THANKS_HINT.search(text.lower()):
+    if " for " in text and any(w in text for w in _THANKS_WORDS):
         thanks = _thanked_after(reader, text)
         if thanks is not None:
             return thanks
@@ -2051,7 +2062,11 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         split := _SPLIT_PHRASAL.search(text)
     ):  # "picking the banner back up" is "picking up the banner"
         text = f"{text[: split.start()]}{split['v']} {split['p']} {split['o']}{text[split.end() :]}"
-    if (" out" in text or " up" in text) and (split := _SPLIT_PRONOUN.search(text)):
+    if (
+        (" it " in text or " that " in text or " them " in text or " this " in text)
+        and (" out" in text or " up" in text)
+        and (split := _SPLIT_PRONOUN.search(text))
+    ):
         text = f"{text[: split.start()]}{split['v']} {split['p']} {split['o']}{text[split.end() :]}"
     parts = _lift_asides(_join_colon_lists(clauses(tokenise(text))))
     reason: str | None = None

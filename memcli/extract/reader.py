@@ -147,8 +147,8 @@ def _read_sentence(
     words = lower_words(sentence if text is None else text)  # the letter runs of raw
     if (
         _cues().isdisjoint(words)
-        and "'" not in raw
-        and "’" not in raw
+        and "'s" not in raw  # a possessive may name an owner ("X is Priya's")
+        and "’s" not in raw
         and not status_emoji(raw)
         and not _paired_cue(words)
     ):
@@ -251,12 +251,17 @@ _CUES: frozenset[str] = frozenset()
 
 def _paired_cue(words: tuple[str, ...]) -> bool:
     """Cues made of common words, which the one-word screen cannot hold: "X is with Dana",
-    "Leona did it"."""
-    if "with" in words:
-        return "is" in words or "are" in words
-    if "did" in words:
-        return "it" in words or "that" in words or "this" in words
-    return False
+    "Leona did it", "Nadia is on the runbook"."""
+    if "on" in words and not _BEING.isdisjoint(words):
+        return True  # "Nadia is on the runbook", "Oren's on it"
+    if "with" in words and ("is" in words or "are" in words):
+        return True
+    if "did" in words and ("it" in words or "that" in words or "this" in words):
+        return True
+    return "being" in words and "by" in words  # "is being negotiated by the ops team"
+
+
+_BEING = frozenset("is am are was were been s still back".split())
 
 
 def _cues() -> frozenset[str]:

@@ -155,7 +155,24 @@ _CONNECTIVE = re.compile(
     r"|unfortunately|fortunately|once again|again|too|also|by the way)\s*,(?=\s)",
     re.IGNORECASE,
 )
-_CONNECTIVE_LOWER = lowercase_twin(_CONNECTIVE)
+_CONNECTIVE_FIRST = frozenset(
+    """however though therefore thus hence by in as at meanwhile moreover furthermore
+    nonetheless nevertheless consequently for so unfortunately fortunately once again too
+    also""".split()
+)
+
+
+def _connective_after_comma(s: str) -> bool:
+    """Whether a word that opens a connective follows some ", " (most commas are lists)."""
+    at = s.find(", ")
+    while at >= 0:
+        word = s[at + 2 : at + 16].split(" ", 1)[0].rstrip(",").lower()
+        if word in _CONNECTIVE_FIRST:
+            return True
+        at = s.find(", ", at + 2)
+    return False
+
+
 # "during planning", "during the incident": a time, never part of an argument.
 _DURING = re.compile(
     r"\s+during\s+(?:the\s+|this\s+|last\s+|our\s+)?[\w-]+(?:\s+[\w-]+){0,2}?"
@@ -393,7 +410,7 @@ def _normalise(sentence: str) -> str:
         s = _ADVERBS.sub(" ", s)
     if " for " in s and _may_match(_DURATION_LOWER, s):
         s = _DURATION.sub(" ", s)
-    if "," in s and _may_match(_CONNECTIVE_LOWER, s):
+    if ", " in s and _connective_after_comma(s):
         s = _CONNECTIVE.sub(" ", s)  # "X, however, is blocked": X is the subject
     if " during " in s:
         s = _DURING.sub("", s)  # "handed to the squad during planning": when, not who
