@@ -972,6 +972,35 @@ P = "person"
             "re: the flaky e2e suite — Karim is digging into it",
             {o("Karim", "flaky e2e suite")},
         ),
+        # "since it relies on Z" after "X can't ship until Y": X is what relies on Z.
+        (
+            "Kai",
+            "The kiosk build can't ship until the font pack (#12) is merged, since it relies "
+            "on the new glyph table.",
+            {
+                o("Kai", "kiosk build"),
+                b("kiosk build", "font pack"),
+                b("kiosk build", "new glyph table"),
+            },
+        ),
+        # "which is itself waiting on Z"
+        (
+            "Kai",
+            "The launch waits on the load test sign-off, which is itself waiting on the perf "
+            "rig rebuild.",
+            {
+                o("Kai", "launch"),
+                b("launch", "load test sign-off"),
+                o("Kai", "load test sign-off"),
+                b("load test sign-off", "perf rig rebuild"),
+            },
+        ),
+        # A topic line: "update on X", then "it".
+        (
+            "Kai",
+            "update on the fare export\nit's blocked on the bank file spec",
+            {o("Kai", "fare export"), b("fare export", "bank file spec")},
+        ),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
@@ -1010,6 +1039,7 @@ def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, 
         "3.2 million rows migrated so far.",
         "still on the same ticket",
         "waiting on legal",
+        "the android build is still pending on the store's side",
         "the export query times out under load",
         "spent the morning chasing the cert issue, turned out to be a clock skew — fixed now",
         "blocked on procurement again",

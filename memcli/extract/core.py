@@ -354,7 +354,7 @@ def _lexicon() -> dict[str, str]:
     add("T", _combine("tracked|filed|logged|captured|tracked separately", "in|as|under"))
     add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
     add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm", "only", "fwiw", "re"])
-    add("-", ["together", "please", "too", "tho"])
+    add("-", ["together", "please", "too", "tho", "itself", "themselves"])
     add(  # phrasal verbs with "out" that finish nothing: "the query times out"
         "n",
         _combine(
@@ -2266,6 +2266,16 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             topic_text = _rebase(toks)[0]
             if reader.item(_parse_phrase(topic_text), seen) is not None:
                 reader.commit(seen, topic_text)
+        if (
+            len(parts) == 1
+            and toks
+            and toks[0].low in _TOPIC_OPENERS
+            and all(c in "n&p" for c in classes)
+        ):  # "update on the geo lookup thing": the line names what "it" means next
+            seen = _Outcome()
+            topic_text = _rebase(toks)[0]
+            if reader.item(_parse_phrase(topic_text), seen) is not None:
+                reader.commit(seen, topic_text)
         if not toks or _TRIGGERS.isdisjoint(classes):
             hedged_subject = "M" in classes  # "no movement on X, blocked on Y": Y still holds
             if toks and classes[0] == "n" and "x" in classes and "N" in classes:
@@ -2348,6 +2358,13 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 if not subject and heading:
                     subject = heading  # "Cert renewal: ...; can't start until X is done"
             stand_in = (named or heading) if not subject else None
+            if (
+                stand_in
+                and toks[0].low == "it"
+                and reader.last_wait is not None
+                and reader.last_item == reader.last_wait[1]
+            ):  # "X can't ship until Y is merged, since it relies on Z": X relies on Z
+                stand_in = _plain(reader.last_wait[0].name)
             if stand_in and toks[0].low in _STAND_INS and any(t.cls in "WRCU" for t in toks[1:3]):
                 subject, toks = stand_in, toks[1:]  # "X, though I'm blocked on Y": X waits
             body, rebased = _rebase(subject + toks)
@@ -2596,6 +2613,7 @@ _UNBLOCK_HINT = re.compile(
     r"\bunblock|\bno longer (?:blocked|stuck|waiting)|\bclear to\b|\bgood to go\b|\bcan (?:now )?"
     r"(?:proceed|move|go ahead|start)\b"
 )
+_TOPIC_OPENERS = frozenset("update updates status news regarding about".split())
 _ASKING = frozenset("anyone anybody does do did can could would any".split())
 _DEFERRED = frozenset(
     "deferred postponed delayed suspended halted deprioritised deprioritized rescheduled".split()

@@ -141,7 +141,7 @@ _VAGUE = _words(
     decisions info information details it's coffee lunch dinner breakfast food pizza
     checks tests builds itself themselves himself herself myself ourselves yourself
     comment comments note notes link links label labels reviewer reviewers screenshot
-    screenshots context thoughts build following interviews interview meetings
+    screenshots context thoughts build following interviews interview meetings side end
     train bus flight taxi kids kid dog weather laundry snacks tea package parcel
     """
 ) | frozenset({"other things", "other stuff", "other teams", "a lot", "the go-ahead"})
@@ -532,6 +532,8 @@ def _valid_core(core: str) -> bool:
         return False
     if words[0].lower() in ("next", "same"):  # "the same ticket" names nothing new
         return False
+    if len(words) == 2 and words[0].endswith(("'s", "’s")) and words[1].lower() in ("side", "end"):
+        return False  # "pending on the store's side": a party, not a work item
     for k, word in enumerate(words):  # "my coffee", not "the release train"
         low_word = word.lower()
         if low_word in _EVERYDAY and (
