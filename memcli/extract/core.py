@@ -1595,7 +1595,8 @@ def possessive_owners(reader: _Reader, text: str, outcomes: list[_Outcome]) -> _
 _DESTINATION = re.compile(r" to (?:the|our|all|every|both) ", re.IGNORECASE)
 _PARTICIPLES = frozenset(
     "heard seen done been got gotten had made said told found given taken sent known thought"
-    " kept left run begun".split()
+    " kept left run begun met put set read held brought caught taught sold spent lost won paid"
+    " built meant felt dealt shown written spoken chosen grown drawn gone".split()
 )
 _THIS_CHANGE = re.compile(
     r"(?:this|my|our|the)\s+(?:pr|mr|change|changeset|patch|commit|diff|branch|release)",
@@ -2111,6 +2112,12 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             previous = heading = topic
             if topic:
                 reader.line_topic = _rebase(topic)[0]
+                if any(t.low in _OBJECT_PRONOUNS for p in parts[index + 1 :] for t in p.toks):
+                    seen = _Outcome()  # "seat picker: Oren's on it": it is the heading's item
+                    if reader.item(_parse_phrase(reader.line_topic), seen) is not None:
+                        reader.commit(seen, reader.line_topic)
+                    else:
+                        reader.last_item = None  # "Runbooks: Ifeanyi has them": not before
             continue
         if (
             stalled_waiter is not None
