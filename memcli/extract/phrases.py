@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 def _words(text: str) -> frozenset[str]:
@@ -340,6 +341,7 @@ class _Phrase:
     owners: tuple[str, ...] = ()
 
 
+@lru_cache(maxsize=64)  # one update asks again and again, frame after frame
 def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> _Phrase:
     """Peel tails, ownership clauses, determiners and possessives off a noun phrase.
 
@@ -488,6 +490,7 @@ def _is_team(name: str) -> bool:
     return len(words) >= 2 and (words[-1] in _TEAM_WORDS or words[0] == "team")
 
 
+@lru_cache(maxsize=64)  # one update asks again and again, frame after frame
 def _name_like(word: str) -> bool:
     """A capitalised given-name-shaped word that is not a common engineering noun."""
     low = word.lower()
@@ -496,6 +499,7 @@ def _name_like(word: str) -> bool:
     return not (len(word) >= 6 and low.endswith(_NOUN_SUFFIXES))
 
 
+@lru_cache(maxsize=64)  # one update asks again and again, frame after frame
 def _agent_shaped(phrase: str, *, strict: bool) -> bool:
     """Could this phrase name a person or team? Used before any context is known."""
     core = _LEADING_ARTICLE.sub("", phrase, count=1)
@@ -514,6 +518,7 @@ def _agent_shaped(phrase: str, *, strict: bool) -> bool:
 _SCORE = re.compile(r"\b\d+/\d+\b|\d%|\b(?:pts|points|story points)\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=64)  # one update asks again and again, frame after frame
 def _valid_core(core: str) -> bool:
     """Reject captures that are clauses, quantities, times or too vague to be an entity."""
     if not core or not any(ch.isalnum() for ch in core):
