@@ -995,6 +995,39 @@ P = "person"
             "update on the fare export\nit's blocked on the bank file spec",
             {o("Kai", "fare export"), b("fare export", "bank file spec")},
         ),
+        # Minutes with a roster: "Name to <verb> X" is an action item.
+        (
+            "Kai",
+            "Infra sync\nAttendees: Ama, Bruno, Kai (notes)\n- Bruno to send the cost report to "
+            "finance",
+            {o("Bruno", "cost report")},
+        ),
+        # "Retro actions" heads action items.
+        (
+            "Kai",
+            "Retro actions\n- Ama will write the on-call runbook",
+            {o("Ama", "on-call runbook")},
+        ),
+        # "Depends on #N landing first" under a PR title.
+        (
+            "Kai",
+            "PR #881: Add retry budget to the ingest client\n\nDepends on #879 landing first.",
+            {
+                o("Kai", "Add retry budget to the ingest client"),
+                b("Add retry budget to the ingest client", "#879"),
+            },  # a PR's title names its change as written
+        ),
+        # A nudge is no topic; "a review for #N" is #N.
+        (
+            "Kai",
+            "Bumping: still waiting on a review for #455",
+            {b("Kai", "#455", P)},
+        ),
+        (
+            "Kai",
+            "all good here, the invoice PDF fix went out this morning",
+            {d("Kai", "invoice PDF fix")},
+        ),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:

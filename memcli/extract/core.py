@@ -1110,7 +1110,7 @@ _LATER_VERBS = frozenset(
 
 _NP = r"n(?:[n&p]*n)?"
 # What may follow a blocker: "(to be finished) (first)", "(is done)".
-_TO_BE_DONE = r"(?:px+[DE])?F?(?:x+[DEn])?"
+_TO_BE_DONE = r"I?(?:px+[DE])?F?(?:x+[DEn])?"  # also "#58 landing first"
 _PP = rf"(?:[pL]{_NP})"
 
 # (name, handler, pattern over classes). Groups: s waiter, t blocker, o owner, w work
@@ -2100,6 +2100,8 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             )  # "still on the SCIM bug: repro'd it" is a clause, not a heading
         ):
             label = " ".join(t.low for t in toks)
+            if label in _NOT_TOPICS:
+                continue  # "Bumping: still waiting on X": a nudge, not an item
             if label in _NOT_FACT_LABELS:
                 return outcomes, "a decision, question or plan"
             label_relation = _LABEL_RELATIONS.get(label)
@@ -2620,6 +2622,7 @@ _UNBLOCK_HINT = re.compile(
     r"\bunblock|\bno longer (?:blocked|stuck|waiting)|\bclear to\b|\bgood to go\b|\bcan (?:now )?"
     r"(?:proceed|move|go ahead|start)\b"
 )
+_NOT_TOPICS = frozenset("bumping bump pinging ping nudge nudging reminder gentle reminder".split())
 _TOPIC_OPENERS = frozenset("update updates status news regarding about".split())
 _ASKING = frozenset("anyone anybody does do did can could would any".split())
 _DEFERRED = frozenset(

@@ -406,7 +406,7 @@ _TAIL_ANCHORS = frozenset(
 # Heads that contain the work item rather than name it: "progress on X", "the rest of X",
 # "pagination for X", "the last bits of X" all mean X.
 _CONTAINER = re.compile(
-    r"\A(?:(?:the|any|some|more|further|our|my|their)\s+)?(?:progress|work|status|rest|start"
+    r"\A(?:(?:the|a|an|any|some|more|further|our|my|their)\s+)?(?:progress|work|status|rest|start"
     r"|starting"
     r"|remainder|remaining work|last bits?|final bits?|final steps?|next steps?|pagination"
     r"|cleanup|follow-?ups?|tail end|bulk|first part|second part|part|parts|phase \d+"

@@ -292,6 +292,7 @@ _ACTION_DASH = re.compile(
     re.IGNORECASE,
 )
 _VERB_FIRST = re.compile(r"[a-z]+\s+(?:the|a|an|our|their|his|her|its|this|that|all|up|out)\b")
+_WHO_TO = re.compile(r"\s*@?(?P<who>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?)\s+to\s+[a-z]+\s+\S")
 _ACTION_START = re.compile(r"\W*(?:action|ai\b|todo|to-do|follow|next)", re.IGNORECASE)
 
 
@@ -306,6 +307,13 @@ def _read_minutes_line(
             plain = _normalise(f"ACTION: {m['who']} to {m['rest']}")
         elif _NAME_TO.match(sentence):
             plain = _normalise(f"ACTION: {sentence}")
+    if (
+        not plain
+        and minutes.active
+        and (to := _WHO_TO.match(sentence)) is not None
+        and minutes.who(to["who"]) is not None
+    ):  # minutes with a roster: "Chen to send the cost report to finance" is an action
+        plain = _normalise(f"ACTION: {sentence}")
     if plain and action_assignee(plain) is None and (dash := _ACTION_DASH.fullmatch(plain)):
         rest = dash["rest"].split(",", 1)[0].strip()  # "ACTION Gwen — circulate X"
         verb_first = _VERB_FIRST.match(rest) is not None

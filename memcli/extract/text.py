@@ -108,6 +108,7 @@ _LEADING_FILLER = re.compile(
     r"|update from today|quick note|status|update|note|summary|context|news|reminder|edit"
     r"|tl;?dr|heads up|heads-up|psa|ps|p\.s\.|q|a|answer|reply)\s*[:\-—–]\s*"
     r"|(?:note that|noting that|so|and|but|also|ok|okay|well|fyi|btw|heads up|heads-up|yes|yeah"
+    r"|all good here|all good on my end|all good|looks good"
     r"|yep|yup|nope|sure|nah"
     r"|today|yesterday|tomorrow|this week|last week|this morning|this sprint|as of today"
     r"|for context|unfortunately|sadly|good news|bad news|currently|right now|at the moment"
@@ -204,7 +205,8 @@ def _split_sentences(text: str) -> list[str]:
 # A line that is only a standup section name ("**Today**", "Blockers:") heads the
 # bullets under it like a Markdown heading.
 _SECTION_LINE = re.compile(
-    r"\s*[*_]*(?P<h>yesterday|yday|today|blockers?|blocked|done|doing|next|next steps"
+    r"\s*[*_]*(?:(?:retro|meeting|sprint|review|sync|open|new)\s+)?"
+    r"(?P<h>yesterday|yday|today|blockers?|blocked|done|doing|next|next steps"
     r"|in progress|wip|shipped|completed|this week|last week|action items|actions|y|t|b)"
     r"[*_]*:?[*_]*\s*",
     re.IGNORECASE,
@@ -473,7 +475,7 @@ _FILLER_START = re.compile(
     r"|yesterday|tomorrow|this|last|as|for|context|unfortunately|sadly|good|bad|news|tl;?dr"
     r"|summary|sprint|weekly|daily|currently|right|at|it|turns|turned|reminder|edit|ps|p\.s\."
     r"|fwiw|per|heads-up|next|separately|meanwhile|additionally|in|on|elsewhere|finally|q|a"
-    r"|answer|reply|yes|yeah|yep|yup|nope|sure|nah"
+    r"|answer|reply|yes|yeah|yep|yup|nope|sure|nah|all|looks"
     r"|anyway)"
     r"\b",
     re.IGNORECASE,
