@@ -1028,6 +1028,32 @@ P = "person"
             "all good here, the invoice PDF fix went out this morning",
             {d("Kai", "invoice PDF fix")},
         ),
+        # A ticked checkbox is done; an open one says what it waits on.
+        (
+            "Kai",
+            "Tracking issue for 2.0\n- [x] #41 drop the legacy auth\n- [ ] #44 bulk export — "
+            "blocked by #45",
+            {d("Kai", "drop the legacy auth"), o("Kai", "bulk export"), b("bulk export", "#45")},
+        ),
+        # "pushed it" / "pushed the fix": done by whoever pushed.
+        (
+            "Kai",
+            "the kiosk login is no longer stuck on the cert update, Oren pushed it an hour ago",
+            {u("kiosk login", "cert update"), d("Oren", "cert update")},
+        ),
+        # A period after "for the current ..." is no part of the name.
+        (
+            "Kai",
+            "The access review for the current audit window has been completed and submitted.",
+            {d("Kai", "access review")},
+        ),
+        # "(carried out by X)" names the doer.
+        (
+            "Kai",
+            "- Completed: migration of the ticket store to the new region (carried out by the "
+            "data team)",
+            {d("data team", "migration of the ticket store", "team")},
+        ),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:

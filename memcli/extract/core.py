@@ -908,6 +908,19 @@ def tokenise(text: str) -> list[_Tok]:
                 out[j].text, out[j].low = out[j].text[:-2], out[j].low[:-2]
                 out[j + 1].cls = "-"
                 dropped = True
+        elif tok.low == "pushed":
+            if k + 1 < len(out) and (
+                (
+                    out[k + 1].low in ("it", "that", "this")
+                    and (k + 2 == len(out) or out[k + 2].low in _AFTER_PUSHED_IT)
+                )
+                or (
+                    out[k + 1].low in ("the", "a", "my", "our", "his", "her")
+                    and k + 2 < len(out)
+                    and out[k + 2].low in _PUSHED_THINGS
+                )
+            ):
+                tok.cls = "D"  # "Ingrid pushed it an hour ago", "pushed the fix"
         elif tok.low in ("live", "complete"):
             if k and out[k - 1].low in _DETERMINERS and nxt == "n":
                 tok.cls = "n"  # "the live chat integration": a name, not a state
@@ -947,13 +960,17 @@ _DETERMINERS = frozenset("the a an our my their his her its this that these thos
 
 
 _CONTINUES = frozenset("continues continued proceeds proceeded sits moves runs".split())
+_AFTER_PUSHED_IT = frozenset(
+    ", ; — – an a this last yesterday earlier today ago just in on at to live out".split()
+)
+_PUSHED_THINGS = frozenset("fix fixes patch change changes update hotfix commit commits".split())
 _UNDER_HEADS = frozenset("leadership direction ownership stewardship supervision watch".split())
 _MODIFIER_MODALS = frozenset("forecast scheduled projected expected targeted".split())
 _PARTICLES = frozenset("off up out through over".split())
 _IRREGULAR_PARTICIPLES = frozenset("done seen run built written tested".split())
 _CONTEXT_WORDS = (
     frozenset({"own", "unblocked", "work on", "delays", "delay", "being", "in", "live"})
-    | frozenset({"complete", "did", "under"})
+    | frozenset({"complete", "did", "under", "pushed"})
     | _CLOSING_PRESENT
     | _MODIFIER_MODALS
 )
@@ -1281,6 +1298,7 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
     return None
 
 
+_PERIOD_WORDS = frozenset("current coming upcoming next last whole entire remaining".split())
 _VAGUE_HEADS = _GENERIC | _DETERMINERS | frozenset("your fix fixes patch patches work".split())
 _TIME_PREPS = frozenset("in by on since during before after until till from".split())
 _WHEN = frozenset(
@@ -1308,6 +1326,13 @@ def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
             return toks[:k]  # "the auth rework in #66": the ticket only tracks it
         if tok.low in ("to", "for") and nxt.text[:1].isdigit() and nxt.text.endswith("%"):
             return toks[:k]  # "deployed the fare engine to 20% of traffic"
+        if (
+            tok.low == "for"
+            and k + 2 < len(toks)
+            and nxt.low in ("the", "this", "that")
+            and toks[k + 2].low in _PERIOD_WORDS
+        ):
+            return toks[:k]  # "the evidence collection for the current audit window"
         if tok.low == "to" and nxt.low not in _NP_STARTERS and nxt.text[:1].islower():
             if not nxt.low.isdigit() and nxt.low not in ("k8s", "prod", "production", "main"):
                 return toks[:k]
@@ -2700,6 +2725,8 @@ def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
         last_item: str | None = None
         for part in text.split(", "):
             item, _, doer = part.partition(" by ")
+            if cut := _DESTINATION.search(item):
+                item = item[: cut.start()]  # "migration of X to the new region by Y"
             if not doer and last_item and _agent_shaped(item, strict=True):
                 item, doer = last_item, item  # "SSO by Ruth & Gideon": Gideon too
             elif doer:

@@ -180,6 +180,11 @@ _DURING = re.compile(
     r"(?=\s*(?:[,;.)!]|$|\s(?:and|but|so|which|when|because|as|after|before)\b))",
     re.IGNORECASE,
 )
+_AGO = re.compile(
+    r"\s+(?:about\s+|like\s+)?(?:an?|one|two|three|four|five|few|a few|couple of|a couple of|\d+)"
+    r"\s+(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?)\s+ago\b",
+    re.IGNORECASE,
+)
 _WITH = re.compile(r"(?<!\w)w/(?=\s)", re.IGNORECASE)
 
 _PARENS = re.compile(r"\(([^()]*)\)|\[[^\[\]]*\]")
@@ -242,6 +247,8 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
         if m := _SECTION_LINE.fullmatch(line):
             heading = m["h"]
             continue
+        if "[" in line and (box := _DONE_BOX.match(line)) is not None:
+            line = f"Done: {line[box.end() :]}"  # "- [x] #501 drop Python 3.8": ticked off
         line = _BULLET.sub("", line, count=1)
         # a sentence ends at .!?; and a space: a line with none is one piece, unsplit
         for piece in _SENTENCE_END.split(line) if _END_MARK.search(line) else (line,):
@@ -264,9 +271,19 @@ def _drop_symbols(text: str) -> str:
     return out.replace(" \x00 ", ", ")
 
 
+_DONE_BOX = re.compile(r"\A\s*(?:[-*+•]|\d+[.)])\s+\[[xX]\]\s+(?=\S)")
+_DONE_BY = re.compile(
+    r"\s*(?:done|carried out|completed|delivered|shipped|handled|implemented|executed|performed"
+    r"|finished|fixed|merged|deployed|rolled out)\s+by\s+(?P<who>[^,;]+?)\s*",
+    re.IGNORECASE,
+)
+
+
 def _paren(m: re.Match[str]) -> str:
     """Keep ownership/waiting parentheticals as a comma clause, drop ids and asides."""
     inner = m.group(1)
+    if inner is not None and (doer := _DONE_BY.fullmatch(inner)):
+        return f" by {doer['who']} "  # "migration of X (carried out by the Platform team)"
     if inner is not None and (owner := _OWNER_LABEL.fullmatch(inner)):
         return f", owned by {owner['who']},"  # "payments refactor (owner: Dmitri)"
     if inner is not None and _PAREN_CLAUSE.match(inner):
@@ -414,6 +431,8 @@ def _normalise(sentence: str) -> str:
         s = _DURATION.sub(" ", s)
     if ", " in s and _connective_after_comma(s):
         s = _CONNECTIVE.sub(" ", s)  # "X, however, is blocked": X is the subject
+    if " ago" in s:
+        s = _AGO.sub("", s)  # "Oren pushed it an hour ago": when, not what
     if " during " in s:
         s = _DURING.sub("", s)  # "handed to the squad during planning": when, not who
     if "w/" in s:
