@@ -515,6 +515,8 @@ class _Reader:
         low = phrase.core.lower()
         if low.split()[0:1] and low.split()[0] in _ON_STOPLIST:
             return None
+        if item_raw.lower().startswith(("a ", "an ")):
+            return None  # "he's on a loaner", "she's on a call": no work item of theirs
         if low not in _REFS and not _agent_shaped(_trim(owner_raw), strict=True):
             return None
         return self.owns(owner_raw, item_raw)

@@ -1584,8 +1584,8 @@ def possessive_owners(reader: _Reader, text: str, outcomes: list[_Outcome]) -> _
         while n < len(toks) and (
             toks[n].cls == "n" or (toks[n].low in ("for", "of", "on") and n + 1 < len(toks))
         ):
-            if toks[n].low in _SUBORDINATORS or toks[n].low in _PERSONS:
-                break
+            if toks[n].low in _SUBORDINATORS or toks[n].low in _PERSONS or _verb_like(toks[n]):
+                break  # "Priya's rewrite went out": the rewrite
             n += 1
         while n and toks[n - 1].cls != "n":
             n -= 1

@@ -140,7 +140,7 @@ _TRAILING_TIME = re.compile(
 )
 
 _DURATION = re.compile(
-    r"\s+for\s+(?:(?:a|the past|the last|the next|over a|about|almost|nearly|like)\s+)?(?:(?:few"
+    r"\s+for\s+(?:(?:a|an|the past|the last|the next|over a|about|almost|nearly|like)\s+)?(?:(?:few"
     r"|couple of|couple|several|\d+|two|three|four|five|six)\s+)?(?:days?|weeks?|hours?|sprints?"
     r"|months?|minutes?|mins?|hrs?)\b",
     re.IGNORECASE,
