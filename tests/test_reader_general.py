@@ -1054,6 +1054,18 @@ P = "person"
             "data team)",
             {d("data team", "migration of the ticket store", "team")},
         ),
+        # "A, the B, <predicate>": one item named twice.
+        (
+            "Kai",
+            "Phase two, the venue sync, cannot begin until the ticketing contract is signed.",
+            {o("Kai", "venue sync"), b("venue sync", "ticketing contract")},
+        ),
+        # A handover "from X to Y": Y has it now.
+        (
+            "Kai",
+            "Responsibility for the loyalty feed has moved from Kwame Boateng to the CRM team.",
+            {o("CRM team", "loyalty feed", "team")},
+        ),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:

@@ -1374,7 +1374,7 @@ def _split_lists(toks: list[_Tok]) -> tuple[str, list[_Tok]]:
             and (_TICKET.fullmatch(nxt.text) or nxt.low in _DETERMINERS)
             and k
         ):
-            out.append(_Tok(",", 0, 0, "&"))
+            out.append(_Tok(", and", 0, 0, "&"))
             continue
         if (
             k
@@ -1385,7 +1385,7 @@ def _split_lists(toks: list[_Tok]) -> tuple[str, list[_Tok]]:
             and nxt is not None
             and (nxt.low in _DETERMINERS or _TICKET.fullmatch(nxt.text))
         ):  # "blocked on X and on the Y": a list of two blockers
-            out[-1] = _Tok(",", 0, 0, "&")
+            out[-1] = _Tok(", and", 0, 0, "&")
             continue
         out.append(tok)
     return _rebase(out)

@@ -450,9 +450,21 @@ def _strip_determiners(text: str, owners: list[str]) -> str:
     return _trim(text)
 
 
+_APPOSITION = re.compile(
+    r"(?P<first>[^,&]+?),\s+(?P<second>(?:the|our|its)\s+[^,&]+?)",
+    re.IGNORECASE,
+)
+
+
 def _split_waiters(raw: str) -> list[str]:
-    """Split 'the X and the Y' like items, but also 'Sofia and I' (people need no article)."""
-    parts = _ITEM_SPLIT.split(_trim(raw))
+    """Split 'the X and the Y' like items, but also 'Sofia and I' (people need no article).
+
+    "Phase two, the inventory sync" (one comma, no "and") is one item named twice: the
+    phrase after the comma, which says what it is."""
+    raw = _trim(raw)
+    if (m := _APPOSITION.fullmatch(raw)) is not None:
+        return [m["second"]]
+    parts = _ITEM_SPLIT.split(raw)
     if len(parts) == 1:
         people = _AGENT_SPLIT.split(parts[0])
         if len(people) > 1 and all(_agent_shaped(_trim(p), strict=True) for p in people):

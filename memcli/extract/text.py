@@ -185,6 +185,11 @@ _AGO = re.compile(
     r"\s+(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?)\s+ago\b",
     re.IGNORECASE,
 )
+_HANDOVER_FROM = re.compile(
+    r"\b(moved|passed|handed|handed over|transferred|transitioned|shifted|reassigned)"
+    r"\s+from\s+[^,;]+?\s+to\s+",
+    re.IGNORECASE,
+)
 _WITH = re.compile(r"(?<!\w)w/(?=\s)", re.IGNORECASE)
 
 _PARENS = re.compile(r"\(([^()]*)\)|\[[^\[\]]*\]")
@@ -433,6 +438,8 @@ def _normalise(sentence: str) -> str:
         s = _CONNECTIVE.sub(" ", s)  # "X, however, is blocked": X is the subject
     if " ago" in s:
         s = _AGO.sub("", s)  # "Oren pushed it an hour ago": when, not what
+    if " from " in s and _HANDOVER_FROM.search(s):
+        s = _HANDOVER_FROM.sub(r"\1 to ", s)  # "moved from Kwame to the CRM team": to whom
     if " during " in s:
         s = _DURING.sub("", s)  # "handed to the squad during planning": when, not who
     if "w/" in s:
