@@ -1066,6 +1066,13 @@ P = "person"
             "Responsibility for the loyalty feed has moved from Kwame Boateng to the CRM team.",
             {o("CRM team", "loyalty feed", "team")},
         ),
+        # "<verb>ed X, waiting on Y": X waits.
+        (
+            "Kai",
+            "fyi moved the venue reindex to Friday, waiting on the new shard map",
+            {o("Kai", "venue reindex"), b("venue reindex", "new shard map")},
+        ),
+        ("Kai", "done with the fare export, pushed to main", {d("Kai", "fare export")}),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:

@@ -411,6 +411,7 @@ def _lexicon() -> dict[str, str]:
     )
     done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up", "wrapped", "sunset"]
     done += ["pushed live", "pushed to prod", "pushed to production"]
+    done += ["done with", "finished with"]  # "done with the tax export"
     add("J", ["pushed back", "pushed out", "pushed to next week", "pushed to next sprint"])
     done += _past("knock out,cross off,tick off,check off,push out,put out,get out,button up")
     done += _past("push live,tie off,clean up,stand up,spin up,turn on,switch on,turn off")
@@ -2387,6 +2388,16 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     subject = _leading_np(previous)
                     if subject and _verb_like(subject[0]):
                         subject = []  # "spent the day on X — fixed now": no subject
+                        if (
+                            classes[0] == "W"
+                            and kind == ","
+                            and _TRIGGERS.isdisjoint(parts[index - 1].classes)
+                        ):  # "moved the reindex to Friday, waiting on the shard map"
+                            obj = previous[1:]
+                            while obj and obj[-1].cls in "p&":
+                                obj = obj[:-1]
+                            if obj and all(t.cls in "n&p" for t in obj):
+                                subject = _trim_tail(obj)
                     if not subject and index and parts[index - 1].kind in _RELATIVE:
                         subject = _leading_np(main_clause)  # "X, which ..., is live"
                 if not subject and heading:
