@@ -1073,6 +1073,38 @@ P = "person"
             {o("Kai", "venue reindex"), b("venue reindex", "new shard map")},
         ),
         ("Kai", "done with the fare export, pushed to main", {d("Kai", "fare export")}),
+        # A participle after an article is an adjective ("the updated snapshot").
+        (
+            "Kai",
+            "Preparation of the fare audit is, at the time of writing, dependent on the updated "
+            "ledger snapshot.",
+            {
+                o("Kai", "Preparation of the fare audit"),
+                b("Preparation of the fare audit", "updated ledger snapshot"),
+            },
+        ),
+        # A wait until something "is obtained from" a group: the group has it.
+        (
+            "Kai",
+            "The ticket archive remains on hold until the retention sign-off is obtained from "
+            "the records team.",
+            {
+                o("Kai", "ticket archive"),
+                b("ticket archive", "retention sign-off"),
+                o("records team", "retention sign-off", "team"),
+            },
+        ),
+        # An aside between a subject and its predicate.
+        (
+            "Kai",
+            "The billing revamp, owned by Leona, is no longer blocked on the tax tables.",
+            {o("Leona", "billing revamp"), u("billing revamp", "tax tables")},
+        ),
+        (
+            "Kai",
+            "The billing revamp, which Leona owns, is no longer blocked on the tax tables.",
+            {o("Leona", "billing revamp"), u("billing revamp", "tax tables")},
+        ),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:

@@ -922,6 +922,8 @@ def tokenise(text: str) -> list[_Tok]:
                 )
             ):
                 tok.cls = "D"  # "Ingrid pushed it an hour ago", "pushed the fix"
+        elif tok.cls == "D" and k and out[k - 1].low in _ARTICLES and nxt == "n":
+            tok.cls = "n"  # "the updated ledger snapshot", "a merged PR": an adjective
         elif tok.low in ("live", "complete"):
             if k and out[k - 1].low in _DETERMINERS and nxt == "n":
                 tok.cls = "n"  # "the live chat integration": a name, not a state
@@ -964,6 +966,7 @@ _CONTINUES = frozenset("continues continued proceeds proceeded sits moves runs".
 _AFTER_PUSHED_IT = frozenset(
     ", ; — – an a this last yesterday earlier today ago just in on at to live out".split()
 )
+_ARTICLES = frozenset("the a an our my their his her its these those".split())
 _PUSHED_THINGS = frozenset("fix fixes patch change changes update hotfix commit commits".split())
 _UNDER_HEADS = frozenset("leadership direction ownership stewardship supervision watch".split())
 _MODIFIER_MODALS = frozenset("forecast scheduled projected expected targeted".split())
@@ -977,7 +980,7 @@ _CONTEXT_WORDS = (
 )
 # The classes the context pass of ``tokenise`` may change; any other token is left alone
 # unless its word is in ``_CONTEXT_WORDS`` or it is a possessive ("Priya's").
-_CONTEXT_CLASSES = frozenset("OIGJH")
+_CONTEXT_CLASSES = frozenset("OIGJHD")
 _DROP_WORDS: set[str] = set()
 _DONE_GERUNDS: set[str] = set()  # "landing", "rolling out": filled with the lexicon
 
@@ -1129,6 +1132,8 @@ _LATER_VERBS = frozenset(
 _NP = r"n(?:[n&p]*n)?"
 # What may follow a blocker: "(to be finished) (first)", "(is done)".
 _TO_BE_DONE = r"I?(?:px+[DE])?F?(?:x+[DEn])?"  # also "#58 landing first"
+# "until the sign-off is obtained from the records team": who delivers it, in the blocker
+_BY_WHOM = rf"(?:x+[nD][pb]{_NP})?"
 _PP = rf"(?:[pL]{_NP})"
 
 # (name, handler, pattern over classes). Groups: s waiter, t blocker, o owner, w work
@@ -1138,8 +1143,8 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("x-unblocked-from-y", "unblocked", rf"(?P<s>{_NP})x*U(?P<t>{_NP})?"),
     ("unblocked-from-y", "unblocked", rf"x*U(?P<t>{_NP})?"),
     ("y-unblocks-x", "unblocked", rf"(?P<t>{_NP}(?:b{_NP})?)x*V(?P<s>{_NP})"),
-    ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP}(?:b{_NP})?){_TO_BE_DONE}"),
-    ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP}(?:b{_NP})?){_TO_BE_DONE}"),
+    ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP}(?:b{_NP})?{_BY_WHOM}){_TO_BE_DONE}"),
+    ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP}(?:b{_NP})?{_BY_WHOM}){_TO_BE_DONE}"),
     ("y-blocks-x-can-start-z", "blocked_mv", rf"(?P<t>{_NP})x*K{_NP}M(?P<v>n)(?P<s>{_NP})"),
     ("y-blocks-x", "blocked", rf"(?P<t>{_NP})x*K(?P<s>{_NP})(?:M.*)?"),
     ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})(?:p?x*[DE])?F"),
@@ -2384,6 +2389,14 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     if kind == "who":  # "Shoutout to Hemi who rolled out X": Hemi
                         cut = [i for i, t in enumerate(subject) if t.cls == "p"]
                         subject = subject[cut[-1] + 1 :] if cut else subject
+                elif (
+                    kind in _JOINERS
+                    and index >= 2
+                    and (parts[index - 1].kind in _RELATIVE or parts[index - 1].classes[:1] in "op")
+                    and parts[index - 2].toks
+                    and all(c in "n&p" for c in parts[index - 2].classes)
+                ):  # "X, owned by Leona, is no longer blocked": the aside interrupts X
+                    subject = parts[index - 2].toks
                 elif kind in _JOINERS:
                     subject = _leading_np(previous)
                     if subject and _verb_like(subject[0]):

@@ -237,6 +237,11 @@ _OWNER_TAILS: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
             False,
         ),
         (r"(?P<head>.+?),?\s+(?:which|that)\s+(?:belongs|belong)\s+to\s+(?P<o>.+)", False),
+        (  # "until the retention confirmation is obtained from the records team"
+            r"(?P<head>.+?)\s+(?:is|are|gets|get|has been|have been)\s+(?:obtained|received"
+            r"|provided|delivered|issued|signed|approved|confirmed)\s+(?:from|by)\s+(?P<o>.+)",
+            True,
+        ),
         (
             r"(?P<head>.+?),?\s+(?:owned|run|driven|led|handled|managed|maintained)\s+by"
             r"\s+(?P<o>.+)",
