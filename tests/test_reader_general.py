@@ -1105,6 +1105,9 @@ P = "person"
             "The billing revamp, which Leona owns, is no longer blocked on the tax tables.",
             {o("Leona", "billing revamp"), u("billing revamp", "tax tables")},
         ),
+        # Taking a ticket is taking it on.
+        ("Kai", "took the stale cache bug, TIX-41", {o("Kai", "stale cache bug")}),
+        ("Kai", "Oren took the ticket for the seat map flicker", {o("Oren", "seat map flicker")}),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
@@ -1143,6 +1146,7 @@ def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, 
         "3.2 million rows migrated so far.",
         "still on the same ticket",
         "waiting on legal",
+        "took the call with the vendor this morning",
         "I was blocked on the train for an hour this morning",
         "Oren's laptop died, so he's on a loaner",
         "the android build is still pending on the store's side",

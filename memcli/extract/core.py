@@ -909,6 +909,11 @@ def tokenise(text: str) -> list[_Tok]:
                 out[j].text, out[j].low = out[j].text[:-2], out[j].low[:-2]
                 out[j + 1].cls = "-"
                 dropped = True
+        elif tok.low in ("took", "take", "takes", "taking"):
+            if tok.cls == "n" and k + 1 < len(out) and out[k + 1].low in ("the", "this", "that"):
+                ahead = out[k + 2 : k + 8]
+                if any(t.low in _TASK_HEADS or _TICKET.fullmatch(t.text) for t in ahead):
+                    tok.cls = "O"  # "took the flaky auth test ticket": it is theirs now
         elif tok.low == "pushed":
             if k + 1 < len(out) and (
                 (
@@ -966,6 +971,7 @@ _CONTINUES = frozenset("continues continued proceeds proceeded sits moves runs".
 _AFTER_PUSHED_IT = frozenset(
     ", ; — – an a this last yesterday earlier today ago just in on at to live out".split()
 )
+_TASK_HEADS = frozenset("ticket tickets bug bugs issue issues task tasks card cards story".split())
 _ARTICLES = frozenset("the a an our my their his her its these those".split())
 _PUSHED_THINGS = frozenset("fix fixes patch change changes update hotfix commit commits".split())
 _UNDER_HEADS = frozenset("leadership direction ownership stewardship supervision watch".split())
@@ -974,7 +980,7 @@ _PARTICLES = frozenset("off up out through over".split())
 _IRREGULAR_PARTICIPLES = frozenset("done seen run built written tested".split())
 _CONTEXT_WORDS = (
     frozenset({"own", "unblocked", "work on", "delays", "delay", "being", "in", "live"})
-    | frozenset({"complete", "did", "under", "pushed"})
+    | frozenset({"complete", "did", "under", "pushed", "took", "take", "takes", "taking"})
     | _CLOSING_PRESENT
     | _MODIFIER_MODALS
 )

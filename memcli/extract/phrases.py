@@ -418,7 +418,7 @@ _CONTAINER = re.compile(
     r"|ownership|delivery|completion|implementation|finalisation|finalization|execution"
     r"|responsibility|accountability|status update|update|updates"
     r"|remaining parts?|review|reviews|testing|rollout plan|go-live|launch|rollout|roll-out"
-    r"|deployment|kick-?off|approval|sign-?off|arrival)\s+(?:on|of|for)\s+(?=\S)",
+    r"|deployment|kick-?off|approval|sign-?off|arrival|ticket|tickets|card)\s+(?:on|of|for)\s+(?=\S)",
     _FLAGS,
 )
 
