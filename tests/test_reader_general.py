@@ -1108,6 +1108,17 @@ P = "person"
         # Taking a ticket is taking it on.
         ("Kai", "took the stale cache bug, TIX-41", {o("Kai", "stale cache bug")}),
         ("Kai", "Oren took the ticket for the seat map flicker", {o("Oren", "seat map flicker")}),
+        # A bare item under a "Done" heading line is done; under "Doing" it is worked on.
+        (
+            "Kai",
+            "**Done**\n- rota export\n**Doing**\n- fare audit",
+            {d("Kai", "rota export"), o("Kai", "fare audit")},
+        ),
+        (
+            "Kai",
+            "Shipped\n- seat map refresh\n- kiosk offline mode",
+            {d("Kai", "seat map refresh"), d("Kai", "kiosk offline mode")},
+        ),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:

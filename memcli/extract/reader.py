@@ -51,6 +51,7 @@ _DOING = frozenset("today t doing now next wip in progress this week".split()) |
     "this week",
 }
 _BLOCKERS = frozenset("b blockers blocker blocked".split())
+_DONE_HEADS = frozenset("done shipped completed finished merged released".split())
 _NONE = re.compile(
     r"\A(?:none|nope|nothing|no|n/?a|-+|—|–|none (?:rly|really|atm|today|for now)|all clear"
     r"|no blockers?|nothing (?:new|blocking))[.!]*\Z",
@@ -107,13 +108,16 @@ def _read_line(
     if section == "blockers" and (rest := _NONE_BUT.match(text)) is not None:
         return _read_sentence(reader, sentence, rest["rest"])  # "none, X got fixed so ..."
     outcomes, reason = _read_sentence(reader, sentence)
-    if outcomes or text is sentence and section != "doing":
+    shipped = (  # a bare item under a "Done" / "Shipped" heading line
+        text is sentence and heading is not None and heading.strip("*_: ").lower() in _DONE_HEADS
+    )
+    if outcomes or text is sentence and section != "doing" and not shipped:
         return outcomes, reason
     if text is not sentence:
         if section == "blockers" and not has_cue(text):
             text = f"blocked on {text}"
         outcomes, reason = _read_sentence(reader, sentence, text)
-    if outcomes or section != "doing":
+    if outcomes or (section != "doing" and not shipped):
         return outcomes, reason
     plain = _GERUND.sub("", _normalise(text), count=1)
     if any(t.cls in _TRIGGERS for t in tokenise(plain)) or why_not(plain.lower()):
@@ -122,10 +126,10 @@ def _read_line(
         return outcomes, reason
     if set(_WORDS.findall(plain.lower())) - _ROUTINE_GLUE <= _VAGUE_WORK:
         return outcomes, "no work item named (routine work)"
-    out = reader.owns(None, plain)
+    out = reader.completed(None, plain) if shipped else reader.owns(None, plain)
     if out is None or not out.drafts:
         return outcomes, reason
-    out.frame = "section-doing"
+    out.frame = "section-done" if shipped else "section-doing"
     reader.commit(out, plain)
     return [out], None
 

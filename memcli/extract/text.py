@@ -217,7 +217,8 @@ def _split_sentences(text: str) -> list[str]:
 _SECTION_LINE = re.compile(
     r"\s*[*_]*(?:(?:retro|meeting|sprint|review|sync|open|new)\s+)?"
     r"(?P<h>yesterday|yday|today|blockers?|blocked|done|doing|next|next steps"
-    r"|in progress|wip|shipped|completed|this week|last week|action items|actions|y|t|b)"
+    r"|in progress|wip|shipped|completed|finished|merged|released|this week|last week"
+    r"|action items|actions|y|t|b)"
     r"[*_]*:?[*_]*\s*",
     re.IGNORECASE,
 )
