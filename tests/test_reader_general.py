@@ -1119,6 +1119,8 @@ P = "person"
             "Shipped\n- seat map refresh\n- kiosk offline mode",
             {d("Kai", "seat map refresh"), d("Kai", "kiosk offline mode")},
         ),
+        # A status with a name in brackets: that person is on it.
+        ("Kai", "Fare audit — in progress (Leona).", {o("Leona", "Fare audit")}),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:

@@ -941,7 +941,11 @@ def tokenise(text: str) -> list[_Tok]:
                 and out[k - 1].cls == "n"
             ):
                 tok.cls = "D"  # "Leona did it": she finished the item talked about
-        elif tok.cls == "J" and (not k or out[k - 1].cls != "x"):
+        elif (
+            tok.cls == "J"
+            and (not k or out[k - 1].cls != "x")
+            and not (k and out[k - 1].cls == "|" and nxt == "b")  # "X — in progress by Y"
+        ):
             tok.cls = "n"  # "the flaky test cleanup": an adjective, not a status
         elif tok.cls == "H" and (
             nxt not in ("n", "")
@@ -1529,6 +1533,14 @@ def _apply(
         if item is None or phrase is None:
             return None
         reader.owners_of(phrase, item, seen)
+        tail = toks[m.end("w") :]
+        if (
+            len(tail) >= 3
+            and tail[-2].cls == "b"
+            and tail[-3].cls == "J"
+            and (owner := reader.agent(tail[-1].text, seen)) is not None
+        ):  # "Fare audit — in progress (Leona)": Leona is on it
+            reader.draft(seen, owner, Relation.OWNS, item)
         return seen
     if handler == "completed_got":  # "got the flag service out the door"
         got = toks[m.end("d") if m.start("d") >= 0 else 0].low
