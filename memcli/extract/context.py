@@ -31,6 +31,7 @@ from memcli.extract.phrases import (
     _NON_NAMES,
     _NOUN_SUFFIXES,
     _ON_STOPLIST,
+    _ORG_UNITS,
     _PLURAL_PERSON,
     _PRONOUNS,
     _REFS,
@@ -41,6 +42,7 @@ from memcli.extract.phrases import (
     _is_team,
     _name_like,
     _name_token,
+    _orgish,
     _parse_phrase,
     _Phrase,
     _split_waiters,
@@ -68,6 +70,7 @@ class _Draft:
     sentence: str
     tentative: bool = False
     implied: bool = False  # a subjectless wait ("Depends on #7") put on the author
+    by_default: bool = False  # a completion credited to the author for want of a doer
 
 
 @dataclass(slots=True)
@@ -199,6 +202,8 @@ class _Reader:
             ref = EntityRef(core, PERSON)
         elif len(tokens) == 1 and _ACRONYM.fullmatch(core) and low not in _NON_NAMES:
             ref = EntityRef(core, TEAM)
+        elif len(tokens) == 1 and loose and _orgish(core):
+            ref = EntityRef(core, TEAM)  # "FinOps", "InfoSec"
         elif (
             loose
             and len(tokens) == 1
@@ -230,8 +235,15 @@ class _Reader:
         if low in _REFS:
             ref = self.last_item
         elif (
+            low.startswith(("that ", "this "))
+            and low.count(" ") == 1
+            and (ref := self._head_mention(core.split()[1])) is not None
+        ):
+            pass  # "that fix" after "the N+1 lookup fix": the same item
+        elif (
             low in _PRONOUNS
             or low in _SELF_GROUPS
+            or low in _ORG_UNITS  # "waiting on legal": a group, not a work item
             or _is_team(core)
             or self._is_author(core)
             or self._person_like(core)
@@ -503,6 +515,8 @@ class _Reader:
         low = phrase.core.lower()
         if low.split()[0:1] and low.split()[0] in _ON_STOPLIST:
             return None
+        if item_raw.lower().startswith(("a ", "an ")):
+            return None  # "he's on a loaner", "she's on a call": no work item of theirs
         if low not in _REFS and not _agent_shaped(_trim(owner_raw), strict=True):
             return None
         return self.owns(owner_raw, item_raw)
@@ -527,8 +541,12 @@ class _Reader:
                     doers = [d.source for d in out.drafts if d.target == item]
                 else:
                     doers = []
+            before = len(out.drafts)
             for doer in doers or []:
                 self.draft(out, doer, Relation.COMPLETED, item)
+            if doer_raw is None:
+                for d in out.drafts[before:]:
+                    d.by_default = True
         return out
 
     # -- reading -----------------------------------------------------------------------

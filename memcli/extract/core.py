@@ -31,9 +31,19 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from memcli.extract.context import _Outcome, _Reader
-from memcli.extract.phrases import _agent_shaped, _is_org, _name_like, _parse_phrase, _trim
+from memcli.extract.context import _key, _Outcome, _Reader
+from memcli.extract.phrases import (
+    _TEAM_WORDS,
+    _agent_shaped,
+    _is_org,
+    _name_like,
+    _orgish,
+    _parse_phrase,
+    _trim,
+)
 from memcli.models import EntityRef, EntityType, Relation
+
+ITEM_TYPE = EntityType.WORK_ITEM
 
 # --------------------------------------------------------------------------------------
 # Action items: "ACTION: Dana to migrate the cron jobs", "AI - Sam to chase VEND-88"
@@ -48,12 +58,16 @@ _ACTION = re.compile(
 )
 _ACTION_TAIL = re.compile(
     r"\s+(?:once|by|before|after|when|if|from|with|for|via|at|on|in|until|so|to|weekly"
-    r"|daily|asap|next|this|each|every|and report|and share)\b.*",
+    r"|daily|asap|next|this|each|every|and report|and share)\b(?!-).*",
     re.IGNORECASE,
 )
 _ACTION_VAGUE = re.compile(
     r"(?:a|an|the)?\s*(?:revised\s+|new\s+|updated\s+)?(?:eta|date|estimate|update|status"
     r"|numbers|answer|thoughts|options|notes|time|call|meeting|slot)s?",
+    re.IGNORECASE,
+)
+_ACTION_COUNT = re.compile(
+    r"\A(?:two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several|\d+)\s+(?=\S)",
     re.IGNORECASE,
 )
 _OBJ_START_PREP = re.compile(r"(?:with|to|about|for|at|in|into|from)\b", re.IGNORECASE)
@@ -68,6 +82,7 @@ def read_action(reader: _Reader, text: str, who: str | None = None) -> _Outcome 
     if m is None:
         return None
     obj = _ACTION_TAIL.sub("", m["obj"]).strip(" .;,")
+    obj = _ACTION_COUNT.sub("", obj, count=1)  # "line up two pilot cohorts": the cohorts
     if not obj or _OBJ_START_PREP.match(obj) or _ACTION_VAGUE.fullmatch(obj):
         return None
     out = reader.owns(who or m["who"], obj)
@@ -123,6 +138,7 @@ _MOVE = (
     "start,begin,proceed,progress,continue,resume,ship,land,launch,merge,finish,complete"
     ",release,deploy,go,go ahead,go live,go in,go out,move,move forward,happen,enable,roll out"
     ",get started,get merged,be merged,be enabled,be released,be deployed,be shipped"
+    ",run,be run,cut,be cut,be started,be used"
 )
 
 
@@ -179,7 +195,6 @@ def _lexicon() -> dict[str, str]:
             "can|could", "move again|proceed again|resume|restart|move forward again"
         )
         + _combine("can|could", "now|finally", "move|proceed|go ahead|resume|start|begin|continue")
-        + _combine("can|could", "move|proceed|go ahead|start|begin|continue", "now")
         + ["can proceed", "could proceed", "good to go", "is good to go", "are good to go"],
     )
     add("V", _combine("no longer|not", "blocking|holding up|gating|blocks"))
@@ -196,7 +211,7 @@ def _lexicon() -> dict[str, str]:
         + _combine("bottlenecked|held back|gated|queued|sitting|sat", "on|by|behind")
         + _combine("held hostage|hostage", "by|to")
         + _combine("postponed|deferred|delayed|pushed back", "until|till|pending")
-        + ["at the mercy of", "waits for", "waited for", "contingent upon"]
+        + ["at the mercy of", "waits for", "waited for", "contingent upon", "subject to"]
         + _combine("placed|put|kept", "on hold|on ice|on pause", "pending|until|till|behind")
         + _combine("has to|have to|had to|needs to|need to", "wait", "on|for|until")
         + _combine(  # report style: "progress was impeded by the late provisioning of X"
@@ -204,7 +219,7 @@ def _lexicon() -> dict[str, str]:
             "by",
         )
         + _combine(
-            "suspended|halted|deprioritised|deprioritized|frozen|paused|shelved",
+            "suspended|halted|deprioritised|deprioritized|frozen|paused|shelved|held|kept",
             "until|till|pending|awaiting",
         ),
     )
@@ -224,16 +239,28 @@ def _lexicon() -> dict[str, str]:
         "K",
         ["block", "blocks", "blocking", "gates", "gating", "holds up", "holding up"]
         + ["delays", "delaying", "holds back", "holding back", "stalls", "stalling"]
+        + _combine(  # a cleft: "the font fix is what's holding up the release"
+            "is what is|was what was|is what has been|is the thing",
+            "blocking|holding up|holding back|gating|delaying",
+        )
         + _combine("a|the|the main|the last|a hard|the only|a big|another", "blocker", "for|on|to")
         + _combine("a|the|", "prerequisite|prereq|dependency|hard dependency", "for|of|to")
+        + _combine(  # "is the outstanding dependency for the refund batch"
+            "a|the|one",
+            "outstanding|key|main|critical|remaining|last|only|major|big|hard|open|sole",
+            "dependency|prerequisite|blocker|prereq",
+            "for|of|to|on",
+        )
         + _combine("needed|required", "for|before|by")
         + _combine("the|a", "long pole for|long pole on|gating item for|gating factor for")
         + _combine("on the critical path for|in the way of|standing in the way of", "")
         + _combine(
             "has to|have to|needs to|need to|must|should",
             "land|ship|merge|go in|go out|happen|be done|be in|be merged|be finished|be live"
-            "|be shipped|be deployed|finish|be fixed|be sorted",
-            "before|ahead of",
+            "|be shipped|be deployed|finish|be fixed|be sorted|be approved|be signed off"
+            "|be agreed|be completed|be ready|be available|be resolved|be settled|complete"
+            "|be delivered|be provisioned|be finalised|be finalized|be in place",
+            "before|ahead of|prior to",
         ),
     )
     add("W", _inflect("require"))
@@ -244,13 +271,13 @@ def _lexicon() -> dict[str, str]:
             "cannot|can not|could not|will not|would not|does not|do not|did not|is not able to"
             "|are not able to|unable to|not able to|is not going to|are not going to|not",
             _inflect(_MOVE),
-            "until|till|before|without|pending",
+            "until|till|before|without|pending|ahead of|prior to",
         )
         + _combine(
             "cannot|can not|could not|will not|is not going to|are not going to|not",
             "go anywhere|move anywhere|get anywhere|make progress|make any progress"
             "|do anything|do much|go further|go any further|budge|move an inch",
-            "until|till|before|without|pending",
+            "until|till|before|without|pending|ahead of|prior to",
         )
         + _combine(
             "can only|will only|only",
@@ -271,6 +298,7 @@ def _lexicon() -> dict[str, str]:
         + ["on point for", "point on", "has the ball on", "have the ball on", "looking after"]
         + _combine("is|am|are|was|were", "on point for|on the hook for|on point on")
         + _combine("is|am|are", "taking|grabbing|picking up|owning|running with")
+        + _combine("is|am|are|was|were", "taking over|taking on|picking up|kicking off")
         + _combine(_inflect("take,assume,have,get,keep,retain"), "ownership of|over ownership of")
         + _combine("full|sole|primary|overall", "ownership of|responsibility for")
         + _combine(
@@ -282,7 +310,13 @@ def _lexicon() -> dict[str, str]:
         + ["the owner for", "owner for", "the tech lead for", "the lead engineer on"]
         + ["the lead engineer for", "the assignee on", "the assignee for", "the DRI on"]
         + ["working on", "is working on", "are working on", "leading on", "the lead on"]
-        + ["the lead for", "lead on", "lead for", "looking into", "is looking into"],
+        + ["the lead for", "lead on", "lead for", "looking into", "is looking into"]
+        + ["the point person on", "point person on", "the go-to on", "the owner on"]
+        + _combine("digging|dug|poking|poked", "into|at")
+        + _combine(  # "heads-down on the importer", "focused on the kiosk mode"
+            "heads-down|heads down|focused|focusing|busy|deep",
+            "on|with",
+        ),
     )
     add(
         "O",
@@ -305,8 +339,9 @@ def _lexicon() -> dict[str, str]:
     add(  # "which Ruth has volunteered to drive": a commitment to own it
         "O",
         _combine(
-            "volunteered|offered|agreed|signed up|stepped up",
-            "to own|to drive|to lead|to take|to handle|to pick up|to take on|to take over",
+            "volunteered|offered|agreed|signed up|stepped up|committed|promised|undertaken",
+            "to own|to drive|to lead|to take|to handle|to pick up|to take on|to take over"
+            "|to deliver|to build|to ship|to finish|to complete|to provide",
         ),
     )
     add("O", _combine("continue|continues|will continue", "to own|to drive|to lead|owning"))
@@ -319,6 +354,17 @@ def _lexicon() -> dict[str, str]:
     add("T", _combine("tracked|filed|logged|captured|tracked separately", "in|as|under"))
     add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
     add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm", "only", "fwiw", "re"])
+    add("-", ["together", "please", "too", "tho", "itself", "themselves"])
+    add(  # phrasal verbs with "out" that finish nothing: "the query times out"
+        "n",
+        _combine(
+            "time|times|timed|timing|log|logs|logged|check|checks|checked|lock|locked|find"
+            "|found|reach|reached|point|pointed|rule|ruled|figure|figured|sort|sorted|opt"
+            "|opted|sell|sold|burn|burned|burnt|freak|freaked|zone|zoned|stand|stands|stood"
+            "|black|blacked|max|maxed|print|printed|turn|turns|turned|turning",
+            "out",
+        ),
+    )  # "Ravi and Noor shipped X together"
     add("G", ["doing", "arranging", "organising", "organizing", "sorting out", "chasing"])
     add("G", ["adding", "writing", "preparing", "drafting", "fixing"])
     add("G", ["building", "implementing", "prototyping", "investigating", "debugging"])
@@ -334,7 +380,12 @@ def _lexicon() -> dict[str, str]:
         + _combine("is|are|is now|are now", "with")  # "BILL-109 is with Priyanka"
         + _combine("transferred|transitioned|handed back", "to")
         + _combine("handed off|handed over|handed|given|passed|passed over|moved", "to")
-        + _combine("been", "handed off|handed over|handed|given|passed|reassigned|assigned", "to"),
+        + _combine("been", "handed off|handed over|handed|given|passed|reassigned|assigned", "to")
+        + _combine(  # "has been picked up by Svenja", "was taken over by the ops team"
+            "picked up|taken over|taken on|claimed|grabbed|adopted|championed|sponsored"
+            "|headed up|spearheaded|overseen|stewarded|shepherded|looked after|driven forward",
+            "by",
+        ),
     )
     add(
         "c",
@@ -342,7 +393,8 @@ def _lexicon() -> dict[str, str]:
             "cannot|can not|could not|will not|would not|unable to|not able to|is not able to",
             "ship|start|begin|launch|merge|release|deploy|finish|enable|roll out|do|move forward"
             "|continue|resume|proceed with|test|land|turn on|cut over|go in|go out|go live"
-            "|be enabled|be merged|be released|be deployed|be shipped",
+            "|be enabled|be merged|be released|be deployed|be shipped|be scheduled|be started"
+            "|be run|be completed|be finalised|be finalized|go ahead|proceed|run|be cut",
         ),
     )
     add("L", ["until", "till", "without", "before"])
@@ -355,15 +407,17 @@ def _lexicon() -> dict[str, str]:
         "ship,finish,complete,merge,land,deploy,release,launch,close,close out,wrap up"
         ",publish,roll out,deliver,fix,resolve,finalise,finalize,submit,cancel"
         ",decommission,retire,sunset,migrate,upgrade,install,update,kill,scrap"
-        ",shelve,abandon,descope,de-scope"
+        ",shelve,abandon,descope,de-scope,sort out,sort,commission"
     )
     done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up", "wrapped", "sunset"]
     done += ["pushed live", "pushed to prod", "pushed to production"]
+    done += ["done with", "finished with"]  # "done with the tax export"
     add("J", ["pushed back", "pushed out", "pushed to next week", "pushed to next sprint"])
     done += _past("knock out,cross off,tick off,check off,push out,put out,get out,button up")
     done += _past("push live,tie off,clean up,stand up,spin up,turn on,switch on,turn off")
     done += _past("switch off,cut over,nail down")
     add("I", [f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing")])
+    _DONE_GERUNDS.update(f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing"))
     add("D", done)
     add(
         "E",
@@ -375,7 +429,13 @@ def _lexicon() -> dict[str, str]:
             "live|out", "in prod|in production|on prod|everywhere|for all users|for everyone"
         )
         + ["generally available", "rolled out everywhere", "in the can"]
-        + ["buttoned up", "put to bed", "closed out"],
+        + ["buttoned up", "put to bed", "closed out", "concluded", "reached completion"]
+        + ["has concluded", "have concluded", "was concluded", "were concluded"]
+        + _combine("available", "to everyone|for everyone|everywhere")
+        + _combine(
+            "available to all|available for all|available in all|available to",
+            "|users|customers|tenants|sites|regions|teams|stores|markets|depots",
+        ),
     )
     add("Y", _combine("dependency|dependence|reliance", "on|upon"))
     add(  # a past owner is no owner: "previously managed by the platform group"
@@ -430,6 +490,13 @@ def core_cues() -> frozenset[str]:
     return frozenset(_CUES)
 
 
+def _longest_piece(phrase: str) -> str:
+    """The longest run of letters in a phrase ("go-to" -> go): a sentence holding the
+    phrase holds that run too, and short runs ("to", "on") are in most sentences."""
+    pieces: list[str] = re.findall(r"[a-z]+", phrase)
+    return max(pieces, key=len) if pieces else ""
+
+
 def _table() -> dict[str, str]:
     """The lexicon, built on first use (importing the reader stays cheap)."""
     global _TABLE
@@ -446,9 +513,12 @@ def _table() -> dict[str, str]:
             if cls in _TRIGGERS or cls in "L":  # its longest content word
                 content = [w for w in phrase.split() if w not in _FUNCTION_WORDS]
                 if content:
-                    _CUES.update(re.findall(r"[a-z]+", max(content, key=len)))
-        _CUES.update({"on", "has", "have", "had"} | _CLOSING_PRESENT)
-        _CUES.update(w for label in _LABEL_RELATIONS for w in re.findall(r"[a-z]+", label))
+                    if piece := _longest_piece(max(content, key=len)):
+                        _CUES.add(piece)
+        _CUES.update({"has", "have", "had", "main"} | _CLOSING_PRESENT)
+        # a label's most telling word ("owned by" -> owned): "by", "for", "in" and "on" pass
+        # most sentences, and a label line always has its longest word too
+        _CUES.update(_longest_piece(label) for label in _LABEL_RELATIONS)
         _TABLE = table
     return _TABLE
 
@@ -539,7 +609,8 @@ _MONTH_WORDS = frozenset(
     July August September October November December""".split()
 )
 _MONTH_LEAD = re.compile(
-    r"(?:\b(?:in|during|until|till|by|since|from|before|after|early|late|mid-?|end of)\s*)?\Z"
+    r"(?:\b(?:in|during|until|till|by|since|from|before|after|early|late|mid-?|end of)\s*)?\Z",
+    re.IGNORECASE,  # "In March the crew retired X": a sentence may open with the time
 )
 
 
@@ -692,23 +763,27 @@ def tokenise(text: str) -> list[_Tok]:
             tok.cls = "-"
             dropped = True
     ands = [k for k in range(len(out) - 2) if out[k + 1].low == "and"] if "and" in lows else ()
-    for k in ands:  # "rebased and merged #N"
-        tok = out[k]
+    for k in ands:  # "rebased and merged #N", "was reviewed and deployed", "signed off and"
+        j = k - 1 if k and out[k].low in _PARTICLES else k
+        tok = out[j]
         if (
             tok.cls == "n"
-            and tok.low.endswith("ed")
+            and (tok.low.endswith("ed") or tok.low in _IRREGULAR_PARTICIPLES)
             and tok.text[:1].islower()
-            and (not k or out[k - 1].cls == "|")
+            and (not j or out[j - 1].cls in "|x")
             and out[k + 2].cls == "D"
         ):
-            tok.cls = out[k + 1].cls = "-"
+            for t in out[j : k + 2]:
+                t.cls = "-"
             dropped = True
     for k, tok in enumerate(out[:-1] if not _CLOSING_PRESENT.isdisjoint(lows) else ()):
         if tok.low in _CLOSING_PRESENT and _TICKET.fullmatch(out[k + 1].text):
             tok.cls = "D"  # "Fixes #901 and #902", "... and closes #118": this PR does
+    if out and out[0].low in (",", ";"):
+        dropped = True  # "By March, ...": the time phrase was blanked, its comma stays
     if dropped or not _DROP_WORDS.isdisjoint(lows):
         out = [tok for tok in out if tok.cls != "-"]
-        while out and out[0].low in (",", ";", "-", "—", "–"):
+        while out and out[0].low in (",", ";", "-", "—", "–", ":"):
             out = out[1:]  # "ugh, the export is ...": the interjection's comma
     dropped = False
     possessive = "'" in text or "’" in text
@@ -727,6 +802,8 @@ def tokenise(text: str) -> list[_Tok]:
         nxt = out[k + 1].cls if k + 1 < len(out) else ""
         if tok.low == "own" and prev in _POSSESSIVE:
             tok.cls = "n"
+        elif tok.low == "work on" and k and out[k - 1].cls == "D":
+            tok.cls = "n"  # "Oren completed work on X": X is done
         elif tok.low == "work on" and (not k or prev in _DETERMINERS) and k + 1 < len(out):
             if any(t.cls == "x" for t in out[k + 1 :]):
                 tok.cls = "n"  # "Work on the health score has been paused": a noun
@@ -742,9 +819,19 @@ def tokenise(text: str) -> list[_Tok]:
             and k
             and (out[k - 1].cls == "x" or (out[k - 1].low == "all" and out[k - 2].cls == "x"))
             and tok.low.endswith(("'s", "’s"))
-            and (k + 1 == len(out) or out[k + 1].cls == "|")
+            and (
+                k + 1 == len(out)
+                or out[k + 1].cls == "|"
+                or (
+                    out[k + 1].low in _OWNED_GENERIC
+                    and (k + 2 == len(out) or out[k + 2].cls == "|")
+                )
+            )
         ):
-            tok.cls = "P"  # "Search revamp is Priya's"
+            tok.cls = "P"  # "Search revamp is Priya's", "that's Oren's PR"
+            if k + 1 < len(out) and out[k + 1].low in _OWNED_GENERIC:
+                out[k + 1].cls = "-"
+                dropped = True
         elif (
             tok.cls in "OI"
             and tok.low.endswith("ing")
@@ -767,9 +854,98 @@ def tokenise(text: str) -> list[_Tok]:
         elif tok.low in _CLOSING_PRESENT and k and out[k - 1].low in ("this", "which", "it"):
             tok.cls, out[k - 1].cls = "D", "-"  # "this closes #5521": the author's PR
             dropped = True
+        elif (
+            tok.low in _CLOSING_PRESENT
+            and k > 1
+            and out[k - 1].low in ("pr", "mr", "change", "patch", "commit", "diff")
+            and out[k - 2].low in ("this", "the", "my", "our")
+        ):  # "This PR fixes the flaky test and closes #431": the author's change does
+            tok.cls, out[k - 1].cls, out[k - 2].cls = "D", "-", "-"
+            dropped = True
+        elif tok.cls == "I" and k and out[k - 1].cls == "D" and nxt == "n":
+            tok.cls = "n"  # "finished migrating the alerting rules": the migration is done
         elif tok.cls == "G" and nxt not in ("", "|", "s", "p") and (not k or out[k - 1].cls != "x"):
             tok.cls = "n"  # "the writing guide": only "that Paulo is doing" ends on G
-        elif tok.cls == "J" and (not k or out[k - 1].cls != "x"):
+        elif tok.low in _MODIFIER_MODALS:
+            if (
+                k
+                and out[k - 1].cls == "n"
+                and out[k - 1].low not in _PERSONS
+                and nxt == "n"
+                and out[k + 1].low not in _DETERMINERS
+            ):
+                tok.cls = "n"  # "the demand forecast model", "the scheduled purge job"
+        elif tok.low in ("delays", "delay"):
+            if (
+                k
+                and (out[k - 1].cls in "Wb" or out[k - 1].low in ("to", "of"))
+                and k + 1 < len(out)
+                and out[k + 1].low in ("in", "to", "with", "on", "from", "of")
+            ):  # "held back by delays in the currency feed": the feed
+                tok.cls = out[k + 1].cls = "-"
+                dropped = True
+        elif tok.low == "being":
+            if (
+                nxt in "Dn"
+                and k + 2 < len(out)
+                and out[k + 2].cls == "b"
+                and (nxt == "D" or out[k + 1].low.endswith("ed"))
+            ):
+                out[k + 1].cls, out[k + 2].cls = "o", "-"  # "being delivered by P": P's
+                dropped = True
+            elif nxt == "D":
+                out[k + 1].cls = "n"  # "is being rolled out": under way, not done
+        elif tok.low == "in":
+            if k and out[k - 1].cls == "x" and nxt in ("", "|", "&", "s"):
+                tok.cls = "E"  # "now that the schema change is in": it landed
+        elif tok.low == "under":
+            j = next(
+                (j for j in range(k + 1, min(k + 4, len(out))) if out[j].low.endswith("'s")), 0
+            )
+            if j and j + 1 < len(out) and out[j + 1].low in _UNDER_HEADS:
+                tok.cls = "o"  # "continues under Leona Brandt's leadership": she leads it
+                if k and out[k - 1].cls == "n" and out[k - 1].low in _CONTINUES:
+                    out[k - 1].cls = "-"
+                out[j].text, out[j].low = out[j].text[:-2], out[j].low[:-2]
+                out[j + 1].cls = "-"
+                dropped = True
+        elif tok.low in ("took", "take", "takes", "taking"):
+            if tok.cls == "n" and k + 1 < len(out) and out[k + 1].low in ("the", "this", "that"):
+                ahead = out[k + 2 : k + 8]
+                if any(t.low in _TASK_HEADS or _TICKET.fullmatch(t.text) for t in ahead):
+                    tok.cls = "O"  # "took the flaky auth test ticket": it is theirs now
+        elif tok.low == "pushed":
+            if k + 1 < len(out) and (
+                (
+                    out[k + 1].low in ("it", "that", "this")
+                    and (k + 2 == len(out) or out[k + 2].low in _AFTER_PUSHED_IT)
+                )
+                or (
+                    out[k + 1].low in ("the", "a", "my", "our", "his", "her")
+                    and k + 2 < len(out)
+                    and out[k + 2].low in _PUSHED_THINGS
+                )
+            ):
+                tok.cls = "D"  # "Ingrid pushed it an hour ago", "pushed the fix"
+        elif tok.cls == "D" and k and out[k - 1].low in _ARTICLES and nxt == "n":
+            tok.cls = "n"  # "the updated ledger snapshot", "a merged PR": an adjective
+        elif tok.low in ("live", "complete"):
+            if k and out[k - 1].low in _DETERMINERS and nxt == "n":
+                tok.cls = "n"  # "the live chat integration": a name, not a state
+        elif tok.low == "did":
+            if (
+                k + 1 < len(out)
+                and out[k + 1].low in ("it", "that", "this")
+                and (k + 2 == len(out) or out[k + 2].cls in "|&")
+                and k
+                and out[k - 1].cls == "n"
+            ):
+                tok.cls = "D"  # "Leona did it": she finished the item talked about
+        elif (
+            tok.cls == "J"
+            and (not k or out[k - 1].cls != "x")
+            and not (k and out[k - 1].cls == "|" and nxt == "b")  # "X — in progress by Y"
+        ):
             tok.cls = "n"  # "the flaky test cleanup": an adjective, not a status
         elif tok.cls == "H" and (
             nxt not in ("n", "")
@@ -782,6 +958,9 @@ def tokenise(text: str) -> list[_Tok]:
 
 
 _CLOSING_PRESENT = frozenset("closes fixes resolves completes".split())
+_OWNED_GENERIC = frozenset(
+    "pr prs mr ticket change work task thing one baby call project patch".split()
+)
 _LY = re.compile(r"[a-z]{4}ly\b")
 _LY_NOUNS = frozenset(
     "early daily weekly monthly quarterly yearly hourly nightly family supply apply reply"
@@ -792,11 +971,28 @@ _PERSONS = frozenset("i we you he she they".split())
 _DETERMINERS = frozenset("the a an our my their his her its this that these those".split())
 
 
-_CONTEXT_WORDS = frozenset({"own", "unblocked", "work on"}) | _CLOSING_PRESENT
+_CONTINUES = frozenset("continues continued proceeds proceeded sits moves runs".split())
+_AFTER_PUSHED_IT = frozenset(
+    ", ; — – an a this last yesterday earlier today ago just in on at to live out".split()
+)
+_TASK_HEADS = frozenset("ticket tickets bug bugs issue issues task tasks card cards story".split())
+_ARTICLES = frozenset("the a an our my their his her its these those".split())
+_PUSHED_THINGS = frozenset("fix fixes patch change changes update hotfix commit commits".split())
+_UNDER_HEADS = frozenset("leadership direction ownership stewardship supervision watch".split())
+_MODIFIER_MODALS = frozenset("forecast scheduled projected expected targeted".split())
+_PARTICLES = frozenset("off up out through over".split())
+_IRREGULAR_PARTICIPLES = frozenset("done seen run built written tested".split())
+_CONTEXT_WORDS = (
+    frozenset({"own", "unblocked", "work on", "delays", "delay", "being", "in", "live"})
+    | frozenset({"complete", "did", "under", "pushed", "took", "take", "takes", "taking"})
+    | _CLOSING_PRESENT
+    | _MODIFIER_MODALS
+)
 # The classes the context pass of ``tokenise`` may change; any other token is left alone
 # unless its word is in ``_CONTEXT_WORDS`` or it is a possessive ("Priya's").
-_CONTEXT_CLASSES = frozenset("OIGJH")
+_CONTEXT_CLASSES = frozenset("OIGJHD")
 _DROP_WORDS: set[str] = set()
+_DONE_GERUNDS: set[str] = set()  # "landing", "rolling out": filled with the lexicon
 
 
 class _Clause:
@@ -844,8 +1040,26 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
                 split = tok.low  # ", owned by Amir", ", which ..."
             if current and (current[0].cls == "p" or current[0].low in _INTRO_WORDS):
                 split = tok.low  # "Per discussion in standup, ..." introduces the clause
+            if kind in _SUBORDINATE and any(t.cls == "x" for t in current):
+                split = tok.low  # "Now that Y has been approved, X can proceed"
             if nxt is not None and nxt.low in _PERSONS and tok.low == ",":
                 split = tok.low  # "you keep X, I'll take Y"
+            if (
+                nxt is not None
+                and nxt.low == "as"
+                and i + 2 < len(toks)
+                and toks[i + 2].low in _AS_FOLLOWERS
+            ):
+                split = tok.low  # "X has not started, as it is contingent on Y"
+            if (
+                tok.low == ","
+                and i
+                and nxt is not None
+                and _TICKET.fullmatch(toks[i - 1].text)
+                and _TICKET.fullmatch(nxt.text)
+                and (i + 2 >= len(toks) or toks[i + 2].cls in "|&")
+            ):
+                split = None  # "Fixes #88, #91": a list of tickets
             if split is None and tok.low not in ",":
                 split = tok.low
             if split is None:
@@ -888,10 +1102,22 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
         while clause.toks and clause.toks[0].cls in "&p" and clause.toks[0].low in _JOIN_WORDS:
             clause.kind = clause.toks[0].low
             clause.toks = clause.toks[1:]
+        if (
+            len(clause.toks) > 2
+            and clause.toks[0].low == "as"
+            and clause.kind in (",", "—", "–", ";")
+            and clause.toks[1].low in _AS_FOLLOWERS
+        ):  # "X has not started, as it is contingent on Y": a reason clause
+            clause.kind, clause.toks = "as", clause.toks[1:]
     return [c for c in result if c.toks or c.kind == ":"]
 
 
 _JOIN_WORDS = frozenset({"and", "&", "+", "/", "with"})
+_SUBORDINATE = frozenset(
+    {"now that", "once", "since", "because", "after", "when", "as soon as", "although"}
+    | {"though", "even though", "if", "unless", "while", "whereas"}
+)
+_AS_FOLLOWERS = frozenset({"it", "this", "that", "the", "there", "they", "we", "i", "he", "she"})
 # The classes and words ``clauses`` may split at (a token of neither joins the clause).
 _CLAUSE_MARKS = frozenset("|s&")
 _CLAUSE_WORDS = frozenset({"as", "and"} | {first for first, _ in _MULTI_SUB})
@@ -899,7 +1125,7 @@ _CLAUSE_WORDS = frozenset({"as", "and"} | {first for first, _ in _MULTI_SUB})
 # the comma after it closes that phrase, not a list item.
 _INTRO_WORDS = frozenset(
     "during following despite amid amidst given owing due ahead after before since"
-    " throughout within as over in on at this last per thanks regarding re".split()
+    " throughout within as over in on at this last per thanks regarding re until till".split()
 )
 _STAND_INS = frozenset({"i", "we", "they", "it"})
 _OBJECT_PRONOUNS = frozenset({"it", "them", "that", "this", "those", "these"})
@@ -914,6 +1140,10 @@ _LATER_VERBS = frozenset(
 # --------------------------------------------------------------------------------------
 
 _NP = r"n(?:[n&p]*n)?"
+# What may follow a blocker: "(to be finished) (first)", "(is done)".
+_TO_BE_DONE = r"I?(?:px+[DE])?F?(?:x+[DEn])?"  # also "#58 landing first"
+# "until the sign-off is obtained from the records team": who delivers it, in the blocker
+_BY_WHOM = rf"(?:x+[nD][pb]{_NP})?"
 _PP = rf"(?:[pL]{_NP})"
 
 # (name, handler, pattern over classes). Groups: s waiter, t blocker, o owner, w work
@@ -923,12 +1153,12 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("x-unblocked-from-y", "unblocked", rf"(?P<s>{_NP})x*U(?P<t>{_NP})?"),
     ("unblocked-from-y", "unblocked", rf"x*U(?P<t>{_NP})?"),
     ("y-unblocks-x", "unblocked", rf"(?P<t>{_NP}(?:b{_NP})?)x*V(?P<s>{_NP})"),
-    ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP}(?:b{_NP})?)F?(?:x+[DEn])?"),
-    ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP}(?:b{_NP})?)F?(?:x+[DEn])?"),
+    ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP}(?:b{_NP})?{_BY_WHOM}){_TO_BE_DONE}"),
+    ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP}(?:b{_NP})?{_BY_WHOM}){_TO_BE_DONE}"),
     ("y-blocks-x-can-start-z", "blocked_mv", rf"(?P<t>{_NP})x*K{_NP}M(?P<v>n)(?P<s>{_NP})"),
     ("y-blocks-x", "blocked", rf"(?P<t>{_NP})x*K(?P<s>{_NP})(?:M.*)?"),
-    ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})(?:x*[DE])?F"),
-    ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})(?:x*[DE])?F"),
+    ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})(?:p?x*[DE])?F"),
+    ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})(?:p?x*[DE])?F"),
     ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*)?"),
     ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*cp?(?P<s>{_NP})L(?P<t>{_NP})(?:x+[DEn]*)?"),
     ("x-cannot-move", "stalled", rf"(?P<s>{_NP})x*c"),
@@ -940,8 +1170,8 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("w-done", "completed", rf"(?P<w>{_NP})x*[DE](?:[p&L].*)?"),
     ("did-w", "completed", rf"D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
     ("d-got-w-done", "completed_got", rf"(?P<d>{_NP})?x(?P<w>{_NP})[DE]"),
-    ("closing-ticket", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>{_NP})"),
-    ("closing-ticket-as", "completed_ticket", rf"(?:{_NP}&?)?I(?P<w>n(?:&n)*)[pDbL].*"),
+    ("closing-ticket", "completed_ticket", rf"(?:{_NP}&?)?x*I(?P<w>{_NP})"),
+    ("closing-ticket-as", "completed_ticket", rf"(?:{_NP}&?)?x*I(?P<w>n(?:&n)*)[pDbL].*"),
     ("o-owns-w", "owns", rf"(?P<o>{_NP})x*[OI]I?(?P<w>{_NP}){_PP}?"),
     ("o-is-making-w", "owns", rf"(?P<o>{_NP})x+G(?P<w>{_NP}){_PP}?"),
     ("o-comma-w-is-yours", "owns", rf"(?:[n&p]*&)?(?P<o>nn?)&(?P<w>{_NP})xZ"),
@@ -952,6 +1182,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("w-status", "topic", rf"(?P<w>{_NP})x*J.*"),
     ("o-is-on-w", "owns_on", rf"(?P<o>{_NP})Q(?P<w>{_NP})"),
     ("o-has-w", "owns_has", rf"(?P<o>{_NP})H(?P<w>{_NP})"),
+    ("w-is-on-o", "owns_on_person", rf"(?P<w>{_NP})Q(?P<o>n)"),
     ("owns-w", "owns", rf"x*OI?(?P<w>{_NP})"),
     ("assigned-to-o", "mention_agent", rf"x*o(?P<o>{_NP})"),
     ("o-took-it-over", "owns_it", rf"(?P<o>{_NP})x*(?P<v>O)(?:p{_NP})?"),
@@ -962,8 +1193,14 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
 _OBJECT_GAP: tuple[tuple[str, str, str], ...] = (
     ("which-o-owns", "owns", rf"(?P<o>{_NP})x*[OGHQ]{_PP}?"),
     ("which-d-did", "completed", rf"(?P<d>{_NP})x*D{_PP}?"),
+    ("which-o-will-do", "owns", rf"(?P<o>{_NP})x*M+p?[nDO]{_PP}?"),
 )
 _COMPILED: list[tuple[str, str, re.Pattern[str]]] | None = None
+_PLANNED_GAP = [
+    (name, handler, re.compile(pattern))
+    for name, handler, pattern in _OBJECT_GAP
+    if name == "which-o-will-do"
+]
 
 
 _ANY_FRAME: re.Pattern[str] | None = None
@@ -994,9 +1231,18 @@ def _span(toks: list[_Tok], text: str, m: re.Match[str], group: str) -> str | No
     part = toks[start:end]
     if group == "t" and (owned := _agent_verb(part, text)) is not None:
         return owned
-    if group in ("w", "t"):
-        part = _trim_tail(part)
+    if group in ("w", "t", "s"):
+        return _noun_phrase(*_trimmed(part, text))
     return _noun_phrase(part, text)
+
+
+def _trimmed(toks: list[_Tok], text: str) -> tuple[list[_Tok], str]:
+    """``_trim_tail`` of an argument, re-laid over a text of its own when a phrase was cut
+    from its middle ("sign-off from Finance on X": sign-off on X)."""
+    cut = _trim_tail(toks)
+    if cut and cut[-1] is not toks[len(cut) - 1]:
+        text, cut = _rebase(cut)
+    return cut, text
 
 
 _AFTER_TICKET = frozenset("upstream downstream internally externally first too anyway".split())
@@ -1022,8 +1268,37 @@ _AGENT_VERBS = frozenset(
 )
 
 
+# What someone is waited on to do that yields a work item ("a DBA to provision the replica");
+# waiting on someone to review or approve is a vague blocker, no fact.
+_DELIVER_VERBS = frozenset(
+    "finish ship land merge deploy release deliver provision publish fix complete build migrate"
+    " upgrade finalise finalize create provide send update install configure rotate renew"
+    " cut".split()
+)
+_PAST_IRREGULAR = frozenset(
+    "spent went got took made did had found saw ran built wrote sent kept left came gave began"
+    " turned".split()
+)
+
+
+def _verb_like(tok: _Tok) -> bool:
+    """A lowercase past-tense word: a clause's verb, never the subject it lends."""
+    low = tok.low
+    return tok.text[:1].islower() and (low.endswith("ed") or low in _PAST_IRREGULAR)
+
+
 def _agent_verb(toks: list[_Tok], text: str) -> str | None:
-    """ "Legal finalises the DPA amendment" as a blocker is Legal's DPA amendment."""
+    """ "Legal finalises the DPA amendment" as a blocker is Legal's DPA amendment; "a DBA to
+    approve the schema diff" is the schema diff."""
+    for k in range(1, min(4, len(toks) - 2)):
+        if (
+            toks[k].low == "to"
+            and toks[k + 1].low in _DELIVER_VERBS
+            and toks[k + 2].low in _NP_STARTERS
+        ):
+            head = _trim(text[toks[0].start : toks[k - 1].end])
+            if _agent_shaped(head, strict=True) or _is_org(head) or _orgish(head.split()[-1]):
+                return _noun_phrase(toks[k + 2 :], text)
     for k in range(1, min(4, len(toks) - 1)):
         if toks[k].low in _AGENT_VERBS:
             head = text[toks[0].start : toks[k - 1].end]
@@ -1039,6 +1314,7 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
     return None
 
 
+_PERIOD_WORDS = frozenset("current coming upcoming next last whole entire remaining".split())
 _VAGUE_HEADS = _GENERIC | _DETERMINERS | frozenset("your fix fixes patch patches work".split())
 _TIME_PREPS = frozenset("in by on since during before after until till from".split())
 _WHEN = frozenset(
@@ -1064,15 +1340,32 @@ def _trim_tail(toks: list[_Tok]) -> list[_Tok]:
                 keep = toks[:1] if toks[0].low in _POSSESSIVE | {"your"} else []
                 return keep + toks[k + 1 :]  # "your fix in #655": your #655
             return toks[:k]  # "the auth rework in #66": the ticket only tracks it
+        if tok.low in ("to", "for") and nxt.text[:1].isdigit() and nxt.text.endswith("%"):
+            return toks[:k]  # "deployed the fare engine to 20% of traffic"
+        if (
+            tok.low == "for"
+            and k + 2 < len(toks)
+            and nxt.low in ("the", "this", "that")
+            and toks[k + 2].low in _PERIOD_WORDS
+        ):
+            return toks[:k]  # "the evidence collection for the current audit window"
         if tok.low == "to" and nxt.low not in _NP_STARTERS and nxt.text[:1].islower():
             if not nxt.low.isdigit() and nxt.low not in ("k8s", "prod", "production", "main"):
                 return toks[:k]
+        if (
+            tok.low == "from"
+            and k + 2 < len(toks)
+            and toks[k + 2].low in ("on", "for", "of", "about")
+            and (_name_like(nxt.text) or _orgish(nxt.text) or _is_org(nxt.text))
+        ):  # "sign-off from Finance on the bank file format": sign-off on the format
+            return _trim_tail(toks[:k] + toks[k + 2 :])
         if tok.low in _LOOSE_PP or (tok.low == "to" and nxt.low == "all"):
             if (
                 tok.low == "from"
                 and (
                     any(t.low in ("team", "squad") for t in toks[k + 1 :])
                     or _is_org(" ".join(t.text for t in toks[k + 1 :]))  # "from legal"
+                    or (k + 2 == len(toks) and _orgish(toks[-1].text))  # "from FinOps"
                     or (
                         len(toks) - k - 1 in (1, 2)
                         and all(_name_like(t.text) for t in toks[k + 1 :])
@@ -1097,7 +1390,7 @@ def _split_lists(toks: list[_Tok]) -> tuple[str, list[_Tok]]:
             and (_TICKET.fullmatch(nxt.text) or nxt.low in _DETERMINERS)
             and k
         ):
-            out.append(_Tok(",", 0, 0, "&"))
+            out.append(_Tok(", and", 0, 0, "&"))
             continue
         if (
             k
@@ -1108,7 +1401,7 @@ def _split_lists(toks: list[_Tok]) -> tuple[str, list[_Tok]]:
             and nxt is not None
             and (nxt.low in _DETERMINERS or _TICKET.fullmatch(nxt.text))
         ):  # "blocked on X and on the Y": a list of two blockers
-            out[-1] = _Tok(",", 0, 0, "&")
+            out[-1] = _Tok(", and", 0, 0, "&")
             continue
         out.append(tok)
     return _rebase(out)
@@ -1136,6 +1429,15 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
             and toks[first - 1].low in ("ticket", "issue", "pr", "card")
         ):
             toks = toks[: first - 1]  # "the PCI scan results ticket SEC-77": the scan results
+        elif (
+            len(tickets) == 1
+            and tail_only
+            and first >= 2
+            and toks[first - 1].low not in _GENERIC
+            and toks[first - 1].cls == "n"
+            and sum(t.low not in _DETERMINERS for t in toks[:first]) >= 2
+        ):
+            toks = toks[:first]  # "the firewall change request CHG-4410": the request
         elif all(t.low in _GENERIC for t in others) or (
             tail_only and first and toks[first - 1].low in _GENERIC
         ):
@@ -1206,6 +1508,11 @@ def _apply(
         ):  # "we have heard that before": a perfect tense, no possession
             return None
         return reader.owns(o, w)
+    if handler == "owns_on_person":  # "the font fix is on Leona now"
+        o, w = g("o"), g("w")
+        if o is None or w is None or not _name_like(o) or _agent_shaped(w, strict=False):
+            return None
+        return reader.owns(o, w)
     if handler == "owns_yours":  # "@dmitri the rate card import is yours now"
         w = g("w")
         return reader.owns("you", w) if w and reader.addressee else None
@@ -1226,6 +1533,14 @@ def _apply(
         if item is None or phrase is None:
             return None
         reader.owners_of(phrase, item, seen)
+        tail = toks[m.end("w") :]
+        if (
+            len(tail) >= 3
+            and tail[-2].cls == "b"
+            and tail[-3].cls == "J"
+            and (owner := reader.agent(tail[-1].text, seen)) is not None
+        ):  # "Fare audit — in progress (Leona)": Leona is on it
+            reader.draft(seen, owner, Relation.OWNS, item)
         return seen
     if handler == "completed_got":  # "got the flag service out the door"
         got = toks[m.end("d") if m.start("d") >= 0 else 0].low
@@ -1240,6 +1555,8 @@ def _apply(
             return None
         if m.re.pattern.startswith(("(?P<d>", "D(?P<w>")) and (cut := _DESTINATION.search(w)):
             w = w[: cut.start()]  # "deployed the optimizer to the Leeds site"
+        if " " in w and w[:1].islower() and (gerund := _GERUND_OBJECT.match(w)):
+            w = w[gerund.end() :]  # "finished migrating the alerting rules": the rules
         doer = g("d")
         if doer is not None and _TICKET.fullmatch(doer.split(", ")[0]):
             doer = None  # "resolved by PR #62": the PR is how, not who
@@ -1247,8 +1564,11 @@ def _apply(
             doer = None  # "This PR closes #77": the author's change did it
         out = reader.completed(doer, w)
         if out is None and doer is not None:
-            if "b" in m.re.pattern or doer.split()[0].lower() not in _DETERMINERS:
-                out = _team_doer(reader, doer, w)  # "finalised by marketing", "data eng shipped X"
+            if "b" in m.re.pattern or (
+                doer.split()[0].lower() not in _DETERMINERS
+                and (_is_org(doer) or _orgish(doer) or doer[:1].isupper())
+            ):  # "finalised by marketing", "data eng shipped X"; not "went well: shipped X"
+                out = _team_doer(reader, doer, w)
         partner = g("k")
         if (
             out is not None
@@ -1264,10 +1584,68 @@ def _apply(
     return None
 
 
+_POSSESSOR = re.compile(r"(?<![\w'’])(?P<o>@?[A-Z][\w-]*)['’]s\s+(?=[a-z#A-Z])")
+# Heads a possessive does not make a work item of: "Dana's feedback", "Ravi's laptop".
+_NOT_OWNED_HEADS = frozenset(
+    """team side end feedback review reviews comment comments question questions input
+    approval call time pto leave vacation calendar laptop manager idea ideas point view
+    opinion take help suggestion suggestions note notes message email reply answer
+    desk office birthday week day morning afternoon schedule plate area""".split()
+)
+
+
+def possessive_owners(reader: _Reader, text: str, outcomes: list[_Outcome]) -> _Outcome | None:
+    """ "reviewed Tomasz's PR for the fare calculator": a possessive names an owner wherever
+    it stands (the labelling contract's rule 7), not only inside a frame's argument."""
+    owned = {d.target for o in outcomes for d in o.drafts if d.relation is Relation.OWNS}
+    out = _Outcome()
+    for m in _POSSESSOR.finditer(text):
+        who = m["o"].lstrip("@")
+        if not _name_like(who) or reader._is_author(who):
+            continue
+        toks = tokenise(text[m.end() :])
+        n = 0
+        while n < len(toks) and (
+            toks[n].cls == "n" or (toks[n].low in ("for", "of", "on") and n + 1 < len(toks))
+        ):
+            if toks[n].low in _SUBORDINATORS or toks[n].low in _PERSONS or _verb_like(toks[n]):
+                break  # "Priya's rewrite went out": the rewrite
+            n += 1
+        while n and toks[n - 1].cls != "n":
+            n -= 1
+        if not n or n > 7:
+            continue
+        head = toks[:n]
+        if _name_like(head[0].text):
+            continue  # "Dana's Berlin trip": a proper name follows, not a work item
+        if any(
+            t.low in _NOT_OWNED_HEADS or t.low in _TEAM_WORDS or t.low in _UNDER_HEADS
+            for t in head[:1] + head[-1:]
+        ):
+            continue
+        if len(head) == 1 and head[0].low in _OWNED_GENERIC:
+            continue  # "Oren's PR" alone names no item
+        body, rebased = _rebase(head)
+        found = reader.owns(who, _noun_phrase(*_trimmed(rebased, body)))
+        if found is None:
+            continue
+        for d in found.drafts:
+            if d.target not in owned:
+                out.drafts.append(d)
+                owned.add(d.target)
+        out.items += found.items
+        out.people += found.people
+    if not out.drafts:
+        return None
+    out.frame = "possessive-owner"
+    return out
+
+
 _DESTINATION = re.compile(r" to (?:the|our|all|every|both) ", re.IGNORECASE)
 _PARTICIPLES = frozenset(
     "heard seen done been got gotten had made said told found given taken sent known thought"
-    " kept left run begun".split()
+    " kept left run begun met put set read held brought caught taught sold spent lost won paid"
+    " built meant felt dealt shown written spoken chosen grown drawn gone".split()
 )
 _THIS_CHANGE = re.compile(
     r"(?:this|my|our|the)\s+(?:pr|mr|change|changeset|patch|commit|diff|branch|release)",
@@ -1410,7 +1788,8 @@ _SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "need-y-before-we-can-start-x",
             r"(?:(?P<w>[^,;]+?)\s+)?(?:(?:am|are|is|was|were|have been|has been)\s+)?(?:still\s+)?"
-            r"(?:need|needs|needed|require|requires|waiting for|waiting on|waiting until|waitng on"
+            r"(?:need|needs|needed|require|requires|await|awaits|awaiting|waiting for|waiting on"
+            r"|waiting until|waitng on"
             r"|waitng for|blocked on|blocked by|stuck on|stuck behind|held up by|have to wait for"
             r"|has to wait for|depends? on|dependent on|relies on|rely on|waits? on|waits? for"
             r"|pending)\s+(?P<t>.+?)(?:\s+to\s+(?:finish|land|ship|merge|be done|be merged"
@@ -1419,6 +1798,28 @@ _SENTENCE_FRAMES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|could|are able to|am able to|is able to|get to)\s+(?:(?:really|actually|even)\s+)?"
             r"(?P<v>[a-z][\w-]*)(?:\s+(?:on|with|into|up|over|in|out|back|to))?"
             r"(?:\s+(?P<s>.+))?",
+        ),
+        (
+            "need-y-before-x-can-move",
+            r"(?:[^,;]+?\s+)?(?:(?:am|are|is|was|were|have been|has been)\s+)?(?:still\s+)?"
+            r"(?:need|needs|needed|require|requires|await|awaits|awaiting|waiting for|waiting on"
+            r"|blocked on|blocked by|held up by|depends? on|dependent on|pending)\s+(?P<t>.+?)"
+            r"(?:\s+to\s+(?:finish|land|ship|merge|be done|be merged|be fixed|complete"
+            r"|be released|be approved|be ready|be sorted))?\s+(?:first\s+)?before\s+"
+            r"(?P<s>(?:the|our|a|an|this|that|my|their|its)\s+[^,;]+?)\s+(?:can|could|is able to"
+            r"|are able to)\s+(?:(?:really|actually|even)\s+)?[a-z][\w-]*(?:\s+[^\s,;]+){0,2}",
+        ),
+        (
+            "xs-only-dependency-is-y",
+            r"(?P<s>its|their|[\w.-]+(?:\s+[\w.-]+){0,3}?['’]s)\s+(?:(?:only|main|last|remaining|one"
+            r"|open|outstanding|sole|key)\s+)+(?:dependency|blocker|prerequisite|prereq)\s+"
+            r"(?:is|was|remains)\s+(?P<t>[^,;]+)",
+        ),
+        (
+            "key-dependency-for-x-is-y",
+            r"(?:the|a|one|our)\s+(?:(?:key|main|critical|outstanding|remaining|last|only|major"
+            r"|big|hard|open|sole)\s+)*(?:dependency|prerequisite|blocker|prereq)\s+(?:for|of|on)"
+            r"\s+(?P<s>[^,;]+?)\s+(?:is|was|remains)\s+(?P<t>[^,;]+)",
         ),
         (
             "only-thing-left-for-x-is-y",
@@ -1461,10 +1862,15 @@ _FRAME_WORDS = {
     "once-y-then-x": ("once", "as soon as", "after"),
     "x-can-start-once-y": ("once", "after", "when"),
     "need-y-before-we-can-start-x": (" before ",),
+    "need-y-before-x-can-move": (" before ",),
     "only-thing-left-for-x-is-y": ("only",),
+    "xs-only-dependency-is-y": ("dependency", "blocker", "prereq"),
+    "key-dependency-for-x-is-y": ("dependency", "blocker", "prereq"),
     "no-x-before-y": ("no ",),
 }
-_SENTENCE_HINT = re.compile(r"\b(?:once|soon|after|only|no|before)\b", re.IGNORECASE)
+_SENTENCE_HINT = re.compile(
+    r"\b(?:once|soon|after|only|no|before|dependency|blocker|prereq)\b", re.IGNORECASE
+)
 # The same search over lowercased ASCII text: several times cheaper than a case-blind one.
 _SENTENCE_HINT_LOWER = re.compile(_SENTENCE_HINT.pattern)
 
@@ -1498,6 +1904,8 @@ def _sentence_frame(reader: _Reader, text: str) -> tuple[_Outcome, str, str] | N
                     continue
             elif waiter is None:
                 continue
+            if name == "xs-only-dependency-is-y" and waiter is not None:
+                waiter = "it" if waiter.lower() in ("its", "their") else waiter[:-2]
             out = reader.blocked(waiter, m["t"])
             if out is not None and out.drafts:
                 out.frame = name
@@ -1527,6 +1935,14 @@ def _rebase(toks: list[_Tok]) -> tuple[str, list[_Tok]]:
     return " ".join(parts), out
 
 
+def _np_text(toks: list[_Tok]) -> str:
+    """A subject's text as an argument: "the seat sync in TIX-88" is the seat sync."""
+    if not toks:
+        return ""
+    text, rebased = _rebase(toks)
+    return _noun_phrase(*_trimmed(rebased, text))
+
+
 def _leading_np(toks: list[_Tok]) -> list[_Tok]:
     """The noun phrase a clause opens with (its subject)."""
     n = 0
@@ -1539,8 +1955,14 @@ def _leading_np(toks: list[_Tok]) -> list[_Tok]:
 
 def _trailing_np(toks: list[_Tok]) -> list[_Tok]:
     """The noun phrase a clause ends with (the antecedent of a relative clause)."""
+    while toks and toks[-1].cls == "F":
+        toks = toks[:-1]  # "they need the labels first, which Jorge is adding": the labels
     if len(toks) > 3 and toks[-2].cls == "x" and toks[-1].cls in "nDE" and toks[-3].cls == "n":
         toks = toks[:-2]  # "until the DPA amendment is signed, which ...": the amendment
+    while len(toks) > 2 and toks[-1].low.endswith("ed") and toks[-1].text.islower():
+        toks = toks[:-1]  # "the format has been approved", "with the format approved"
+        while len(toks) > 1 and toks[-1].cls == "x":
+            toks = toks[:-1]
     n = len(toks)
     while n and toks[n - 1].cls in "n&p":
         n -= 1
@@ -1570,6 +1992,37 @@ _JOINERS = frozenset({"and", "but", "so", "then", "and then", ",", ":", "—", "
 _BECAUSE = frozenset({"because", "since", "as"})
 
 
+_THANKED = re.compile(
+    r"(?:\A|(?<=[,;:—–])\s*)(?:(?!(?:big|huge|many|massive|special)\b)"
+    r"(?P<who2>@?[^\W\d_][\w.'-]*)\s+)?(?:(?:big|huge|many|massive"
+    r"|special)\s+)?(?:thanks|thank you|thx|ty|kudos|shout-?out|props|cheers)\s+(?:go(?:es)?\s+)?"
+    r"(?:to\s+)?(?:(?P<who>[^,;:]+?)\s+)?for\s+(?P<verb>[a-z]+ing(?:\s+(?:out|up|off))?)"
+    r"(?:\s+(?P<obj>[^,;:!]+?))?\s*\Z",
+    re.IGNORECASE,
+)
+# Pieces of every thanking word, any case ("Thanks", "kudos", "shout-out", "ty ").
+_THANKS_WORDS = ("hank", "HANK", "udos", "UDOS", "hout", "rops", "heers", "thx", "ty ", "TY ")
+
+
+def _thanked(reader: _Reader, text: str) -> _Outcome | None:
+    """ "Huge thanks to Beatriz for landing X", "lukas ty for merging": whoever is thanked
+    for finishing something did it."""
+    m = _THANKED.search(text)
+    if m is None or (m["who"] is None) == (m["who2"] is None):
+        return None
+    verb = m["verb"].lower()
+    if verb not in _DONE_GERUNDS:
+        return None
+    who = (m["who"] or m["who2"]).strip()
+    if who.lower() in ("you", "u", "everyone", "all", "folks", "y'all"):
+        return None
+    out = reader.completed(who, m["obj"] or "it")
+    if out is None or not out.drafts:
+        return None
+    out.frame = "thanks-d-for-doing-w"
+    return out
+
+
 def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     """Read one normalised sentence with the compositional core.
 
@@ -1579,6 +2032,71 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     """
     if not _TABLE:
         _table()
+    if " for " in text and any(w in text for w in _THANKS_WORDS):
+        thanks = _thanked_after(reader, text)
+        if thanks is not None:
+            return thanks
+    return _read_core(reader, text)
+
+
+def _thanked_after(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None] | None:
+    """The sentence before a closing "thanks X for <doing> Y", then the thanks: the one
+    thanked, not the author, did Y."""
+    m = _THANKED.search(text)
+    if m is None:
+        return None
+    head = text[: m.start()].rstrip(" ,;:—–")
+    outcomes = _read_core(reader, head)[0] if head else []
+    found = _thanked(reader, text[m.start() :].lstrip(" ,;:—–"))
+    if found is None:
+        return (outcomes, None) if outcomes else None
+    out = found
+    reader.commit(out, text)
+    thanked = {d.target for d in out.drafts}
+    for o in outcomes:
+        o.drafts = [
+            d
+            for d in o.drafts
+            if not (
+                d.relation is Relation.COMPLETED
+                and d.target in thanked
+                and d.source == reader.author_ref
+            )
+        ]
+    return outcomes + [out], None
+
+
+_WORKING_WITH = re.compile(
+    r"(?:(?P<subj>i|we|i am|we are|[A-Z][\w-]+(?:\s+is)?)\s+)?(?:working|pairing|teaming up"
+    r"|collaborating|partnering)\s+(?:up\s+)?with\s+(?P<who>@?[^\W\d_][\w.-]*"
+    r"(?:\s+(?:and|&)\s+@?[^\W\d_][\w.-]*)?)\s+on\s+(?P<obj>[^,;]+)",
+    re.IGNORECASE,
+)
+
+
+def _working_with(reader: _Reader, text: str) -> _Outcome | None:
+    """ "working with Leona on the fare calculator": both own it."""
+    m = _WORKING_WITH.fullmatch(text)
+    if m is None:
+        return None
+    subj = (m["subj"] or "I").split()[0]
+    if subj.lower() not in ("i", "we") and not _name_like(subj):
+        return None
+    who = m["who"].lstrip("@")
+    if not _agent_shaped(who.split()[0], strict=False):
+        return None
+    out = reader.owns(f"{subj} and {who}", m["obj"])
+    if out is None or not out.drafts:
+        return None
+    out.frame = "o-working-with-o-on-w"
+    return out
+
+
+def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
+    """``read_core`` for a sentence with no closing thanks."""
+    if " with " in text and (" on " in text) and (together := _working_with(reader, text)):
+        reader.commit(together, text)
+        return [together], None
     outcomes: list[_Outcome] = []
     previous: list[_Tok] = []
     whole = _sentence_frame(reader, text)
@@ -1593,6 +2111,12 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     if (" up" in text or " over" in text or " out" in text or " off" in text) and (
         split := _SPLIT_PHRASAL.search(text)
     ):  # "picking the banner back up" is "picking up the banner"
+        text = f"{text[: split.start()]}{split['v']} {split['p']} {split['o']}{text[split.end() :]}"
+    if (
+        (" it " in text or " that " in text or " them " in text or " this " in text)
+        and (" out" in text or " up" in text)
+        and (split := _SPLIT_PRONOUN.search(text))
+    ):
         text = f"{text[: split.start()]}{split['v']} {split['p']} {split['o']}{text[split.end() :]}"
     parts = _lift_asides(_join_colon_lists(clauses(tokenise(text))))
     reason: str | None = None
@@ -1609,6 +2133,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     main_clause: list[_Tok] = []  # the last clause that was not a relative one
     hedged_subject = False  # the clause before was hedged or planned
     reason_blocker: str | None = None  # "Owing to a dependency on Y, X is on hold"
+    past_waits: list[_Outcome] = []  # "X was waiting on Y": over, when the sentence unblocks
     for index, clause in enumerate(parts):
         toks, kind = clause.toks, clause.kind
         classes = clause.classes
@@ -1624,6 +2149,8 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             )  # "still on the SCIM bug: repro'd it" is a clause, not a heading
         ):
             label = " ".join(t.low for t in toks)
+            if label in _NOT_TOPICS:
+                continue  # "Bumping: still waiting on X": a nudge, not an item
             if label in _NOT_FACT_LABELS:
                 return outcomes, "a decision, question or plan"
             label_relation = _LABEL_RELATIONS.get(label)
@@ -1636,6 +2163,12 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             previous = heading = topic
             if topic:
                 reader.line_topic = _rebase(topic)[0]
+                if any(t.low in _OBJECT_PRONOUNS for p in parts[index + 1 :] for t in p.toks):
+                    seen = _Outcome()  # "seat picker: Oren's on it": it is the heading's item
+                    if reader.item(_parse_phrase(reader.line_topic), seen) is not None:
+                        reader.commit(seen, reader.line_topic)
+                    else:
+                        reader.last_item = None  # "Runbooks: Ifeanyi has them": not before
             continue
         if (
             stalled_waiter is not None
@@ -1652,9 +2185,34 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             stalled_waiter = None
             previous = toks
             continue
+        if (
+            stalled_waiter is not None
+            and kind in (",", ";", "—", "–", "-", ":")
+            and (
+                classes.startswith(("R", "xR"))
+                or (toks[0].low in ("it", "this", "they") and classes[1:].startswith(("R", "xR")))
+            )
+            and len(toks) > classes.index("R") + 1
+        ):  # "X: blocked, needs the tax tables from finance", "X is on hold: it needs Y"
+            need = reader.blocked(stalled_waiter, _rebase(toks[classes.index("R") + 1 :])[0])
+            if need is not None and need.drafts:
+                need.frame = "x-is-stalled-needs-y"
+                reader.commit(need, text)
+                outcomes.append(need)
+                stalled_waiter = None
+                previous = toks
+                continue
         stalled_waiter = None
+        if index and kind in (",", "—", "–", ";") and toks and toks[0].low in _ASKING:
+            reason = reason or "question"  # "..., anyone know who owns that"
+            break
         if toks and toks[0].low in _THANKS and not any(c in _TRIGGERS for c in classes):
             previous = []  # "Thanks @ximena —": no subject for what follows
+            cut = [i for i, t in enumerate(toks) if t.cls == "p"]
+            if cut and index + 1 < len(parts) and parts[index + 1].kind == "who":
+                thanked = toks[cut[-1] + 1 :]  # "Shoutout to Hemi who rolled out X"
+                if thanked and _agent_shaped(_rebase(thanked)[0], strict=True):
+                    previous = thanked
             continue
         if (
             index == 0
@@ -1673,6 +2231,11 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         if skip_next:  # the consequent of "If X slips, Y is blocked"
             skip_next, previous = False, toks
             continue
+        if label_relation in ("blocked", "blocker") and kind == ":" and "R" in classes:
+            for t in toks:  # "Blocked: seat sync needs the venue feed schema": a wait
+                if t.cls == "R":
+                    t.cls = "W"
+            classes = clause.classes
         if (
             label_relation is not None
             and kind == ":"
@@ -1721,8 +2284,63 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 outcomes.append(named_owner)
                 previous = owner_of  # "Adwoa — now unblocked since ...": the item is
                 continue  # the subject of what follows
+        if (
+            reason_blocker
+            and toks
+            and toks[-1].low in _DEFERRED
+            and re.fullmatch(r"n[n&p]*x+n", classes)
+        ):  # "Pending Y, the X rollout has been deferred"
+            because = reader.blocked(_rebase(_leading_np(toks))[0], reason_blocker)
+            reason_blocker = None
+            if because is not None and because.drafts:
+                because.frame = "given-y-x-is-deferred"
+                reader.commit(because, text)
+                outcomes.append(because)
+                previous = toks
+                continue
+        if (
+            kind in _RELATIVE
+            and classes[0] == "n"
+            and "M" in classes
+            and (antecedent := _trailing_np(previous))
+        ):  # "the font fix, which Oren is expected to finish": Oren has it
+            body, rebased = _rebase(toks)
+            planned = _read_gap(reader, rebased, body, _PLANNED_GAP, _rebase(antecedent)[0])
+            if planned is not None:
+                reader.commit(planned, text)
+                outcomes.append(planned)
+                previous = toks
+                continue
+        if (
+            index == 0
+            and len(parts) > 1
+            and parts[1].kind in ("—", "–", "-")
+            and toks
+            and toks[0].low in ("the", "our", "my", "this", "that")
+            and all(c in "n&p" for c in classes)
+            and not heading
+        ):  # "the flaky e2e suite — Karim is digging into it": the topic "it" means
+            seen = _Outcome()
+            topic_text = _rebase(toks)[0]
+            if reader.item(_parse_phrase(topic_text), seen) is not None:
+                reader.commit(seen, topic_text)
+        if (
+            len(parts) == 1
+            and toks
+            and toks[0].low in _TOPIC_OPENERS
+            and all(c in "n&p" for c in classes)
+        ):  # "update on the geo lookup thing": the line names what "it" means next
+            seen = _Outcome()
+            topic_text = _rebase(toks)[0]
+            if reader.item(_parse_phrase(topic_text), seen) is not None:
+                reader.commit(seen, topic_text)
         if not toks or _TRIGGERS.isdisjoint(classes):
-            hedged_subject = "M" in classes or "N" in classes
+            hedged_subject = "M" in classes  # "no movement on X, blocked on Y": Y still holds
+            if toks and classes[0] == "n" and "x" in classes and "N" in classes:
+                _mention(reader, toks)  # "X has not started, as it ...": X is the topic
+            if toks and kind not in _CAUSAL and toks[0].low in ("following", "after"):
+                kind = "after"  # "Following approval of Y, X was unblocked"
+                toks = toks[1:]
             if kind in _CAUSAL - {","} and toks:
                 cause = _rebase(_trailing_np(toks))[0] or None
                 acted = _agent_acted(reader, toks)  # "now that Hee-won pushed the image"
@@ -1740,6 +2358,18 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             continue
         if ("W" in classes or "S" in classes) and any(t.low == "had" for t in toks):
             reason, previous = "in the past (had been blocked)", toks
+            if "W" in classes:  # "X, which had been waiting on Y, is no longer blocked"
+                past = _leading_np(toks[classes.index("W") + 1 :])
+                seen = _Outcome()
+                past_items = reader.items(_rebase(past)[0], seen) if past else None
+                if past_items:
+                    for item, phrase in past_items:
+                        reader.owners_of(phrase, item, seen)
+                    reader.commit(seen, text)
+                    cause = past_items[-1][0].name
+                    if seen.drafts:
+                        seen.frame = "owner-of-a-past-blocker"
+                        outcomes.append(seen)
             continue
         if kind in ("once", "when", "as soon as") and any(
             t.cls == "U" and t.low.startswith(("can ", "could ")) for t in toks
@@ -1752,7 +2382,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             quality = "hedged"  # "X is expected to launch in May, pending Y": Y is the plan's
         if quality is not None:
             reason, previous = quality, toks
-            hedged_subject = True
+            hedged_subject = quality == "hedged"
             _mention(reader, toks)  # "X still not done, Y blocked on it": X is the topic
             continue
         hedged_subject = False
@@ -1772,13 +2402,45 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     subject = _trailing_np(previous) or (
                         _leading_np(previous) if kind in _RELATIVE else []
                     )  # "X has been completed, which unblocks Y": X is the antecedent
+                    if not subject and index == 0 and kind in _RELATIVE and reader.last_item:
+                        subject = _plain(reader.last_item.name)  # a line opening "which ..."
+                    if kind == "who":  # "Shoutout to Hemi who rolled out X": Hemi
+                        cut = [i for i, t in enumerate(subject) if t.cls == "p"]
+                        subject = subject[cut[-1] + 1 :] if cut else subject
+                elif (
+                    kind in _JOINERS
+                    and index >= 2
+                    and (parts[index - 1].kind in _RELATIVE or parts[index - 1].classes[:1] in "op")
+                    and parts[index - 2].toks
+                    and all(c in "n&p" for c in parts[index - 2].classes)
+                ):  # "X, owned by Leona, is no longer blocked": the aside interrupts X
+                    subject = parts[index - 2].toks
                 elif kind in _JOINERS:
                     subject = _leading_np(previous)
+                    if subject and _verb_like(subject[0]):
+                        subject = []  # "spent the day on X — fixed now": no subject
+                        if (
+                            classes[0] == "W"
+                            and kind == ","
+                            and _TRIGGERS.isdisjoint(parts[index - 1].classes)
+                        ):  # "moved the reindex to Friday, waiting on the shard map"
+                            obj = previous[1:]
+                            while obj and obj[-1].cls in "p&":
+                                obj = obj[:-1]
+                            if obj and all(t.cls in "n&p" for t in obj):
+                                subject = _trim_tail(obj)
                     if not subject and index and parts[index - 1].kind in _RELATIVE:
                         subject = _leading_np(main_clause)  # "X, which ..., is live"
                 if not subject and heading:
                     subject = heading  # "Cert renewal: ...; can't start until X is done"
             stand_in = (named or heading) if not subject else None
+            if (
+                stand_in
+                and toks[0].low == "it"
+                and reader.last_wait is not None
+                and reader.last_item == reader.last_wait[1]
+            ):  # "X can't ship until Y is merged, since it relies on Z": X relies on Z
+                stand_in = _plain(reader.last_wait[0].name)
             if stand_in and toks[0].low in _STAND_INS and any(t.cls in "WRCU" for t in toks[1:3]):
                 subject, toks = stand_in, toks[1:]  # "X, though I'm blocked on Y": X waits
             body, rebased = _rebase(subject + toks)
@@ -1849,7 +2511,7 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         if out.frame.endswith("unblocked-from-y") and not any(
             d.relation is Relation.UNBLOCKED_FROM for d in out.drafts
         ):
-            waiter = _rebase(_leading_np(toks))[0] or _rebase(_leading_np(rebased))[0] or None
+            waiter = _np_text(_leading_np(toks)) or _np_text(_leading_np(rebased)) or None
             cause = cause or reader.recent_done  # "X is deployed! @mikko you're unblocked"
             if waiter and cause:
                 _add_unblock(reader, outcomes, waiter, cause, text)
@@ -1873,6 +2535,10 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             )
         reader.commit(out, body)
         outcomes.append(out)
+        if out.frame == "x-waits-on-y" and any(
+            t.low in ("was", "were") for t in toks[: classes.find("W")]
+        ):
+            past_waits.append(out)  # "the payout report was waiting on it"
         if reason_blocker and stalled_waiter:  # "Pending Y, X is on hold"
             because = reader.blocked(stalled_waiter, reason_blocker)
             if because is not None and because.drafts:
@@ -1897,6 +2563,10 @@ def read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 for d in o.drafts
                 if d.relation is not Relation.COMPLETED or d.target.name.lower() not in by_doer
             ]
+    if past_waits and (
+        any("unblocked" in o.frame for o in outcomes) or _UNBLOCK_HINT.search(text.lower())
+    ):
+        _past_waits_end(reader, outcomes, past_waits)  # "Y was waiting on it, so ... unblocked"
     done_now = {
         d.target.name.lower()
         for o in outcomes
@@ -1984,6 +2654,13 @@ _SPLIT_PHRASAL = re.compile(
 )
 
 
+# "ops rolled it out", "wrapped that up": the pronoun is the object of the phrasal verb
+_SPLIT_PRONOUN = re.compile(
+    r"\b(?P<v>roll(?:ed|s|ing)?|wrap(?:ped|s|ping)?|ship(?:ped|s|ping)?|push(?:ed|es|ing)?"
+    r"|sort(?:ed|s|ing)?)\s+(?P<o>it|that|this|them)\s+(?P<p>out|up)\b"
+)
+
+
 _HEADING_NP = re.compile(r"n+(?:p?n+)*")
 _LABEL_RELATIONS = {
     **dict.fromkeys(
@@ -2008,6 +2685,16 @@ _LABEL_RELATIONS = {
 }
 
 
+_UNBLOCK_HINT = re.compile(
+    r"\bunblock|\bno longer (?:blocked|stuck|waiting)|\bclear to\b|\bgood to go\b|\bcan (?:now )?"
+    r"(?:proceed|move|go ahead|start)\b"
+)
+_NOT_TOPICS = frozenset("bumping bump pinging ping nudge nudging reminder gentle reminder".split())
+_TOPIC_OPENERS = frozenset("update updates status news regarding about".split())
+_ASKING = frozenset("anyone anybody does do did can could would any".split())
+_DEFERRED = frozenset(
+    "deferred postponed delayed suspended halted deprioritised deprioritized rescheduled".split()
+)
 _THANKS = frozenset("thanks thank thx ty kudos cheers shoutout props".split())
 _LEAD_WAIT = frozenset({"pending", "awaiting", "pending on"})
 _LEAD_CAUSE = re.compile(r"(?:owing|due) to|because of|given|in light of|as a result of")
@@ -2017,6 +2704,16 @@ def _lead_blocker(toks: list[_Tok]) -> list[_Tok] | None:
     """The blocker an opening phrase names: "Pending Y," or "Owing to a dependency on Y,"."""
     if len(toks) > 1 and toks[0].low in _LEAD_WAIT and all(t.cls in "n&p" for t in toks[1:]):
         return toks[1:]
+    if len(toks) > 2 and toks[0].low in ("until", "till"):  # "Until Y concludes, X is paused"
+        rest = toks[1:]
+        while len(rest) > 1 and (
+            rest[-1].cls in "xDE"
+            or rest[-1].low in _DONE_PRESENT
+            or (rest[-1].cls == "n" and rest[-1].low.endswith("ed") and rest[-2].cls == "x")
+        ):
+            rest = rest[:-1]
+        if len(rest) < len(toks) - 1 and all(t.cls in "n&p" for t in rest):
+            return rest
     for k, tok in enumerate(toks[:5]):
         if tok.cls == "Y":
             opening = " ".join(t.low for t in toks[:k])
@@ -2035,12 +2732,12 @@ def _label_list(toks: list[_Tok]) -> str:
             parts.append([])
         else:
             parts[-1].append(tok)
-    return ", ".join(_noun_phrase(_trim_tail(part), text) for part in parts if part)
+    return ", ".join(_noun_phrase(*_trimmed(part, text)) for part in parts if part)
 
 
 _BLOCKED_LABEL = re.compile(
-    r"(?P<s>.+?)\s*(?:\bon|\bby|\bbehind|\bpending|\buntil|->|,)\s+(?:waiting (?:on|for)\s+)?"
-    r"(?P<t>.+)"
+    r"(?P<s>.+?)\s*(?:\bon|\bby|\bbehind|\bpending|\buntil|->|,|\bneeds|\brequires"
+    r"|\bdepends on|\bwaits (?:on|for))\s+(?:waiting (?:on|for)\s+)?(?P<t>.+?)(?:\s+first)?"
 )
 
 
@@ -2070,6 +2767,8 @@ def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
         last_item: str | None = None
         for part in text.split(", "):
             item, _, doer = part.partition(" by ")
+            if cut := _DESTINATION.search(item):
+                item = item[: cut.start()]  # "migration of X to the new region by Y"
             if not doer and last_item and _agent_shaped(item, strict=True):
                 item, doer = last_item, item  # "SSO by Ruth & Gideon": Gideon too
             elif doer:
@@ -2162,6 +2861,29 @@ def _agent_acted(reader: _Reader, toks: list[_Tok]) -> _Outcome | None:
         return None
     out.frame = "now-that-y-did-x"
     return out
+
+
+def _past_waits_end(reader: _Reader, outcomes: list[_Outcome], past_waits: list[_Outcome]) -> None:
+    """ "The dashboard was waiting on it, so @lee you're unblocked": the wait is over. The
+    item no longer waits on its blocker, and the person told so is no fact of their own."""
+    for out in past_waits:
+        ended = [d for d in out.drafts if d.relation is Relation.BLOCKED_BY]
+        out.drafts = [
+            replace(d, relation=Relation.UNBLOCKED_FROM) if d in ended else d
+            for d in out.drafts
+            if not (d.tentative and any(e.source == d.target for e in ended))
+        ]
+        for d in ended:
+            waits = reader.waits.get(_key(d.source), [])
+            if d.target in waits:
+                waits.remove(d.target)
+    for out in outcomes:
+        if out not in past_waits and "unblocked" in out.frame:
+            out.drafts = [
+                d
+                for d in out.drafts
+                if not (d.relation is Relation.UNBLOCKED_FROM and d.source.type is not ITEM_TYPE)
+            ]
 
 
 def _mention(reader: _Reader, toks: list[_Tok]) -> None:

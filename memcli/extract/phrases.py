@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 
 def _words(text: str) -> frozenset[str]:
@@ -59,7 +60,7 @@ _NOUN_SUFFIXES = ("ing", "tion", "sion", "ment", "ness", "ity", "ics", "ware", "
 
 _TEAM_WORDS = _words(
     "team squad group crew office department dept org organisation organization division"
-    " unit desk guild chapter pod tribe committee board"
+    " unit desk guild chapter pod tribe committee board folks"
 )
 # Organisational units that name a group on their own ("the backend's endpoint",
 # "treasury's FX feed", "SRE's rotation change"): a possessive of one names an owner.
@@ -91,6 +92,9 @@ _REFS = frozenset(
         "same",
         "the case",
         "top of it",
+        "a piece of work",
+        "piece of work",
+        "the piece of work",
         *(
             f"{d} {n}"
             for d in ("that", "this")
@@ -106,6 +110,7 @@ _REFS = frozenset(
                 "change",
                 "effort",
                 "thing",
+                "piece of work",
             )
         ),
     }
@@ -137,7 +142,7 @@ _VAGUE = _words(
     decisions info information details it's coffee lunch dinner breakfast food pizza
     checks tests builds itself themselves himself herself myself ourselves yourself
     comment comments note notes link links label labels reviewer reviewers screenshot
-    screenshots context thoughts
+    screenshots context thoughts build following interviews interview meetings side end
     train bus flight taxi kids kid dog weather laundry snacks tea package parcel
     """
 ) | frozenset({"other things", "other stuff", "other teams", "a lot", "the go-ahead"})
@@ -182,7 +187,7 @@ _TIME_PHRASE = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 _QUANTITY = re.compile(
-    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|several|some|many|few|a few"
+    r"(?:\d+(?:[.,]\d+)?\s+(?:million|thousand|billion|hundred)|\d+|one|two|three|four|five|six|seven|eight|nine|ten|several|some|many|few|a few"
     r"|a couple(?: of)?|couple of|a bunch of|bunch of|lots of|a lot of|multiple|various|all"
     r"|most|any|every|each|no)\s",
     re.IGNORECASE,
@@ -232,6 +237,11 @@ _OWNER_TAILS: tuple[tuple[re.Pattern[str], bool], ...] = tuple(
             False,
         ),
         (r"(?P<head>.+?),?\s+(?:which|that)\s+(?:belongs|belong)\s+to\s+(?P<o>.+)", False),
+        (  # "until the retention confirmation is obtained from the records team"
+            r"(?P<head>.+?)\s+(?:is|are|gets|get|has been|have been)\s+(?:obtained|received"
+            r"|provided|delivered|issued|signed|approved|confirmed)\s+(?:from|by)\s+(?P<o>.+)",
+            True,
+        ),
         (
             r"(?P<head>.+?),?\s+(?:owned|run|driven|led|handled|managed|maintained)\s+by"
             r"\s+(?P<o>.+)",
@@ -336,6 +346,7 @@ class _Phrase:
     owners: tuple[str, ...] = ()
 
 
+@lru_cache(maxsize=64)  # one update asks again and again, frame after frame
 def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> _Phrase:
     """Peel tails, ownership clauses, determiners and possessives off a noun phrase.
 
@@ -356,7 +367,7 @@ def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> 
         for pattern, strict in _OWNER_TAILS:
             m = pattern.fullmatch(text)
             owner = _trim(m["o"]) if m else ""
-            if m and (_agent_shaped(owner, strict=strict) or _is_org(owner)):
+            if m and (_agent_shaped(owner, strict=strict) or _is_org(owner) or _orgish(owner)):
                 if from_owner or not strict:  # "took over X from Bob": Bob is not the owner
                     owners.append(_trim(m["o"]))
                 text, changed = _trim(m["head"]), True
@@ -400,12 +411,14 @@ _TAIL_ANCHORS = frozenset(
 # Heads that contain the work item rather than name it: "progress on X", "the rest of X",
 # "pagination for X", "the last bits of X" all mean X.
 _CONTAINER = re.compile(
-    r"\A(?:(?:the|any|some|more|further|our|my|their)\s+)?(?:progress|work|status|rest"
+    r"\A(?:(?:the|a|an|any|some|more|further|our|my|their)\s+)?(?:progress|work|status|rest|start"
+    r"|starting"
     r"|remainder|remaining work|last bits?|final bits?|final steps?|next steps?|pagination"
     r"|cleanup|follow-?ups?|tail end|bulk|first part|second part|part|parts|phase \d+"
     r"|ownership|delivery|completion|implementation|finalisation|finalization|execution"
     r"|responsibility|accountability|status update|update|updates"
-    r"|remaining parts?|review|reviews|testing|rollout plan)\s+(?:on|of|for)\s+(?=\S)",
+    r"|remaining parts?|review|reviews|testing|rollout plan|go-live|launch|rollout|roll-out"
+    r"|deployment|kick-?off|approval|sign-?off|arrival|ticket|tickets|card)\s+(?:on|of|for)\s+(?=\S)",
     _FLAGS,
 )
 
@@ -442,14 +455,35 @@ def _strip_determiners(text: str, owners: list[str]) -> str:
     return _trim(text)
 
 
+_APPOSITION = re.compile(
+    r"(?P<first>[^,&]+?),\s+(?P<second>(?:the|our|its)\s+[^,&]+?)",
+    re.IGNORECASE,
+)
+
+
 def _split_waiters(raw: str) -> list[str]:
-    """Split 'the X and the Y' like items, but also 'Sofia and I' (people need no article)."""
-    parts = _ITEM_SPLIT.split(_trim(raw))
+    """Split 'the X and the Y' like items, but also 'Sofia and I' (people need no article).
+
+    "Phase two, the inventory sync" (one comma, no "and") is one item named twice: the
+    phrase after the comma, which says what it is."""
+    raw = _trim(raw)
+    if (m := _APPOSITION.fullmatch(raw)) is not None:
+        return [m["second"]]
+    parts = _ITEM_SPLIT.split(raw)
     if len(parts) == 1:
         people = _AGENT_SPLIT.split(parts[0])
         if len(people) > 1 and all(_agent_shaped(_trim(p), strict=True) for p in people):
             return people
     return parts
+
+
+_ORGISH = re.compile(r"[A-Z][a-z]+[A-Z][A-Za-z]*|[A-Z]{2,6}")
+
+
+def _orgish(name: str) -> bool:
+    """ "FinOps", "InfoSec", "SRE": one capitalised word shaped like a group's name."""
+    core = _LEADING_ARTICLE.sub("", name, count=1)
+    return _ORGISH.fullmatch(core) is not None and core.lower() not in _NON_NAMES
 
 
 def _is_org(name: str) -> bool:
@@ -473,6 +507,7 @@ def _is_team(name: str) -> bool:
     return len(words) >= 2 and (words[-1] in _TEAM_WORDS or words[0] == "team")
 
 
+@lru_cache(maxsize=64)  # one update asks again and again, frame after frame
 def _name_like(word: str) -> bool:
     """A capitalised given-name-shaped word that is not a common engineering noun."""
     low = word.lower()
@@ -481,6 +516,7 @@ def _name_like(word: str) -> bool:
     return not (len(word) >= 6 and low.endswith(_NOUN_SUFFIXES))
 
 
+@lru_cache(maxsize=64)  # one update asks again and again, frame after frame
 def _agent_shaped(phrase: str, *, strict: bool) -> bool:
     """Could this phrase name a person or team? Used before any context is known."""
     core = _LEADING_ARTICLE.sub("", phrase, count=1)
@@ -499,6 +535,7 @@ def _agent_shaped(phrase: str, *, strict: bool) -> bool:
 _SCORE = re.compile(r"\b\d+/\d+\b|\d%|\b(?:pts|points|story points)\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=64)  # one update asks again and again, frame after frame
 def _valid_core(core: str) -> bool:
     """Reject captures that are clauses, quantities, times or too vague to be an entity."""
     if not core or not any(ch.isalnum() for ch in core):
@@ -515,8 +552,10 @@ def _valid_core(core: str) -> bool:
     low = core.lower()
     if low in _VAGUE or _TIME_PHRASE.fullmatch(low):
         return False
-    if words[0].lower() == "next":
+    if words[0].lower() in ("next", "same"):  # "the same ticket" names nothing new
         return False
+    if len(words) == 2 and words[0].endswith(("'s", "’s")) and words[1].lower() in ("side", "end"):
+        return False  # "pending on the store's side": a party, not a work item
     for k, word in enumerate(words):  # "my coffee", not "the release train"
         low_word = word.lower()
         if low_word in _EVERYDAY and (

@@ -19,6 +19,7 @@ from memcli.extract.core import (
     _TRIGGERS,
     action_assignee,
     core_cues,
+    possessive_owners,
     read_action,
     read_core,
     tokenise,
@@ -50,9 +51,14 @@ _DOING = frozenset("today t doing now next wip in progress this week".split()) |
     "this week",
 }
 _BLOCKERS = frozenset("b blockers blocker blocked".split())
+_DONE_HEADS = frozenset("done shipped completed finished merged released".split())
 _NONE = re.compile(
     r"\A(?:none|nope|nothing|no|n/?a|-+|—|–|none (?:rly|really|atm|today|for now)|all clear"
     r"|no blockers?|nothing (?:new|blocking))[.!]*\Z",
+    re.IGNORECASE,
+)
+_NONE_BUT = re.compile(
+    r"(?:none|nope|nothing|no blockers?)\s*[,;:—–-]+\s*(?:but\s+|though\s+)?(?P<rest>\S.+)",
     re.IGNORECASE,
 )
 _GERUND = re.compile(
@@ -66,7 +72,8 @@ _GERUND = re.compile(
 # stuff", "catching up on email", "inbox zero attempt #4".
 _VAGUE_WORK = frozenset(
     """stuff things misc admin email emails inbox slack housekeeping paperwork chores errands
-    regular usual normal catchup catch""".split()
+    regular usual normal catchup catch triage try interviews interview meetings hiring
+    1:1s 1:1 one-on-ones""".split()
 )
 _ROUTINE_GLUE = frozenset(
     """back to on up the a an my some with catching doing going through clearing zero attempt
@@ -98,14 +105,19 @@ def _read_line(
         section, text = _section(m["label"]) or section, m["rest"].strip()
     if section == "blockers" and _NONE.match(text.strip(" *_")):
         return [], "states that nothing blocks"
+    if section == "blockers" and (rest := _NONE_BUT.match(text)) is not None:
+        return _read_sentence(reader, sentence, rest["rest"])  # "none, X got fixed so ..."
     outcomes, reason = _read_sentence(reader, sentence)
-    if outcomes or text is sentence and section != "doing":
+    shipped = (  # a bare item under a "Done" / "Shipped" heading line
+        text is sentence and heading is not None and heading.strip("*_: ").lower() in _DONE_HEADS
+    )
+    if outcomes or text is sentence and section != "doing" and not shipped:
         return outcomes, reason
     if text is not sentence:
         if section == "blockers" and not has_cue(text):
             text = f"blocked on {text}"
         outcomes, reason = _read_sentence(reader, sentence, text)
-    if outcomes or section != "doing":
+    if outcomes or (section != "doing" and not shipped):
         return outcomes, reason
     plain = _GERUND.sub("", _normalise(text), count=1)
     if any(t.cls in _TRIGGERS for t in tokenise(plain)) or why_not(plain.lower()):
@@ -114,10 +126,10 @@ def _read_line(
         return outcomes, reason
     if set(_WORDS.findall(plain.lower())) - _ROUTINE_GLUE <= _VAGUE_WORK:
         return outcomes, "no work item named (routine work)"
-    out = reader.owns(None, plain)
+    out = reader.completed(None, plain) if shipped else reader.owns(None, plain)
     if out is None or not out.drafts:
         return outcomes, reason
-    out.frame = "section-doing"
+    out.frame = "section-done" if shipped else "section-doing"
     reader.commit(out, plain)
     return [out], None
 
@@ -137,7 +149,13 @@ def _read_sentence(
         reader.addressee = addressee(sentence) or reader.addressee
     raw = (sentence if text is None else text).lower()
     words = lower_words(sentence if text is None else text)  # the letter runs of raw
-    if _cues().isdisjoint(words) and "'" not in raw and "’" not in raw and not status_emoji(raw):
+    if (
+        _cues().isdisjoint(words)
+        and "'s" not in raw  # a possessive may name an owner ("X is Priya's")
+        and "’s" not in raw
+        and not status_emoji(raw)
+        and not _paired_cue(words)
+    ):
         if not any(w in TYPOS for w in words) and not _owner_line(
             sentence if text is None else text
         ):
@@ -150,6 +168,9 @@ def _read_sentence(
         outcomes = _read_reported(reader, *said)
     else:
         outcomes = _read_clauses(reader, text)
+    if ("'s" in text or "’s" in text) and (owners := possessive_owners(reader, text, outcomes)):
+        reader.commit(owners, text)
+        outcomes.append(owners)
     if outcomes:
         return outcomes, None
     if not has_cue(lowered):
@@ -232,6 +253,21 @@ def _owner_line(text: str) -> bool:
 _CUES: frozenset[str] = frozenset()
 
 
+def _paired_cue(words: tuple[str, ...]) -> bool:
+    """Cues made of common words, which the one-word screen cannot hold: "X is with Dana",
+    "Leona did it", "Nadia is on the runbook"."""
+    if "on" in words and not _BEING.isdisjoint(words):
+        return True  # "Nadia is on the runbook", "Oren's on it"
+    if "with" in words and ("is" in words or "are" in words):
+        return True
+    if "did" in words and ("it" in words or "that" in words or "this" in words):
+        return True
+    return "being" in words and "by" in words  # "is being negotiated by the ops team"
+
+
+_BEING = frozenset("is am are was were been s still back".split())
+
+
 def _cues() -> frozenset[str]:
     global _CUES
     if not _CUES:
@@ -253,6 +289,14 @@ _NAME_COLON = re.compile(
     r"(?!to\b)(?P<rest>[a-z].+)"
 )
 _NAME_TO = re.compile(r"\s*@?[^\W\d_][\w.'-]*(?:\s+[^\W\d_][\w.'-]*)?\s+(?:to|will)\s+[a-z]")
+# "ACTION Gwen — circulate the checklist", "AI: Yuki — CNI plugin bump": no "to"
+_ACTION_DASH = re.compile(
+    r"\W*(?:action(?:\s+items?)?|ai|todo)\b\s*[:\-–—]?\s*@?(?P<who>[^\W\d_][\w.'-]*"
+    r"(?:\s+[A-Z][\w.'-]*)?)\s*(?:—|–|-|:)\s*(?P<rest>\S.*)",
+    re.IGNORECASE,
+)
+_VERB_FIRST = re.compile(r"[a-z]+\s+(?:the|a|an|our|their|his|her|its|this|that|all|up|out)\b")
+_WHO_TO = re.compile(r"\s*@?(?P<who>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?)\s+to\s+[a-z]+\s+\S")
 _ACTION_START = re.compile(r"\W*(?:action|ai\b|todo|to-do|follow|next)", re.IGNORECASE)
 
 
@@ -267,6 +311,17 @@ def _read_minutes_line(
             plain = _normalise(f"ACTION: {m['who']} to {m['rest']}")
         elif _NAME_TO.match(sentence):
             plain = _normalise(f"ACTION: {sentence}")
+    if (
+        not plain
+        and minutes.active
+        and (to := _WHO_TO.match(sentence)) is not None
+        and minutes.who(to["who"]) is not None
+    ):  # minutes with a roster: "Chen to send the cost report to finance" is an action
+        plain = _normalise(f"ACTION: {sentence}")
+    if plain and action_assignee(plain) is None and (dash := _ACTION_DASH.fullmatch(plain)):
+        rest = dash["rest"].split(",", 1)[0].strip()  # "ACTION Gwen — circulate X"
+        verb_first = _VERB_FIRST.match(rest) is not None
+        plain = f"ACTION: {dash['who']} to {rest if verb_first else f'own {rest}'}"
     if plain and (who := action_assignee(plain)) is not None:
         reader.sentence = sentence
         out = read_action(reader, plain, minutes.who(who) if minutes.active else None)
@@ -334,6 +389,41 @@ def _repoint_implied(
             found.append(_Draft(author, Relation.OWNS, item, found[0].sentence, tentative=True))
 
 
+# A pull request's or issue's title line, and the opening verb of its description.
+_TITLE_LINE = re.compile(
+    r"\A\s*(?:#{1,3}\s+(?P<h>[^\n]+?)|(?:PR|MR)?\s*[#!]\d+\s*[—–:-]\s*(?P<p>[^\n]+?))\s*$",
+    re.MULTILINE,
+)
+_NOT_TITLES = frozenset(
+    """summary description context motivation background changes change notes overview
+    details testing tests test plan status why what how checklist problem solution
+    approach screenshots follow-ups todo""".split()
+)
+_ADDS = re.compile(
+    r"(?:^|\n)\s*(?:this (?:pr|mr|change|patch) )?(?:adds|add|introduces|implements)\s+"
+    r"(?P<x>[^.\n;:]+?)(?:\s+(?:to|in|into|so|so that|because|which|by|via|using|on top of)"
+    r"\b[^.\n]*)?(?:[.\n]|$)",
+    re.IGNORECASE,
+)
+
+
+def _described_change(reader: _Reader, text: str) -> EntityRef | None:
+    """The change a PR description is about: its title ("## Barcode reprint endpoint",
+    "PR #12 — Replace X with Y") or what its first sentence adds ("Adds the route cache
+    for the depot planner"). A subjectless "Depends on #7" there speaks for it."""
+    m = _TITLE_LINE.match(text)
+    title = (m["h"] or m["p"]) if m is not None else None
+    if title is not None and title.strip(" *_:").lower() in _NOT_TITLES:
+        title = None
+    if title is None and (adds := _ADDS.search(text)) is not None:
+        title = adds["x"]
+    if title is None:
+        return None
+    out = _Outcome()
+    items = reader.items(_normalise(title.strip(" *_:`")), out)
+    return items[0][0] if items and len(items) == 1 else None
+
+
 def extract(text: str, author: str | None) -> Extraction:
     """Read blocker, ownership, completion and unblock facts from one status update.
 
@@ -381,13 +471,25 @@ def extract(text: str, author: str | None) -> Extraction:
     reader.author = author
     if reader.stuck and reader.author_ref is not None:
         _repoint_implied(per_sentence, reader.stuck[0], reader.author_ref)
+    elif reader.author_ref is not None and any(d.implied for d in drafts):
+        if (described := _described_change(reader, text)) is not None:
+            _repoint_implied(per_sentence, described, reader.author_ref)
+            drafts = [d for _s, found, _f, _r in per_sentence for d in found]
     explicit: dict[str, set[str]] = {}
     for d in drafts:
         if d.relation is Relation.OWNS and not d.tentative:
             explicit.setdefault(_key(d.target), set()).add(_key(d.source))
 
+    done_by: dict[str, set[str]] = {}  # completions with a named doer
+    for d in drafts:
+        if d.relation is Relation.COMPLETED and not d.by_default:
+            done_by.setdefault(_key(d.target), set()).add(_key(d.source))
+
     def keep(d: _Draft) -> bool:
-        """Rule 1: author ownership stands only if nobody else is named as owner."""
+        """Rule 1: author ownership stands only if nobody else is named as owner; rule 6:
+        a completion is the author's only if nobody else is named as its doer."""
+        if d.by_default:
+            return done_by.get(_key(d.target), set()) <= {_key(d.source)}
         if not d.tentative:
             return True
         return explicit.get(_key(d.target), set()) <= {_key(d.source)}

@@ -36,7 +36,8 @@ _IS_FOLLOWERS = (
     "|gated|pending|dependent|held|paused|unblocked|now|still|also|currently|the|a|an"
     "|blocking|holding|going|taking|picking|assigned|owned|handled|from|with|at|under"
     "|being|nearly|almost|mostly|just|really|finally|ready|behind|cancelled|canceled"
-    "|released|totally|completely|fully|already|hard|waiting|stalling|gating"
+    "|released|totally|completely|fully|already|hard|waiting|stalling|gating|running|doing"
+    "|covering|chasing|looking|building|writing"
 )
 
 _CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -105,8 +106,10 @@ _LEADING_FILLER = re.compile(
     # labels only with their punctuation ("Status page integration:" keeps "Status")
     r"\A(?:(?:status update|quick update|sprint update|weekly update|daily update"
     r"|update from today|quick note|status|update|note|summary|context|news|reminder|edit"
-    r"|tl;?dr|heads up|heads-up|psa|ps|p\.s\.)\s*[:\-—–]\s*"
-    r"|(?:note that|noting that|so|and|but|also|ok|okay|well|fyi|btw|heads up|heads-up"
+    r"|tl;?dr|heads up|heads-up|psa|ps|p\.s\.|q|a|answer|reply)\s*[:\-—–]\s*"
+    r"|(?:note that|noting that|so|and|but|also|ok|okay|well|fyi|btw|heads up|heads-up|yes|yeah"
+    r"|all good here|all good on my end|all good|looks good"
+    r"|yep|yup|nope|sure|nah"
     r"|today|yesterday|tomorrow|this week|last week|this morning|this sprint|as of today"
     r"|for context|unfortunately|sadly|good news|bad news|currently|right now|at the moment"
     r"|as of now|it turned out that|it turns out that|turns out|turned out|as it turns out"
@@ -137,19 +140,65 @@ _TRAILING_TIME = re.compile(
 )
 
 _DURATION = re.compile(
-    r"\s+for\s+(?:(?:a|the past|the last|the next|over a|about|almost|nearly)\s+)?(?:(?:few|couple of"
-    r"|couple|several|\d+|two|three|four|five|six)\s+)?(?:days?|weeks?|hours?|sprints?"
-    r"|months?)\b",
+    r"\s+for\s+(?:(?:a|an|the past|the last|the next|over a|about|almost|nearly|like)\s+)?(?:(?:few"
+    r"|couple of|couple|several|\d+|two|three|four|five|six)\s+)?(?:days?|weeks?|hours?|sprints?"
+    r"|months?|minutes?|mins?|hrs?)\b",
     re.IGNORECASE,
 )
 
 _DURATION_LOWER = lowercase_twin(_DURATION)
+# Connectives set off by commas: "X, however, is still blocked", "Y, by contrast, ..."
+_CONNECTIVE = re.compile(
+    r"\s*,\s*(?:however|though|therefore|thus|hence|by contrast|in contrast|in turn|as such"
+    r"|as previously reported|as reported|as noted|as noted last week|as mentioned|as expected"
+    r"|at the time of writing|in the interim|in the meantime|meanwhile|moreover|furthermore"
+    r"|nonetheless|nevertheless|consequently|as a result|in practice|for now|so far"
+    r"|unfortunately|fortunately|once again|again|too|also|by the way)\s*,(?=\s)",
+    re.IGNORECASE,
+)
+_CONNECTIVE_FIRST = frozenset(
+    """however though therefore thus hence by in as at meanwhile moreover furthermore
+    nonetheless nevertheless consequently for so unfortunately fortunately once again too
+    also""".split()
+)
+
+
+def _connective_after_comma(s: str) -> bool:
+    """Whether a word that opens a connective follows some ", " (most commas are lists)."""
+    at = s.find(", ")
+    while at >= 0:
+        word = s[at + 2 : at + 16].split(" ", 1)[0].rstrip(",").lower()
+        if word in _CONNECTIVE_FIRST:
+            return True
+        at = s.find(", ", at + 2)
+    return False
+
+
+# "during planning", "during the incident": a time, never part of an argument.
+_DURING = re.compile(
+    r"\s+during\s+(?:the\s+|this\s+|last\s+|our\s+)?[\w-]+(?:\s+[\w-]+){0,2}?"
+    r"(?=\s*(?:[,;.)!]|$|\s(?:and|but|so|which|when|because|as|after|before)\b))",
+    re.IGNORECASE,
+)
+_AGO = re.compile(
+    r"\s+(?:about\s+|like\s+)?(?:an?|one|two|three|four|five|few|a few|couple of|a couple of|\d+)"
+    r"\s+(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?)\s+ago\b",
+    re.IGNORECASE,
+)
+_HANDOVER_FROM = re.compile(
+    r"\b(moved|passed|handed|handed over|transferred|transitioned|shifted|reassigned)"
+    r"\s+from\s+[^,;]+?\s+to\s+",
+    re.IGNORECASE,
+)
+_WITH = re.compile(r"(?<!\w)w/(?=\s)", re.IGNORECASE)
 
 _PARENS = re.compile(r"\(([^()]*)\)|\[[^\[\]]*\]")
 _PAREN_CLAUSE = re.compile(
     r"\s*(?:owned|run|driven|led|handled|managed|which|from|waiting|blocked|needs|depends"
     r"|pending|gated|now unblocked|unblocked|no longer"
     r"|[\w'-]+(?:\s+[\w'-]+)?\s+(?:has|have|owns|own|is on|are on|is driving|is handling)"
+    r"\s+(?:it|that|this|those|these|them)\s*$"
+    r"|[\w-]+(?:'s|’s|\s+is|\s+are)\s+(?:on|running|leading|driving|handling|doing|owning)"
     r"\s+(?:it|that|this|those|these|them)\s*$)\b",
     re.IGNORECASE,
 )
@@ -166,8 +215,11 @@ def _split_sentences(text: str) -> list[str]:
 # A line that is only a standup section name ("**Today**", "Blockers:") heads the
 # bullets under it like a Markdown heading.
 _SECTION_LINE = re.compile(
-    r"\s*[*_]*(?P<h>yesterday|yday|today|blockers?|blocked|done|doing|next|next steps"
-    r"|in progress|wip|shipped|completed|this week|last week|action items|actions)[*_]*:?[*_]*\s*",
+    r"\s*[*_]*(?:(?:retro|meeting|sprint|review|sync|open|new)\s+)?"
+    r"(?P<h>yesterday|yday|today|blockers?|blocked|done|doing|next|next steps"
+    r"|in progress|wip|shipped|completed|finished|merged|released|this week|last week"
+    r"|action items|actions|y|t|b)"
+    r"[*_]*:?[*_]*\s*",
     re.IGNORECASE,
 )
 _HEADING_TEXT = re.compile(r"\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
@@ -201,6 +253,8 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
         if m := _SECTION_LINE.fullmatch(line):
             heading = m["h"]
             continue
+        if "[" in line and (box := _DONE_BOX.match(line)) is not None:
+            line = f"Done: {line[box.end() :]}"  # "- [x] #501 drop Python 3.8": ticked off
         line = _BULLET.sub("", line, count=1)
         # a sentence ends at .!?; and a space: a line with none is one piece, unsplit
         for piece in _SENTENCE_END.split(line) if _END_MARK.search(line) else (line,):
@@ -223,9 +277,19 @@ def _drop_symbols(text: str) -> str:
     return out.replace(" \x00 ", ", ")
 
 
+_DONE_BOX = re.compile(r"\A\s*(?:[-*+•]|\d+[.)])\s+\[[xX]\]\s+(?=\S)")
+_DONE_BY = re.compile(
+    r"\s*(?:done|carried out|completed|delivered|shipped|handled|implemented|executed|performed"
+    r"|finished|fixed|merged|deployed|rolled out)\s+by\s+(?P<who>[^,;]+?)\s*",
+    re.IGNORECASE,
+)
+
+
 def _paren(m: re.Match[str]) -> str:
     """Keep ownership/waiting parentheticals as a comma clause, drop ids and asides."""
     inner = m.group(1)
+    if inner is not None and (doer := _DONE_BY.fullmatch(inner)):
+        return f" by {doer['who']} "  # "migration of X (carried out by the Platform team)"
     if inner is not None and (owner := _OWNER_LABEL.fullmatch(inner)):
         return f", owned by {owner['who']},"  # "payments refactor (owner: Dmitri)"
     if inner is not None and _PAREN_CLAUSE.match(inner):
@@ -326,6 +390,10 @@ _VOCATIVE = re.compile(
 )
 
 
+# "..., so @lee you're unblocked": a mention inside a sentence, before "you"
+_INNER_VOCATIVE = re.compile(r"(?<=\s)@[\w.-]+\s+(?=you\b)", re.IGNORECASE)
+
+
 def addressee(sentence: str) -> str | None:
     """Who a sentence opening with an @mention speaks to, or None."""
     m = _VOCATIVE.match(sentence)
@@ -351,7 +419,7 @@ def _normalise(sentence: str) -> str:
             s = _EMOTICON.sub(" ", s)
     s = s.replace("**", "").replace("__", "").replace("`", "").replace('"', "")
     if "@" in s:
-        s = _MENTION.sub("", _VOCATIVE.sub("", s, count=1))
+        s = _MENTION.sub("", _INNER_VOCATIVE.sub("", _VOCATIVE.sub("", s, count=1)))
     if ">" in s or "→" in s or "⇒" in s:
         s = _ARROW.sub(" -> ", s)
     if "(" in s or "[" in s:
@@ -367,12 +435,24 @@ def _normalise(sentence: str) -> str:
         s = _ADVERBS.sub(" ", s)
     if " for " in s and _may_match(_DURATION_LOWER, s):
         s = _DURATION.sub(" ", s)
+    if ", " in s and _connective_after_comma(s):
+        s = _CONNECTIVE.sub(" ", s)  # "X, however, is blocked": X is the subject
+    if " ago" in s:
+        s = _AGO.sub("", s)  # "Oren pushed it an hour ago": when, not what
+    if " from " in s and _HANDOVER_FROM.search(s):
+        s = _HANDOVER_FROM.sub(r"\1 to ", s)  # "moved from Kwame to the CRM team": to whom
+    if " during " in s:
+        s = _DURING.sub("", s)  # "handed to the squad during planning": when, not who
+    if "w/" in s:
+        s = _WITH.sub("with", s)
     s = " ".join(s.split())
     if " ," in s or " ;" in s or " :" in s:
         s = _SPACE_PUNCT.sub(r"\1", s)
     if ",," in s or ", ," in s:
         s = _COMMAS.sub(",", s)
     previous = None
+    if s[:1] in "nN" and (lead := _NONE_LEAD.match(s)) is not None:
+        s = s[lead.end() :]  # "none, the X got fixed so Y is unblocked": the rest is news
     while previous != s:
         previous = s
         words = s.split(None, 1)
@@ -388,6 +468,7 @@ def _normalise(sentence: str) -> str:
     return s
 
 
+_NONE_LEAD = re.compile(r"(?:none|nothing|nope|no blockers?)\s*[,;—–-]+\s*(?:but\s+)?(?=\S)", re.I)
 _ADVERB_WORDS = frozenset(
     """right also still currently now just really actually again basically unfortunately
     sadly officially finally already totally completely fully effectively literally
@@ -420,7 +501,8 @@ _FILLER_START = re.compile(
     r"(?:so|and|but|also|ok|okay|well|fyi|btw|update|status|quick|heads|note|psa|today"
     r"|yesterday|tomorrow|this|last|as|for|context|unfortunately|sadly|good|bad|news|tl;?dr"
     r"|summary|sprint|weekly|daily|currently|right|at|it|turns|turned|reminder|edit|ps|p\.s\."
-    r"|fwiw|per|heads-up|next|separately|meanwhile|additionally|in|on|elsewhere|finally"
+    r"|fwiw|per|heads-up|next|separately|meanwhile|additionally|in|on|elsewhere|finally|q|a"
+    r"|answer|reply|yes|yeah|yep|yup|nope|sure|nah|all|looks"
     r"|anyway)"
     r"\b",
     re.IGNORECASE,
