@@ -125,10 +125,15 @@ def analyze(
         now = utcnow()
         # Safe abbreviations merge first (recorded, reversible): a new merge makes this
         # a full pass, as does any merge, unmerge or correction since the last run. Only
-        # a new name can make a new safe merge, so a run that adds none skips the check.
+        # a new name can make a new safe merge, so a run that adds none skips the check,
+        # and one that adds a few looks only at the names near them (unless a name was
+        # dropped since: a full pass is due then, and the check reads every name).
         last = store.last_run(graph)
-        if last is None or store.entities_created_since(graph, last["started_at"]):
+        if last is None:
             report.merged = corrections.auto_resolve(store, graph)
+        elif store.entities_created_since(graph, last["started_at"]):
+            since = None if info["needs_full"] else last["started_at"]
+            report.merged = corrections.auto_resolve(store, graph, since=since)
         info = store.graph(graph)
         assert info is not None
         seq = info["ingest_seq"]

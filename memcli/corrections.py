@@ -171,13 +171,47 @@ def suggest_merges(store: Store, graph: str) -> list[dict[str, Any]]:
     return [c.as_dict() for c in found]
 
 
-def auto_resolve(store: Store, graph: str) -> list[dict[str, Any]]:
+def _start(norm: str) -> str:
+    """The first character of a name's first word: a name and every longer name it may
+    stand for (``identity.auto_merges``) share it, and their type."""
+    words = identity.tokens(norm)
+    return words[0][0] if words else ""
+
+
+def _names_near(store: Store, graph: str, canon: dict[int, int], since: str) -> list[identity.Name]:
+    """The names an automatic-merge check after ``since`` has to look at, merged aliases
+    left out: those that share a type and the first character of their first word with
+    a name created since, or with either end of a merge made or undone since.
+
+    A short name and every longer name it fits share both, so the merges found among
+    these names are those found among all of them for these groups of names; a group
+    nothing touched since the last check can make no new merge (it made them then)."""
+    types = sorted(identity.AUTO_TYPES)
+    touched = store.identity_rows_touched(graph, since, types)
+    starts = {(t, _start(norm)) for _, _, norm, t in touched if _start(norm)}
+    if not starts:
+        return []
+    return [
+        identity.Name(*r)
+        for r in store.identity_rows_starting(graph, sorted(starts))
+        if r[0] not in canon and (r[3], _start(r[2])) in starts
+    ]
+
+
+def auto_resolve(store: Store, graph: str, *, since: str | None = None) -> list[dict[str, Any]]:
     """Make the merges that are safe without asking (``identity.auto_merges``), each
-    recorded with its evidence as decided by 'auto'. Call inside a transaction."""
+    recorded with its evidence as decided by 'auto'. Call inside a transaction.
+
+    ``since``: the start of the last check, when nothing but ingest and merge decisions
+    changed the names after it (no name was dropped): only the names near those that
+    are new or whose merge changed since are read (``_names_near``)."""
     canon = store.entity_canon(graph)
     made = []
     now = utcnow()
-    for c in identity.auto_merges(_names(store, graph, canon), refused=store.refused_merges(graph)):
+    names = (
+        _names(store, graph, canon) if since is None else _names_near(store, graph, canon, since)
+    )
+    for c in identity.auto_merges(names, refused=store.refused_merges(graph)):
         store.record_merge(
             graph, c.alias.id, c.canonical.id, decided_by=AUTO, reason=c.reasons[0], now=now
         )

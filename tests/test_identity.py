@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -266,6 +267,38 @@ def test_a_new_update_under_a_merged_name_joins_the_merged_observation(
     assert run["mode"] == "full"  # an incremental pass cannot follow the merge
     [grown] = active(cli)
     assert grown["id"] == merged["id"] and len(grown["episodes"]) == 5
+
+
+def test_a_short_name_merges_when_the_name_it_abbreviates_arrives_later(
+    cli: Cli, write: Callable[..., Path]
+) -> None:
+    # The check after a few new names reads only the names near them: an earlier name
+    # those new ones are the first fit for must still be among them.
+    unrelated = [wait(f"P{i}", 10 + i, f"report {i}", f"vendor contract {i}") for i in range(6)]
+    ingest(
+        cli,
+        write,
+        "week.jsonl",
+        wait("Carol", 4, "demo prep", "staging env"),
+        wait("Dana", 5, "invoice export", "billing engine rewrite"),
+        *unrelated,
+    )
+    time.sleep(1.1)  # stored times are whole seconds: these names are older than the run
+    [first] = cli.json("analyze", "--graph", GRAPH)
+    assert first["merged"] == []
+    ingest(
+        cli,
+        write,
+        "late.jsonl",
+        wait("Alice", 20, "load tests", "staging environment rebuild"),
+        wait("Bob", 21, "release candidate", "billing engine rollout"),
+    )
+    [run] = cli.json("analyze", "--graph", GRAPH)
+    assert [(m["alias"]["name"], m["canonical"]["name"]) for m in run["merged"]] == [
+        ("staging env", "staging environment rebuild")
+    ]
+    staging = next(o for o in active(cli) if o["root_entities"] == ["staging environment rebuild"])
+    assert len(staging["episodes"]) == 2
 
 
 # Every pair of names compared in full is the definition ``_pairs`` must keep, however

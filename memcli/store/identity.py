@@ -47,6 +47,55 @@ class IdentityMixin(StoreBase):
         with self._lock:
             return self.conn.execute(_NAMES_SQL, (graph_id,)).fetchall()
 
+    def identity_rows_touched(
+        self, graph_id: str, since: str, types: Sequence[str]
+    ) -> list[tuple[int, str, str, str]]:
+        """Names of these types an automatic-merge check since ``since`` must start from:
+        entities created since, and both ends of a merge made or undone since, as
+        (id, name, norm, type). One scan of the entities, no row read into Python
+        unless it matches."""
+        kinds = ", ".join("?" * len(types))
+        sql = (
+            "SELECT id, name, norm, type FROM entities WHERE +graph_id = ?"
+            f" AND type IN ({kinds}) AND (created_at >= ? OR id IN ("
+            " SELECT entity_id FROM entity_merges WHERE graph_id = ?"
+            "  AND (created_at >= ? OR undone_at >= ?)"
+            " UNION SELECT canonical_id FROM entity_merges WHERE graph_id = ?"
+            "  AND (created_at >= ? OR undone_at >= ?)))"
+        )
+        args = [graph_id, *types, since, graph_id, since, since, graph_id, since, since]
+        with self._lock:
+            return self.conn.execute(sql, args).fetchall()
+
+    def identity_rows_starting(
+        self, graph_id: str, starts: Sequence[tuple[str, str]]
+    ) -> list[tuple[int, str, str, str]]:
+        """Names whose normalised form starts with one of the (type, first character)
+        ``starts``, and those that start with no letter or digit at all (their first
+        word starts further on: the caller sorts them out), as (id, name, norm, type)
+        in id order. Ranges of the (graph, type, norm) index: only those rows are read."""
+        # ASCII outside 0-9, A-Z, a-z, and everything past ASCII
+        odd: list[tuple[str, str | None]] = [("", "0"), (":", "A"), ("[", "a"), ("{", None)]
+        ranges: dict[str, set[tuple[str, str | None]]] = defaultdict(set)
+        for kind, ch in starts:
+            ranges[kind].add((ch, chr(ord(ch) + 1)))
+            ranges[kind].update(odd)
+        rows: dict[int, tuple[int, str, str, str]] = {}
+        with self._lock:
+            for kind, spans in ranges.items():
+                for lo, hi in spans:
+                    sql = (
+                        "SELECT id, name, norm, type FROM entities"
+                        " WHERE graph_id = ? AND type = ? AND norm >= ?"
+                    )
+                    args: list[str] = [graph_id, kind, lo]
+                    if hi is not None:
+                        sql += " AND norm < ?"
+                        args.append(hi)
+                    for row in self.conn.execute(sql, args):
+                        rows[row[0]] = row
+        return [rows[i] for i in sorted(rows)]
+
     def entity_neighbours(self, graph_id: str) -> list[tuple[int, str, int]]:
         """(entity, relation as read from it, other entity) over the current facts:
         ("blocks", waiting item), ("waits on", blocker), ("owned by", owner)."""
