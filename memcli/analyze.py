@@ -137,7 +137,7 @@ def analyze(
         info = store.graph(graph)
         assert info is not None
         seq = info["ingest_seq"]
-        max_episode, max_fact, total = store.analysis_watermark(graph)
+        max_episode, max_fact = store.analysis_watermark(graph)
         scope: set[int] | None = None
         recheck: set[int] = set()
         canon = store.entity_canon(graph)
@@ -166,7 +166,7 @@ def analyze(
                 window_seconds=controls.window_seconds,
                 hub_threshold=controls.max_signature_episodes,
             )
-            if len(affected) * 2 < total:
+            if store.episodes_over(graph, len(affected) * 2):
                 scope = affected
                 recheck = _recheck(store, graph, int(last["max_episode_id"]), controls)
         report.mode = "full" if scope is None else "incremental"

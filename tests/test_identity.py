@@ -400,3 +400,37 @@ def test_automatic_merges_are_those_every_pair_compared_gives(
     expected = _merges_compared_in_full(names, set(refused))
     assert [(a, b) for a, b, _ in made] == [(a, b) for a, b, _ in expected]
     event(f"merges: {min(len(made), 3)}")
+
+
+@settings(max_examples=150, deadline=None)
+@given(_names_with_shortenings(), st.lists(st.booleans(), min_size=30, max_size=30))
+def test_a_check_after_new_names_merges_what_a_check_of_every_name_merges(
+    tmp_path_factory: Any, raw: list[tuple[str, str]], later: list[bool]
+) -> None:
+    # After the first analyze, a check reads only the names near the new ones (and
+    # those whose merge changed since): it must merge exactly what reading all would,
+    # whether the short name or the long one came first.
+    from memcli.corrections import auto_resolve
+    from memcli.resolve import normalize
+    from memcli.store import Store
+    from memcli.store.connection import utcnow
+
+    old = [n for n, new in zip(raw, later, strict=False) if not new]
+    new = [n for n, new in zip(raw, later, strict=False) if new]
+    made = []
+    for near in (False, True):
+        store = Store(tmp_path_factory.mktemp("names") / "memory.db")
+        store.ensure_graph(GRAPH)
+        with store.transaction():
+            for name, kind in old:
+                store.upsert_entity(GRAPH, name, normalize(name), kind, now="2026-01-01T00:00:00Z")
+        since = utcnow()
+        with store.transaction():
+            auto_resolve(store, GRAPH)  # the first analyze checks every name
+        with store.transaction():
+            for name, kind in new:
+                store.upsert_entity(GRAPH, name, normalize(name), kind, now=utcnow())
+            made.append(auto_resolve(store, GRAPH, since=since if near else None))
+        store.close()
+    event("merged" if made[0] else "none merged")
+    assert made[0] == made[1]

@@ -87,16 +87,28 @@ class AnalysisMixin(IdentityMixin):
             return f"{table} f"
         return f"temp.scope sc CROSS JOIN {table} f ON f.{key} = sc.episode_id"
 
-    def analysis_watermark(self, graph_id: str) -> tuple[int, int, int]:
-        """(newest episode id, newest fact id, number of episodes) of a graph."""
+    def analysis_watermark(self, graph_id: str) -> tuple[int, int]:
+        """(newest episode id, newest fact id) of a graph: newest first by a scan of the
+        table, which stops at the graph's newest row (its index would count them all)."""
         with self._lock:
             row = self.conn.execute(
-                "SELECT (SELECT coalesce(max(id), 0) FROM episodes WHERE graph_id = :g),"
-                " (SELECT coalesce(max(id), 0) FROM facts WHERE graph_id = :g),"
-                " (SELECT count(*) FROM episodes WHERE graph_id = :g)",
+                "SELECT (SELECT id FROM episodes WHERE +graph_id = :g ORDER BY id DESC LIMIT 1),"
+                " (SELECT id FROM facts WHERE +graph_id = :g ORDER BY id DESC LIMIT 1)",
                 {"g": graph_id},
             ).fetchone()
-        return int(row[0]), int(row[1]), int(row[2])
+        return int(row[0] or 0), int(row[1] or 0)
+
+    def episodes_over(self, graph_id: str, count: int) -> bool:
+        """Whether the graph holds more than ``count`` episodes: reads ``count`` + 1
+        index entries at most, not the whole graph."""
+        with self._lock:
+            return (
+                self.conn.execute(
+                    "SELECT 1 FROM episodes WHERE graph_id = ? LIMIT 1 OFFSET ?",
+                    (graph_id, count),
+                ).fetchone()
+                is not None
+            )
 
     def load_analysis(
         self,
