@@ -526,20 +526,18 @@ class AnalysisMixin(IdentityMixin):
                 )
             )
         type_of = {t.value: t for t in EntityType}
-        entities = {
-            r["id"]: analysis.Entity(r["id"], r["name"], type_of[r["type"]])
-            for r in self.rows_in(
-                "SELECT id, name, type FROM entities WHERE id IN ({marks})",
-                {i for f in facts.values() for i in (f.source_id, f.target_id)},
-            )
-        }
-        episodes = {
-            r["id"]: analysis.Episode(r["id"], r["author"], r["occurred_at"], r["source"])
-            for r in self.rows_in(
-                "SELECT id, author, occurred_at, source FROM episodes WHERE id IN ({marks})",
-                {f.episode_id for f in facts.values()},
-            )
-        }
+        entities: dict[int, analysis.Entity] = {}
+        for chunk, m in chunks({i for f in facts.values() for i in (f.source_id, f.target_id)}):
+            for i, name, kind in conn.execute(
+                f"SELECT id, name, type FROM entities WHERE id IN ({m})", chunk
+            ):
+                entities[i] = analysis.Entity(i, name, type_of[kind])
+        episodes: dict[int, analysis.Episode] = {}
+        for chunk, m in chunks({f.episode_id for f in facts.values()}):
+            for i, author, occurred_at, source in conn.execute(
+                f"SELECT id, author, occurred_at, source FROM episodes WHERE id IN ({m})", chunk
+            ):
+                episodes[i] = analysis.Episode(i, author, occurred_at, source)
         outside = [
             analysis.OutsideRoot(
                 component=component[an_episode[oid]],

@@ -70,8 +70,17 @@ class IdentityMixin(StoreBase):
     def identity_check_since(self, graph_id: str, before: str) -> str | None:
         """The creation time of the graph's newest name older than ``before`` (the start
         of the last analyze): the automatic-merge check that saw it ran at or after it,
-        so no check has run since without seeing every merge decision made since."""
+        so no check has run since without seeing every merge decision made since. With
+        no merge decision in the graph, ``before`` (there is nothing to look back for);
+        None when every name is newer."""
         with self._lock:
+            if (
+                self.conn.execute(
+                    "SELECT 1 FROM entity_merges WHERE graph_id = ? LIMIT 1", (graph_id,)
+                ).fetchone()
+                is None
+            ):
+                return before  # no merge decision at all: no need to scan the names
             row = self.conn.execute(
                 "SELECT max(created_at) FROM entities WHERE +graph_id = ? AND created_at < ?",
                 (graph_id, before),
