@@ -43,6 +43,10 @@ TABLES = {
         "SELECT episode_id, graph_id, cluster_id, component_id FROM episode_clusters"
         " ORDER BY episode_id"
     ),
+    "merges": (
+        "SELECT graph_id, entity_id, canonical_id, decided_by, reason, undone_at IS NULL"
+        " FROM entity_merges ORDER BY id"
+    ),
     "runs": (
         "SELECT graph_id, mode, config, episodes, clusters, created, updated, retired,"
         " unchanged, max_episode_id, max_fact_id FROM analysis_runs ORDER BY id"

@@ -125,14 +125,19 @@ def analyze(
         now = utcnow()
         # Safe abbreviations merge first (recorded, reversible): a new merge makes this
         # a full pass, as does any merge, unmerge or correction since the last run. Only
-        # a new name can make a new safe merge, so a run that adds none skips the check.
+        # a new name can make a new safe merge, so a run that adds none skips the check,
+        # and one that adds a few looks only at the names near them (unless a name was
+        # dropped since: a full pass is due then, and the check reads every name).
         last = store.last_run(graph)
-        if last is None or store.entities_created_since(graph, last["started_at"]):
+        if last is None:
             report.merged = corrections.auto_resolve(store, graph)
+        elif store.entities_created_since(graph, last["started_at"]):
+            since = None if info["needs_full"] else last["started_at"]
+            report.merged = corrections.auto_resolve(store, graph, since=since)
         info = store.graph(graph)
         assert info is not None
         seq = info["ingest_seq"]
-        max_episode, max_fact, total = store.analysis_watermark(graph)
+        max_episode, max_fact = store.analysis_watermark(graph)
         scope: set[int] | None = None
         recheck: set[int] = set()
         canon = store.entity_canon(graph)
@@ -161,7 +166,7 @@ def analyze(
                 window_seconds=controls.window_seconds,
                 hub_threshold=controls.max_signature_episodes,
             )
-            if len(affected) * 2 < total:
+            if store.episodes_over(graph, len(affected) * 2):
                 scope = affected
                 recheck = _recheck(store, graph, int(last["max_episode_id"]), controls)
         report.mode = "full" if scope is None else "incremental"

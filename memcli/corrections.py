@@ -171,13 +171,78 @@ def suggest_merges(store: Store, graph: str) -> list[dict[str, Any]]:
     return [c.as_dict() for c in found]
 
 
-def auto_resolve(store: Store, graph: str) -> list[dict[str, Any]]:
+def _start(norm: str) -> str:
+    """The first character of a name's first word: a name and every longer name it may
+    stand for (``identity.auto_merges``) share it, and their type."""
+    words = identity.tokens(norm)
+    return words[0][0] if words else ""
+
+
+def _names_near(
+    store: Store, graph: str, canon: dict[int, int], since: str, decided: str
+) -> list[identity.Name]:
+    """The names an automatic-merge check has to look at, merged aliases left out: the
+    names created since ``since`` and both ends of merge decisions made or undone since
+    ``decided`` ("touched"), the names that may stand for a touched one, and every name
+    each of those may stand for, and so on.
+
+    A check finds, for each name, every longer name it fits (``identity.relation``);
+    these names hold all of them for each of these names, so what the check finds among
+    them is what it finds among all names for them. A name that neither was touched nor
+    fits a touched one fits what it fitted at the last check, which made its merge
+    then if it had one."""
+    types = sorted(identity.AUTO_TYPES)
+    touched = [identity.Name(*r) for r in store.identity_rows_touched(graph, since, decided, types)]
+    near = {n.id: n for n in touched if n.id not in canon}
+    for t in touched:
+        start = _start(t.norm)
+        if not start:
+            continue
+        for r in store.identity_rows_inside(graph, t.type, start, t.norm):
+            s = identity.Name(*r)
+            if s.id not in canon and s.id not in near and identity.relation(s, t) is not None:
+                near[s.id] = s
+    led_by: dict[tuple[str, str, str], list[identity.Name]] = {}
+    frontier = list(near.values())
+    while frontier:
+        grown = []
+        for x in frontier:
+            words = identity.tokens(x.norm)
+            if not words:
+                continue
+            key = (x.type, words[0], words[1][0] if len(words) > 1 else "")
+            if key not in led_by:
+                led_by[key] = [
+                    identity.Name(*r)
+                    for r in store.identity_rows_led_by(graph, x.type, words[:2])
+                    if r[0] not in canon
+                ]
+            for n in led_by[key]:
+                if n.id not in near and identity.relation(x, n) is not None:
+                    near[n.id] = n
+                    grown.append(n)
+        frontier = grown
+    return sorted(near.values(), key=lambda n: n.id)
+
+
+def auto_resolve(store: Store, graph: str, *, since: str | None = None) -> list[dict[str, Any]]:
     """Make the merges that are safe without asking (``identity.auto_merges``), each
-    recorded with its evidence as decided by 'auto'. Call inside a transaction."""
+    recorded with its evidence as decided by 'auto'. Call inside a transaction.
+
+    ``since``: the start of the last analyze, when only ingest and merge decisions
+    changed the names after it (none was dropped): only the names near those created
+    since, or whose merge changed since the last check, are read (``_names_near``)."""
     canon = store.entity_canon(graph)
     made = []
     now = utcnow()
-    for c in identity.auto_merges(_names(store, graph, canon), refused=store.refused_merges(graph)):
+    # The last check saw every name created before ``since``, so it ran after the
+    # newest of them: merge decisions made since then may change what names fit.
+    decided = None if since is None else store.identity_check_since(graph, since)
+    if since is None or decided is None:
+        names = _names(store, graph, canon)
+    else:
+        names = _names_near(store, graph, canon, since, decided)
+    for c in identity.auto_merges(names, refused=store.refused_merges(graph)):
         store.record_merge(
             graph, c.alias.id, c.canonical.id, decided_by=AUTO, reason=c.reasons[0], now=now
         )

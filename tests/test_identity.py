@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -268,6 +269,38 @@ def test_a_new_update_under_a_merged_name_joins_the_merged_observation(
     assert grown["id"] == merged["id"] and len(grown["episodes"]) == 5
 
 
+def test_a_short_name_merges_when_the_name_it_abbreviates_arrives_later(
+    cli: Cli, write: Callable[..., Path]
+) -> None:
+    # The check after a few new names reads only the names near them: an earlier name
+    # those new ones are the first fit for must still be among them.
+    unrelated = [wait(f"P{i}", 10 + i, f"report {i}", f"vendor contract {i}") for i in range(6)]
+    ingest(
+        cli,
+        write,
+        "week.jsonl",
+        wait("Carol", 4, "demo prep", "staging env"),
+        wait("Dana", 5, "invoice export", "billing engine rewrite"),
+        *unrelated,
+    )
+    time.sleep(1.1)  # stored times are whole seconds: these names are older than the run
+    [first] = cli.json("analyze", "--graph", GRAPH)
+    assert first["merged"] == []
+    ingest(
+        cli,
+        write,
+        "late.jsonl",
+        wait("Alice", 20, "load tests", "staging environment rebuild"),
+        wait("Bob", 21, "release candidate", "billing engine rollout"),
+    )
+    [run] = cli.json("analyze", "--graph", GRAPH)
+    assert [(m["alias"]["name"], m["canonical"]["name"]) for m in run["merged"]] == [
+        ("staging env", "staging environment rebuild")
+    ]
+    staging = next(o for o in active(cli) if o["root_entities"] == ["staging environment rebuild"])
+    assert len(staging["episodes"]) == 2
+
+
 # Every pair of names compared in full is the definition ``_pairs`` must keep, however
 # it narrows the comparisons down (names filed by their words, acronyms by initials).
 _WORDS = ["pg", "postgres", "16", "staging", "stage", "env", "environment", "api", "auth",
@@ -367,3 +400,37 @@ def test_automatic_merges_are_those_every_pair_compared_gives(
     expected = _merges_compared_in_full(names, set(refused))
     assert [(a, b) for a, b, _ in made] == [(a, b) for a, b, _ in expected]
     event(f"merges: {min(len(made), 3)}")
+
+
+@settings(max_examples=150, deadline=None)
+@given(_names_with_shortenings(), st.lists(st.booleans(), min_size=30, max_size=30))
+def test_a_check_after_new_names_merges_what_a_check_of_every_name_merges(
+    tmp_path_factory: Any, raw: list[tuple[str, str]], later: list[bool]
+) -> None:
+    # After the first analyze, a check reads only the names near the new ones (and
+    # those whose merge changed since): it must merge exactly what reading all would,
+    # whether the short name or the long one came first.
+    from memcli.corrections import auto_resolve
+    from memcli.resolve import normalize
+    from memcli.store import Store
+    from memcli.store.connection import utcnow
+
+    old = [n for n, new in zip(raw, later, strict=False) if not new]
+    new = [n for n, new in zip(raw, later, strict=False) if new]
+    made = []
+    for near in (False, True):
+        store = Store(tmp_path_factory.mktemp("names") / "memory.db")
+        store.ensure_graph(GRAPH)
+        with store.transaction():
+            for name, kind in old:
+                store.upsert_entity(GRAPH, name, normalize(name), kind, now="2026-01-01T00:00:00Z")
+        since = utcnow()
+        with store.transaction():
+            auto_resolve(store, GRAPH)  # the first analyze checks every name
+        with store.transaction():
+            for name, kind in new:
+                store.upsert_entity(GRAPH, name, normalize(name), kind, now=utcnow())
+            made.append(auto_resolve(store, GRAPH, since=since if near else None))
+        store.close()
+    event("merged" if made[0] else "none merged")
+    assert made[0] == made[1]

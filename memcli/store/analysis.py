@@ -87,16 +87,28 @@ class AnalysisMixin(IdentityMixin):
             return f"{table} f"
         return f"temp.scope sc CROSS JOIN {table} f ON f.{key} = sc.episode_id"
 
-    def analysis_watermark(self, graph_id: str) -> tuple[int, int, int]:
-        """(newest episode id, newest fact id, number of episodes) of a graph."""
+    def analysis_watermark(self, graph_id: str) -> tuple[int, int]:
+        """(newest episode id, newest fact id) of a graph: newest first by a scan of the
+        table, which stops at the graph's newest row (its index would count them all)."""
         with self._lock:
             row = self.conn.execute(
-                "SELECT (SELECT coalesce(max(id), 0) FROM episodes WHERE graph_id = :g),"
-                " (SELECT coalesce(max(id), 0) FROM facts WHERE graph_id = :g),"
-                " (SELECT count(*) FROM episodes WHERE graph_id = :g)",
+                "SELECT (SELECT id FROM episodes WHERE +graph_id = :g ORDER BY id DESC LIMIT 1),"
+                " (SELECT id FROM facts WHERE +graph_id = :g ORDER BY id DESC LIMIT 1)",
                 {"g": graph_id},
             ).fetchone()
-        return int(row[0]), int(row[1]), int(row[2])
+        return int(row[0] or 0), int(row[1] or 0)
+
+    def episodes_over(self, graph_id: str, count: int) -> bool:
+        """Whether the graph holds more than ``count`` episodes: reads ``count`` + 1
+        index entries at most, not the whole graph."""
+        with self._lock:
+            return (
+                self.conn.execute(
+                    "SELECT 1 FROM episodes WHERE graph_id = ? LIMIT 1 OFFSET ?",
+                    (graph_id, count),
+                ).fetchone()
+                is not None
+            )
 
     def load_analysis(
         self,
@@ -514,20 +526,18 @@ class AnalysisMixin(IdentityMixin):
                 )
             )
         type_of = {t.value: t for t in EntityType}
-        entities = {
-            r["id"]: analysis.Entity(r["id"], r["name"], type_of[r["type"]])
-            for r in self.rows_in(
-                "SELECT id, name, type FROM entities WHERE id IN ({marks})",
-                {i for f in facts.values() for i in (f.source_id, f.target_id)},
-            )
-        }
-        episodes = {
-            r["id"]: analysis.Episode(r["id"], r["author"], r["occurred_at"], r["source"])
-            for r in self.rows_in(
-                "SELECT id, author, occurred_at, source FROM episodes WHERE id IN ({marks})",
-                {f.episode_id for f in facts.values()},
-            )
-        }
+        entities: dict[int, analysis.Entity] = {}
+        for chunk, m in chunks({i for f in facts.values() for i in (f.source_id, f.target_id)}):
+            for i, name, kind in conn.execute(
+                f"SELECT id, name, type FROM entities WHERE id IN ({m})", chunk
+            ):
+                entities[i] = analysis.Entity(i, name, type_of[kind])
+        episodes: dict[int, analysis.Episode] = {}
+        for chunk, m in chunks({f.episode_id for f in facts.values()}):
+            for i, author, occurred_at, source in conn.execute(
+                f"SELECT id, author, occurred_at, source FROM episodes WHERE id IN ({m})", chunk
+            ):
+                episodes[i] = analysis.Episode(i, author, occurred_at, source)
         outside = [
             analysis.OutsideRoot(
                 component=component[an_episode[oid]],

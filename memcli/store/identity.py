@@ -47,6 +47,123 @@ class IdentityMixin(StoreBase):
         with self._lock:
             return self.conn.execute(_NAMES_SQL, (graph_id,)).fetchall()
 
+    def identity_rows_touched(
+        self, graph_id: str, created: str, decided: str, types: Sequence[str]
+    ) -> list[tuple[int, str, str, str]]:
+        """Names of these types an automatic-merge check must start from: entities
+        created at or after ``created``, and both ends of a merge made or undone at or
+        after ``decided``, as (id, name, norm, type). One scan of the entities, no row
+        read into Python unless it matches."""
+        kinds = ", ".join("?" * len(types))
+        sql = (
+            "SELECT id, name, norm, type FROM entities WHERE +graph_id = ?"
+            f" AND type IN ({kinds}) AND (created_at >= ? OR id IN ("
+            " SELECT entity_id FROM entity_merges WHERE graph_id = ?"
+            "  AND (created_at >= ? OR undone_at >= ?)"
+            " UNION SELECT canonical_id FROM entity_merges WHERE graph_id = ?"
+            "  AND (created_at >= ? OR undone_at >= ?)))"
+        )
+        args = [graph_id, *types, created, graph_id, decided, decided, graph_id, decided, decided]
+        with self._lock:
+            return self.conn.execute(sql, args).fetchall()
+
+    def identity_check_since(self, graph_id: str, before: str) -> str | None:
+        """The creation time of the graph's newest name older than ``before`` (the start
+        of the last analyze): the automatic-merge check that saw it ran at or after it,
+        so no check has run since without seeing every merge decision made since. With
+        no merge decision in the graph, ``before`` (there is nothing to look back for);
+        None when every name is newer."""
+        with self._lock:
+            if (
+                self.conn.execute(
+                    "SELECT 1 FROM entity_merges WHERE graph_id = ? LIMIT 1", (graph_id,)
+                ).fetchone()
+                is None
+            ):
+                return before  # no merge decision at all: no need to scan the names
+            row = self.conn.execute(
+                "SELECT max(created_at) FROM entities WHERE +graph_id = ? AND created_at < ?",
+                (graph_id, before),
+            ).fetchone()
+        return None if row is None or row[0] is None else str(row[0])
+
+    def _identity_rows(
+        self,
+        graph_id: str,
+        kind: str,
+        start: str,
+        term: tuple[str, Sequence[object]],
+        odd: tuple[str, Sequence[object]],
+    ) -> list[tuple[int, str, str, str]]:
+        """Names of one type whose first word starts with ``start`` and that pass
+        ``term`` (SQL, its arguments): the (graph, type, norm) index range of names
+        starting with it, and the ranges of names that start with no letter or digit
+        (their first word starts further on), which must pass ``odd`` instead.
+        (id, name, norm, type)."""
+        # after the start's own range: ASCII outside 0-9, A-Z, a-z, and past ASCII
+        spans: list[tuple[str, str | None, tuple[str, Sequence[object]]]] = [
+            (start, chr(ord(start) + 1), term),
+            ("", "0", odd),
+            (":", "A", odd),
+            ("[", "a", odd),
+            ("{", None, odd),
+        ]
+        out: list[tuple[int, str, str, str]] = []
+        with self._lock:
+            for lo, hi, (where, args) in spans:
+                sql = "SELECT id, name, norm, type FROM entities WHERE graph_id = ? AND type = ?"
+                bounds: list[object] = [graph_id, kind, lo]
+                sql += " AND norm >= ?"
+                if hi is not None:
+                    sql += " AND norm < ?"
+                    bounds.append(hi)
+                out += self.conn.execute(f"{sql} AND {where}", [*bounds, *args]).fetchall()
+        return out
+
+    def identity_rows_led_by(
+        self, graph_id: str, kind: str, words: Sequence[str]
+    ) -> list[tuple[int, str, str, str]]:
+        """Names of one type that a name of these words may stand for: at least every
+        name whose first word holds the first of them letter by letter (equal or
+        abbreviated), and for a single word, every name of as many words as it has
+        letters, starting with them (initials), as (id, name, norm, type)."""
+        word = words[0]
+        if any(ch in "*?[]" for ch in word):
+            return self._identity_rows(graph_id, kind, word[0], ("1", []), ("1", []))
+        letters = word[0] + "".join(f"*{ch}" for ch in word[1:]) + "*"
+        odd: tuple[str, Sequence[object]] = ("norm GLOB ?", ["*" + letters])
+        head = "substr(norm, 1, instr(norm || ' ', ' ') - 1)"  # up to the first space
+        if len(words) == 1:
+            initials = word[0] + "".join(f"* {ch}" for ch in word[1:]) + "*"
+            term: tuple[str, Sequence[object]] = (
+                f"({head} GLOB ? OR norm GLOB ?)",
+                [letters, initials],
+            )
+        else:
+            # the second word starts with the same character: within the first
+            # space-separated part ("pg16") or right after it
+            term = (
+                f"{head} GLOB ? AND (instr({head}, ?) > 1"
+                " OR substr(norm, instr(norm || ' ', ' ') + 1, 1) = ?)",
+                [letters, words[1][0], words[1][0]],
+            )
+        return self._identity_rows(graph_id, kind, word[0], term, odd)
+
+    def identity_rows_inside(
+        self, graph_id: str, kind: str, start: str, norm: str
+    ) -> list[tuple[int, str, str, str]]:
+        """Names of one type that may stand for the name ``norm`` (whose first word
+        starts with ``start``): at least every shorter name written only with its
+        characters (or with any character past ASCII), as (id, name, norm, type)."""
+        chars = set(norm) | {" ", "_"}
+        term: tuple[str, Sequence[object]] = ("length(norm) < ?", [len(norm)])
+        if not any(ch in "*?[]^-" for ch in chars):
+            term = (
+                "length(norm) < ? AND (norm NOT GLOB ? OR norm GLOB ?)",
+                [len(norm), "*[^" + "".join(sorted(chars)) + "]*", "*[^ -~]*"],
+            )
+        return self._identity_rows(graph_id, kind, start, term, term)
+
     def entity_neighbours(self, graph_id: str) -> list[tuple[int, str, int]]:
         """(entity, relation as read from it, other entity) over the current facts:
         ("blocks", waiting item), ("waits on", blocker), ("owned by", owner)."""
