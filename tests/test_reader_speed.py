@@ -210,3 +210,26 @@ def test_contractions_are_expanded_as_before_in_any_case() -> None:
 def test_every_ticket_reference_has_a_digit(ticket: str) -> None:
     # noun phrases look for ticket references only when the phrase has a digit
     assert core._DIGIT.search(ticket)
+
+
+_TOKEN_TEXT = st.lists(
+    st.sampled_from(list("aZ9_ '’&.+/-%—–>,;:()\t\u00e9") + ["PR", "mr", "org/repo", "v4.2"]),
+    max_size=20,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_TOKEN_TEXT)
+def test_tokens_of_a_text_without_a_hash_are_found_by_the_plain_pattern(text: str) -> None:
+    # the tokeniser runs the shorter pattern when the sentence has no "#"
+    assert "#" not in text
+    assert core._TOKEN_PLAIN.findall(text) == core._TOKEN.findall(text)
+
+
+def test_the_plain_token_pattern_finds_every_word_form_as_before() -> None:
+    for text in (
+        "R&D and CI/CD shipped v4.2.0 right-to-left, X's at 82% -> done; (maybe) — ok",
+        "org/repo and PR 62 / mr 7 - the export",
+        "Ana’s fix: the ledger-export’s schema + auth",
+    ):
+        assert core._TOKEN_PLAIN.findall(text) == core._TOKEN.findall(text), text
