@@ -233,3 +233,30 @@ def test_the_plain_token_pattern_finds_every_word_form_as_before() -> None:
         "Ana’s fix: the ledger-export’s schema + auth",
     ):
         assert core._TOKEN_PLAIN.findall(text) == core._TOKEN.findall(text), text
+
+
+def _drop_symbols_plainly(text: str) -> str:
+    """Symbols dropped the plain way: every character of the sentence looked at."""
+    import unicodedata
+
+    if text.isascii():
+        return text
+    out = "".join(
+        "\x00" if ch > "\x7f" and unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") else ch
+        for ch in text
+    ).replace("\ufe0f", "")
+    out = re.sub(r"\s*\x00[\x00\s]*", " \x00 ", out).strip(" \x00")
+    return out.replace(" \x00 ", ", ")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list("ab \x00,é’—🎉🙌✅\ufe0f^`©") + ["\u2603"]), max_size=30)
+)
+def test_symbols_are_dropped_as_before(text: str) -> None:
+    assert normalise._drop_symbols(text) == _drop_symbols_plainly(text)
+
+
+def test_an_emoji_inside_a_sentence_still_ends_a_clause() -> None:
+    for text in ("merged 🎉 lmk if it breaks", "not blocked anymore 🙌 huge thanks", "café ✅"):
+        assert normalise._drop_symbols(text) == _drop_symbols_plainly(text), text

@@ -1928,7 +1928,16 @@ def _sentence_frame(reader: _Reader, text: str) -> tuple[_Outcome, str, str] | N
 
 def _plain(name: str) -> list[_Tok]:
     """A resolved name as noun-phrase tokens (no lexicon look-up needed)."""
-    return [_Tok(word, 0, 0, "n") for word in name.split()]
+    out: list[_Tok] = []
+    new = _Tok.__new__
+    for word in name.split():
+        tok = new(_Tok)  # _Tok(word, 0, 0, "n"), without a call to __init__
+        tok.text = word
+        tok.start = tok.end = 0
+        tok.cls = "n"
+        tok.low = word.lower()
+        out.append(tok)
+    return out
 
 
 def _rebase(toks: list[_Tok]) -> tuple[str, list[_Tok]]:

@@ -264,15 +264,22 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
     return sentences
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _symbol(m: re.Match[str]) -> str:
+    """An emoji or other pictograph as a NUL mark, any other character as itself."""
+    ch = m.group()
+    return "\x00" if unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") else ch
+
+
 def _drop_symbols(text: str) -> str:
     """Remove emoji and other pictographs; one inside a sentence ends a clause there
     ("merged 🎉 lmk if ...", "not blocked anymore 🙌 huge thanks")."""
     if text.isascii():
         return text
-    out = "".join(
-        "\x00" if ch > "\x7f" and unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") else ch
-        for ch in text
-    ).replace("\ufe0f", "")
+    # only the characters outside ASCII are looked at: most of a sentence is plain letters
+    out = _NON_ASCII.sub(_symbol, text).replace("\ufe0f", "")
     out = re.sub(r"\s*\x00[\x00\s]*", " \x00 ", out).strip(" \x00")
     return out.replace(" \x00 ", ", ")
 
