@@ -15,7 +15,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memcli.extract import context, core, factuality
+from memcli.extract import context, core, factuality, phrases
 from memcli.extract import text as normalise
 from memcli.extract.rules import extract
 
@@ -260,3 +260,25 @@ def test_symbols_are_dropped_as_before(text: str) -> None:
 def test_an_emoji_inside_a_sentence_still_ends_a_clause() -> None:
     for text in ("merged 🎉 lmk if it breaks", "not blocked anymore 🙌 huge thanks", "café ✅"):
         assert normalise._drop_symbols(text) == _drop_symbols_plainly(text), text
+
+
+_ITEM_WORDS = sorted(set(re.findall(r"[a-z]+", phrases._ITEM_SPLIT.pattern))) + [
+    "AND",
+    "And",
+    "Priya's",
+    "export",
+    "#12",
+    ",",
+    "&",
+    "+",
+    "stand",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(_ITEM_WORDS), st.sampled_from([" ", "", ", "])), max_size=8)
+)
+def test_item_lists_are_split_where_the_pattern_splits_them(parts: list[tuple[str, str]]) -> None:
+    text = "".join(word + sep for word, sep in parts)
+    assert phrases.split_items(text) == phrases._ITEM_SPLIT.split(text)

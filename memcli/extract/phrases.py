@@ -327,6 +327,16 @@ _ITEM_SPLIT = re.compile(
     r"|\s+(?:and|&)\s+(?=[A-Z][\w-]*'s\s)|\s+\+\s+",
     re.IGNORECASE,
 )
+
+
+def split_items(text: str) -> list[str]:
+    """``_ITEM_SPLIT.split(text)``: every split needs a comma, "and", "&" or "+", and most
+    phrases name one item, so those without any are returned whole without a search."""
+    if "," in text or "&" in text or "+" in text or "and" in text.lower():
+        return _ITEM_SPLIT.split(text)
+    return [text]
+
+
 _MEMBER_OF = re.compile(
     r"(?P<who>.+?)\s+(?:from|of|on|in)\s+(?:the\s+)?\S+(?:\s+\S+)?\s+team", _FLAGS
 )
@@ -469,7 +479,7 @@ def _split_waiters(raw: str) -> list[str]:
     raw = _trim(raw)
     if (m := _APPOSITION.fullmatch(raw)) is not None:
         return [m["second"]]
-    parts = _ITEM_SPLIT.split(raw)
+    parts = split_items(raw)
     if len(parts) == 1:
         people = _AGENT_SPLIT.split(parts[0])
         if len(people) > 1 and all(_agent_shaped(_trim(p), strict=True) for p in people):
