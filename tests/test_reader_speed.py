@@ -282,3 +282,33 @@ _ITEM_WORDS = sorted(set(re.findall(r"[a-z]+", phrases._ITEM_SPLIT.pattern))) + 
 def test_item_lists_are_split_where_the_pattern_splits_them(parts: list[tuple[str, str]]) -> None:
     text = "".join(word + sep for word, sep in parts)
     assert phrases.split_items(text) == phrases._ITEM_SPLIT.split(text)
+
+
+def _words_of(pattern: re.Pattern[str]) -> list[str]:
+    return sorted(set(re.findall(r"[a-z]+", pattern.pattern)))
+
+
+_SCREENED_PHRASE_WORDS = (
+    _words_of(phrases._CONTAINER)
+    + _words_of(phrases._AGENT_VERB_HEAD)
+    + ["The", "ON", "For", "\u017fhips", "Lands", "export", "Priya", "X"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(_SCREENED_PHRASE_WORDS), min_size=1, max_size=7),
+    st.sampled_from([" ", "  ", "\t", " \u00a0"]),
+)
+def test_phrase_screens_pass_every_phrase_their_pattern_finds(words: list[str], sep: str) -> None:
+    text = sep.join(words)
+    folded = set(text.casefold().split())
+    if phrases._CONTAINER.match(text):
+        assert not phrases._CONTAINER_LINKS.isdisjoint(folded), text
+    if phrases._AGENT_VERB_HEAD.fullmatch(text):
+        assert not phrases._AGENT_VERB_WORDS.isdisjoint(folded), text
+
+
+def test_container_and_agent_verb_heads_are_still_read() -> None:
+    assert phrases._parse_phrase("the rest of the ledger export").core == "ledger export"
+    assert phrases._parse_phrase("Priya ships the export").owners == ("Priya",)

@@ -313,6 +313,10 @@ _AGENT_VERB_HEAD = re.compile(
     r"|releases)\s+(?P<rest>.+)",
     _FLAGS,
 )
+# A word ``_AGENT_VERB_HEAD`` needs: most phrases have none, and the search is skipped.
+_AGENT_VERB_WORDS = frozenset(
+    "ships lands finishes delivers merges completes wraps rolls releases".split()
+)
 _LEADING_ARTICLE = re.compile(r"\A(?:the|a|an|these|those)\s+", _FLAGS)
 _DEMONSTRATIVE = re.compile(r"(?:this|that)\s+(?=\S+\s+\S)", _FLAGS)
 _POSSESSIVE_DET = re.compile(r"(?P<det>my|our|his|her|their|your)\s+(?P<rest>.+)", _FLAGS)
@@ -332,7 +336,7 @@ _ITEM_SPLIT = re.compile(
 def split_items(text: str) -> list[str]:
     """``_ITEM_SPLIT.split(text)``: every split needs a comma, "and", "&" or "+", and most
     phrases name one item, so those without any are returned whole without a search."""
-    if "," in text or "&" in text or "+" in text or "and" in text.lower():
+    if "," in text or "&" in text or "+" in text or "and" in text.casefold():
         return _ITEM_SPLIT.split(text)
     return [text]
 
@@ -388,7 +392,12 @@ def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> 
             if m := pattern.fullmatch(text):
                 text, changed = _trim(m["head"]), True
                 break
-    if target and (m := _AGENT_VERB_HEAD.fullmatch(text)) and len(m["o"].split()) <= 4:
+    if (
+        target
+        and not _AGENT_VERB_WORDS.isdisjoint(text.casefold().split())
+        and (m := _AGENT_VERB_HEAD.fullmatch(text))
+        and len(m["o"].split()) <= 4
+    ):
         if _agent_shaped(_trim(m["o"]), strict=True):
             owners.append(_trim(m["o"]))
         text = _trim(m["rest"])
@@ -433,6 +442,8 @@ _CONTAINER = re.compile(
 )
 
 
+# ``_CONTAINER`` ends in one of these words: a phrase without any is no container.
+_CONTAINER_LINKS = frozenset({"on", "of", "for"})
 _STATE_ADJ = frozenset(
     "delayed late ongoing outstanding continued pending timely successful overdue slipped"
     " stalled".split()
@@ -441,7 +452,7 @@ _STATE_ADJ = frozenset(
 
 def _strip_determiners(text: str, owners: list[str]) -> str:
     """Remove a leading article or possessive, recording the possessor as an owner."""
-    if m := _CONTAINER.match(text):
+    if not _CONTAINER_LINKS.isdisjoint(text.casefold().split()) and (m := _CONTAINER.match(text)):
         text = text[m.end() :]
     if m := _LEADING_ARTICLE.match(text):
         text = text[m.end() :]
