@@ -312,3 +312,67 @@ def test_phrase_screens_pass_every_phrase_their_pattern_finds(words: list[str], 
 def test_container_and_agent_verb_heads_are_still_read() -> None:
     assert phrases._parse_phrase("the rest of the ledger export").core == "ledger export"
     assert phrases._parse_phrase("Priya ships the export").owners == ("Priya",)
+
+
+_TIME_PHRASE_WORDS = _words_of(phrases._TIME_PHRASE) + [
+    "3",
+    "Q3",
+    "q5",
+    "\u017funday",
+    "Monday",
+    "mondays",
+    "SPRINT",
+    "weekday",
+    "export",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_TIME_PHRASE_WORDS), min_size=1, max_size=5))
+def test_every_time_phrase_ends_in_a_listed_word(words: list[str]) -> None:
+    text = " ".join(words)
+    if phrases._TIME_PHRASE.fullmatch(text):
+        assert text.rsplit(None, 1)[-1].casefold() in phrases._TIME_PHRASE_ENDS, text
+
+
+def test_every_weekday_and_period_is_a_time_phrase_ending() -> None:
+    for day in ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun"):
+        assert phrases._TIME_PHRASE.fullmatch(f"{day}day")
+        assert f"{day}day" in phrases._TIME_PHRASE_ENDS
+    for text in ("end of the quarter", "a few more days", "eow", "Q4", "the weekend", "3 hours"):
+        assert phrases._TIME_PHRASE.fullmatch(text), text
+        assert not phrases._valid_core(text), text
+
+
+_LINE_WORDS = _words_of(normalise._SECTION_LINE) + [
+    "-",
+    "*",
+    "**",
+    "•",
+    "1.",
+    "2)",
+    "\u0663.",
+    "[x]",
+    "[ ]",
+    ":",
+    "Done:",
+    "the",
+    "export",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from(_LINE_WORDS), min_size=1, max_size=5),
+    st.sampled_from([" ", "  ", "\t", ""]),
+    st.sampled_from(["", " ", "\t "]),
+)
+def test_line_screens_pass_every_line_their_pattern_finds(
+    words: list[str], sep: str, indent: str
+) -> None:
+    line = indent + sep.join(words)
+    if normalise._SECTION_LINE.fullmatch(line):
+        assert len(line.split(None, 3)) <= 3, line
+    if normalise._BULLET.match(line):
+        lead = line.lstrip()[:1]
+        assert lead in normalise._BULLET_MARKS or lead.isdigit(), line

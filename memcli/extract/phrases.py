@@ -186,6 +186,12 @@ _TIME_PHRASE = re.compile(
     |q[1-4]|this\ (?:week|sprint|month|quarter)|last\ (?:week|sprint|month)""",
     re.IGNORECASE | re.VERBOSE,
 )
+# The last word of every ``_TIME_PHRASE``: a phrase ending in another word is no time.
+_TIME_PHRASE_ENDS = frozenset(
+    """minute minutes hour hours day days week weeks month months sprint sprints quarter
+    quarters while bit today tomorrow yesterday tonight monday tuesday wednesday thursday
+    friday saturday sunday weekend eod eow q1 q2 q3 q4""".split()
+)
 _QUANTITY = re.compile(
     r"(?:\d+(?:[.,]\d+)?\s+(?:million|thousand|billion|hundred)|\d+|one|two|three|four|five|six|seven|eight|nine|ten|several|some|many|few|a few"
     r"|a couple(?: of)?|couple of|a bunch of|bunch of|lots of|a lot of|multiple|various|all"
@@ -571,7 +577,9 @@ def _valid_core(core: str) -> bool:
                 continue  # "Windows path handling": a compound noun, not a clause
             return False
     low = core.lower()
-    if low in _VAGUE or _TIME_PHRASE.fullmatch(low):
+    if low in _VAGUE or (
+        low.rsplit(None, 1)[-1].casefold() in _TIME_PHRASE_ENDS and _TIME_PHRASE.fullmatch(low)
+    ):
         return False
     if words[0].lower() in ("next", "same"):  # "the same ticket" names nothing new
         return False

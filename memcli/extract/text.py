@@ -222,6 +222,9 @@ _SECTION_LINE = re.compile(
     r"[*_]*:?[*_]*\s*",
     re.IGNORECASE,
 )
+# What ``_BULLET`` can start with after blanks (besides a digit), and a section line is
+# at most three words ("retro next steps:"), so longer lines skip both patterns.
+_BULLET_MARKS = frozenset("-*+•◦‣>")
 _HEADING_TEXT = re.compile(r"\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
 _END_MARK = re.compile(r"[.!?;]\s")
 _ALNUM = re.compile(r"[^\W_]")  # a letter or digit: the same characters as str.isalnum
@@ -250,12 +253,13 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
             m = _HEADING_TEXT.match(line)
             heading = m["h"].strip(" *_:`") if m else None
             continue
-        if m := _SECTION_LINE.fullmatch(line):
+        if len(line.split(None, 3)) <= 3 and (m := _SECTION_LINE.fullmatch(line)):
             heading = m["h"]
             continue
         if "[" in line and (box := _DONE_BOX.match(line)) is not None:
             line = f"Done: {line[box.end() :]}"  # "- [x] #501 drop Python 3.8": ticked off
-        line = _BULLET.sub("", line, count=1)
+        if (lead := line.lstrip()[:1]) in _BULLET_MARKS or lead.isdigit():
+            line = _BULLET.sub("", line, count=1)
         # a sentence ends at .!?; and a space: a line with none is one piece, unsplit
         for piece in _SENTENCE_END.split(line) if _END_MARK.search(line) else (line,):
             piece = piece.strip()
