@@ -15,7 +15,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memcli.extract import context, core, factuality
+from memcli.extract import context, core, factuality, phrases
 from memcli.extract import text as normalise
 from memcli.extract.rules import extract
 
@@ -210,3 +210,169 @@ def test_contractions_are_expanded_as_before_in_any_case() -> None:
 def test_every_ticket_reference_has_a_digit(ticket: str) -> None:
     # noun phrases look for ticket references only when the phrase has a digit
     assert core._DIGIT.search(ticket)
+
+
+_TOKEN_TEXT = st.lists(
+    st.sampled_from(list("aZ9_ '’&.+/-%—–>,;:()\t\u00e9") + ["PR", "mr", "org/repo", "v4.2"]),
+    max_size=20,
+).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_TOKEN_TEXT)
+def test_tokens_of_a_text_without_a_hash_are_found_by_the_plain_pattern(text: str) -> None:
+    # the tokeniser runs the shorter pattern when the sentence has no "#"
+    assert "#" not in text
+    assert core._TOKEN_PLAIN.findall(text) == core._TOKEN.findall(text)
+
+
+def test_the_plain_token_pattern_finds_every_word_form_as_before() -> None:
+    for text in (
+        "R&D and CI/CD shipped v4.2.0 right-to-left, X's at 82% -> done; (maybe) — ok",
+        "org/repo and PR 62 / mr 7 - the export",
+        "Ana’s fix: the ledger-export’s schema + auth",
+    ):
+        assert core._TOKEN_PLAIN.findall(text) == core._TOKEN.findall(text), text
+
+
+def _drop_symbols_plainly(text: str) -> str:
+    """Symbols dropped the plain way: every character of the sentence looked at."""
+    import unicodedata
+
+    if text.isascii():
+        return text
+    out = "".join(
+        "\x00" if ch > "\x7f" and unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") else ch
+        for ch in text
+    ).replace("\ufe0f", "")
+    out = re.sub(r"\s*\x00[\x00\s]*", " \x00 ", out).strip(" \x00")
+    return out.replace(" \x00 ", ", ")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.sampled_from(list("ab \x00,é’—🎉🙌✅\ufe0f^`©") + ["\u2603"]), max_size=30)
+)
+def test_symbols_are_dropped_as_before(text: str) -> None:
+    assert normalise._drop_symbols(text) == _drop_symbols_plainly(text)
+
+
+def test_an_emoji_inside_a_sentence_still_ends_a_clause() -> None:
+    for text in ("merged 🎉 lmk if it breaks", "not blocked anymore 🙌 huge thanks", "café ✅"):
+        assert normalise._drop_symbols(text) == _drop_symbols_plainly(text), text
+
+
+_ITEM_WORDS = sorted(set(re.findall(r"[a-z]+", phrases._ITEM_SPLIT.pattern))) + [
+    "AND",
+    "And",
+    "Priya's",
+    "export",
+    "#12",
+    ",",
+    "&",
+    "+",
+    "stand",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(_ITEM_WORDS), st.sampled_from([" ", "", ", "])), max_size=8)
+)
+def test_item_lists_are_split_where_the_pattern_splits_them(parts: list[tuple[str, str]]) -> None:
+    text = "".join(word + sep for word, sep in parts)
+    assert phrases.split_items(text) == phrases._ITEM_SPLIT.split(text)
+
+
+def _words_of(pattern: re.Pattern[str]) -> list[str]:
+    return sorted(set(re.findall(r"[a-z]+", pattern.pattern)))
+
+
+_SCREENED_PHRASE_WORDS = (
+    _words_of(phrases._CONTAINER)
+    + _words_of(phrases._AGENT_VERB_HEAD)
+    + ["The", "ON", "For", "\u017fhips", "Lands", "export", "Priya", "X"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.sampled_from(_SCREENED_PHRASE_WORDS), min_size=1, max_size=7),
+    st.sampled_from([" ", "  ", "\t", " \u00a0"]),
+)
+def test_phrase_screens_pass_every_phrase_their_pattern_finds(words: list[str], sep: str) -> None:
+    text = sep.join(words)
+    folded = set(text.casefold().split())
+    if phrases._CONTAINER.match(text):
+        assert not phrases._CONTAINER_LINKS.isdisjoint(folded), text
+    if phrases._AGENT_VERB_HEAD.fullmatch(text):
+        assert not phrases._AGENT_VERB_WORDS.isdisjoint(folded), text
+
+
+def test_container_and_agent_verb_heads_are_still_read() -> None:
+    assert phrases._parse_phrase("the rest of the ledger export").core == "ledger export"
+    assert phrases._parse_phrase("Priya ships the export").owners == ("Priya",)
+
+
+_TIME_PHRASE_WORDS = _words_of(phrases._TIME_PHRASE) + [
+    "3",
+    "Q3",
+    "q5",
+    "\u017funday",
+    "Monday",
+    "mondays",
+    "SPRINT",
+    "weekday",
+    "export",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(_TIME_PHRASE_WORDS), min_size=1, max_size=5))
+def test_every_time_phrase_ends_in_a_listed_word(words: list[str]) -> None:
+    text = " ".join(words)
+    if phrases._TIME_PHRASE.fullmatch(text):
+        assert text.rsplit(None, 1)[-1].casefold() in phrases._TIME_PHRASE_ENDS, text
+
+
+def test_every_weekday_and_period_is_a_time_phrase_ending() -> None:
+    for day in ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun"):
+        assert phrases._TIME_PHRASE.fullmatch(f"{day}day")
+        assert f"{day}day" in phrases._TIME_PHRASE_ENDS
+    for text in ("end of the quarter", "a few more days", "eow", "Q4", "the weekend", "3 hours"):
+        assert phrases._TIME_PHRASE.fullmatch(text), text
+        assert not phrases._valid_core(text), text
+
+
+_LINE_WORDS = _words_of(normalise._SECTION_LINE) + [
+    "-",
+    "*",
+    "**",
+    "•",
+    "1.",
+    "2)",
+    "\u0663.",
+    "[x]",
+    "[ ]",
+    ":",
+    "Done:",
+    "the",
+    "export",
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.sampled_from(_LINE_WORDS), min_size=1, max_size=5),
+    st.sampled_from([" ", "  ", "\t", ""]),
+    st.sampled_from(["", " ", "\t "]),
+)
+def test_line_screens_pass_every_line_their_pattern_finds(
+    words: list[str], sep: str, indent: str
+) -> None:
+    line = indent + sep.join(words)
+    if normalise._SECTION_LINE.fullmatch(line):
+        assert len(line.split(None, 3)) <= 3, line
+    if normalise._BULLET.match(line):
+        lead = line.lstrip()[:1]
+        assert lead in normalise._BULLET_MARKS or lead.isdigit(), line

@@ -25,7 +25,6 @@ from memcli.extract.phrases import (
     _BEFORE_START,
     _FIRST_PERSON,
     _FOR_TAIL,
-    _ITEM_SPLIT,
     _LEADING_ARTICLE,
     _MEMBER_OF,
     _NON_NAMES,
@@ -48,6 +47,7 @@ from memcli.extract.phrases import (
     _split_waiters,
     _trim,
     _valid_core,
+    split_items,
 )
 from memcli.models import RELATION_TYPES, EntityRef, EntityType, Relation
 
@@ -312,7 +312,7 @@ class _Reader:
     ) -> list[tuple[EntityRef, _Phrase]] | None:
         """Resolve a list of work items ('X and the Y'); None if any part fails."""
         result: list[tuple[EntityRef, _Phrase]] = []
-        for part in _ITEM_SPLIT.split(_trim(raw)):
+        for part in split_items(_trim(raw)):
             phrase = _parse_phrase(part, target=target, from_owner=from_owner)
             ref = self.item(phrase, out)
             if ref is None:

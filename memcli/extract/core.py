@@ -534,6 +534,9 @@ _TOKEN = re.compile(
     r"|[^\W_](?:[\w'’&.+/-]*[\w])?%?"  # words, R&D, CI/CD, v4.2.0, right-to-left, X's, 82%
     r"|—|–|->|[,;:()&+]|(?<=\s)[-/](?=\s)"
 )
+# The same without its first three alternatives, which all need a "#": most sentences
+# have none, and the first alternative backtracks over every word looking for its "/".
+_TOKEN_PLAIN = re.compile(_TOKEN.pattern.split("|#\\d+|", 1)[1])
 _SPLIT_PUNCT = frozenset([",", ";", ":", "(", ")", "—", "–", "->", "-"])
 _SUBORDINATORS = frozenset(
     "which who whom because since once although though unless if whereas while when"
@@ -706,12 +709,13 @@ def tokenise(text: str) -> list[_Tok]:
     they can change (``_CONTEXT_CLASSES``).
     """
     table = _table()
-    words = _TOKEN.findall(text)  # offsets are laid out later, by _rebase
+    token = _TOKEN if "#" in text else _TOKEN_PLAIN
+    words = token.findall(text)  # offsets are laid out later, by _rebase
     lows = list(map(str.lower, words))
     if _DIGIT.search(text) or not _TIME_WORDS.isdisjoint(lows):
         blanked = _blank_times(text)
         if blanked != text:  # a digit is not always a time ("PR #62")
-            words = _TOKEN.findall(blanked)
+            words = token.findall(blanked)
             lows = list(map(str.lower, words))
     if "/" in text:
         words = [p[0] for w in words for p in _split_ticket_list((w, 0, len(w)))]
@@ -722,14 +726,13 @@ def tokenise(text: str) -> list[_Tok]:
     append = out.append
     dropped = False  # whether a token of class "-" (filler) was made
     size = len(words)
-    starts, get, tok_ = _PREFIX, table.get, _Tok
+    starts, get, tok_, new = _PREFIX, table.get, _Tok, _Tok.__new__
     skip = 0  # words still to pass over, taken into the phrase before them
     for i, low in enumerate(lows):
         if skip:
             skip -= 1
             continue
-        seconds = starts.get(low)
-        if seconds is not None and i + 1 < size and (lengths := seconds.get(lows[i + 1])):
+        if low in starts and i + 1 < size and (lengths := starts[low].get(lows[i + 1])):
             for n in lengths:
                 if i + n <= size:
                     phrase = " ".join(lows[i : i + n])
@@ -742,7 +745,12 @@ def tokenise(text: str) -> list[_Tok]:
             else:
                 append(tok_(words[i], 0, 0, get(low, "n"), low))
             continue
-        append(tok_(words[i], 0, 0, get(low, "n"), low))
+        tok = new(tok_)  # _Tok(words[i], 0, 0, get(low, "n"), low) without a call to __init__
+        tok.text = words[i]
+        tok.start = tok.end = 0
+        tok.cls = get(low, "n")
+        tok.low = low
+        append(tok)
     if "that" in lows:
         for k, tok in enumerate(out):  # "that": relative pronoun or demonstrative?
             if tok.low == "that":
@@ -1920,7 +1928,16 @@ def _sentence_frame(reader: _Reader, text: str) -> tuple[_Outcome, str, str] | N
 
 def _plain(name: str) -> list[_Tok]:
     """A resolved name as noun-phrase tokens (no lexicon look-up needed)."""
-    return [_Tok(word, 0, 0, "n") for word in name.split()]
+    out: list[_Tok] = []
+    new = _Tok.__new__
+    for word in name.split():
+        tok = new(_Tok)  # _Tok(word, 0, 0, "n"), without a call to __init__
+        tok.text = word
+        tok.start = tok.end = 0
+        tok.cls = "n"
+        tok.low = word.lower()
+        out.append(tok)
+    return out
 
 
 def _rebase(toks: list[_Tok]) -> tuple[str, list[_Tok]]:
@@ -1928,10 +1945,18 @@ def _rebase(toks: list[_Tok]) -> tuple[str, list[_Tok]]:
     parts: list[str] = []
     out: list[_Tok] = []
     pos = 0
+    new = _Tok.__new__
     for tok in toks:
-        out.append(_Tok(tok.text, pos, pos + len(tok.text), tok.cls, tok.low))
-        parts.append(tok.text)
-        pos += len(tok.text) + 1
+        text = tok.text
+        copy = new(_Tok)  # _Tok(text, pos, pos + len(text), tok.cls, tok.low), no __init__ call
+        copy.text = text
+        copy.start = pos
+        copy.end = pos + len(text)
+        copy.cls = tok.cls
+        copy.low = tok.low
+        out.append(copy)
+        parts.append(text)
+        pos += len(text) + 1
     return " ".join(parts), out
 
 

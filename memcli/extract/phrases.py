@@ -186,6 +186,12 @@ _TIME_PHRASE = re.compile(
     |q[1-4]|this\ (?:week|sprint|month|quarter)|last\ (?:week|sprint|month)""",
     re.IGNORECASE | re.VERBOSE,
 )
+# The last word of every ``_TIME_PHRASE``: a phrase ending in another word is no time.
+_TIME_PHRASE_ENDS = frozenset(
+    """minute minutes hour hours day days week weeks month months sprint sprints quarter
+    quarters while bit today tomorrow yesterday tonight monday tuesday wednesday thursday
+    friday saturday sunday weekend eod eow q1 q2 q3 q4""".split()
+)
 _QUANTITY = re.compile(
     r"(?:\d+(?:[.,]\d+)?\s+(?:million|thousand|billion|hundred)|\d+|one|two|three|four|five|six|seven|eight|nine|ten|several|some|many|few|a few"
     r"|a couple(?: of)?|couple of|a bunch of|bunch of|lots of|a lot of|multiple|various|all"
@@ -313,6 +319,10 @@ _AGENT_VERB_HEAD = re.compile(
     r"|releases)\s+(?P<rest>.+)",
     _FLAGS,
 )
+# A word ``_AGENT_VERB_HEAD`` needs: most phrases have none, and the search is skipped.
+_AGENT_VERB_WORDS = frozenset(
+    "ships lands finishes delivers merges completes wraps rolls releases".split()
+)
 _LEADING_ARTICLE = re.compile(r"\A(?:the|a|an|these|those)\s+", _FLAGS)
 _DEMONSTRATIVE = re.compile(r"(?:this|that)\s+(?=\S+\s+\S)", _FLAGS)
 _POSSESSIVE_DET = re.compile(r"(?P<det>my|our|his|her|their|your)\s+(?P<rest>.+)", _FLAGS)
@@ -327,6 +337,16 @@ _ITEM_SPLIT = re.compile(
     r"|\s+(?:and|&)\s+(?=[A-Z][\w-]*'s\s)|\s+\+\s+",
     re.IGNORECASE,
 )
+
+
+def split_items(text: str) -> list[str]:
+    """``_ITEM_SPLIT.split(text)``: every split needs a comma, "and", "&" or "+", and most
+    phrases name one item, so those without any are returned whole without a search."""
+    if "," in text or "&" in text or "+" in text or "and" in text.casefold():
+        return _ITEM_SPLIT.split(text)
+    return [text]
+
+
 _MEMBER_OF = re.compile(
     r"(?P<who>.+?)\s+(?:from|of|on|in)\s+(?:the\s+)?\S+(?:\s+\S+)?\s+team", _FLAGS
 )
@@ -378,7 +398,12 @@ def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> 
             if m := pattern.fullmatch(text):
                 text, changed = _trim(m["head"]), True
                 break
-    if target and (m := _AGENT_VERB_HEAD.fullmatch(text)) and len(m["o"].split()) <= 4:
+    if (
+        target
+        and not _AGENT_VERB_WORDS.isdisjoint(text.casefold().split())
+        and (m := _AGENT_VERB_HEAD.fullmatch(text))
+        and len(m["o"].split()) <= 4
+    ):
         if _agent_shaped(_trim(m["o"]), strict=True):
             owners.append(_trim(m["o"]))
         text = _trim(m["rest"])
@@ -423,6 +448,8 @@ _CONTAINER = re.compile(
 )
 
 
+# ``_CONTAINER`` ends in one of these words: a phrase without any is no container.
+_CONTAINER_LINKS = frozenset({"on", "of", "for"})
 _STATE_ADJ = frozenset(
     "delayed late ongoing outstanding continued pending timely successful overdue slipped"
     " stalled".split()
@@ -431,7 +458,7 @@ _STATE_ADJ = frozenset(
 
 def _strip_determiners(text: str, owners: list[str]) -> str:
     """Remove a leading article or possessive, recording the possessor as an owner."""
-    if m := _CONTAINER.match(text):
+    if not _CONTAINER_LINKS.isdisjoint(text.casefold().split()) and (m := _CONTAINER.match(text)):
         text = text[m.end() :]
     if m := _LEADING_ARTICLE.match(text):
         text = text[m.end() :]
@@ -469,7 +496,7 @@ def _split_waiters(raw: str) -> list[str]:
     raw = _trim(raw)
     if (m := _APPOSITION.fullmatch(raw)) is not None:
         return [m["second"]]
-    parts = _ITEM_SPLIT.split(raw)
+    parts = split_items(raw)
     if len(parts) == 1:
         people = _AGENT_SPLIT.split(parts[0])
         if len(people) > 1 and all(_agent_shaped(_trim(p), strict=True) for p in people):
@@ -550,7 +577,9 @@ def _valid_core(core: str) -> bool:
                 continue  # "Windows path handling": a compound noun, not a clause
             return False
     low = core.lower()
-    if low in _VAGUE or _TIME_PHRASE.fullmatch(low):
+    if low in _VAGUE or (
+        low.rsplit(None, 1)[-1].casefold() in _TIME_PHRASE_ENDS and _TIME_PHRASE.fullmatch(low)
+    ):
         return False
     if words[0].lower() in ("next", "same"):  # "the same ticket" names nothing new
         return False

@@ -101,7 +101,7 @@ def _read_line(
     """Read a sentence in its section: "Today: X" means the author works on X."""
     section = _section(heading)
     text = sentence
-    if m := _SECTION.match(sentence):
+    if ":" in sentence and (m := _SECTION.match(sentence)):  # the label needs its colon
         section, text = _section(m["label"]) or section, m["rest"].strip()
     if section == "blockers" and _NONE.match(text.strip(" *_")):
         return [], "states that nothing blocks"

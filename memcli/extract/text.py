@@ -222,6 +222,9 @@ _SECTION_LINE = re.compile(
     r"[*_]*:?[*_]*\s*",
     re.IGNORECASE,
 )
+# What ``_BULLET`` can start with after blanks (besides a digit), and a section line is
+# at most three words ("retro next steps:"), so longer lines skip both patterns.
+_BULLET_MARKS = frozenset("-*+•◦‣>")
 _HEADING_TEXT = re.compile(r"\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
 _END_MARK = re.compile(r"[.!?;]\s")
 _ALNUM = re.compile(r"[^\W_]")  # a letter or digit: the same characters as str.isalnum
@@ -250,12 +253,13 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
             m = _HEADING_TEXT.match(line)
             heading = m["h"].strip(" *_:`") if m else None
             continue
-        if m := _SECTION_LINE.fullmatch(line):
+        if len(line.split(None, 3)) <= 3 and (m := _SECTION_LINE.fullmatch(line)):
             heading = m["h"]
             continue
         if "[" in line and (box := _DONE_BOX.match(line)) is not None:
             line = f"Done: {line[box.end() :]}"  # "- [x] #501 drop Python 3.8": ticked off
-        line = _BULLET.sub("", line, count=1)
+        if (lead := line.lstrip()[:1]) in _BULLET_MARKS or lead.isdigit():
+            line = _BULLET.sub("", line, count=1)
         # a sentence ends at .!?; and a space: a line with none is one piece, unsplit
         for piece in _SENTENCE_END.split(line) if _END_MARK.search(line) else (line,):
             piece = piece.strip()
@@ -264,15 +268,22 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
     return sentences
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _symbol(m: re.Match[str]) -> str:
+    """An emoji or other pictograph as a NUL mark, any other character as itself."""
+    ch = m.group()
+    return "\x00" if unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") else ch
+
+
 def _drop_symbols(text: str) -> str:
     """Remove emoji and other pictographs; one inside a sentence ends a clause there
     ("merged 🎉 lmk if ...", "not blocked anymore 🙌 huge thanks")."""
     if text.isascii():
         return text
-    out = "".join(
-        "\x00" if ch > "\x7f" and unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") else ch
-        for ch in text
-    ).replace("\ufe0f", "")
+    # only the characters outside ASCII are looked at: most of a sentence is plain letters
+    out = _NON_ASCII.sub(_symbol, text).replace("\ufe0f", "")
     out = re.sub(r"\s*\x00[\x00\s]*", " \x00 ", out).strip(" \x00")
     return out.replace(" \x00 ", ", ")
 
