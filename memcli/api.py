@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
+from functools import partial
 from itertools import chain
 from typing import Any
 
@@ -840,35 +841,27 @@ class _Run:
         if episodes:
             mark = _mark(report)  # rewound if the file's transaction rolls back
             lines_failed = 0
+            store_file = partial(
+                _store_file,
+                self.store,
+                episodes,
+                self.graph,
+                self.extractor,
+                report,
+                item.source,
+                redact=self.redact,
+                ended=self.count_ended,
+            )
             try:
                 try:
-                    lines_failed = _store_file(
-                        self.store,
-                        episodes,
-                        self.graph,
-                        self.extractor,
-                        report,
-                        item.source,
-                        redact=self.redact,
-                        ended=self.count_ended,
-                    )
+                    lines_failed = store_file()
                 except _LineFailed:
                     # A record could not be stored. Its file is taken back whole and
                     # stored again with a savepoint per record, which stores the others
                     # and reports that one as FILE:LINE, exactly as if it had run so.
                     _rewind(report, mark)
                     mark = _mark(report)
-                    lines_failed = _store_file(
-                        self.store,
-                        episodes,
-                        self.graph,
-                        self.extractor,
-                        report,
-                        item.source,
-                        redact=self.redact,
-                        careful=True,
-                        ended=self.count_ended,
-                    )
+                    lines_failed = store_file(careful=True)
             except (ValueError, KeyError) as exc:
                 _rewind(report, mark)
                 report.files_failed += 1

@@ -38,6 +38,7 @@ from memcli.search import (
     parse_query,
 )
 from memcli.store import Store, utcnow
+from memcli.store.reads import FACT_REF_KEYS
 
 
 def require_graph(store: Store, graph: str) -> None:
@@ -535,19 +536,7 @@ def episodes(
 
 
 def _fact_ref(f: dict[str, Any]) -> dict[str, Any]:
-    return {
-        k: f[k]
-        for k in (
-            "id",
-            "source",
-            "relation",
-            "target",
-            "episode_id",
-            "valid_at",
-            "invalid_at",
-            "sentence",
-        )
-    }
+    return {k: f[k] for k in FACT_REF_KEYS}
 
 
 def entity_timeline(store: Store, graph: str, name: str) -> EntityTimeline:

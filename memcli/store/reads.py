@@ -8,6 +8,19 @@ from typing import Any
 
 from memcli.store.connection import StoreBase, chunks
 
+# A fact as the contract cites it (``memcli.contract.Fact``'s keys, in its order; evidence
+# adds ``role``).
+FACT_REF_KEYS = (
+    "id",
+    "source",
+    "relation",
+    "target",
+    "episode_id",
+    "valid_at",
+    "invalid_at",
+    "sentence",
+)
+
 # An observation's evidence lists: entities, episodes, facts (as the contract orders them).
 EvidenceLists = tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]
 
@@ -34,17 +47,7 @@ _EVIDENCE_SQL: tuple[tuple[tuple[str, ...], str, str, str, str, str], ...] = (
         "x.occurred_at, x.id",
     ),
     (
-        (
-            "id",
-            "source",
-            "relation",
-            "target",
-            "episode_id",
-            "valid_at",
-            "invalid_at",
-            "sentence",
-            "role",
-        ),
+        (*FACT_REF_KEYS, "role"),
         "fact",
         "facts",
         " JOIN entities s ON s.id = x.source_id JOIN entities t ON t.id = x.target_id",
