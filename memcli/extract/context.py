@@ -28,6 +28,7 @@ from memcli.extract.phrases import (
     _LEADING_ARTICLE,
     _MEMBER_OF,
     _NON_NAMES,
+    _NOT_NAMES,
     _NOUN_SUFFIXES,
     _ON_STOPLIST,
     _ORG_UNITS,
@@ -85,6 +86,37 @@ class _Outcome:
     frame: str = ""  # the frame that read the clause, for the trace
 
 
+# "the latter", "the former": one item of a pair named together before.
+_ORDINAL_REFS = frozenset({"latter", "the latter", "former", "the former"})
+# Events of an item: "its rollout is pending X" is about the item itself.
+_EVENT_NOUNS = frozenset(
+    """rollout roll-out launch release completion delivery deployment go-live golive
+    progress start kickoff kick-off implementation cutover merge landing finalisation
+    finalization sign-off signoff testing timeline schedule readiness adoption rollback
+    enablement activation approval""".split()
+)
+# Generic heads an update's title can carry with a name or number of its own: "Release
+# 8.4", "Project Heron", "the Atlas programme", "Milestone 3".
+_TITLE_HEADS = frozenset(
+    """release project programme program milestone initiative epic migration launch
+    workstream upgrade rollout sprint phase""".split()
+)
+_TITLE_AFTER = re.compile(
+    r"\b[A-Za-z]+[ \t]+(?:v?\d[\w.]*|[A-Z][\w-]+(?:[ \t]+[A-Z][\w-]+)?)(?![\w'’])"
+)
+_TITLE_BEFORE = re.compile(r"\b[A-Z][\w-]+[ \t]+[a-z]+\b")
+_CLAUSE_END = re.compile(r"[.;!?\n]\s*")
+_STATE_SUBJECT = re.compile(
+    r"\s*(?:[-*•]\s*)?(?:the|our|my)\s+(?P<np>[\w/-]+(?:\s+[\w/-]+){0,4}?)\s+"
+    r"(?:is|are|was|were|has|have|remains|remain|stays|looks)\b",
+    re.IGNORECASE,
+)
+_TITLE_NOT_NAMES = frozenset(
+    """the a an our my their his her its this that these those next last first new
+    current upcoming weekly monthly daily q1 q2 q3 q4 status""".split()
+)
+
+
 _LINK_STOP = frozenset("the a an our my their his her its this that new for of on to in".split())
 
 
@@ -133,6 +165,7 @@ class _Reader:
         self.structured = True  # set by ``reader.extract`` (see there)
         self.last_wait: tuple[EntityRef, EntityRef] | None = None  # (waiter, blocker)
         self.stuck: list[EntityRef] = []  # items said not to move ("can't land X until")
+        self.pair: tuple[EntityRef, EntityRef] | None = None  # the former, the latter
 
     @property
     def lower_words(self) -> frozenset[str]:
@@ -234,6 +267,12 @@ class _Reader:
         core, low = phrase.core, phrase.core.lower()
         if low in _REFS:
             ref = self.last_item
+        elif low in _ORDINAL_REFS or (
+            low.startswith(("its ", "their ")) and low.split(" ", 1)[1] in _EVENT_NOUNS
+        ):
+            ref = self._anaphor(low)  # "the latter", "its rollout": an item named before
+            if ref is None:
+                return None
         elif (
             low.startswith(("that ", "this "))
             and low.count(" ") == 1
@@ -244,6 +283,7 @@ class _Reader:
             low in _PRONOUNS
             or low in _SELF_GROUPS
             or low in _ORG_UNITS  # "waiting on legal": a group, not a work item
+            or low in _NOT_NAMES  # "Slipped:", "held at QA": a verb or a label
             or _is_team(core)
             or self._is_author(core)
             or self._person_like(core)
@@ -254,10 +294,70 @@ class _Reader:
             if ref is None:
                 return None
         else:
-            ref = self._earlier(core) or EntityRef(core, ITEM)
+            ref = self._earlier(core) or self._titled(core) or EntityRef(core, ITEM)
         if ref is not None:
             out.items.append(ref)
         return ref
+
+    def _anaphor(self, low: str) -> EntityRef | None:
+        """ "the former" / "the latter" of the last pair of items named together; "its
+        rollout", "their launch": an event of the item named last, that item itself."""
+        if low.endswith("latter"):
+            return self.pair[1] if self.pair else None
+        if low.endswith("former"):
+            return self.pair[0] if self.pair else None
+        if (subject := self._previous_subject()) is not None:
+            return subject  # "The audit is outstanding; its completion is pending X"
+        if self.last_item is None and self.line_topic:
+            return self._earlier(self.line_topic) or EntityRef(
+                _parse_phrase(self.line_topic).core, ITEM
+            )  # "Search indexer: its launch is pending X"
+        return self.last_item
+
+    def _previous_subject(self) -> EntityRef | None:
+        """The subject of the sentence just before, when it opens "the X is/has/remains
+        ...": the thing a following "its" or "their" is about."""
+        at = self._text.find(self.sentence) if self.sentence else -1
+        if at <= 0:
+            return None
+        before = self._text[:at].rstrip(" \t.;!\n")
+        last = _CLAUSE_END.split(before)[-1]
+        m = _STATE_SUBJECT.match(last)
+        if m is None or not _valid_core(m["np"]):
+            return None
+        return self._earlier(m["np"]) or next(
+            (ref for ref in reversed(self.known) if ref.name.lower() == m["np"].lower()),
+            EntityRef(m["np"], ITEM),
+        )
+
+    def _titled(self, core: str) -> EntityRef | None:
+        """ "the release" in an update titled "Release 8.4 readiness", "the project" after
+        "Project Heron": a bare generic head noun names the titled item written earlier
+        (a heading or a prior sentence) with that head and a name or number of its own."""
+        low = core.lower()
+        if low not in _TITLE_HEADS:
+            return None
+        text = self._text
+        at = text.lower().find(f"the {low}")
+        if at <= 0:
+            return None
+        for ref in reversed(self.known):
+            words = ref.name.lower().split()
+            if len(words) >= 2 and low in (words[0], words[-1]) and ref.name.lower() != low:
+                return ref  # "the migration" after "the Postgres 16 migration"
+        found = {
+            " ".join(m.group().split())
+            for m in _TITLE_AFTER.finditer(text[:at])
+            if m.group().split()[0].lower() == low
+        } | {
+            " ".join(m.group().split())
+            for m in _TITLE_BEFORE.finditer(text[:at])
+            if m.group().split()[-1].lower() == low
+            and m.group().split()[0].lower() not in _TITLE_NOT_NAMES
+        }
+        if len({f.lower() for f in found}) == 1:
+            return EntityRef(found.pop(), ITEM)
+        return None
 
     def _earlier(self, core: str) -> EntityRef | None:
         """A longer name this update used before for the same item: "health checks" after
@@ -318,6 +418,8 @@ class _Reader:
             if ref is None:
                 return None
             result.append((ref, phrase))
+        if len(result) >= 2:
+            self.pair = (result[-2][0], result[-1][0])
         return result or None
 
     # -- drafting ----------------------------------------------------------------------
@@ -390,6 +492,8 @@ class _Reader:
             if ref is None:
                 return None
             result.append((ref, phrase, ref.type is not ITEM))
+        if len(result) >= 2 and result[-1][0].type is ITEM and result[-2][0].type is ITEM:
+            self.pair = (result[-2][0], result[-1][0])
         return result
 
     def resolve_waiters(

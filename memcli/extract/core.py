@@ -33,6 +33,7 @@ from dataclasses import replace
 
 from memcli.extract.context import _key, _Outcome, _Reader
 from memcli.extract.phrases import (
+    _NOT_NAMES,
     _TEAM_WORDS,
     _agent_shaped,
     _is_org,
@@ -1721,6 +1722,7 @@ _NOT_AGENTS = frozenset(
     "it this that them they default design accident mistake hand itself end noon now nobody"
     " noone everyone everybody someone somebody anyone anybody no one who what".split()
 )
+_NOT_AGENTS |= _NOT_NAMES  # "Took point on X", "Slipped: Y": a verb or a label
 
 
 # class string -> every main frame that fits it, in table order, with its match. Class

@@ -55,6 +55,21 @@ _NON_NAMES = _words(
     """
 )
 
+# Words a line opens with, capitalised, that are verbs, labels or times rather than
+# people: "Took point on X", "Slipped: Y", "Reason: Z", "handing over at noon".
+_NOT_NAMES = _words(
+    """
+    took got made did spent went wrote sent kept left came gave began found saw ran built
+    slipped slips shipped landed fixed finished closed completed released deployed
+    delivered migrated resolved wrapped started paired reviewed tested added moved cleaned
+    helped investigated debugged synced pushed opened filed raised dug grabbed claimed
+    picked handed drove led owned managed handled parked paused delayed held carried
+    reason reasons risk risks summary outcome outcomes result results decision context
+    background impact scope asks noon midnight morning afternoon evening later nvm
+    """
+)
+_NON_NAMES = _NON_NAMES | _NOT_NAMES
+
 # Noun suffixes that make a capitalised word a thing, not a given name.
 _NOUN_SUFFIXES = ("ing", "tion", "sion", "ment", "ness", "ity", "ics", "ware", "base", "flow")
 

@@ -1,0 +1,98 @@
+"""Which item a fact is about, and who did it: the reader's precision in general form.
+
+Each case is a kind of misreading (an argument taken from the wrong clause, a verb or a
+label read as a person, a name with words it does not have, a reference left unresolved),
+checked on sentences written for this file in several styles.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memcli.extract.rules import extract
+from tests.test_extract_rules import b, facts_of, o
+
+P = "person"
+T = "team"
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # A capitalised verb or label opening a line is no person: "Reason:", "Took ...".
+        (
+            "Ines",
+            "Launch readiness, v2.0\n• Verdict: hold for a week.\n• Reason: the canary deploy "
+            "is blocked by the flaky health probe.\n• Action items: Oskar to fix the health probe.",
+            {b("canary deploy", "flaky health probe"), o("Oskar", "flaky health probe")},
+        ),
+        # "its <event>" is the item itself: its rollout, its launch, its completion.
+        (
+            "Ines",
+            "Search indexer: its launch is pending the shard rebalance.",
+            {o("Ines", "Search indexer"), b("Search indexer", "shard rebalance")},
+        ),
+        (
+            "Ines",
+            "The tenant billing revamp is on track. Its rollout depends on the pricing API freeze.",
+            {o("Ines", "tenant billing revamp"), b("tenant billing revamp", "pricing API freeze")},
+        ),
+        (
+            "Ines",
+            "The SOC 2 gap review is outstanding; its completion is waiting on the HR export "
+            "(HR-12).",
+            {o("Ines", "SOC 2 gap review"), b("SOC 2 gap review", "HR export")},
+        ),
+        # "the latter" / "the former": one of the pair named together just before.
+        (
+            "Ines",
+            "The pricing page and the signup flow both wait on the copy review; the latter "
+            "also needs the legal sign-off first.",
+            {
+                o("Ines", "pricing page"),
+                o("Ines", "signup flow"),
+                b("pricing page", "copy review"),
+                b("signup flow", "copy review"),
+                b("signup flow", "legal sign-off"),
+            },
+        ),
+        # A generic head ("the release", "the project") names the titled item before it.
+        (
+            "Ines",
+            "Release 3.2 readiness\nThe release is gated on the licence audit.",
+            {b("Release 3.2", "licence audit")},
+        ),
+        (
+            "Ines",
+            "Project Heron update\n- the project is waiting on the vendor SDK drop",
+            {o("Ines", "Project Heron"), b("Project Heron", "vendor SDK drop")},
+        ),
+    ],
+)
+def test_reads_the_item_meant(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "absent"),
+    [
+        # No verb or label becomes an owner, and no time of day does.
+        (
+            "Ines",
+            "Yesterday\n* Took point on the webhook signing rework\nToday\n* runbook edits",
+            "Took",
+        ),
+        ("Ines", "Today: handing the pager rota to Malik at noon", "noon"),
+        ("Ines", "Payments\n- held at QA, awaiting the sandbox credentials (PAY-9)", "held"),
+        # An unresolved "latter" is no item.
+        (
+            "Ines",
+            "Two asks: log retention and alert dedupe. The latter is blocked by PLAT-7.",
+            "latter",
+        ),
+        ("Ines", "Infra summary\nIts rollout is on hold pending CHG-2.", "Its rollout"),
+    ],
+)
+def test_no_entity_named_by_a_verb_label_or_reference(author: str, text: str, absent: str) -> None:
+    names = {n for f in extract(text, author).facts for n in (f.source.name, f.target.name)}
+    assert absent not in names
