@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.extract.rules import extract
-from tests.test_extract_rules import b, facts_of, o
+from tests.test_extract_rules import b, d, facts_of, o
 
 P = "person"
 T = "team"
@@ -96,3 +96,68 @@ def test_reads_the_item_meant(author: str, text: str, expected: set[tuple[str, .
 def test_no_entity_named_by_a_verb_label_or_reference(author: str, text: str, absent: str) -> None:
     names = {n for f in extract(text, author).facts for n in (f.source.name, f.target.name)}
     assert absent not in names
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # A subjectless "after/while <verb>-ing it" adjunct shares the main clause's doer.
+        (
+            "Ines",
+            "Kenji rolled out the quota service on Monday, after babysitting it through two "
+            "canaries.",
+            {d("Kenji", "quota service"), o("Kenji", "quota service")},
+        ),
+        (
+            "Ines",
+            "Board note: Tamsin launched the partner directory in May, after shepherding it "
+            "through legal review.",
+            {d("Tamsin", "partner directory"), o("Tamsin", "partner directory")},
+        ),
+        # The agent of a completing passive did the sentence's doer-less completions: a
+        # subjectless "and was delivered by T", a "which got merged" on the agent's means.
+        (
+            "Ines",
+            "The ledger re-platforming finished in March, a week early, and was delivered by "
+            "the Billing Core team.",
+            {d("Billing Core team", "ledger re-platforming", T)},
+        ),
+        (
+            "Ines",
+            "The stale-cache bug was fixed by @oyelaran in PR #77, which got merged this morning.",
+            {d("oyelaran", "stale-cache bug"), d("oyelaran", "PR #77")},
+        ),
+        # ... but not a coordinated clause with a subject of its own.
+        (
+            "Ines",
+            "The cron box was retired by Ops, and the DNS cleanup got merged after review.",
+            {d("Ops", "cron box", T), d("Ines", "DNS cleanup")},
+        ),
+        # Reported speech after the writer's own clause: "I" is still the writer.
+        (
+            "Ines",
+            "- the tax form export is still stuck\n- I'm waiting on the VAT table refresh, "
+            "Joaquim said he would look into it",
+            {o("Ines", "tax form export"), b("tax form export", "VAT table refresh")},
+        ),
+        (
+            "Ines",
+            "pricing widget is blocked. i'm waiting on the currency feed (FX-3), Bo says he "
+            "has it in review",
+            {o("Ines", "pricing widget"), b("pricing widget", "currency feed")},
+        ),
+        # "they" after a plural item with no team named: the item waits.
+        (
+            "Ines",
+            "- today: retention charts for the billing page; they need the events export first",
+            {
+                o("Ines", "retention charts for the billing page"),
+                b("retention charts for the billing page", "events export"),
+            },
+        ),
+    ],
+)
+def test_credits_the_doer_the_text_names(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected

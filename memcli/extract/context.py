@@ -105,6 +105,7 @@ _TITLE_AFTER = re.compile(
     r"\b[A-Za-z]+[ \t]+(?:v?\d[\w.]*|[A-Z][\w-]+(?:[ \t]+[A-Z][\w-]+)?)(?![\w'’])"
 )
 _TITLE_BEFORE = re.compile(r"\b[A-Z][\w-]+[ \t]+[a-z]+\b")
+_HEAD_LINKS = frozenset("for of on in to from with at by".split())
 _CLAUSE_END = re.compile(r"[.;!?\n]\s*")
 _STATE_SUBJECT = re.compile(
     r"\s*(?:[-*•]\s*)?(?:the|our|my)\s+(?P<np>[\w/-]+(?:\s+[\w/-]+){0,4}?)\s+"
@@ -487,6 +488,9 @@ class _Reader:
                 # the item that was waiting (the topic), not the blocker named last
                 ref = self.last_wait[0]
                 out.items.append(ref)
+            elif low == "they" and (things := self._plural_item()) is not None:
+                ref = things  # "dashboards for X; they need the new labels first"
+                out.items.append(ref)
             else:
                 ref = self.any_entity(phrase, out)
             if ref is None:
@@ -495,6 +499,19 @@ class _Reader:
         if len(result) >= 2 and result[-1][0].type is ITEM and result[-2][0].type is ITEM:
             self.pair = (result[-2][0], result[-1][0])
         return result
+
+    def _plural_item(self) -> EntityRef | None:
+        """The item "they" waits as: the last item named, when its head noun is plural
+        ("dashboards for the ingest pipeline") and no team was named to be "they"."""
+        item = self.last_item
+        if item is None or self.last_team is not None or item.type is not ITEM:
+            return None
+        words = item.name.lower().split()
+        cut = next((k for k, w in enumerate(words) if w in _HEAD_LINKS), len(words))
+        head = words[cut - 1] if cut else ""
+        if len(head) > 3 and head.endswith("s") and not head.endswith(("ss", "us", "is")):
+            return item
+        return None
 
     def resolve_waiters(
         self,

@@ -2560,6 +2560,8 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     if d.relation is Relation.BLOCKED_BY and d.source.type is EntityType.WORK_ITEM
                 ][:1]
             )
+        if kind in _ADJUNCTS and toks[0].low.endswith("ing") and outcomes:
+            _adjunct_doer(reader, out, outcomes)  # "X shipped Y, after babysitting it"
         reader.commit(out, body)
         outcomes.append(out)
         if out.frame == "x-waits-on-y" and any(
@@ -2590,6 +2592,8 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 for d in o.drafts
                 if d.relation is not Relation.COMPLETED or d.target.name.lower() not in by_doer
             ]
+    if " by " in text and outcomes:
+        _passive_agent_did(reader, text, outcomes)  # "X finished, and was delivered by T"
     if past_waits and (
         any("unblocked" in o.frame for o in outcomes) or _UNBLOCK_HINT.search(text.lower())
     ):
@@ -2911,6 +2915,78 @@ def _past_waits_end(reader: _Reader, outcomes: list[_Outcome], past_waits: list[
                 for d in out.drafts
                 if not (d.relation is Relation.UNBLOCKED_FROM and d.source.type is not ITEM_TYPE)
             ]
+
+
+# Subordinators of a subjectless gerund adjunct: "after driving it through the tests".
+_ADJUNCTS = frozenset({"after", "before", "while", "when", "since", "by"})
+
+
+def _adjunct_doer(reader: _Reader, out: _Outcome, outcomes: list[_Outcome]) -> None:
+    """A subjectless adjunct ("Eun-ji shipped X, after driving it through the tests")
+    shares the main clause's subject: the person or team named there, not the author."""
+    main = outcomes[-1]
+    agents = [
+        d.source
+        for d in main.drafts
+        if d.source.type is not EntityType.WORK_ITEM and d.source != reader.author_ref
+    ]
+    if not agents:
+        return
+    out.drafts = [
+        replace(d, source=agents[0], tentative=False)
+        if d.relation in (Relation.OWNS, Relation.COMPLETED)
+        and d.source.type is not EntityType.WORK_ITEM
+        else d
+        for d in out.drafts
+    ]
+
+
+_BY_AGENT = re.compile(
+    r"(?P<verb>[a-z]+)(?:\s+(?P<particle>out|up|through|over))?\s+by\s+(?P<agent>@?[^\W\d_]"
+    r"[\w-]*(?:\s+(?!(?:in|on|at|for|to|with|via|and|last|this|next|yesterday|today|early"
+    r"|late)\b)[^\W\d_][\w-]*){0,3})"
+)
+
+
+_SUBJECTLESS = re.compile(r"(?:\band\s+(?:was|were|has been|have been|got)\s+|\(\s*)\Z")
+_CLAUSE_CUT = re.compile(r"[,;:—–()]|\s(?:and|but|so)\s")
+
+
+def _passive_agent_did(reader: _Reader, text: str, outcomes: list[_Outcome]) -> None:
+    """A completion with no doer shares the agent of a completing passive in its sentence:
+    "X finished in March and was delivered by the Core team", "the bug was fixed by @ravi
+    in PR #77, which got merged", "the move is complete; all topics were migrated by the
+    streaming team". The agent, not the author, did the work."""
+    defaults = [d for o in outcomes for d in o.drafts if d.by_default]
+    if not defaults:
+        return
+    table = _table()
+    for m in _BY_AGENT.finditer(text):
+        verb = m["verb"] if m["particle"] is None else f"{m['verb']} {m['particle']}"
+        if table.get(verb) != "D" or _TICKET.match(text, m.start("agent")):
+            continue  # "resolved by PR #62": the PR is how, not who
+        if text.startswith(("'s", "’s"), m.end("agent")):
+            continue  # "fixed by kaveh's PR": the PR did it
+        subjectless = _SUBJECTLESS.search(text, 0, m.start()) is not None
+        clause = _CLAUSE_CUT.split(text[m.end("agent") :], 1)[0].lower()
+        means = {d.target.name.lower() for d in defaults if d.target.name.lower() in clause}
+        if not subjectless and not means:
+            continue  # "X was retired by SRE, and Y got merged": Y has a subject of its own
+        seen = _Outcome()
+        agent = reader.agent(m["agent"], seen, loose=True)
+        if agent is None or agent == reader.author_ref:
+            continue
+        for o in outcomes:
+            o.drafts = [
+                replace(d, source=agent, by_default=False)
+                if d.by_default and (subjectless or d.target.name.lower() in means)
+                else d
+                for d in o.drafts
+            ]
+            if any(d.source == agent for d in o.drafts):
+                o.people += seen.people
+                o.teams += seen.teams
+        return
 
 
 def _mention(reader: _Reader, toks: list[_Tok]) -> None:

@@ -219,6 +219,10 @@ def _read_reported(reader: _Reader, pre: str, who: str, rest: str) -> list[_Outc
     person = reader.last_person if low in ("he", "she") else EntityRef(who, EntityType.PERSON)
     if person is None:
         return _read_clauses(reader, f"{pre}{rest}")
+    if not _FIRST_PERSON_WORDS.isdisjoint(_WORDS.findall(pre.lower())):
+        # "I'm waiting on X, Helga said she'd chase it": the clause before the speaker is
+        # the writer's own, with the writer as "I"; only what follows is Helga's
+        return _read_clauses(reader, pre.rstrip(" ,;:—–")) + _read_reported(reader, "", who, rest)
     saved = reader.author, reader.last_person
     reader.author, reader.last_person = person.name, person
     try:
@@ -230,6 +234,9 @@ def _read_reported(reader: _Reader, pre: str, who: str, rest: str) -> list[_Outc
         if not any(p.name == person.name for p in out.people):
             out.people.append(person)
     return outcomes
+
+
+_FIRST_PERSON_WORDS = frozenset("i im i'm we my our me us".split())
 
 
 _NOT_OWNED_LABELS = (
