@@ -161,3 +161,66 @@ def test_credits_the_doer_the_text_names(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # Where the work came from ("off Omar's plate") is no part of its name, and no one
+        # owns their hands or a move in their life.
+        (
+            "Ines",
+            "grabbing the flaky e2e triage off Omar's plate today",
+            {o("Ines", "flaky e2e triage")},
+        ),
+        (
+            "Ines",
+            "I'm taking the billing dashboard off Priya's hands this sprint.",
+            {o("Ines", "billing dashboard")},
+        ),
+        # An adjunct opened by "following", "despite", "ahead of" ends the argument.
+        (
+            "Ines",
+            "Haruto took over the SSO rollout following Mei's move to the mobile team.",
+            {o("Haruto", "SSO rollout")},
+        ),
+        (
+            "Ines",
+            "Ownership of the vendor portal moved to Priscilla Adeyemi following Ken's departure.",
+            {o("Priscilla Adeyemi", "vendor portal")},
+        ),
+        # "between A and B" is one item, not a list.
+        (
+            "Ines",
+            "- wip: the sync between the CRM and the warehouse",
+            {o("Ines", "sync between the CRM and the warehouse")},
+        ),
+        (
+            "Ines",
+            "The sync between the CRM and the warehouse is blocked on the API quota bump.",
+            {
+                o("Ines", "sync between the CRM and the warehouse"),
+                b("sync between the CRM and the warehouse", "API quota bump"),
+            },
+        ),
+        # A clause inside the blocker ("until <someone> <verb>s the X"): the X waits.
+        (
+            "Ines",
+            "ENG-88 is blocked until the vendor reissues the signing cert.",
+            {o("Ines", "ENG-88"), b("ENG-88", "signing cert")},
+        ),
+        (
+            "Ines",
+            "The tile cache rollout is frozen until legal blesses the new map licence.",
+            {o("Ines", "tile cache rollout"), b("tile cache rollout", "new map licence")},
+        ),
+        # A quantity or a part before the item is not its name.
+        ("Ines", "Merged all three search ranking patches.", {d("Ines", "search ranking patches")}),
+        ("Ines", "Wrapped up the remaining bits of the SCIM sync.", {d("Ines", "SCIM sync")}),
+        ("Ines", "@jun merged both of the pager fixes", {d("jun", "pager fixes")}),
+    ],
+)
+def test_names_the_item_without_extra_words(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected

@@ -105,6 +105,43 @@ _TITLE_AFTER = re.compile(
     r"\b[A-Za-z]+[ \t]+(?:v?\d[\w.]*|[A-Z][\w-]+(?:[ \t]+[A-Z][\w-]+)?)(?![\w'’])"
 )
 _TITLE_BEFORE = re.compile(r"\b[A-Z][\w-]+[ \t]+[a-z]+\b")
+# Words that open a quantity or a part of an item rather than its name: "all three
+# ranking patches", "both of the retry fixes", "the first pass at the banner copy".
+_CLIP_FIRST = frozenset(
+    """all both each every two three four five six seven eight nine ten several first
+    initial remaining last final rest bulk most half""".split()
+)
+_CLIP_LEAD = re.compile(
+    r"(?:(?:all|both|each|every)(?:\s+of)?\s+(?:the\s+|our\s+|my\s+)?"
+    r"(?:(?:two|three|four|five|six|seven|eight|nine|ten|\d+)\s+)?"
+    r"|(?:two|three|four|five|six|seven|eight|nine|ten|several)\s+of\s+(?:the|our|my)\s+"
+    r"|(?:first|initial|final|last)\s+(?:pass|cut|round|sweep|iteration)\s+(?:at|of|on)\s+"
+    r"(?:the\s+|our\s+|my\s+)?"
+    r"|(?:remaining|last|final)\s+(?:bits?|pieces?|parts?|items?|tasks?)\s+(?:of|on|for)\s+"
+    r"(?:the\s+|our\s+|my\s+)?"
+    r"|(?:rest|bulk|most|half)\s+of\s+(?:the\s+|our\s+|my\s+)?)",
+    re.IGNORECASE,
+)
+# "X off Priya's plate": where the work came from, not part of its name.
+_CLIP_OFF = re.compile(
+    r"\s+off\s+(?:[\w@-]+['’]s|my|our|his|her|their|your|the)\s+"
+    r"(?:plate|hands|desk|list|backlog|radar|shoulders|queue|board)\b.*\Z",
+    re.IGNORECASE,
+)
+
+
+def _clip(core: str) -> str:
+    """An item's name without a leading quantity or part ("all three", "the first pass
+    at", "the remaining bits of") and without a trailing "off <someone>'s plate"; a
+    clipped name keeps at least two words, else the phrase is left as it was."""
+    clipped = _CLIP_OFF.sub("", core)
+    if (m := _CLIP_LEAD.match(clipped)) is not None:
+        rest = clipped[m.end() :]
+        if len(rest.split()) >= 2:
+            clipped = rest
+    return clipped if clipped.split() else core
+
+
 _HEAD_LINKS = frozenset("for of on in to from with at by".split())
 _CLAUSE_END = re.compile(r"[.;!?\n]\s*")
 _STATE_SUBJECT = re.compile(
@@ -266,6 +303,9 @@ class _Reader:
     def item(self, phrase: _Phrase, out: _Outcome) -> EntityRef | None:
         """Resolve a phrase in a work-item slot; people, teams and junk are rejected."""
         core, low = phrase.core, phrase.core.lower()
+        if " " in low and (low.split(" ", 1)[0] in _CLIP_FIRST or " off " in low):
+            core = _clip(core)  # "all three ranking patches", "X off Priya's plate"
+            low = core.lower()
         if low in _REFS:
             ref = self.last_item
         elif low in _ORDINAL_REFS or (

@@ -1238,11 +1238,25 @@ def _span(toks: list[_Tok], text: str, m: re.Match[str], group: str) -> str | No
     if start < 0 or start == end:
         return None
     part = toks[start:end]
+    if len(part) > 2:
+        part = _cut_adjunct(part)  # "X following Mei's move to the mobile team": X
     if group == "t" and (owned := _agent_verb(part, text)) is not None:
         return owned
     if group in ("w", "t", "s"):
         return _noun_phrase(*_trimmed(part, text))
     return _noun_phrase(part, text)
+
+
+# Prepositions written like nouns or verbs that open an adjunct, never part of a name.
+_ADJUNCT_OPENERS = frozenset("following despite amid amidst ahead".split())
+
+
+def _cut_adjunct(toks: list[_Tok]) -> list[_Tok]:
+    """An argument up to a "following ...", "despite ...", "ahead of ..." adjunct."""
+    for k in range(1, len(toks) - 1):
+        if toks[k].low in _ADJUNCT_OPENERS and toks[k - 1].low not in _DETERMINERS:
+            return toks[:k]
+    return toks
 
 
 def _trimmed(toks: list[_Tok], text: str) -> tuple[list[_Tok], str]:
@@ -1309,7 +1323,7 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
             if _agent_shaped(head, strict=True) or _is_org(head) or _orgish(head.split()[-1]):
                 return _noun_phrase(toks[k + 2 :], text)
     for k in range(1, min(4, len(toks) - 1)):
-        if toks[k].low in _AGENT_VERBS:
+        if toks[k].low in _AGENT_VERBS or _acts_on(toks, k, text):
             head = text[toks[0].start : toks[k - 1].end]
             after = k + 1
             while after < len(toks) - 1 and toks[after].low in ("off", "on", "up", "out", "over"):
@@ -1321,6 +1335,29 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
                 return rest  # "until data eng finishes the dedupe": the dedupe
             return f"{head}'s {rest}"
     return None
+
+
+def _acts_on(toks: list[_Tok], k: int, text: str) -> bool:
+    """ "until legal blesses the new wording", "until Ops rotates the keys": a present-tense
+    verb between a person or group and a determiner phrase is a clause inside the blocker,
+    whose object is the work item."""
+    tok = toks[k]
+    low = tok.low
+    if (
+        len(low) < 5
+        or not low.endswith("s")
+        or low.endswith(("ss", "us", "is", "'s", "’s"))
+        or not tok.text.islower()
+        or toks[k + 1].low not in _NP_STARTERS
+    ):
+        return False
+    head = _trim(text[toks[0].start : toks[k - 1].end])
+    return (
+        _agent_shaped(head, strict=True)
+        or _is_org(head)
+        or _orgish(head)
+        or toks[0].low in ("the", "our", "their")  # "until the vendor reissues the cert"
+    )
 
 
 _PERIOD_WORDS = frozenset("current coming upcoming next last whole entire remaining".split())
@@ -1392,6 +1429,9 @@ def _split_lists(toks: list[_Tok]) -> tuple[str, list[_Tok]]:
     out: list[_Tok] = []
     for k, tok in enumerate(toks):
         nxt = toks[k + 1] if k + 1 < len(toks) else None
+        if tok.low in ("and", "&") and any(t.low == "between" for t in toks[:k]):
+            out.append(tok)  # "the sync between the CRM and the warehouse": one item
+            continue
         if (
             tok.cls == "&"
             and tok.low in ("and", "/", "&", "+")
@@ -1600,6 +1640,12 @@ _NOT_OWNED_HEADS = frozenset(
     approval call time pto leave vacation calendar laptop manager idea ideas point view
     opinion take help suggestion suggestions note notes message email reply answer
     desk office birthday week day morning afternoon schedule plate area""".split()
+)
+# Someone's hands, shoulders or queue, and events in a person's life ("following Mei's move
+# to the mobile team"), are not work items they own.
+_NOT_OWNED_HEADS |= frozenset(
+    """hands shoulders queue backlog list radar move departure arrival return promotion
+    transfer exit absence illness parental sabbatical""".split()
 )
 
 
@@ -2759,7 +2805,9 @@ def _label_list(toks: list[_Tok]) -> str:
     text, toks = _rebase(toks)
     parts: list[list[_Tok]] = [[]]
     for tok in toks:
-        if tok.low in (",", "&", "+", "/", "and", ";"):
+        if tok.low in (",", "&", "+", "/", "and", ";") and not (
+            tok.low in ("and", "&") and any(t.low == "between" for t in parts[-1])
+        ):  # "mTLS between the gateway and billing" is one item
             parts.append([])
         else:
             parts[-1].append(tok)

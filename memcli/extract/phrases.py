@@ -358,6 +358,8 @@ def split_items(text: str) -> list[str]:
     """``_ITEM_SPLIT.split(text)``: every split needs a comma, "and", "&" or "+", and most
     phrases name one item, so those without any are returned whole without a search."""
     if "," in text or "&" in text or "+" in text or "and" in text.casefold():
+        if " between " in text.casefold() and "," not in text:
+            return [text]  # "the link between the gateway and billing" is one item
         return _ITEM_SPLIT.split(text)
     return [text]
 

@@ -123,7 +123,8 @@ _ADVERBS = re.compile(
     r"\b(?:right now|also|still(?!\s+on\b)|(?<=\w )still|currently|now(?!\s+that\b)|just|really"
     r"|actually|again"
     r"|basically|unfortunately|sadly|officially|finally|already|totally|completely|fully"
-    r"|effectively|literally|definitely|certainly|honestly|apparently|unsurprisingly|both)\b",
+    r"|effectively|literally|definitely|certainly|honestly|apparently|unsurprisingly"
+    r"|both(?!\s+of\b))\b",
     re.IGNORECASE,
 )
 
