@@ -224,3 +224,23 @@ def test_names_the_item_without_extra_words(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # What work needs (people, money, consensus, a season) is no work item.
+        "Enterprise SSO and audit logs are both planned for Q3 but depend on security "
+        "headcount that is not yet approved.",
+        "We expect to recover the gap next sprint, though this depends on headcount staying "
+        "stable.",
+        "Work on the CSAT survey integration has been paused by agreement with product.",
+        "- the churn dashboard is gated on more headcount, so parked for now",
+        "The beta rollout has been postponed until the new year.",
+        # Blocked in the everyday sense: an address, an account, traffic.
+        "Our CI runner's IP got blocked by the registry's rate limiter again.",
+        "heads up: the staging bot accounts are blocked by the SSO policy, re-enabling them",
+    ],
+)
+def test_no_fact_from_resources_or_ordinary_senses(text: str) -> None:
+    assert facts_of(extract(text, "Ines")) == set()

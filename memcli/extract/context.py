@@ -142,6 +142,47 @@ def _clip(core: str) -> str:
     return clipped if clipped.split() else core
 
 
+# Resources, consensus and seasons are what work needs, not work items: "depends on
+# security headcount", "paused by agreement with product", "postponed until the new year".
+_NOT_WORK_HEADS = frozenset(
+    """headcount budget budgets funding capacity bandwidth hiring hires consensus alignment
+    buy-in priority priorities holidays""".split()
+)
+_AGREEMENT = frozenset("agreement consensus alignment".split())
+_NOT_WORK_PHRASES = frozenset(
+    {"new year", "the new year", "next year", "year end", "year-end", "end of year"}
+    | {"holiday season", "the break", "new quarter", "next quarter"}
+)
+# Things that get blocked in the ordinary sense: an address, an account, traffic.
+_ORDINARY_BLOCKED = frozenset(
+    """ip ips address addresses account accounts user users sender senders traffic bot bots
+    crawler crawlers spammer spammers""".split()
+)
+
+
+def _not_work(low: str) -> bool:
+    """Whether a lowercased phrase names a resource, a consensus or a season (its head),
+    or opens with one and goes on as a clause ("headcount staying stable")."""
+    if low in _NOT_WORK_PHRASES:
+        return True
+    words = low.split()
+    if not words:
+        return False
+    if words[-1] in _NOT_WORK_HEADS:
+        return True
+    if words[0] in _AGREEMENT and (len(words) == 1 or words[1] in ("with", "from", "between")):
+        return True  # "by agreement with product"; a "peering agreement" is a contract
+    return len(words) > 1 and words[0] in _NOT_WORK_HEADS and words[1].endswith("ing")
+
+
+def _ordinary_blocked(name: str) -> bool:
+    """ "our runner's IP", "the spam accounts": blocked in the everyday sense (the head
+    noun, before any "for ..." or "of ...", is an address, an account or traffic)."""
+    words = name.lower().split()
+    cut = next((k for k, w in enumerate(words) if w in _HEAD_LINKS), len(words))
+    return cut > 0 and words[cut - 1] in _ORDINARY_BLOCKED
+
+
 _HEAD_LINKS = frozenset("for of on in to from with at by".split())
 _CLAUSE_END = re.compile(r"[.;!?\n]\s*")
 _STATE_SUBJECT = re.compile(
@@ -325,6 +366,7 @@ class _Reader:
             or low in _SELF_GROUPS
             or low in _ORG_UNITS  # "waiting on legal": a group, not a work item
             or low in _NOT_NAMES  # "Slipped:", "held at QA": a verb or a label
+            or _not_work(low)  # "security headcount", "agreement with product"
             or _is_team(core)
             or self._is_author(core)
             or self._person_like(core)
@@ -593,6 +635,8 @@ class _Reader:
         waiters = self.waiter(src_raw, out)
         if not waiters:
             return None
+        if any(ref.type is ITEM and _ordinary_blocked(ref.name) for ref, _p, _a in waiters):
+            return None  # "the runner's IP got blocked by the rate limiter": no dependency
         tgt_raw = _trim(tgt_raw)
         if waiting_raw is None and any(is_agent for _, _, is_agent in waiters):
             if m := _FOR_TAIL.fullmatch(tgt_raw) or _BEFORE_START.fullmatch(tgt_raw):
