@@ -244,3 +244,52 @@ def test_names_the_item_without_extra_words(
 )
 def test_no_fact_from_resources_or_ordinary_senses(text: str) -> None:
     assert facts_of(extract(text, "Ines")) == set()
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # The item a "which X needs" relative clause names is what waits, not the writer.
+        (
+            "Ines",
+            "still waiting on the gateway config change, which the rate limit headers need",
+            {o("Ines", "rate limit headers"), b("rate limit headers", "gateway config change")},
+        ),
+        (
+            "Ines",
+            "Blocked on the SAML metadata (IDP-4), which the partner login flow depends on.",
+            {o("Ines", "partner login flow"), b("partner login flow", "SAML metadata")},
+        ),
+        # "Today: X" / "WIP: X" is the writer's item now: a subjectless wait after it is X's.
+        (
+            "Ines",
+            "- wip: the churn model\n- blocked on the feature store backfill",
+            {o("Ines", "churn model"), b("churn model", "feature store backfill")},
+        ),
+        (
+            "Ines",
+            "Today: quota alerts\nBlockers: still waiting for the metrics relabel (OBS-7)",
+            {o("Ines", "quota alerts"), b("quota alerts", "metrics relabel")},
+        ),
+        # "Pending Y, <someone> has that": Y is what "that" means and what the item waits on.
+        (
+            "Ines",
+            "- wip: the churn model\n- pending the feature store backfill, Ilse has it",
+            {
+                o("Ines", "churn model"),
+                b("churn model", "feature store backfill"),
+                o("Ilse", "feature store backfill"),
+            },
+        ),
+        # A relative clause between a subject and its verb does not lend its object.
+        (
+            "Ines",
+            "The new signing key, which we need before the mobile release, is with security.",
+            {o("security", "new signing key", T)},
+        ),
+    ],
+)
+def test_takes_the_argument_from_the_right_clause(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected

@@ -1203,6 +1203,7 @@ _OBJECT_GAP: tuple[tuple[str, str, str], ...] = (
     ("which-o-owns", "owns", rf"(?P<o>{_NP})x*[OGHQ]{_PP}?"),
     ("which-d-did", "completed", rf"(?P<d>{_NP})x*D{_PP}?"),
     ("which-o-will-do", "owns", rf"(?P<o>{_NP})x*M+p?[nDO]{_PP}?"),
+    ("which-s-needs", "blocked", rf"(?P<s>{_NP})x*[RW]p?F?"),
 )
 _COMPILED: list[tuple[str, str, re.Pattern[str]]] | None = None
 _PLANNED_GAP = [
@@ -2206,6 +2207,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     main_clause: list[_Tok] = []  # the last clause that was not a relative one
     hedged_subject = False  # the clause before was hedged or planned
     reason_blocker: str | None = None  # "Owing to a dependency on Y, X is on hold"
+    lead_blocker: str | None = None  # the same, kept for when no X takes it
     past_waits: list[_Outcome] = []  # "X was waiting on Y": over, when the sentence unblocks
     for index, clause in enumerate(parts):
         toks, kind = clause.toks, clause.kind
@@ -2296,6 +2298,8 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             and (lead := _lead_blocker(toks))
         ):
             reason_blocker, previous = _rebase(lead)[0], toks  # "Pending Y, X is on hold"
+            lead_blocker = reason_blocker
+            _mention(reader, [*lead, _Tok("x", 0, 0, "x")])  # "..., Ahmed's driving that": Y
             continue
         if kind in _CONDITIONAL:
             reason, previous = "conditional", toks
@@ -2466,11 +2470,22 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             if antecedent:
                 body, rebased = _rebase(toks)
                 out = _read_gap(reader, rebased, body, gap, _rebase(antecedent)[0])
+                if out is not None and out.frame == "which-s-needs":
+                    _drop_implied_waits(reader, out, outcomes)
         if out is None:
             subject: list[_Tok] = []
             if classes[0] != "n":
                 if clause.antecedent is not None:
                     subject = clause.antecedent
+                elif (
+                    classes[0] in "oV"
+                    and kind in _JOINERS
+                    and index >= 2
+                    and parts[index - 1].kind in _RELATIVE
+                    and parts[index - 2].toks
+                    and all(c in "n&p" for c in parts[index - 2].classes)
+                ):  # "X, which we need before Y, is with security": X, not Y
+                    subject = parts[index - 2].toks
                 elif kind in _RELATIVE or classes[0] in "oV":
                     subject = _trailing_np(previous) or (
                         _leading_np(previous) if kind in _RELATIVE else []
@@ -2638,6 +2653,14 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 for d in o.drafts
                 if d.relation is not Relation.COMPLETED or d.target.name.lower() not in by_doer
             ]
+    if lead_blocker is not None and not any(
+        d.relation is Relation.BLOCKED_BY for o in outcomes for d in o.drafts
+    ):  # "pending the dbt upgrade, Ahmed's driving that": the current item waits on it
+        pending = reader.blocked(None, lead_blocker)
+        if pending is not None and pending.drafts:
+            pending.frame = "pending-y"
+            reader.commit(pending, text)
+            outcomes.insert(0, pending)
     if " by " in text and outcomes:
         _passive_agent_did(reader, text, outcomes)  # "X finished, and was delivered by T"
     if past_waits and (
@@ -2860,6 +2883,9 @@ def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
                 out.teams += one.teams
     else:
         out = reader.owns(None, text)
+        owned = [d.target for d in out.drafts if d.relation is Relation.OWNS] if out else []
+        if out is not None and len(owned) == 1 and reader.author_ref is not None:
+            out.current.append((reader.self_key, owned[0]))  # "WIP: X": the author's now
     if out is None or not out.drafts:
         return None
     out.frame = f"{relation}-label-list"
@@ -2989,6 +3015,22 @@ def _adjunct_doer(reader: _Reader, out: _Outcome, outcomes: list[_Outcome]) -> N
     ]
 
 
+def _drop_implied_waits(reader: _Reader, out: _Outcome, outcomes: list[_Outcome]) -> None:
+    """ "still waiting on Y, which the headers need": the item named in the relative clause
+    is what waits, so the author's own wait on Y (read first, for want of a waiter) goes."""
+    targets = {d.target for d in out.drafts if d.relation is Relation.BLOCKED_BY}
+    for o in outcomes:
+        o.drafts = [
+            d
+            for d in o.drafts
+            if not (
+                d.relation is Relation.BLOCKED_BY
+                and d.source == reader.author_ref
+                and d.target in targets
+            )
+        ]
+
+
 _BY_AGENT = re.compile(
     r"(?P<verb>[a-z]+)(?:\s+(?P<particle>out|up|through|over))?\s+by\s+(?P<agent>@?[^\W\d_]"
     r"[\w-]*(?:\s+(?!(?:in|on|at|for|to|with|via|and|last|this|next|yesterday|today|early"
@@ -3072,10 +3114,16 @@ def _read_gap(
         m = pattern.fullmatch(classes)
         if m is None:
             continue
-        agent = _span(toks, text, m, "o" if handler == "owns" else "d")
+        agent = _span(
+            toks, text, m, "s" if handler == "blocked" else "o" if handler == "owns" else "d"
+        )
         if agent is None:
             continue
-        if handler == "owns":
+        if handler == "blocked":  # "the config change, which the rate limit headers need"
+            if agent.lower() in _PERSONS or _agent_shaped(agent, strict=True):
+                continue  # "which we need": a person's wait, read as before
+            out = reader.blocked(agent, antecedent)
+        elif handler == "owns":
             out = reader.owns(agent, antecedent)
         else:
             out = reader.completed(agent, antecedent)

@@ -130,8 +130,18 @@ def _read_line(
     if out is None or not out.drafts:
         return outcomes, reason
     out.frame = "section-done" if shipped else "section-doing"
+    if not shipped and plain == _normalise(text):  # "profiling X" is an activity on X
+        _doing_now(reader, out)
     reader.commit(out, plain)
     return [out], None
+
+
+def _doing_now(reader: _Reader, out: _Outcome) -> None:
+    """ "Today: X" / "WIP: X" names the one item the author works on now: a later
+    subjectless wait ("still waiting on Y") is X's, as the topic a blocked item makes."""
+    owned = [d.target for d in out.drafts if d.relation is Relation.OWNS]
+    if len(owned) == 1 and reader.author_ref is not None:
+        out.current.append((reader.self_key, owned[0]))
 
 
 def _read_sentence(
