@@ -293,3 +293,48 @@ def test_takes_the_argument_from_the_right_clause(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # A plain heading line names the item its subjectless bullets are about.
+        (
+            "Ines",
+            "Release 4.1\n- blocked on the notarisation fix\n- Kim owns the release",
+            {b("Release 4.1", "notarisation fix"), o("Kim", "Release 4.1")},
+        ),
+        (
+            "Ines",
+            "geo-search\n- about a third of the shards reindexed\n- waiting on the tile "
+            "server upgrade (MAP-3)",
+            {o("Ines", "geo-search"), b("geo-search", "tile server upgrade")},
+        ),
+        (
+            "Ines",
+            "Payments\n- held at QA, awaiting the sandbox credentials (PAY-9)",
+            {o("Ines", "Payments"), b("Payments", "sandbox credentials")},
+        ),
+        # ... and a title names the item a bare head noun in the text means.
+        (
+            "Ines",
+            "## Billing v2 launch\nThe launch is waiting on the tax engine sign-off.",
+            {o("Ines", "Billing v2 launch"), b("Billing v2 launch", "tax engine sign-off")},
+        ),
+        (
+            "Ines",
+            "Mobile v5 release notes\nThe release shipped on Tuesday.",
+            {d("Ines", "Mobile v5 release")},
+        ),
+        # A clause swallowed into the subject: "<Name> demoed the X, merged yesterday".
+        (
+            "Ines",
+            "Sprint demo notes\n- Pita demoed the new search filters, merged yesterday",
+            {d("Ines", "new search filters")},
+        ),
+    ],
+)
+def test_headings_and_titles_name_the_item(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected

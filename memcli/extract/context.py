@@ -130,6 +130,13 @@ _CLIP_OFF = re.compile(
 )
 
 
+# A clause swallowed into a noun phrase: "<Name> demoed the X", "team finished an X".
+_SWALLOWED = re.compile(
+    r"(?:\S+\s+){1,3}?(?P<verb>[a-z]{3,}ed)\s+(?:the|a|an|our|their|his|her|my)\s+"
+    r"(?P<rest>\S.*)"
+)
+
+
 def _clip(core: str) -> str:
     """An item's name without a leading quantity or part ("all three", "the first pass
     at", "the remaining bits of") and without a trailing "off <someone>'s plate"; a
@@ -184,6 +191,8 @@ def _ordinary_blocked(name: str) -> bool:
 
 
 _HEAD_LINKS = frozenset("for of on in to from with at by".split())
+_NOT_TITLE_LINE = re.compile(r"[,!?;()@]|\.(?:\s|$)|\A\s*(?:[-*+•]|\d+[.)])\s")
+_TITLE_TAIL = frozenset("readiness status update updates notes plan progress tracker".split())
 _CLAUSE_END = re.compile(r"[.;!?\n]\s*")
 _STATE_SUBJECT = re.compile(
     r"\s*(?:[-*•]\s*)?(?:the|our|my)\s+(?P<np>[\w/-]+(?:\s+[\w/-]+){0,4}?)\s+"
@@ -347,6 +356,9 @@ class _Reader:
         if " " in low and (low.split(" ", 1)[0] in _CLIP_FIRST or " off " in low):
             core = _clip(core)  # "all three ranking patches", "X off Priya's plate"
             low = core.lower()
+        if "ed " in low and (m := _SWALLOWED.match(core)) is not None:
+            core = m["rest"]  # "Pita demoed the new search filters": the filters
+            low = core.lower()
         if low in _REFS:
             ref = self.last_item
         elif low in _ORDINAL_REFS or (
@@ -438,6 +450,14 @@ class _Reader:
             if m.group().split()[-1].lower() == low
             and m.group().split()[0].lower() not in _TITLE_NOT_NAMES
         }
+        for line in text[:at].splitlines():  # "## Billing v2 launch", "Mobile v5 release notes"
+            words = line.strip(" \t*_#:").split()
+            if not 2 <= len(words) <= 6 or _NOT_TITLE_LINE.search(line):
+                continue
+            while len(words) > 2 and words[-1].lower() in _TITLE_TAIL:
+                words.pop()
+            if low in (words[0].lower(), words[-1].lower()):
+                found.add(" ".join(words))
         if len({f.lower() for f in found}) == 1:
             return EntityRef(found.pop(), ITEM)
         return None

@@ -1305,6 +1305,9 @@ _PAST_IRREGULAR = frozenset(
 )
 
 
+_PAST_IRREGULAR |= frozenset("held put hit shut quit brought caught thought told sold".split())
+
+
 def _verb_like(tok: _Tok) -> bool:
     """A lowercase past-tense word: a clause's verb, never the subject it lends."""
     low = tok.low
@@ -2515,8 +2518,8 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                             obj = previous[1:]
                             while obj and obj[-1].cls in "p&":
                                 obj = obj[:-1]
-                            if obj and all(t.cls in "n&p" for t in obj):
-                                subject = _trim_tail(obj)
+                            if obj and obj[0].cls == "n" and all(t.cls in "n&p" for t in obj):
+                                subject = _trim_tail(obj)  # not "held at QA": no object
                     if not subject and index and parts[index - 1].kind in _RELATIVE:
                         subject = _leading_np(main_clause)  # "X, which ..., is live"
                 if not subject and heading:

@@ -441,6 +441,40 @@ def _described_change(reader: _Reader, text: str) -> EntityRef | None:
     return items[0][0] if items and len(items) == 1 else None
 
 
+_NOT_HEADING = re.compile(r"[,!?;()—–@]|\.(?:\s|$)")
+_BULLET_LINE = re.compile(r"\s*(?:[-*+•◦‣]|\d+[.)])\s")
+# Words that make a line a document's title or a section, not an item: "SRE weekly",
+# "Status overview", "Highlights".
+_TITLE_WORDS = frozenset(
+    """report weekly daily monthly quarterly fortnightly biweekly summary highlights lowlights
+    minutes agenda sync standup stand-up retro retrospective review overview risks risk
+    actions decisions recap board steering attendees present week sprint meeting notes team
+    guild council yesterday today blockers blocked done doing next wip update updates status
+    misc other general announcements questions issues metrics kpis hiring people""".split()
+)
+# Trailing words a heading names its item with: "Release 8.4 readiness", "Atlas status".
+_TOPIC_TAIL = frozenset("readiness status update updates notes plan progress tracker".split())
+
+
+def _line_topic(line: str, topic: str | None) -> str | None:
+    """The item a plain heading line names ("design-system", "Release 4.1 readiness")
+    for the bullets under it, which take it as subject when they name none (the
+    contract's rule on headings); a bullet keeps the topic, any other line replaces it."""
+    if _BULLET_LINE.match(line):
+        return topic
+    words = line.strip(" \t*_#:").split()
+    if not 1 <= len(words) <= 5 or _NOT_HEADING.search(line):
+        return None
+    while len(words) > 1 and words[-1].lower() in _TOPIC_TAIL:
+        words.pop()
+    name = " ".join(words)
+    if any(w.lower() in _TITLE_WORDS for w in words) or _agent_shaped(name, strict=True):
+        return None
+    if any(t.cls not in "n&p" for t in tokenise(name)):
+        return None  # a line that says something is no heading
+    return name
+
+
 def extract(text: str, author: str | None) -> Extraction:
     """Read blocker, ownership, completion and unblock facts from one status update.
 
@@ -462,9 +496,14 @@ def extract(text: str, author: str | None) -> Extraction:
     speaker: str | None = None
     said: str | None = None
     line = -1
+    lines = text.splitlines()
+    topic: str | None = None  # a plain heading line naming the item its bullets are about
     for sentence, heading, number in sentence_lines(text):
         if number != reader.line:
             reader.line, reader.line_topic = number, None
+            if not minutes.active:
+                topic = _line_topic(lines[number], topic)
+                reader.line_topic = topic if topic and _BULLET_LINE.match(lines[number]) else None
         if minutes.active:
             if minutes.roster_line(sentence):
                 per_sentence.append((sentence, [], None, "attendance list"))
