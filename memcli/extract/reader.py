@@ -456,12 +456,15 @@ _TITLE_WORDS = frozenset(
 _TOPIC_TAIL = frozenset("readiness status update updates notes plan progress tracker".split())
 
 
-def _line_topic(line: str, topic: str | None) -> str | None:
+def _line_topic(lines: list[str], number: int, topic: str | None) -> str | None:
     """The item a plain heading line names ("design-system", "Release 4.1 readiness")
     for the bullets under it, which take it as subject when they name none (the
     contract's rule on headings); a bullet keeps the topic, any other line replaces it."""
+    line = lines[number]
     if _BULLET_LINE.match(line):
         return topic
+    if number + 1 >= len(lines) or not _BULLET_LINE.match(lines[number + 1]):
+        return None  # no bullets under it: not a heading
     words = line.strip(" \t*_#:").split()
     if not 1 <= len(words) <= 5 or _NOT_HEADING.search(line):
         return None
@@ -502,7 +505,7 @@ def extract(text: str, author: str | None) -> Extraction:
         if number != reader.line:
             reader.line, reader.line_topic = number, None
             if not minutes.active:
-                topic = _line_topic(lines[number], topic)
+                topic = _line_topic(lines, number, topic)
                 reader.line_topic = topic if topic and _BULLET_LINE.match(lines[number]) else None
         if minutes.active:
             if minutes.roster_line(sentence):
