@@ -338,3 +338,37 @@ def test_headings_and_titles_name_the_item(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # A text that says an item has no owner withdraws the writer's default ownership.
+        (
+            "Ines",
+            "The SSO toggle is blocked on the IdP upgrade; it still needs an owner.",
+            {b("SSO toggle", "IdP upgrade")},
+        ),
+        (
+            "Ines",
+            "The CSV export and the PDF export both wait on the font bundle. Neither one has "
+            "an owner yet.",
+            {b("CSV export", "font bundle"), b("PDF export", "font bundle")},
+        ),
+        (
+            "Ines",
+            "- nightly compaction: waiting on the storage quota bump, unowned for now",
+            {b("nightly compaction", "storage quota bump")},
+        ),
+        # "I've split/cut X": a perfect tense, not something the writer has.
+        (
+            "Ines",
+            "I've split this into two tickets: CORE-7 and CORE-8.",
+            set(),
+        ),
+    ],
+)
+def test_no_owner_where_the_text_denies_one(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected

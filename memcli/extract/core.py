@@ -1706,6 +1706,7 @@ _PARTICIPLES = frozenset(
     " kept left run begun met put set read held brought caught taught sold spent lost won paid"
     " built meant felt dealt shown written spoken chosen grown drawn gone".split()
 )
+_PARTICIPLES |= frozenset("split cut hit shut spread quit bet cast fit rid shed upset".split())
 _THIS_CHANGE = re.compile(
     r"(?:this|my|our|the)\s+(?:pr|mr|change|changeset|patch|commit|diff|branch|release)",
     re.IGNORECASE,

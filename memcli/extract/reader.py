@@ -478,6 +478,39 @@ def _line_topic(lines: list[str], number: int, topic: str | None) -> str | None:
     return name
 
 
+_NO_OWNER = re.compile(
+    r"\b(?:no|without an?|needs? an?|lacks? an?|looking for an?)\s+(?:\w+\s+)?owners?\b"
+    r"|\bunowned\b|\bup for grabs\b|\bneither\b.{0,30}\bowner"
+    r"|\b(?:nobody|no one|noone)\s+(?:owns|is on|is driving|has picked)\b"
+    r"|\b(?:doesn't|don't|does not|do not|hasn't|haven't)\s+(?:have|got)\s+an?\s+owner",
+    re.IGNORECASE,
+)
+
+
+_SEVERAL = re.compile(r"\b(?:neither|none|both|either|all|any)\b")
+
+
+def _said_unowned(
+    per_sentence: list[tuple[str, list[_Draft], str | None, str | None]],
+) -> set[str]:
+    """Items a sentence says have no owner ("X has no owner", "Neither one has an owner
+    yet" after naming them): the author's default ownership of them is withdrawn."""
+    keys: set[str] = set()
+    for k, (sentence, _found, _frame, _reason) in enumerate(per_sentence):
+        low = sentence.lower()
+        if ("owner" not in low and "grabs" not in low and "no" not in low) or not (
+            _NO_OWNER.search(sentence)
+        ):
+            continue
+        back = 3 if _SEVERAL.search(low) else 1  # "Neither one": both items named before
+        for _s, near, _f, _r in per_sentence[max(0, k - back) : k + 1]:
+            for d in near:
+                for ref in (d.source, d.target):
+                    if ref.type is EntityType.WORK_ITEM:
+                        keys.add(_key(ref))
+    return keys
+
+
 def extract(text: str, author: str | None) -> Extraction:
     """Read blocker, ownership, completion and unblock facts from one status update.
 
@@ -538,6 +571,7 @@ def extract(text: str, author: str | None) -> Extraction:
     for d in drafts:
         if d.relation is Relation.OWNS and not d.tentative:
             explicit.setdefault(_key(d.target), set()).add(_key(d.source))
+    unowned = _said_unowned(per_sentence)  # "Neither one has an owner yet"
 
     done_by: dict[str, set[str]] = {}  # completions with a named doer
     for d in drafts:
@@ -551,6 +585,8 @@ def extract(text: str, author: str | None) -> Extraction:
             return done_by.get(_key(d.target), set()) <= {_key(d.source)}
         if not d.tentative:
             return True
+        if _key(d.target) in unowned:
+            return False
         return explicit.get(_key(d.target), set()) <= {_key(d.source)}
 
     facts: list[ExtractedFact] = []
