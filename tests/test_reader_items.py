@@ -237,6 +237,12 @@ def test_names_the_item_without_extra_words(
         "Work on the CSAT survey integration has been paused by agreement with product.",
         "- the churn dashboard is gated on more headcount, so parked for now",
         "The beta rollout has been postponed until the new year.",
+        # A schedule, a target, an idiom or a vague amount states no fact.
+        "The EU launch goes live Monday, pending nothing else.",
+        "heads up: the partner portal goes out tomorrow morning",
+        "Target: SSO for the admin app live by Q3.",
+        "Leon said he'll take a look at the flaky login test next week.",
+        "Our team owns a lot of legacy code, honestly.",
         # Blocked in the everyday sense: an address, an account, traffic.
         "Our CI runner's IP got blocked by the registry's rate limiter again.",
         "heads up: the staging bot accounts are blocked by the SSO policy, re-enabling them",

@@ -159,7 +159,10 @@ _AGREEMENT = frozenset("agreement consensus alignment".split())
 _NOT_WORK_PHRASES = frozenset(
     {"new year", "the new year", "next year", "year end", "year-end", "end of year"}
     | {"holiday season", "the break", "new quarter", "next quarter"}
+    | {"look", "quick look", "stab", "peek", "glance", "first look"}  # "take a look at X"
 )
+# Vague amounts are no item: "a lot of legacy code", "a bunch of tickets".
+_VAGUE_AMOUNT = re.compile(r"(?:a\s+)?(?:lot|lots|bunch|ton|tons|plenty|load|loads)\s+of\s")
 # Things that get blocked in the ordinary sense: an address, an account, traffic.
 _ORDINARY_BLOCKED = frozenset(
     """ip ips address addresses account accounts user users sender senders traffic bot bots
@@ -170,7 +173,7 @@ _ORDINARY_BLOCKED = frozenset(
 def _not_work(low: str) -> bool:
     """Whether a lowercased phrase names a resource, a consensus or a season (its head),
     or opens with one and goes on as a clause ("headcount staying stable")."""
-    if low in _NOT_WORK_PHRASES:
+    if low in _NOT_WORK_PHRASES or _VAGUE_AMOUNT.match(low):
         return True
     words = low.split()
     if not words:

@@ -2066,6 +2066,9 @@ _NOT_FACT_LABELS = frozenset(
     "decision decisions proposal proposed idea ideas question questions open question"
     " plan plans next steps options option".split()
 ) | frozenset({"open question", "open questions", "next steps", "next step"})
+_NOT_FACT_LABELS |= frozenset(  # "Target: SSO live by Q3", "Goal: ship X"
+    "target targets goal goals aim aims objective objectives forecast proposals ask asks".split()
+)
 _JOINERS = frozenset({"and", "but", "so", "then", "and then", ",", ":", "—", "–", "-", "->", "("})
 _BECAUSE = frozenset({"because", "since", "as"})
 
@@ -2455,6 +2458,11 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         if kind in ("once", "when", "as soon as") and any(
             t.cls == "U" and t.low.startswith(("can ", "could ")) for t in toks
         ):  # "once hardware arrives the rollout can proceed": a plan
+            reason, previous = "planned", toks
+            continue
+        if "E" in classes and any(
+            t.low in _GO_PRESENT and toks[i + 1].cls == "E" for i, t in enumerate(toks[:-1])
+        ):  # "the EU launch goes live Monday": a schedule, not a completion
             reason, previous = "planned", toks
             continue
         asserted = classes.split("K", 1)[0]  # "X has to land before Y can ship": not a hedge
@@ -2997,6 +3005,9 @@ def _past_waits_end(reader: _Reader, outcomes: list[_Outcome], past_waits: list[
 
 # Subordinators of a subjectless gerund adjunct: "after driving it through the tests".
 _ADJUNCTS = frozenset({"after", "before", "while", "when", "since", "by"})
+
+
+_GO_PRESENT = frozenset({"go", "goes", "going"})
 
 
 def _adjunct_doer(reader: _Reader, out: _Outcome, outcomes: list[_Outcome]) -> None:
