@@ -378,3 +378,31 @@ def test_no_owner_where_the_text_denies_one(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "Per Hana, X is blocked": Hana reports, so Hana stands where the writer would.
+        (
+            "Ines",
+            "Per Hana, the cost dashboard is blocked until finance shares the Q3 numbers.",
+            {o("Hana", "cost dashboard"), b("cost dashboard", "Q3 numbers")},
+        ),
+        (
+            "Ines",
+            "According to Bilal, the SMS fallback is waiting on the carrier contract.",
+            {o("Bilal", "SMS fallback"), b("SMS fallback", "carrier contract")},
+        ),
+        # Part of an item done is not the item done; a person moving teams is no work.
+        ("Ines", "Half of the billing migration is done.", set()),
+        ("Ines", "Part of the ledger backfill is complete.", set()),
+        (
+            "Ines",
+            "I've taken over the support macros from Priyanka since she moved teams.",
+            {o("Ines", "support macros")},
+        ),
+    ],
+)
+def test_speaker_and_part_readings(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected

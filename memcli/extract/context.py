@@ -88,6 +88,14 @@ class _Outcome:
 
 # "the latter", "the former": one item of a pair named together before.
 _ORDINAL_REFS = frozenset({"latter", "the latter", "former", "the former"})
+# "the rest", "the remainder": what is left of the item named before.
+_REST_REFS = frozenset({"rest", "the rest", "remainder", "the remainder", "remaining work"})
+# A part of an item is not the item: "half of the migration is done" completes nothing.
+_PART_OF = re.compile(
+    r"\s*(?:the\s+)?(?:half|most|part|parts|some|bulk|majority|portion|first\s+half"
+    r"|first\s+part|\d+\s*%|\d+\s+(?:out\s+)?of\s+\d+)\s+of\s",
+    re.IGNORECASE,
+)
 # Events of an item: "its rollout is pending X" is about the item itself.
 _EVENT_NOUNS = frozenset(
     """rollout roll-out launch release completion delivery deployment go-live golive
@@ -160,6 +168,7 @@ _NOT_WORK_PHRASES = frozenset(
     {"new year", "the new year", "next year", "year end", "year-end", "end of year"}
     | {"holiday season", "the break", "new quarter", "next quarter"}
     | {"look", "quick look", "stab", "peek", "glance", "first look"}  # "take a look at X"
+    | {"team", "teams", "role", "roles", "job", "jobs", "desk", "desks", "office", "house"}
 )
 # Vague amounts are no item: "a lot of legacy code", "a bunch of tickets".
 _VAGUE_AMOUNT = re.compile(r"(?:a\s+)?(?:lot|lots|bunch|ton|tons|plenty|load|loads)\s+of\s")
@@ -364,7 +373,7 @@ class _Reader:
             low = core.lower()
         if low in _REFS:
             ref = self.last_item
-        elif low in _ORDINAL_REFS or (
+        elif low in _ORDINAL_REFS or low in _REST_REFS or (
             low.startswith(("its ", "their ")) and low.split(" ", 1)[1] in _EVENT_NOUNS
         ):
             ref = self._anaphor(low)  # "the latter", "its rollout": an item named before
@@ -404,6 +413,8 @@ class _Reader:
             return self.pair[1] if self.pair else None
         if low.endswith("former"):
             return self.pair[0] if self.pair else None
+        if low in _REST_REFS:
+            return self.last_item  # "half of X is done; the rest is waiting on Y": X
         if (subject := self._previous_subject()) is not None:
             return subject  # "The audit is outstanding; its completion is pending X"
         if self.last_item is None and self.line_topic:
@@ -751,6 +762,10 @@ class _Reader:
 
     def completed(self, doer_raw: str | None, item_raw: str) -> _Outcome | None:
         """``doer_raw`` finished ``item_raw``; no doer means the author, else the owner."""
+        if part := _PART_OF.match(item_raw):  # "half of the migration is done": the
+            out = _Outcome()  # migration is not; it is named, for "the rest" after it
+            self.items(item_raw[part.end() :], out)
+            return out
         out = _Outcome()
         targets = self.items(item_raw, out)
         if targets is None:

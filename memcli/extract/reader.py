@@ -174,7 +174,13 @@ def _read_sentence(
     if not text:
         return [], "no words"
     lowered = text.lower()
-    if not _REPORT_VERBS.isdisjoint(words) and (said := _reported(text)) is not None:
+    if (
+        lowered.startswith(("per ", "according to "))
+        and (per := _PER_WHO.match(text))
+        and _agent_shaped(per["who"], strict=True)
+    ):
+        outcomes = _read_reported(reader, "", per["who"], per["rest"])  # "Per Hana, X is ..."
+    elif not _REPORT_VERBS.isdisjoint(words) and (said := _reported(text)) is not None:
         outcomes = _read_reported(reader, *said)
     else:
         outcomes = _read_clauses(reader, text)
@@ -194,6 +200,10 @@ _REPORTED = re.compile(
     r"\s+(?:said|says|reported|reports|mentioned|mentions|confirmed|confirms|noted|notes"
     r"|told us|tells us|told me|tells me|flagged|flags|let us know|explained|added|adds"
     r"|updated|announced|pinged that)\s+(?:that\s+)?"
+)
+_PER_WHO = re.compile(
+    r"(?i:per|according to)\s+@?(?P<who>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)\s*,\s*"
+    r"(?P<rest>\S.*)"
 )
 _REPORT_VERBS = frozenset(
     "said says reported reports mentioned mentions confirmed confirms noted notes told tells"
