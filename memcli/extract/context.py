@@ -373,8 +373,10 @@ class _Reader:
             low = core.lower()
         if low in _REFS:
             ref = self.last_item
-        elif low in _ORDINAL_REFS or low in _REST_REFS or (
-            low.startswith(("its ", "their ")) and low.split(" ", 1)[1] in _EVENT_NOUNS
+        elif (
+            low in _ORDINAL_REFS
+            or low in _REST_REFS
+            or (low.startswith(("its ", "their ")) and low.split(" ", 1)[1] in _EVENT_NOUNS)
         ):
             ref = self._anaphor(low)  # "the latter", "its rollout": an item named before
             if ref is None:
