@@ -406,3 +406,36 @@ def test_no_owner_where_the_text_denies_one(
 )
 def test_speaker_and_part_readings(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # A bare event of the line's heading item is that item's event.
+        ("Ines", "Kiosk app: rollout done, all 40 stores.", {d("Ines", "Kiosk app")}),
+        ("Ines", "- Vendor portal (VP-3): go-live complete", {d("Ines", "Vendor portal")}),
+        # Done for some of its parts only is not done.
+        ("Ines", "Access reviews: complete for 18 of 25 systems.", set()),
+        ("Ines", "Runbook migration: done for 7 of 9 services", set()),
+        # A project's name is no person, even with a possessive.
+        (
+            "Ines",
+            "Project Heron update\nHeron's search service went live on Monday.",
+            {d("Ines", "search service")},
+        ),
+        # A clause in a list ("patched that and the X is merged") drops, the X stays.
+        (
+            "Ines",
+            "Yesterday: found the leak, patched that and the cache eviction fix is merged.",
+            {d("Ines", "cache eviction fix")},
+        ),
+        # "Next:" is a plan.
+        (
+            "Ines",
+            "- done: the audit log export\n- next: quota alerts",
+            {d("Ines", "audit log export")},
+        ),
+    ],
+)
+def test_events_parts_and_plans(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected

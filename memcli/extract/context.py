@@ -88,12 +88,22 @@ class _Outcome:
 
 # "the latter", "the former": one item of a pair named together before.
 _ORDINAL_REFS = frozenset({"latter", "the latter", "former", "the former"})
+# An event of the line's heading item named bare: "AP automation: go-live complete".
+_BARE_EVENTS = frozenset("go-live golive rollout roll-out launch cutover cut-over".split())
 # "the rest", "the remainder": what is left of the item named before.
+_PROJECT_WORDS = ("project", "programme", "program", "initiative", "operation")
 _REST_REFS = frozenset({"rest", "the rest", "remainder", "the remainder", "remaining work"})
 # A part of an item is not the item: "half of the migration is done" completes nothing.
 _PART_OF = re.compile(
     r"\s*(?:the\s+)?(?:half|most|part|parts|some|bulk|majority|portion|first\s+half"
     r"|first\s+part|\d+\s*%|\d+\s+(?:out\s+)?of\s+\d+)\s+of\s",
+    re.IGNORECASE,
+)
+# Done for some of its parts only: "complete for 61 of 64 controls", "12/20 migrated".
+_DONE_FOR_SOME = re.compile(
+    r"\b(?:complete|completed|done|finished|migrated|shipped)\s+(?:for|on|in)\s+\d+\s*"
+    r"(?:of|out of|/)\s*\d+\b|\b\d+\s*(?:of|out of|/)\s*\d+\s+(?:\w+\s+)?"
+    r"(?:are\s+|is\s+)?(?:done|complete|completed|finished|migrated)\b",
     re.IGNORECASE,
 )
 # Events of an item: "its rollout is pending X" is about the item itself.
@@ -142,6 +152,15 @@ _CLIP_OFF = re.compile(
 _SWALLOWED = re.compile(
     r"(?:\S+\s+){1,3}?(?P<verb>[a-z]{3,}ed)\s+(?:the|a|an|our|their|his|her|my)\s+"
     r"(?P<rest>\S.*)"
+)
+
+
+_VERB_FIRST = re.compile(r"[a-z]{3,}ed\s+(?:that|this|it|them|those|these)\b")
+
+
+_CLAUSE_PART = re.compile(
+    r"(?:[a-z]{3,}ed|found|made|did|got|took|wrote|sent|built|ran|saw|dug)\s+"
+    r"(?:that|this|it|them|those|these|the|a|an)\b"
 )
 
 
@@ -266,6 +285,7 @@ class _Reader:
         self.last_wait: tuple[EntityRef, EntityRef] | None = None  # (waiter, blocker)
         self.stuck: list[EntityRef] = []  # items said not to move ("can't land X until")
         self.pair: tuple[EntityRef, EntityRef] | None = None  # the former, the latter
+        self._lowered: str | None = None  # the text lowercased, made on first use
 
     @property
     def lower_words(self) -> frozenset[str]:
@@ -331,6 +351,8 @@ class _Reader:
             ref = EntityRef(core, TEAM)
         elif self._is_author(core):
             return self.author_ref
+        elif len(tokens) == 1 and self._project_name(low):
+            return None  # "Falcon's ingestion layer" in a "Project Falcon" update
         elif len(tokens) == 1 and _name_like(core):
             ref = EntityRef(core, PERSON)
         elif len(tokens) == 1 and _ACRONYM.fullmatch(core) and low not in _NON_NAMES:
@@ -352,6 +374,20 @@ class _Reader:
             (out.teams if ref.type is TEAM else out.people).append(ref)
         return ref
 
+    def _project_name(self, low: str) -> bool:
+        """Whether the text calls this name a project ("Project Falcon", "the Falcon
+        programme"): then it is the name of work, not of a person."""
+        text = self._text_lower
+        if low not in text:
+            return False
+        return any(f"{kind} {low}" in text or f"{low} {kind}" in text for kind in _PROJECT_WORDS)
+
+    @property
+    def _text_lower(self) -> str:
+        if self._lowered is None:
+            self._lowered = self._text.lower()
+        return self._lowered
+
     def agents(self, raw: str, out: _Outcome, *, loose: bool = False) -> list[EntityRef] | None:
         """Resolve a list of owners/doers ('Alice and Bob'); None if any part fails."""
         refs = [self.agent(part, out, loose=loose) for part in _AGENT_SPLIT.split(_trim(raw))]
@@ -371,8 +407,14 @@ class _Reader:
         if "ed " in low and (m := _SWALLOWED.match(core)) is not None:
             core = m["rest"]  # "Pita demoed the new search filters": the filters
             low = core.lower()
+        if "ed " in low and _VERB_FIRST.match(low):
+            return None  # "patched that": a clause, no name
         if low in _REFS:
             ref = self.last_item
+        elif low in _BARE_EVENTS and self.line_topic and low != self.line_topic.lower():
+            ref = self._earlier(self.line_topic) or EntityRef(
+                _parse_phrase(self.line_topic).core, ITEM
+            )  # "AP automation: go-live complete": the heading's item went live
         elif (
             low in _ORDINAL_REFS
             or low in _REST_REFS
@@ -531,7 +573,10 @@ class _Reader:
     ) -> list[tuple[EntityRef, _Phrase]] | None:
         """Resolve a list of work items ('X and the Y'); None if any part fails."""
         result: list[tuple[EntityRef, _Phrase]] = []
-        for part in split_items(_trim(raw)):
+        parts = split_items(_trim(raw))
+        for part in parts:
+            if len(parts) > 1 and _CLAUSE_PART.match(part.lower()):
+                continue  # "patched that and the timeouts fix": the clause names nothing
             phrase = _parse_phrase(part, target=target, from_owner=from_owner)
             ref = self.item(phrase, out)
             if ref is None:
@@ -764,6 +809,8 @@ class _Reader:
 
     def completed(self, doer_raw: str | None, item_raw: str) -> _Outcome | None:
         """``doer_raw`` finished ``item_raw``; no doer means the author, else the owner."""
+        if _DONE_FOR_SOME.search(self.sentence):
+            return None  # "evidence collection: complete for 61 of 64 controls"
         if part := _PART_OF.match(item_raw):  # "half of the migration is done": the
             out = _Outcome()  # migration is not; it is named, for "the rest" after it
             self.items(item_raw[part.end() :], out)

@@ -86,6 +86,8 @@ def _section(label: str | None) -> str | None:
     if label is None:
         return None
     low = label.lower()
+    if low == "next":
+        return None  # "Next: on-call prep" is a plan, not work in hand
     if low in _DOING:
         return "doing"
     if low in _BLOCKERS:
