@@ -439,3 +439,34 @@ def test_speaker_and_part_readings(author: str, text: str, expected: set[tuple[s
 )
 def test_events_parts_and_plans(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "Work on X ... continues" is a subject, not the writer working on X.
+        ("Ines", "Work on the invoice exporter continues.", set()),
+        (
+            "Ines",
+            "Work on the geo cache (GEO-4), owned by Tariq, continues this sprint.",
+            {o("Tariq", "geo cache")},
+        ),
+        # "the last cutover" / "the final batch" of the item just named is that item.
+        (
+            "Ines",
+            "The tenant split is wrapped up; Oren and I finished the final batch last night.",
+            {d("Oren", "tenant split"), d("Ines", "tenant split")},
+        ),
+        ("Ines", "Shipped the second batch of the price updates.", set()),
+        # "your X got merged", said to someone: they did it.
+        (
+            "Ines",
+            "@kim thanks, your patch for the CSV quoting got merged.",
+            {o("kim", "patch for the CSV quoting"), d("kim", "patch for the CSV quoting")},
+        ),
+    ],
+)
+def test_subjects_steps_and_addressees(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected

@@ -88,6 +88,11 @@ class _Outcome:
 
 # "the latter", "the former": one item of a pair named together before.
 _ORDINAL_REFS = frozenset({"latter", "the latter", "former", "the former"})
+# A step of an item named by its place alone: "the last cutover", "the final step".
+_STEP_OF = re.compile(
+    r"(?:the\s+)?(?P<which>last|final|remaining|first|second|third|next)\s+(?:cutover|step|steps"
+    r"|piece|pieces|bit|bits|part|parts|phase|stage|batch|leg|chunk|round|wave|tranche)"
+)
 # An event of the line's heading item named bare: "AP automation: go-live complete".
 _BARE_EVENTS = frozenset("go-live golive rollout roll-out launch cutover cut-over".split())
 # "the rest", "the remainder": what is left of the item named before.
@@ -96,7 +101,8 @@ _REST_REFS = frozenset({"rest", "the rest", "remainder", "the remainder", "remai
 # A part of an item is not the item: "half of the migration is done" completes nothing.
 _PART_OF = re.compile(
     r"\s*(?:the\s+)?(?:half|most|part|parts|some|bulk|majority|portion|first\s+half"
-    r"|first\s+part|\d+\s*%|\d+\s+(?:out\s+)?of\s+\d+)\s+of\s",
+    r"|first\s+part|\d+\s*%|\d+\s+(?:out\s+)?of\s+\d+|(?:first|second|third|next)\s+"
+    r"(?:batch|phase|part|wave|stage|chunk|round|tranche|slice))\s+of\s",
     re.IGNORECASE,
 )
 # Done for some of its parts only: "complete for 61 of 64 controls", "12/20 migrated".
@@ -411,6 +417,10 @@ class _Reader:
             return None  # "patched that": a clause, no name
         if low in _REFS:
             ref = self.last_item
+        elif (step := _STEP_OF.fullmatch(low)) is not None:
+            if step["which"] not in ("last", "final", "remaining") or self.last_item is None:
+                return None  # "the first phase" of something: a part, named by nothing
+            ref = self.last_item  # "X is wrapped up, we finished the last cutover": X
         elif low in _BARE_EVENTS and self.line_topic and low != self.line_topic.lower():
             ref = self._earlier(self.line_topic) or EntityRef(
                 _parse_phrase(self.line_topic).core, ITEM
@@ -827,7 +837,9 @@ class _Reader:
         for item, phrase in targets:
             had_owner = self.owners_of(phrase, item, out)
             if doer_raw is None:
-                if self.author_ref:
+                if "you" in phrase.owners and self.addressee:
+                    doers = [EntityRef(self.addressee, PERSON)]  # "@liang-h your fix merged"
+                elif self.author_ref:
                     doers = [self.author_ref]
                 elif had_owner:
                     doers = [d.source for d in out.drafts if d.target == item]

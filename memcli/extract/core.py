@@ -2665,6 +2665,18 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 for d in o.drafts
                 if d.relation is not Relation.COMPLETED or d.target.name.lower() not in by_doer
             ]
+    if (
+        outcomes
+        and outcomes[0].frame == "owns-w"
+        and parts
+        and parts[0].toks
+        and parts[0].toks[0].low in ("work on", "progress on")
+        and any(
+            t.low in _CONTINUES or t.cls == "x"
+            for t in [*parts[0].toks[1:], *(t for p in parts[1:] for t in p.toks)]
+        )
+    ):  # "Work on X, owned by Ravi, continues": a subject, not the writer working on X
+        outcomes[0].drafts = [d for d in outcomes[0].drafts if d.source != reader.author_ref]
     if lead_blocker is not None and not any(
         d.relation is Relation.BLOCKED_BY for o in outcomes for d in o.drafts
     ):  # "pending the dbt upgrade, Ahmed's driving that": the current item waits on it
