@@ -83,6 +83,12 @@ def test_reads_the_item_meant(author: str, text: str, expected: set[tuple[str, .
             "Took",
         ),
         ("Ines", "Today: handing the pager rota to Malik at noon", "noon"),
+        (
+            "Ines",
+            "The backfill script is in review, but it can't run against prod until the "
+            "replica is promoted.",
+            "against prod",
+        ),
         ("Ines", "Payments\n- held at QA, awaiting the sandbox credentials (PAY-9)", "held"),
         # An unresolved "latter" is no item.
         (
@@ -469,4 +475,40 @@ def test_events_parts_and_plans(author: str, text: str, expected: set[tuple[str,
 def test_subjects_steps_and_addressees(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "X (blocked: Y)", "X — blocked: Y": X waits on Y.
+        (
+            "Ines",
+            "- search facets (blocked: taxonomy export)",
+            {o("Ines", "search facets"), b("search facets", "taxonomy export")},
+        ),
+        (
+            "Ines",
+            "In progress: the consent banner — blocked: legal copy review (LEG-2)",
+            {o("Ines", "consent banner"), b("consent banner", "legal copy review")},
+        ),
+        # A ticket id beside its item's name: the name.
+        (
+            "Ines",
+            "- today: PAY-88 refund webhooks\n- blockers: the refund webhooks need the "
+            "ledger events first",
+            {o("Ines", "refund webhooks"), b("refund webhooks", "ledger events")},
+        ),
+        (
+            "Ines",
+            "Search tuning waits on the click-log export ticket DATA-12, which Ilse owns.",
+            {
+                o("Ines", "Search tuning"),
+                b("Search tuning", "click-log export"),
+                o("Ilse", "click-log export"),
+            },
+        ),
+    ],
+)
+def test_labels_tickets_and_places(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected

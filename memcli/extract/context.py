@@ -170,6 +170,17 @@ _CLAUSE_PART = re.compile(
 )
 
 
+_LEAD_PREPS = frozenset(
+    "against across through via toward towards within without behind beyond per upon".split()
+)
+_TICKET_ID = r"(?:[A-Z][A-Z0-9]+-\d+|#\d+)"
+# A ticket id written beside its item's name: the name names it ("use the name").
+_TITLED_TICKET = re.compile(
+    rf"{_TICKET_ID}\s+(?P<name>[a-z][\w/-]*(?:\s+[\w/-]+)+)"
+    rf"|(?P<head>\S+(?:\s+\S+)+?)\s+(?:ticket|issue|card|story|epic)\s+{_TICKET_ID}"
+)
+
+
 def _clip(core: str) -> str:
     """An item's name without a leading quantity or part ("all three", "the first pass
     at", "the remaining bits of") and without a trailing "off <someone>'s plate"; a
@@ -415,6 +426,11 @@ class _Reader:
             low = core.lower()
         if "ed " in low and _VERB_FIRST.match(low):
             return None  # "patched that": a clause, no name
+        if " " in low and low.split(" ", 1)[0] in _LEAD_PREPS:
+            return None  # "against prod": a phrase about where, no item
+        if ("-" in core or "#" in core) and (m := _TITLED_TICKET.fullmatch(core)) is not None:
+            core = m["name"] or m["head"]  # "DOC-21 tutorials refresh", "X ticket SEC-77"
+            low = core.lower()
         if low in _REFS:
             ref = self.last_item
         elif (step := _STEP_OF.fullmatch(low)) is not None:

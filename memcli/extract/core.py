@@ -2215,6 +2215,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     hedged_subject = False  # the clause before was hedged or planned
     reason_blocker: str | None = None  # "Owing to a dependency on Y, X is on hold"
     lead_blocker: str | None = None  # the same, kept for when no X takes it
+    label_waiter: list[_Tok] | None = None  # "X (blocked: Y)": X, before the label
     past_waits: list[_Outcome] = []  # "X was waiting on Y": over, when the sentence unblocks
     for index, clause in enumerate(parts):
         toks, kind = clause.toks, clause.kind
@@ -2236,6 +2237,15 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             if label in _NOT_FACT_LABELS:
                 return outcomes, "a decision, question or plan"
             label_relation = _LABEL_RELATIONS.get(label)
+            label_waiter = (
+                parts[index - 1].toks
+                if index
+                and label_relation in ("blocked", "blocker")
+                and kind in (",", "—", "–", "-", "(")
+                and parts[index - 1].toks
+                and all(c in "n&p" for c in parts[index - 1].classes)
+                else None
+            )  # "search facets (blocked: taxonomy export)": the facets wait on the export
             # "Payments:" lends its subject; "Y:", "Status:", "Completed this period:" do not
             topic = (
                 []
@@ -2331,8 +2341,13 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 if label_relation in ("blocked", "unblocked")
                 else _label_list(toks)
             )
-            labelled = _read_label(reader, label_relation, items)
-            label_relation = None
+            if label_waiter:
+                labelled = reader.blocked(_rebase(label_waiter)[0], _rebase(toks)[0])
+                if labelled is not None:
+                    labelled.frame = "x-blocked-label-y"
+            else:
+                labelled = _read_label(reader, label_relation, items)
+            label_relation = label_waiter = None
             if labelled is not None:
                 reader.commit(labelled, text)
                 outcomes.append(labelled)
