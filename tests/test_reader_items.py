@@ -512,3 +512,31 @@ def test_subjects_steps_and_addressees(
 )
 def test_labels_tickets_and_places(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # An action whose work is the activity (demo, review, audit) owns that activity,
+        # not the thing it is about (which may be an item already shipped).
+        (
+            "Ines",
+            "Sprint review\n- Shipped: the PDF export (Ben)\n- ACTION: Ben to demo PDF "
+            "export to support",
+            {d("Ben", "PDF export"), o("Ben", "PDF export demo")},
+        ),
+        (
+            "Ines",
+            "Ops review\nAI: Tomas to review the DR runbook before the drill",
+            {o("Tomas", "DR runbook review")},
+        ),
+        # A greeting is no item.
+        (
+            "Ines",
+            "hey, the billing alerts are done, Rui and I wrapped them up last night",
+            {d("Ines", "billing alerts"), d("Rui", "billing alerts")},
+        ),
+    ],
+)
+def test_actions_and_greetings(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected

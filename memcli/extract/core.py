@@ -74,6 +74,23 @@ _ACTION_COUNT = re.compile(
 _OBJ_START_PREP = re.compile(r"(?:with|to|about|for|at|in|into|from)\b", re.IGNORECASE)
 
 
+# Actions on an existing thing whose work is the activity itself: its noun names the item.
+_ACTIVITY_NOUNS = {
+    "demo": "demo",
+    "present": "presentation",
+    "review": "review",
+    "audit": "audit",
+    "benchmark": "benchmark",
+    "investigate": "investigation",
+    "triage": "triage",
+    "profile": "profiling",
+    "rehearse": "rehearsal",
+    "validate": "validation",
+    "pilot": "pilot",
+}
+_ARTICLE = re.compile(r"(?:the|a|an|our|my|their|his|her)\s+", re.IGNORECASE)
+
+
 def read_action(reader: _Reader, text: str, who: str | None = None) -> _Outcome | None:
     """An action-item line: its assignee owns the object of the action's verb.
 
@@ -86,6 +103,10 @@ def read_action(reader: _Reader, text: str, who: str | None = None) -> _Outcome 
     obj = _ACTION_COUNT.sub("", obj, count=1)  # "line up two pilot cohorts": the cohorts
     if not obj or _OBJ_START_PREP.match(obj) or _ACTION_VAGUE.fullmatch(obj):
         return None
+    if (noun := _ACTIVITY_NOUNS.get(m["verb"].lower())) is not None and not m["particle"]:
+        # "Arnav to demo bulk import": the demo is the work, not the import (which may
+        # be an item named before, already shipped)
+        obj = f"{_ARTICLE.sub('', obj, count=1)} {noun}"
     out = reader.owns(who or m["who"], obj)
     if out is not None:
         out.frame = "action-item"

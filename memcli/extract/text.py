@@ -109,7 +109,7 @@ _LEADING_FILLER = re.compile(
     r"|tl;?dr|heads up|heads-up|psa|ps|p\.s\.|q|a|answer|reply)\s*[:\-—–]\s*"
     r"|(?:note that|noting that|so|and|but|also|ok|okay|well|fyi|btw|heads up|heads-up|yes|yeah"
     r"|all good here|all good on my end|all good|looks good"
-    r"|yep|yup|nope|sure|nah"
+    r"|yep|yup|nope|sure|nah|hey|hi|hello|hiya|yo|hmm|um"
     r"|today|yesterday|tomorrow|this week|last week|this morning|this sprint|as of today"
     r"|for context|unfortunately|sadly|good news|bad news|currently|right now|at the moment"
     r"|as of now|it turned out that|it turns out that|turns out|turned out|as it turns out"
@@ -514,7 +514,7 @@ _FILLER_START = re.compile(
     r"|yesterday|tomorrow|this|last|as|for|context|unfortunately|sadly|good|bad|news|tl;?dr"
     r"|summary|sprint|weekly|daily|currently|right|at|it|turns|turned|reminder|edit|ps|p\.s\."
     r"|fwiw|per|heads-up|next|separately|meanwhile|additionally|in|on|elsewhere|finally|q|a"
-    r"|answer|reply|yes|yeah|yep|yup|nope|sure|nah|all|looks"
+    r"|answer|reply|yes|yeah|yep|yup|nope|sure|nah|all|looks|hey|hi|hello|hiya|yo|hmm|um"
     r"|anyway)"
     r"\b",
     re.IGNORECASE,
