@@ -540,3 +540,34 @@ def test_labels_tickets_and_places(author: str, text: str, expected: set[tuple[s
 )
 def test_actions_and_greetings(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "Owner for X: Dana" names Dana, not the writer.
+        ("Ines", "Owner for the billing cutover: Dana.", {o("Dana", "billing cutover")}),
+        (
+            "Ines",
+            "Owner of the bulk export v2 (currently in review): Dagny",
+            {o("Dagny", "bulk export v2")},
+        ),
+        ("Ines", "DRI for the SOC 2 evidence — @lwong", {o("lwong", "SOC 2 evidence")}),
+        # "im" typed for "I'm" is the writer.
+        (
+            "Ines",
+            "- the payouts report is stuck\n- im waiting on the FX feed",
+            {o("Ines", "payouts report"), b("payouts report", "FX feed")},
+        ),
+        # "code" and "the root cause" are no work items.
+        (
+            "Ines",
+            "Closing; the root cause was fixed when we upgraded the PDF library.",
+            set(),
+        ),
+    ],
+)
+def test_owner_lines_typed_i_and_non_items(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected

@@ -86,6 +86,8 @@ class _Outcome:
     frame: str = ""  # the frame that read the clause, for the trace
 
 
+# "I'm" and "I've" typed without the apostrophe.
+_TYPED_I = frozenset({"im", "ive"})
 # "the latter", "the former": one item of a pair named together before.
 _ORDINAL_REFS = frozenset({"latter", "the latter", "former", "the former"})
 # A step of an item named by its place alone: "the last cutover", "the final step".
@@ -205,6 +207,7 @@ _NOT_WORK_PHRASES = frozenset(
     | {"holiday season", "the break", "new quarter", "next quarter"}
     | {"look", "quick look", "stab", "peek", "glance", "first look"}  # "take a look at X"
     | {"team", "teams", "role", "roles", "job", "jobs", "desk", "desks", "office", "house"}
+    | {"code", "the code", "root cause", "the root cause"}  # "code complete", a cause
 )
 # Vague amounts are no item: "a lot of legacy code", "a bunch of tickets".
 _VAGUE_AMOUNT = re.compile(r"(?:a\s+)?(?:lot|lots|bunch|ton|tons|plenty|load|loads)\s+of\s")
@@ -353,6 +356,8 @@ class _Reader:
         """Resolve a phrase in a person-or-team slot (owner, doer)."""
         core = _trim(raw)
         low = core.lower()
+        if low in _TYPED_I:
+            core, low = "I", "i"  # "im on the importer": the writer
         if low in _FIRST_PERSON | _THIRD_PERSON | _PLURAL_PERSON | _SELF_GROUPS or (
             low == "you" and self.addressee
         ):
@@ -666,6 +671,8 @@ class _Reader:
         for part in _split_waiters(raw):
             phrase = _parse_phrase(part, target=False)
             low = phrase.core.lower()
+            if low in _TYPED_I:
+                phrase, low = _Phrase("I"), "i"  # "im blocked on X": the writer
             if not self.author and (low in _FIRST_PERSON or low in _SELF_GROUPS):
                 ref = self.current.get("")
             elif low in _REFS and self.last_item is None and not self.known:

@@ -176,6 +176,12 @@ def _read_sentence(
     if not text:
         return [], "no words"
     lowered = text.lower()
+    if lowered.startswith(_OWNER_LEADS) and (owner := _OWNER_OF.fullmatch(text)) is not None:
+        named = reader.owns(owner["who"], owner["item"])  # "Owner for X: Dana"
+        if named is not None and named.drafts:
+            named.frame = "owner-of-x-colon-y"
+            reader.commit(named, text)
+            return [named], None
     if (
         lowered.startswith(("per ", "according to "))
         and (per := _PER_WHO.match(text))
@@ -202,6 +208,13 @@ _REPORTED = re.compile(
     r"\s+(?:said|says|reported|reports|mentioned|mentions|confirmed|confirms|noted|notes"
     r"|told us|tells us|told me|tells me|flagged|flags|let us know|explained|added|adds"
     r"|updated|announced|pinged that)\s+(?:that\s+)?"
+)
+_OWNER_LEADS = ("owner", "dri ", "lead ", "assignee", "point person", "driver ")
+# "Owner for the billing cutover: Dana", "DRI on X — @li": the name after owns the X.
+_OWNER_OF = re.compile(
+    r"(?i:owners?|dri|lead|assignee|point person|driver)\s+(?i:for|of|on)\s+(?P<item>.+?)"
+    r"\s*(?:\([^)]*\)\s*)?[:—–]\s*@?(?P<who>[^\W\d_][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)?)"
+    r"[.!]?"
 )
 _PER_WHO = re.compile(
     r"(?i:per|according to)\s+@?(?P<who>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)\s*,\s*"
