@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.extract.rules import extract
-from tests.test_extract_rules import b, d, facts_of, o
+from tests.test_extract_rules import b, d, facts_of, o, u
 
 P = "person"
 T = "team"
@@ -570,4 +570,30 @@ def test_actions_and_greetings(author: str, text: str, expected: set[tuple[str, 
 def test_owner_lines_typed_i_and_non_items(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "X is unblocked now that Y merged": Y, not the item finished on the line before.
+        (
+            "Ines",
+            "- Leila finished the HSM migration.\n- Flutter upgrade: free to proceed now that "
+            "the camera plugin patch (MOBI-402) merged.",
+            {
+                d("Leila", "HSM migration"),
+                u("Flutter upgrade", "camera plugin patch"),
+                d("Ines", "camera plugin patch"),
+            },
+        ),
+        # A subject that trails off ("X... still blocked on Y") is what follows' subject.
+        (
+            "Ines",
+            "the partner sync... still blocked on the API keys from Acme.",
+            {o("Ines", "partner sync"), b("partner sync", "API keys"), o("Acme", "API keys")},
+        ),
+    ],
+)
+def test_cause_and_trailing_subject(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected

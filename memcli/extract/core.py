@@ -2648,7 +2648,8 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             d.relation is Relation.UNBLOCKED_FROM for d in out.drafts
         ):
             waiter = _np_text(_leading_np(toks)) or _np_text(_leading_np(rebased)) or None
-            cause = cause or reader.recent_done  # "X is deployed! @mikko you're unblocked"
+            if not cause and not any(p.kind in _CAUSAL - {","} for p in parts[index + 1 :]):
+                cause = reader.recent_done  # "X is deployed! @mikko you're unblocked"
             if waiter and cause:
                 _add_unblock(reader, outcomes, waiter, cause, text)
             else:

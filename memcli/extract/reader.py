@@ -481,6 +481,27 @@ _TITLE_WORDS = frozenset(
 _TOPIC_TAIL = frozenset("readiness status update updates notes plan progress tracker".split())
 
 
+_TRAILS_OFF = ("...", "…")
+
+
+def _trailing_off(
+    sentences: list[tuple[str, str | None, int]],
+) -> list[tuple[str, str | None, int]]:
+    """ "so the checkout redesign... basically frozen until X": a subject that trails off
+    into an ellipsis is the subject of what follows on its line, so the two are one."""
+    if not any(s.endswith(_TRAILS_OFF) for s, _h, _n in sentences):
+        return sentences
+    out: list[tuple[str, str | None, int]] = []
+    for sentence, heading, number in sentences:
+        if out and out[-1][2] == number and out[-1][0].endswith(_TRAILS_OFF):
+            before = out[-1][0].rstrip(".… ")
+            if sentence[:1].islower() and not has_cue(before.lower()):
+                out[-1] = (f"{out[-1][0]} {sentence}", heading, number)
+                continue
+        out.append((sentence, heading, number))
+    return out
+
+
 def _line_topic(lines: list[str], number: int, topic: str | None) -> str | None:
     """The item a plain heading line names ("design-system", "Release 4.1 readiness")
     for the bullets under it, which take it as subject when they name none (the
@@ -559,7 +580,7 @@ def extract(text: str, author: str | None) -> Extraction:
     line = -1
     lines = text.splitlines()
     topic: str | None = None  # a plain heading line naming the item its bullets are about
-    for sentence, heading, number in sentence_lines(text):
+    for sentence, heading, number in _trailing_off(sentence_lines(text)):
         if number != reader.line:
             reader.line, reader.line_topic = number, None
             if not minutes.active:
