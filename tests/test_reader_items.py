@@ -597,3 +597,43 @@ def test_owner_lines_typed_i_and_non_items(
 )
 def test_cause_and_trailing_subject(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # A subject span running over ", and" from a clause of its own starts after it.
+        (
+            "Ines",
+            "Omar rolled back the bad config within ten minutes, and the permanent fix was "
+            "merged by the gateway team.",
+            {d("gateway team", "permanent fix", T)},
+        ),
+        # A clause verb is no item: "the dashboard that goes with it".
+        (
+            "Ines",
+            "The SLO dashboard that goes with it is blocked until the metrics relabel lands.",
+            set(),
+        ),
+        # "all three of the X" is the X.
+        (
+            "Ines",
+            "all three of the webhook fixes are out",
+            {d("Ines", "webhook fixes")},
+        ),
+        # "X, which depends on Y, is now unblocked": no wait on Y is left.
+        (
+            "Ines",
+            "The invoicing revamp, which depends on the tax module, is now unblocked.",
+            {u("invoicing revamp", "tax module")},
+        ),
+        # "blocked by @infra on the VPN change": the change, not "infra on the change".
+        (
+            "Ines",
+            "Blocked by @infra on the VPN change. Can't test the partner SFTP flow until it's in.",
+            {o("Ines", "partner SFTP flow"), b("partner SFTP flow", "VPN change")},
+        ),
+    ],
+)
+def test_clause_breaks_and_groups(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected

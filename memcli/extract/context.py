@@ -138,7 +138,8 @@ _CLIP_FIRST = frozenset(
     initial remaining last final rest bulk most half""".split()
 )
 _CLIP_LEAD = re.compile(
-    r"(?:(?:all|both|each|every)(?:\s+of)?\s+(?:the\s+|our\s+|my\s+)?"
+    r"(?:(?:all|both|each|every)(?:\s+(?:two|three|four|five|six|seven|eight|nine|ten|\d+))?"
+    r"(?:\s+of)?\s+(?:the\s+|our\s+|my\s+)?"
     r"(?:(?:two|three|four|five|six|seven|eight|nine|ten|\d+)\s+)?"
     r"|(?:two|three|four|five|six|seven|eight|nine|ten|several)\s+of\s+(?:the|our|my)\s+"
     r"|(?:first|initial|final|last)\s+(?:pass|cut|round|sweep|iteration)\s+(?:at|of|on)\s+"
@@ -158,8 +159,8 @@ _CLIP_OFF = re.compile(
 
 # A clause swallowed into a noun phrase: "<Name> demoed the X", "team finished an X".
 _SWALLOWED = re.compile(
-    r"(?:\S+\s+){1,3}?(?P<verb>[a-z]{3,}ed)\s+(?:the|a|an|our|their|his|her|my)\s+"
-    r"(?P<rest>\S.*)"
+    r"(?:\S+\s+){1,3}?(?P<verb>[a-z]{3,}ed)\s+(?:(?:back|out|up|over|off|down|in)\s+)?"
+    r"(?:the|a|an|our|their|his|her|my)\s+(?P<rest>\S.*)"
 )
 
 
@@ -172,6 +173,7 @@ _CLAUSE_PART = re.compile(
 )
 
 
+_HANDLE_ON = re.compile(r"@?[\w.-]+\s+(?:on|for|with)\s+(?:the\s+|their\s+)?(?P<rest>\S.*)")
 _LEAD_PREPS = frozenset(
     "against across through via toward towards within without behind beyond per upon".split()
 )
@@ -433,6 +435,13 @@ class _Reader:
             return None  # "patched that": a clause, no name
         if " " in low and low.split(" ", 1)[0] in _LEAD_PREPS:
             return None  # "against prod": a phrase about where, no item
+        if (
+            " " in low
+            and (low[:1] == "@" or low.split(" ", 1)[0] in _ORG_UNITS)
+            and (m := _HANDLE_ON.fullmatch(core)) is not None
+        ):
+            core = m["rest"]  # "blocked by @infra on the VPN change": the change
+            low = core.lower()
         if ("-" in core or "#" in core) and (m := _TITLED_TICKET.fullmatch(core)) is not None:
             core = m["name"] or m["head"]  # "DOC-21 tutorials refresh", "X ticket SEC-77"
             low = core.lower()
@@ -606,8 +615,10 @@ class _Reader:
         result: list[tuple[EntityRef, _Phrase]] = []
         parts = split_items(_trim(raw))
         for part in parts:
-            if len(parts) > 1 and _CLAUSE_PART.match(part.lower()):
-                continue  # "patched that and the timeouts fix": the clause names nothing
+            if len(parts) > 1 and (
+                _CLAUSE_PART.match(part.lower()) or ("ed " in part and _SWALLOWED.match(part))
+            ):  # "patched that and the timeouts fix", "Omar rolled back X, and the fix":
+                continue  # a clause in the list names nothing
             phrase = _parse_phrase(part, target=target, from_owner=from_owner)
             ref = self.item(phrase, out)
             if ref is None:

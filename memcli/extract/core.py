@@ -1262,6 +1262,8 @@ def _span(toks: list[_Tok], text: str, m: re.Match[str], group: str) -> str | No
     part = toks[start:end]
     if len(part) > 2:
         part = _cut_adjunct(part)  # "X following Mei's move to the mobile team": X
+    if group in ("w", "s") and len(part) > 4:
+        part = _after_clause_break(part)  # "Omar rolled back X, and the fix was merged"
     if group == "t" and (owned := _agent_verb(part, text)) is not None:
         return owned
     if group in ("w", "t", "s"):
@@ -1271,6 +1273,17 @@ def _span(toks: list[_Tok], text: str, m: re.Match[str], group: str) -> str | No
 
 # Prepositions written like nouns or verbs that open an adjunct, never part of a name.
 _ADJUNCT_OPENERS = frozenset("following despite amid amidst ahead".split())
+
+
+def _after_clause_break(toks: list[_Tok]) -> list[_Tok]:
+    """A subject span that runs over ", and" from a clause with a verb of its own ("Omar
+    rolled back the config, and the fix was merged"): the subject is after the break."""
+    for k in range(len(toks) - 2, 1, -1):
+        if toks[k].low == "and" and toks[k - 1].low == ",":
+            if any(_verb_like(t) for t in toks[1 : k - 1]):
+                return toks[k + 1 :]
+            break
+    return toks
 
 
 def _cut_adjunct(toks: list[_Tok]) -> list[_Tok]:
@@ -2741,6 +2754,21 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         for d in out.drafts:
             if d.relation is Relation.COMPLETED:
                 reader.recent_done = d.target.name
+    freed = {
+        (d.source, d.target)
+        for o in outcomes
+        for d in o.drafts
+        if d.relation is Relation.UNBLOCKED_FROM
+    }
+    if freed:  # "X, which depends on Y, is now unblocked": X no longer waits on Y, and
+        waiters = {source for source, _target in freed}  # is no longer reported blocked
+        for out in outcomes:
+            out.drafts = [
+                d
+                for d in out.drafts
+                if not (d.relation is Relation.BLOCKED_BY and (d.source, d.target) in freed)
+                and not (d.relation is Relation.OWNS and d.tentative and d.target in waiters)
+            ]
     if outcomes:
         return outcomes, None
     if reason is None and all(_TRIGGERS.isdisjoint(c.classes) for c in parts):

@@ -66,7 +66,7 @@ _NOT_NAMES = _words(
     picked handed drove led owned managed handled parked paused delayed held carried
     reason reasons risk risks summary outcome outcomes result results decision context
     background impact scope asks noon midnight morning afternoon evening later nvm
-    q1 q2 q3 q4 h1 h2 fy hey hi hello hiya yo
+    q1 q2 q3 q4 h1 h2 fy hey hi hello hiya yo goes comes sits belongs ties relates
     """
 )
 _NON_NAMES = _NON_NAMES | _NOT_NAMES
