@@ -625,7 +625,7 @@ def test_cause_and_trailing_subject(author: str, text: str, expected: set[tuple[
         (
             "Ines",
             "The invoicing revamp, which depends on the tax module, is now unblocked.",
-            {u("invoicing revamp", "tax module")},
+            {o("Ines", "invoicing revamp"), u("invoicing revamp", "tax module")},
         ),
         # "blocked by @infra on the VPN change": the change, not "infra on the change".
         (

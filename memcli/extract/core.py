@@ -2760,14 +2760,12 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         for d in o.drafts
         if d.relation is Relation.UNBLOCKED_FROM
     }
-    if freed:  # "X, which depends on Y, is now unblocked": X no longer waits on Y, and
-        waiters = {source for source, _target in freed}  # is no longer reported blocked
+    if freed:  # "X, which depends on Y, is now unblocked": X no longer waits on Y
         for out in outcomes:
             out.drafts = [
                 d
                 for d in out.drafts
                 if not (d.relation is Relation.BLOCKED_BY and (d.source, d.target) in freed)
-                and not (d.relation is Relation.OWNS and d.tentative and d.target in waiters)
             ]
     if outcomes:
         return outcomes, None
