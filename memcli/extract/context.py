@@ -95,11 +95,15 @@ _STEP_OF = re.compile(
     r"(?:the\s+)?(?P<which>last|final|remaining|first|second|third|next)\s+(?:cutover|step|steps"
     r"|piece|pieces|bit|bits|part|parts|phase|stage|batch|leg|chunk|round|wave|tranche)"
 )
+_STEP_FIRST = frozenset("the last final remaining first second third next".split())
 # An event of the line's heading item named bare: "AP automation: go-live complete".
 _BARE_EVENTS = frozenset("go-live golive rollout roll-out launch cutover cut-over".split())
+# What ``_Reader._special`` reads: one set look-up (or two) lets every other name pass.
+_SPECIAL_FIRST = frozenset("the last final remaining first second third next its their".split())
 # "the rest", "the remainder": what is left of the item named before.
 _PROJECT_WORDS = ("project", "programme", "program", "initiative", "operation")
 _REST_REFS = frozenset({"rest", "the rest", "remainder", "the remainder", "remaining work"})
+_SPECIAL_REFS = _BARE_EVENTS | _ORDINAL_REFS | _REST_REFS
 # A part of an item is not the item: "half of the migration is done" completes nothing.
 _PART_OF = re.compile(
     r"\s*(?:the\s+)?(?:half|most|part|parts|some|bulk|majority|portion|first\s+half"
@@ -185,6 +189,52 @@ _TITLED_TICKET = re.compile(
 )
 
 
+def _reshape(core: str, low: str) -> str | None:
+    """A multi-word item phrase without what is no part of its name (see ``_clip``,
+    ``_SWALLOWED``, ``_HANDLE_ON``, ``_TITLED_TICKET``), ``core`` itself when nothing
+    changes, or None when the phrase is a clause or a place rather than a name."""
+    if (cut := _adjunct_at(low)) > 0:
+        core, low = core[:cut], low[:cut]  # "the SSO rollout following Mei's move"
+        if " " not in low:
+            return core
+    first = low[: low.index(" ")]
+    if first in _CLIP_FIRST or " off " in low:
+        core = _clip(core)  # "all three ranking patches", "X off Priya's plate"
+        low = core.lower()
+        first = low.split(" ", 1)[0]
+    if "ed " in low:
+        if (m := _SWALLOWED.match(core)) is not None:
+            core = m["rest"]  # "Pita demoed the new search filters": the filters
+            low = core.lower()
+            first = low.split(" ", 1)[0]
+        if _VERB_FIRST.match(low):
+            return None  # "patched that": a clause, no name
+    if first in _LEAD_PREPS:
+        return None  # "against prod": a phrase about where, no item
+    if (first[:1] == "@" or first in _ORG_UNITS) and (m := _HANDLE_ON.fullmatch(core)):
+        core = m["rest"]  # "blocked by @infra on the VPN change": the change
+    elif (
+        core[:1] == "#" or ("-" in core[:12] and core[:2].isupper()) or _TICKET_WORDS.search(low)
+    ) and (m := _TITLED_TICKET.fullmatch(core)):
+        core = m["name"] or m["head"]  # "DOC-21 tutorials refresh", "X ticket SEC-77"
+    return core
+
+
+_TICKET_WORDS = re.compile(r" (?:ticket|issue|card|story|epic) ")
+# Words written like nouns or verbs that open an adjunct, never part of a name.
+_ADJUNCTS = (" following ", " despite ", " amid ", " amidst ", " ahead of ")
+
+
+def _adjunct_at(low: str) -> int:
+    """Where a "following ...", "despite ...", "ahead of ..." adjunct starts (-1: none)."""
+    if low.count(" ") < 2:
+        return -1  # a name, an opener and what follows it: three words at least
+    for opener in _ADJUNCTS:
+        if (at := low.find(opener)) > 0:
+            return at
+    return -1
+
+
 def _clip(core: str) -> str:
     """An item's name without a leading quantity or part ("all three", "the first pass
     at", "the remaining bits of") and without a trailing "off <someone>'s plate"; a
@@ -223,16 +273,16 @@ _ORDINARY_BLOCKED = frozenset(
 def _not_work(low: str) -> bool:
     """Whether a lowercased phrase names a resource, a consensus or a season (its head),
     or opens with one and goes on as a clause ("headcount staying stable")."""
-    if low in _NOT_WORK_PHRASES or _VAGUE_AMOUNT.match(low):
+    if low in _NOT_WORK_PHRASES or low[low.rfind(" ") + 1 :] in _NOT_WORK_HEADS:
         return True
-    words = low.split()
-    if not words:
-        return False
-    if words[-1] in _NOT_WORK_HEADS:
-        return True
-    if words[0] in _AGREEMENT and (len(words) == 1 or words[1] in ("with", "from", "between")):
+    if " " not in low:
+        return low in _AGREEMENT
+    first, _, rest = low.partition(" ")
+    if first in _AGREEMENT and rest.startswith(("with ", "from ", "between ")):
         return True  # "by agreement with product"; a "peering agreement" is a contract
-    return len(words) > 1 and words[0] in _NOT_WORK_HEADS and words[1].endswith("ing")
+    if first in _NOT_WORK_HEADS and rest.split(" ", 1)[0].endswith("ing"):
+        return True  # "headcount staying stable"
+    return "of " in low and _VAGUE_AMOUNT.match(low) is not None
 
 
 def _ordinary_blocked(name: str) -> bool:
@@ -358,6 +408,8 @@ class _Reader:
         """Resolve a phrase in a person-or-team slot (owner, doer)."""
         core = _trim(raw)
         low = core.lower()
+        if " " in low and (cut := _adjunct_at(low)) > 0:
+            core, low = core[:cut], low[:cut]  # "Tobias Keller following Amy's move": Tobias
         if low in _TYPED_I:
             core, low = "I", "i"  # "im on the importer": the writer
         if low in _FIRST_PERSON | _THIRD_PERSON | _PLURAL_PERSON | _SELF_GROUPS or (
@@ -425,42 +477,18 @@ class _Reader:
     def item(self, phrase: _Phrase, out: _Outcome) -> EntityRef | None:
         """Resolve a phrase in a work-item slot; people, teams and junk are rejected."""
         core, low = phrase.core, phrase.core.lower()
-        if " " in low and (low.split(" ", 1)[0] in _CLIP_FIRST or " off " in low):
-            core = _clip(core)  # "all three ranking patches", "X off Priya's plate"
-            low = core.lower()
-        if "ed " in low and (m := _SWALLOWED.match(core)) is not None:
-            core = m["rest"]  # "Pita demoed the new search filters": the filters
-            low = core.lower()
-        if "ed " in low and _VERB_FIRST.match(low):
-            return None  # "patched that": a clause, no name
-        if " " in low and low.split(" ", 1)[0] in _LEAD_PREPS:
-            return None  # "against prod": a phrase about where, no item
-        if (
-            " " in low
-            and (low[:1] == "@" or low.split(" ", 1)[0] in _ORG_UNITS)
-            and (m := _HANDLE_ON.fullmatch(core)) is not None
-        ):
-            core = m["rest"]  # "blocked by @infra on the VPN change": the change
-            low = core.lower()
-        if ("-" in core or "#" in core) and (m := _TITLED_TICKET.fullmatch(core)) is not None:
-            core = m["name"] or m["head"]  # "DOC-21 tutorials refresh", "X ticket SEC-77"
-            low = core.lower()
+        if " " in low:
+            reshaped = _reshape(core, low)  # "all three X", "DOC-21 X", "patched that"
+            if reshaped is None:
+                return None
+            if reshaped is not core:
+                core, low = reshaped, reshaped.lower()
         if low in _REFS:
             ref = self.last_item
-        elif (step := _STEP_OF.fullmatch(low)) is not None:
-            if step["which"] not in ("last", "final", "remaining") or self.last_item is None:
-                return None  # "the first phase" of something: a part, named by nothing
-            ref = self.last_item  # "X is wrapped up, we finished the last cutover": X
-        elif low in _BARE_EVENTS and self.line_topic and low != self.line_topic.lower():
-            ref = self._earlier(self.line_topic) or EntityRef(
-                _parse_phrase(self.line_topic).core, ITEM
-            )  # "AP automation: go-live complete": the heading's item went live
         elif (
-            low in _ORDINAL_REFS
-            or low in _REST_REFS
-            or (low.startswith(("its ", "their ")) and low.split(" ", 1)[1] in _EVENT_NOUNS)
-        ):
-            ref = self._anaphor(low)  # "the latter", "its rollout": an item named before
+            low in _SPECIAL_REFS or (" " in low and low[: low.index(" ")] in _SPECIAL_FIRST)
+        ) and (special := self._special(low)) is not None:
+            ref = special[0]  # "the latter", "its rollout", "the last cutover"
             if ref is None:
                 return None
         elif (
@@ -485,10 +513,38 @@ class _Reader:
             if ref is None:
                 return None
         else:
-            ref = self._earlier(core) or self._titled(core) or EntityRef(core, ITEM)
+            ref = (
+                self._earlier(core)
+                or (self._titled(core) if low in _TITLE_HEADS else None)
+                or EntityRef(core, ITEM)
+            )
         if ref is not None:
             out.items.append(ref)
         return ref
+
+    def _special(self, low: str) -> tuple[EntityRef | None] | None:
+        """The item a reference names, in a 1-tuple (holding None when it names none), or
+        None when the phrase is no reference: a step of the item named last ("the last
+        cutover"; a first or second one names none), an event of the line's heading item
+        ("go-live"), "the former / the latter / the rest", "its rollout"."""
+        if (step := _STEP_OF.fullmatch(low)) is not None:
+            if step["which"] not in ("last", "final", "remaining"):
+                return (None,)  # "the first phase" of something: a part, named by nothing
+            return (self.last_item,)  # "X is wrapped up, we finished the last cutover": X
+        if low in _BARE_EVENTS:
+            if self.line_topic and low != self.line_topic.lower():
+                return (
+                    self._earlier(self.line_topic)
+                    or EntityRef(_parse_phrase(self.line_topic).core, ITEM),
+                )  # "AP automation: go-live complete": the heading's item went live
+            return None
+        if (
+            low in _ORDINAL_REFS
+            or low in _REST_REFS
+            or (low.startswith(("its ", "their ")) and low.split(" ", 1)[1] in _EVENT_NOUNS)
+        ):
+            return (self._anaphor(low),)
+        return None
 
     def _anaphor(self, low: str) -> EntityRef | None:
         """ "the former" / "the latter" of the last pair of items named together; "its

@@ -1260,19 +1260,13 @@ def _span(toks: list[_Tok], text: str, m: re.Match[str], group: str) -> str | No
     if start < 0 or start == end:
         return None
     part = toks[start:end]
-    if len(part) > 2:
-        part = _cut_adjunct(part)  # "X following Mei's move to the mobile team": X
-    if group in ("w", "s") and len(part) > 4:
+    if group in ("w", "s") and len(part) > 4 and ", and" in text:
         part = _after_clause_break(part)  # "Omar rolled back X, and the fix was merged"
     if group == "t" and (owned := _agent_verb(part, text)) is not None:
         return owned
     if group in ("w", "t", "s"):
         return _noun_phrase(*_trimmed(part, text))
     return _noun_phrase(part, text)
-
-
-# Prepositions written like nouns or verbs that open an adjunct, never part of a name.
-_ADJUNCT_OPENERS = frozenset("following despite amid amidst ahead".split())
 
 
 def _after_clause_break(toks: list[_Tok]) -> list[_Tok]:
@@ -1283,14 +1277,6 @@ def _after_clause_break(toks: list[_Tok]) -> list[_Tok]:
             if any(_verb_like(t) for t in toks[1 : k - 1]):
                 return toks[k + 1 :]
             break
-    return toks
-
-
-def _cut_adjunct(toks: list[_Tok]) -> list[_Tok]:
-    """An argument up to a "following ...", "despite ...", "ahead of ..." adjunct."""
-    for k in range(1, len(toks) - 1):
-        if toks[k].low in _ADJUNCT_OPENERS and toks[k - 1].low not in _DETERMINERS:
-            return toks[:k]
     return toks
 
 
@@ -2754,12 +2740,16 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         for d in out.drafts:
             if d.relation is Relation.COMPLETED:
                 reader.recent_done = d.target.name
-    freed = {
-        (d.source, d.target)
-        for o in outcomes
-        for d in o.drafts
-        if d.relation is Relation.UNBLOCKED_FROM
-    }
+    freed = (
+        {
+            (d.source, d.target)
+            for o in outcomes
+            for d in o.drafts
+            if d.relation is Relation.UNBLOCKED_FROM
+        }
+        if len(outcomes) > 1 or done_now
+        else None
+    )
     if freed:  # "X, which depends on Y, is now unblocked": X no longer waits on Y
         for out in outcomes:
             out.drafts = [

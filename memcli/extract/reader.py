@@ -176,14 +176,20 @@ def _read_sentence(
     if not text:
         return [], "no words"
     lowered = text.lower()
-    if lowered.startswith(_OWNER_LEADS) and (owner := _OWNER_OF.fullmatch(text)) is not None:
+    lead = lowered[:1]
+    if (
+        lead in "odlap"
+        and lowered.startswith(_OWNER_LEADS)
+        and (owner := _OWNER_OF.fullmatch(text)) is not None
+    ):
         named = reader.owns(owner["who"], owner["item"])  # "Owner for X: Dana"
         if named is not None and named.drafts:
             named.frame = "owner-of-x-colon-y"
             reader.commit(named, text)
             return [named], None
     if (
-        lowered.startswith(("per ", "according to "))
+        lead in "pa"
+        and lowered.startswith(("per ", "according to "))
         and (per := _PER_WHO.match(text))
         and _agent_shaped(per["who"], strict=True)
     ):
@@ -502,14 +508,23 @@ def _trailing_off(
     return out
 
 
+def _is_bullet(line: str) -> bool:
+    """Whether a line is a list item ("- X", "* X", "• X", "1) X")."""
+    lead = line.lstrip()[:1]
+    return lead in _BULLET_LEADS and _BULLET_LINE.match(line) is not None
+
+
+_BULLET_LEADS = frozenset("-*+•◦‣0123456789")
+
+
 def _line_topic(lines: list[str], number: int, topic: str | None) -> str | None:
     """The item a plain heading line names ("design-system", "Release 4.1 readiness")
     for the bullets under it, which take it as subject when they name none (the
     contract's rule on headings); a bullet keeps the topic, any other line replaces it."""
     line = lines[number]
-    if _BULLET_LINE.match(line):
+    if _is_bullet(line):
         return topic
-    if number + 1 >= len(lines) or not _BULLET_LINE.match(lines[number + 1]):
+    if number + 1 >= len(lines) or not _is_bullet(lines[number + 1]):
         return None  # no bullets under it: not a heading
     words = line.strip(" \t*_#:").split()
     if not 1 <= len(words) <= 5 or _NOT_HEADING.search(line):
@@ -578,14 +593,17 @@ def extract(text: str, author: str | None) -> Extraction:
     speaker: str | None = None
     said: str | None = None
     line = -1
-    lines = text.splitlines()
+    lines = text.splitlines() if "\n" in text else []  # bullets need lines to be under
     topic: str | None = None  # a plain heading line naming the item its bullets are about
-    for sentence, heading, number in _trailing_off(sentence_lines(text)):
+    sentences = sentence_lines(text)
+    if "..." in text or "…" in text:
+        sentences = _trailing_off(sentences)
+    for sentence, heading, number in sentences:
         if number != reader.line:
             reader.line, reader.line_topic = number, None
-            if not minutes.active:
+            if lines and not minutes.active:
                 topic = _line_topic(lines, number, topic)
-                reader.line_topic = topic if topic and _BULLET_LINE.match(lines[number]) else None
+                reader.line_topic = topic if topic and _is_bullet(lines[number]) else None
         if minutes.active:
             if minutes.roster_line(sentence):
                 per_sentence.append((sentence, [], None, "attendance list"))
@@ -617,7 +635,12 @@ def extract(text: str, author: str | None) -> Extraction:
     for d in drafts:
         if d.relation is Relation.OWNS and not d.tentative:
             explicit.setdefault(_key(d.target), set()).add(_key(d.source))
-    unowned = _said_unowned(per_sentence)  # "Neither one has an owner yet"
+    # "Neither one has an owner yet"
+    unowned = (
+        _said_unowned(per_sentence)
+        if ("wn" in text or "WN" in text or "grabs" in text) and _NO_OWNER.search(text)
+        else set()
+    )
 
     done_by: dict[str, set[str]] = {}  # completions with a named doer
     for d in drafts:
