@@ -637,3 +637,28 @@ def test_cause_and_trailing_subject(author: str, text: str, expected: set[tuple[
 )
 def test_clause_breaks_and_groups(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "not blocked" without "anymore" / "now" ends no wait: there was none.
+        (
+            "Ines",
+            "I'm not blocked, but the webhook retries work would go faster once the queue "
+            "upgrade lands.",
+            set(),
+        ),
+        ("Ines", "- ledger export: not stuck on the FX feed, just slow going", set()),
+        # "@nina thanks for fixing X": the addressee thanked did it.
+        (
+            "Ines",
+            "@nina thanks for fixing the flaky checkout test!",
+            {d("nina", "flaky checkout test")},
+        ),
+    ],
+)
+def test_negated_unblocks_and_addressed_thanks(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected

@@ -2109,12 +2109,14 @@ def _thanked(reader: _Reader, text: str) -> _Outcome | None:
     """ "Huge thanks to Beatriz for landing X", "lukas ty for merging": whoever is thanked
     for finishing something did it."""
     m = _THANKED.search(text)
-    if m is None or (m["who"] is None) == (m["who2"] is None):
+    if m is None or (m["who"] is not None and m["who2"] is not None):
+        return None
+    if m["who"] is None and m["who2"] is None and not reader.addressee:
         return None
     verb = m["verb"].lower()
     if verb not in _DONE_GERUNDS:
         return None
-    who = (m["who"] or m["who2"]).strip()
+    who = (m["who"] or m["who2"] or reader.addressee or "").strip()  # "@nina thanks for X"
     if who.lower() in ("you", "u", "everyone", "all", "folks", "y'all"):
         return None
     out = reader.completed(who, m["obj"] or "it")
@@ -2494,6 +2496,13 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             t.cls == "U" and t.low.startswith(("can ", "could ")) for t in toks
         ):  # "once hardware arrives the rollout can proceed": a plan
             reason, previous = "planned", toks
+            continue
+        if (
+            "U" in classes
+            and any(t.cls == "U" and t.low.startswith("not ") for t in toks)
+            and not _ANY_MORE.search(text)
+        ):  # "not blocked, just slow": no wait is over, there was none
+            reason, previous = "negated", toks
             continue
         if "E" in classes and any(
             t.low in _GO_PRESENT and toks[i + 1].cls == "E" for i, t in enumerate(toks[:-1])
@@ -3073,6 +3082,8 @@ _ADJUNCTS = frozenset({"after", "before", "while", "when", "since", "by"})
 
 
 _GO_PRESENT = frozenset({"go", "goes", "going"})
+# What makes "not blocked" an unblock: "not stuck anymore", "now that", "since X landed".
+_ANY_MORE = re.compile(r"\bany ?more\b|\bnow\b|\bsince\b|\bagain\b", re.IGNORECASE)
 
 
 def _adjunct_doer(reader: _Reader, out: _Outcome, outcomes: list[_Outcome]) -> None:
