@@ -662,3 +662,32 @@ def test_negated_unblocks_and_addressed_thanks(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "the guide" after "the setup guide for X": the head noun of that item.
+        (
+            "Ines",
+            "Yesterday\n- closed DOC-40\nToday\n- setup guide for the billing sandbox "
+            "API\nBlockers\n- the guide depends on the sandbox URLs (OPS-9)",
+            {
+                d("Ines", "DOC-40"),
+                o("Ines", "setup guide for the billing sandbox API"),
+                b("setup guide for the billing sandbox API", "sandbox URLs"),
+            },
+        ),
+        (
+            "Ines",
+            "- wip: retry dashboards for the card issuing payments flow\n- the dashboards "
+            "need the new metrics labels first",
+            {
+                o("Ines", "retry dashboards for the card issuing payments flow"),
+                b("retry dashboards for the card issuing payments flow", "new metrics labels"),
+            },
+        ),
+    ],
+)
+def test_head_noun_mentions(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected

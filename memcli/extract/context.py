@@ -516,6 +516,7 @@ class _Reader:
             ref = (
                 self._earlier(core)
                 or (self._titled(core) if low in _TITLE_HEADS else None)
+                or (self._head_noun_ref(low) if " " not in low and self.known else None)
                 or EntityRef(core, ITEM)
             )
         if ref is not None:
@@ -626,6 +627,16 @@ class _Reader:
         for ref in reversed(self.known):
             known = _content_words(ref.name)
             if words < known and len(known) <= len(words) + 3:
+                return ref
+        return None
+
+    def _head_noun_ref(self, low: str) -> EntityRef | None:
+        """ "the docs" after "API docs for the v2 search endpoint": one word that is the
+        head noun (the last word before any "for/of/on ...") of a recently named item."""
+        for ref in reversed(self.known[-4:]):
+            words = ref.name.lower().split()
+            cut = next((k for k, w in enumerate(words) if w in _HEAD_LINKS), len(words))
+            if cut >= 2 and words[cut - 1] == low:
                 return ref
         return None
 
