@@ -189,15 +189,17 @@ _TITLED_TICKET = re.compile(
 )
 
 
-def _reshape(core: str, low: str) -> str | None:
+def _reshape(core: str, low: str, first: str) -> str | None:
     """A multi-word item phrase without what is no part of its name (see ``_clip``,
     ``_SWALLOWED``, ``_HANDLE_ON``, ``_TITLED_TICKET``), ``core`` itself when nothing
     changes, or None when the phrase is a clause or a place rather than a name."""
-    if (cut := _adjunct_at(low)) > 0:
+    if (" following " in low or " despite " in low or " amid" in low or " ahead of " in low) and (
+        cut := _adjunct_at(low)
+    ) > 0:
         core, low = core[:cut], low[:cut]  # "the SSO rollout following Mei's move"
         if " " not in low:
             return core
-    first = low[: low.index(" ")]
+        first = low[: low.index(" ")]
     if first in _CLIP_FIRST or " off " in low:
         core = _clip(core)  # "all three ranking patches", "X off Priya's plate"
         low = core.lower()
@@ -214,8 +216,10 @@ def _reshape(core: str, low: str) -> str | None:
     if (first[:1] == "@" or first in _ORG_UNITS) and (m := _HANDLE_ON.fullmatch(core)):
         core = m["rest"]  # "blocked by @infra on the VPN change": the change
     elif (
-        core[:1] == "#" or ("-" in core[:12] and core[:2].isupper()) or _TICKET_WORDS.search(low)
-    ) and (m := _TITLED_TICKET.fullmatch(core)):
+        ("-" in core or "#" in core)
+        and (core[:1] == "#" or core[:2].isupper() or _TICKET_WORDS.search(low))
+        and (m := _TITLED_TICKET.fullmatch(core))
+    ):
         core = m["name"] or m["head"]  # "DOC-21 tutorials refresh", "X ticket SEC-77"
     return core
 
@@ -227,11 +231,8 @@ _ADJUNCTS = (" following ", " despite ", " amid ", " amidst ", " ahead of ")
 
 def _adjunct_at(low: str) -> int:
     """Where a "following ...", "despite ...", "ahead of ..." adjunct starts (-1: none)."""
-    if low.count(" ") < 2:
-        return -1  # a name, an opener and what follows it: three words at least
-    for opener in _ADJUNCTS:
-        if (at := low.find(opener)) > 0:
-            return at
+    if " following " in low or " despite " in low or " amid" in low or " ahead of " in low:
+        return min(at for opener in _ADJUNCTS if (at := low.find(opener)) > 0)
     return -1
 
 
@@ -261,6 +262,9 @@ _NOT_WORK_PHRASES = frozenset(
     | {"team", "teams", "role", "roles", "job", "jobs", "desk", "desks", "office", "house"}
     | {"code", "the code", "root cause", "the root cause"}  # "code complete", a cause
 )
+_NOT_WORK_ANY = _NOT_WORK_HEADS | _AGREEMENT | _NOT_WORK_PHRASES
+_NOT_WORK_ENDS = tuple(f" {word}" for word in sorted(_NOT_WORK_HEADS))
+_NOT_WORK_STARTS = tuple(f"{word} " for word in sorted(_NOT_WORK_HEADS | _AGREEMENT))
 # Vague amounts are no item: "a lot of legacy code", "a bunch of tickets".
 _VAGUE_AMOUNT = re.compile(r"(?:a\s+)?(?:lot|lots|bunch|ton|tons|plenty|load|loads)\s+of\s")
 # Things that get blocked in the ordinary sense: an address, an account, traffic.
@@ -408,7 +412,9 @@ class _Reader:
         """Resolve a phrase in a person-or-team slot (owner, doer)."""
         core = _trim(raw)
         low = core.lower()
-        if " " in low and (cut := _adjunct_at(low)) > 0:
+        if (
+            " following " in low or " despite " in low or " amid" in low or " ahead of " in low
+        ) and (cut := _adjunct_at(low)) > 0:
             core, low = core[:cut], low[:cut]  # "Tobias Keller following Amy's move": Tobias
         if low in _TYPED_I:
             core, low = "I", "i"  # "im on the importer": the writer
@@ -477,17 +483,19 @@ class _Reader:
     def item(self, phrase: _Phrase, out: _Outcome) -> EntityRef | None:
         """Resolve a phrase in a work-item slot; people, teams and junk are rejected."""
         core, low = phrase.core, phrase.core.lower()
-        if " " in low:
-            reshaped = _reshape(core, low)  # "all three X", "DOC-21 X", "patched that"
+        first = low[: low.index(" ")] if " " in low else low
+        if first is not low:
+            reshaped = _reshape(core, low, first)  # "all three X", "DOC-21 X", "patched that"
             if reshaped is None:
                 return None
             if reshaped is not core:
                 core, low = reshaped, reshaped.lower()
+                first = low.split(" ", 1)[0]
         if low in _REFS:
             ref = self.last_item
-        elif (
-            low in _SPECIAL_REFS or (" " in low and low[: low.index(" ")] in _SPECIAL_FIRST)
-        ) and (special := self._special(low)) is not None:
+        elif (low in _SPECIAL_REFS or first in _SPECIAL_FIRST) and (
+            special := self._special(low)
+        ) is not None:
             ref = special[0]  # "the latter", "its rollout", "the last cutover"
             if ref is None:
                 return None
@@ -502,7 +510,15 @@ class _Reader:
             or low in _SELF_GROUPS
             or low in _ORG_UNITS  # "waiting on legal": a group, not a work item
             or low in _NOT_NAMES  # "Slipped:", "held at QA": a verb or a label
-            or _not_work(low)  # "security headcount", "agreement with product"
+            or low in _NOT_WORK_ANY  # "headcount", "agreement", "the new year"
+            or (
+                " " in low
+                and (
+                    low.endswith(_NOT_WORK_ENDS)
+                    or (low.startswith(_NOT_WORK_STARTS) and _not_work(low))
+                    or ("of " in low and _VAGUE_AMOUNT.match(low) is not None)
+                )
+            )  # "security headcount", "agreement with X", "a lot of legacy code"
             or _is_team(core)
             or self._is_author(core)
             or self._person_like(core)
@@ -681,8 +697,9 @@ class _Reader:
         """Resolve a list of work items ('X and the Y'); None if any part fails."""
         result: list[tuple[EntityRef, _Phrase]] = []
         parts = split_items(_trim(raw))
+        several = len(parts) > 1
         for part in parts:
-            if len(parts) > 1 and (
+            if several and (
                 _CLAUSE_PART.match(part.lower()) or ("ed " in part and _SWALLOWED.match(part))
             ):  # "patched that and the timeouts fix", "Omar rolled back X, and the fix":
                 continue  # a clause in the list names nothing

@@ -1260,7 +1260,7 @@ def _span(toks: list[_Tok], text: str, m: re.Match[str], group: str) -> str | No
     if start < 0 or start == end:
         return None
     part = toks[start:end]
-    if group in ("w", "s") and len(part) > 4 and ", and" in text:
+    if ", and" in text and group in ("w", "s") and len(part) > 4:
         part = _after_clause_break(part)  # "Omar rolled back X, and the fix was merged"
     if group == "t" and (owned := _agent_verb(part, text)) is not None:
         return owned
@@ -2756,7 +2756,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             for d in o.drafts
             if d.relation is Relation.UNBLOCKED_FROM
         }
-        if len(outcomes) > 1 or done_now
+        if done_now or len(outcomes) > 1
         else None
     )
     if freed:  # "X, which depends on Y, is now unblocked": X no longer waits on Y

@@ -508,24 +508,20 @@ def _trailing_off(
     return out
 
 
-def _is_bullet(line: str) -> bool:
-    """Whether a line is a list item ("- X", "* X", "• X", "1) X")."""
-    lead = line.lstrip()[:1]
-    return lead in _BULLET_LEADS and _BULLET_LINE.match(line) is not None
-
-
 _BULLET_LEADS = frozenset("-*+•◦‣0123456789")
 
 
-def _line_topic(lines: list[str], number: int, topic: str | None) -> str | None:
+def _line_topic(
+    lines: list[str], bullets: list[bool], number: int, topic: str | None
+) -> str | None:
     """The item a plain heading line names ("design-system", "Release 4.1 readiness")
     for the bullets under it, which take it as subject when they name none (the
     contract's rule on headings); a bullet keeps the topic, any other line replaces it."""
-    line = lines[number]
-    if _is_bullet(line):
+    if bullets[number]:
         return topic
-    if number + 1 >= len(lines) or not _is_bullet(lines[number + 1]):
+    if number + 1 >= len(lines) or not bullets[number + 1]:
         return None  # no bullets under it: not a heading
+    line = lines[number]
     words = line.strip(" \t*_#:").split()
     if not 1 <= len(words) <= 5 or _NOT_HEADING.search(line):
         return None
@@ -594,6 +590,10 @@ def extract(text: str, author: str | None) -> Extraction:
     said: str | None = None
     line = -1
     lines = text.splitlines() if "\n" in text else []  # bullets need lines to be under
+    bullets = [
+        line.lstrip()[:1] in _BULLET_LEADS and _BULLET_LINE.match(line) is not None
+        for line in lines
+    ]
     topic: str | None = None  # a plain heading line naming the item its bullets are about
     sentences = sentence_lines(text)
     if "..." in text or "…" in text:
@@ -602,8 +602,8 @@ def extract(text: str, author: str | None) -> Extraction:
         if number != reader.line:
             reader.line, reader.line_topic = number, None
             if lines and not minutes.active:
-                topic = _line_topic(lines, number, topic)
-                reader.line_topic = topic if topic and _is_bullet(lines[number]) else None
+                topic = _line_topic(lines, bullets, number, topic)
+                reader.line_topic = topic if topic and bullets[number] else None
         if minutes.active:
             if minutes.roster_line(sentence):
                 per_sentence.append((sentence, [], None, "attendance list"))
@@ -638,7 +638,8 @@ def extract(text: str, author: str | None) -> Extraction:
     # "Neither one has an owner yet"
     unowned = (
         _said_unowned(per_sentence)
-        if ("wn" in text or "WN" in text or "grabs" in text) and _NO_OWNER.search(text)
+        if ("wne" in text or "WNE" in text or "grabs" in text or "obody" in text or "o one" in text)
+        and _NO_OWNER.search(text)
         else set()
     )
 
