@@ -85,6 +85,12 @@ def test_reads_the_item_meant(author: str, text: str, expected: set[tuple[str, .
         ("Ines", "Today: handing the pager rota to Malik at noon", "noon"),
         (
             "Ines",
+            "Dmitri's app needs the token service and Lea's soak test needs the SSO proxy; "
+            "I'll take both of those.",
+            "both of those",
+        ),
+        (
+            "Ines",
             "The backfill script is in review, but it can't run against prod until the "
             "replica is promoted.",
             "against prod",

@@ -200,6 +200,8 @@ def _reshape(core: str, low: str, first: str) -> str | None:
         if " " not in low:
             return core
         first = low[: low.index(" ")]
+    if first in _CLIP_FIRST and _SOME_OF_THEM.fullmatch(low):
+        return None  # "both of those", "all of them": a reference to several, no name
     if first in _CLIP_FIRST or " off " in low:
         core = _clip(core)  # "all three ranking patches", "X off Priya's plate"
         low = core.lower()
@@ -224,6 +226,10 @@ def _reshape(core: str, low: str, first: str) -> str | None:
     return core
 
 
+_SOME_OF_THEM = re.compile(
+    r"(?:all|both|each|every|two|three|several|most|half|rest)(?:\s+\w+)?\s+of\s+"
+    r"(?:those|these|them|us|it|which)"
+)
 _TICKET_WORDS = re.compile(r" (?:ticket|issue|card|story|epic) ")
 # Words written like nouns or verbs that open an adjunct, never part of a name.
 _ADJUNCTS = (" following ", " despite ", " amid ", " amidst ", " ahead of ")
@@ -362,6 +368,8 @@ class _Reader:
         self.stuck: list[EntityRef] = []  # items said not to move ("can't land X until")
         self.pair: tuple[EntityRef, EntityRef] | None = None  # the former, the latter
         self._lowered: str | None = None  # the text lowercased, made on first use
+        self._projects: bool | None = None  # whether the text names any project
+        self.says_unowned = False  # a sentence says something has no owner (reader.py)
 
     @property
     def lower_words(self) -> frozenset[str]:
@@ -459,9 +467,11 @@ class _Reader:
     def _project_name(self, low: str) -> bool:
         """Whether the text calls this name a project ("Project Falcon", "the Falcon
         programme"): then it is the name of work, not of a person."""
-        text = self._text_lower
-        if low not in text:
+        if self._projects is None:
+            self._projects = any(kind in self._text_lower for kind in _PROJECT_WORDS)
+        if not self._projects:
             return False
+        text = self._text_lower
         return any(f"{kind} {low}" in text or f"{low} {kind}" in text for kind in _PROJECT_WORDS)
 
     @property

@@ -161,6 +161,8 @@ def _read_sentence(
         reader.addressee = addressee(sentence) or reader.addressee
     raw = (sentence if text is None else text).lower()
     words = lower_words(sentence if text is None else text)  # the letter runs of raw
+    if not _NO_OWNER_WORDS.isdisjoint(words):
+        reader.says_unowned = True  # looked at once the update is read ("needs an owner")
     if (
         _cues().isdisjoint(words)
         and "'s" not in raw  # a possessive may name an owner ("X is Priya's")
@@ -544,6 +546,8 @@ _NO_OWNER = re.compile(
 )
 
 
+# A word every ``_NO_OWNER`` phrase holds: a sentence without any says no such thing.
+_NO_OWNER_WORDS = frozenset("owner owners unowned grabs nobody noone neither one".split())
 _SEVERAL = re.compile(r"\b(?:neither|none|both|either|all|any)\b")
 
 
@@ -596,7 +600,7 @@ def extract(text: str, author: str | None) -> Extraction:
     ]
     topic: str | None = None  # a plain heading line naming the item its bullets are about
     sentences = sentence_lines(text)
-    if "..." in text or "…" in text:
+    if "..." in text or (not text.isascii() and "…" in text):
         sentences = _trailing_off(sentences)
     for sentence, heading, number in sentences:
         if number != reader.line:
@@ -636,12 +640,7 @@ def extract(text: str, author: str | None) -> Extraction:
         if d.relation is Relation.OWNS and not d.tentative:
             explicit.setdefault(_key(d.target), set()).add(_key(d.source))
     # "Neither one has an owner yet"
-    unowned = (
-        _said_unowned(per_sentence)
-        if ("wne" in text or "WNE" in text or "grabs" in text or "obody" in text or "o one" in text)
-        and _NO_OWNER.search(text)
-        else set()
-    )
+    unowned = _said_unowned(per_sentence) if reader.says_unowned else set()
 
     done_by: dict[str, set[str]] = {}  # completions with a named doer
     for d in drafts:
