@@ -168,6 +168,11 @@ _SWALLOWED = re.compile(
 )
 
 
+# What a swallowed clause or a verb-first phrase needs: "-ed" before a determiner.
+_SWALLOW_HINT = re.compile(
+    r"ed (?:(?:back|out|up|over|off|down|in) )?(?:the|a|an|our|their|his|her|my|that|this"
+    r"|it|them|those|these)\b"
+)
 _VERB_FIRST = re.compile(r"[a-z]{3,}ed\s+(?:that|this|it|them|those|these)\b")
 
 
@@ -206,7 +211,7 @@ def _reshape(core: str, low: str, first: str) -> str | None:
         core = _clip(core)  # "all three ranking patches", "X off Priya's plate"
         low = core.lower()
         first = low.split(" ", 1)[0]
-    if "ed " in low:
+    if "ed " in low and _SWALLOW_HINT.search(low):
         if (m := _SWALLOWED.match(core)) is not None:
             core = m["rest"]  # "Pita demoed the new search filters": the filters
             low = core.lower()
@@ -947,7 +952,8 @@ class _Reader:
 
     def completed(self, doer_raw: str | None, item_raw: str) -> _Outcome | None:
         """``doer_raw`` finished ``item_raw``; no doer means the author, else the owner."""
-        if _DONE_FOR_SOME.search(self.sentence):
+        sentence = self.sentence
+        if ("of " in sentence or "/" in sentence) and _DONE_FOR_SOME.search(sentence):
             return None  # "evidence collection: complete for 61 of 64 controls"
         if part := _PART_OF.match(item_raw):  # "half of the migration is done": the
             out = _Outcome()  # migration is not; it is named, for "the rest" after it

@@ -2504,8 +2504,12 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         ):  # "not blocked, just slow": no wait is over, there was none
             reason, previous = "negated", toks
             continue
-        if "E" in classes and any(
-            t.low in _GO_PRESENT and toks[i + 1].cls == "E" for i, t in enumerate(toks[:-1])
+        if (
+            "E" in classes
+            and ("go" in text or "Go" in text)
+            and any(
+                t.low in _GO_PRESENT and toks[i + 1].cls == "E" for i, t in enumerate(toks[:-1])
+            )
         ):  # "the EU launch goes live Monday": a schedule, not a completion
             reason, previous = "planned", toks
             continue
