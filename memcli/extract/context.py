@@ -101,6 +101,7 @@ _BARE_EVENTS = frozenset("go-live golive rollout roll-out launch cutover cut-ove
 # What ``_Reader._special`` reads: one set look-up (or two) lets every other name pass.
 _SPECIAL_FIRST = frozenset("the last final remaining first second third next its their".split())
 # "the rest", "the remainder": what is left of the item named before.
+_PROJECT_STEMS = ("roject", "rogram", "nitiative", "peration", "ROJECT", "ROGRAM")
 _PROJECT_WORDS = ("project", "programme", "program", "initiative", "operation")
 _REST_REFS = frozenset({"rest", "the rest", "remainder", "the remainder", "remaining work"})
 _SPECIAL_REFS = _BARE_EVENTS | _ORDINAL_REFS | _REST_REFS
@@ -274,8 +275,6 @@ _NOT_WORK_PHRASES = frozenset(
     | {"code", "the code", "root cause", "the root cause"}  # "code complete", a cause
 )
 _NOT_WORK_ANY = _NOT_WORK_HEADS | _AGREEMENT | _NOT_WORK_PHRASES
-_NOT_WORK_ENDS = tuple(f" {word}" for word in sorted(_NOT_WORK_HEADS))
-_NOT_WORK_STARTS = tuple(f"{word} " for word in sorted(_NOT_WORK_HEADS | _AGREEMENT))
 # Vague amounts are no item: "a lot of legacy code", "a bunch of tickets".
 _VAGUE_AMOUNT = re.compile(r"(?:a\s+)?(?:lot|lots|bunch|ton|tons|plenty|load|loads)\s+of\s")
 # Things that get blocked in the ordinary sense: an address, an account, traffic.
@@ -472,8 +471,8 @@ class _Reader:
     def _project_name(self, low: str) -> bool:
         """Whether the text calls this name a project ("Project Falcon", "the Falcon
         programme"): then it is the name of work, not of a person."""
-        if self._projects is None:
-            self._projects = any(kind in self._text_lower for kind in _PROJECT_WORDS)
+        if self._projects is None:  # "roject", "rogram", ... match either case's first letter
+            self._projects = any(stem in self._text for stem in _PROJECT_STEMS)
         if not self._projects:
             return False
         text = self._text_lower
@@ -529,8 +528,8 @@ class _Reader:
             or (
                 " " in low
                 and (
-                    low.endswith(_NOT_WORK_ENDS)
-                    or (low.startswith(_NOT_WORK_STARTS) and _not_work(low))
+                    low[low.rfind(" ") + 1 :] in _NOT_WORK_HEADS
+                    or (first in _NOT_WORK_ANY and _not_work(low))
                     or ("of " in low and _VAGUE_AMOUNT.match(low) is not None)
                 )
             )  # "security headcount", "agreement with X", "a lot of legacy code"
