@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from memcli.cli._app import MAX_BYTES_LIMIT, command, err_console, open_store, print_json
-from memcli.cli._options import SQL_INT_MAX, AnyGraphOpt, JsonOpt, graph_name
+from memcli.cli._options import AnyGraphOpt, JsonOpt, graph_name, in_range
 from memcli.cli._output import choose, emit
 from memcli.cli.config_cmd import (
     ExtractorOpt,
@@ -74,8 +74,7 @@ def ingest(
         typer.Option(
             "--max-bytes",
             metavar="BYTES",
-            min=1,
-            max=MAX_BYTES_LIMIT,
+            callback=in_range(1, MAX_BYTES_LIMIT),
             help="Largest input file accepted, in bytes (default: $MEMCLI_MAX_FILE_BYTES or 10 MiB).",
         ),
     ] = None,
@@ -431,8 +430,7 @@ def analyze(
         typer.Option(
             "--max-signature-episodes",
             metavar="N",
-            min=0,
-            max=SQL_INT_MAX,
+            callback=in_range(0),
             help="A fact restated in more episodes than this links nothing (0: no limit; blockers exempt).",
         ),
     ] = 50,
@@ -441,8 +439,7 @@ def analyze(
         typer.Option(
             "--max-cluster",
             metavar="N",
-            min=0,
-            max=SQL_INT_MAX,
+            callback=in_range(0),
             help="Split clusters larger than this, most common signatures first (0: no limit).",
         ),
     ] = 1000,
