@@ -6,6 +6,7 @@ import json
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from operator import itemgetter
 from typing import Any
 
 from memcli.store.connection import StoreBase, chunks, utcnow
@@ -62,9 +63,9 @@ def _spans(ids: list[int]) -> list[tuple[int, int]]:
     return out
 
 
-def _in_order(row: tuple[Any, ...]) -> tuple[str, str]:
-    """Facts by time, then by their episode's content hash."""
-    return row[4], row[8]
+# Facts by time, then by their episode's content hash (a key SQLite-free and C-fast:
+# the kept rows of a busy target are sorted again by every batch that names it).
+_in_order = itemgetter(4, 8)
 
 
 # Rows of ``_TARGET_FACTS`` an ingest keeps between its transactions (see
@@ -86,24 +87,30 @@ def _contradicts(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     )
 
 
-def _ends(rows: list[tuple[Any, ...]], new: set[int]) -> list[tuple[str, int, int, str]]:
+def _ends(
+    rows: list[tuple[Any, ...]], new: set[int], relations: set[str]
+) -> list[tuple[str, int, int, str]]:
     """(end, ending episode, fact id, the ending episode's hash) of every fact of ``rows``
     (one target's facts, in (valid_at, content hash) order) whose end a pair with a new
-    fact sets or moves."""
+    fact sets or moves. ``relations``: those of the target's new facts (a rule none of
+    them takes part in has nothing to do)."""
     out = []
     for ended, ending in _ENDING.items():
+        if ended not in relations and relations.isdisjoint(ending):
+            continue
         enders = [b for b in rows if b[1] in ending]
         if not enders:
             continue
-        any_new_ender = any(b[0] in new for b in enders)
+        new_enders = [b for b in enders if b[0] in new]
         for a in rows:
             if a[1] != ended:
                 continue
             a_new = a[0] in new
-            if not (a_new or any_new_ender):
+            if not (a_new or new_enders):
                 continue
-            for b in enders:  # in order: the first contradictor is the earliest
-                if (a_new or b[0] in new) and _contradicts(a, b):
+            # A stored fact meets only the new enders: a pair needs a new fact.
+            for b in enders if a_new else new_enders:  # in order: the earliest first
+                if _contradicts(a, b):
                     at, digest = b[4], b[8]
                     end, by_digest = a[5], a[6]
                     if (
@@ -737,7 +744,11 @@ class IngestMixin(StoreBase):
             for target, rows in by_target.items():
                 rows += fresh[target]
                 rows.sort(key=_in_order)
-            ended = [e for rows in by_target.values() for e in _ends(rows, new)]
+            ends_of = {
+                target: _ends(rows, new, {r[1] for r in fresh[target]})
+                for target, rows in by_target.items()
+            }
+            ended = [e for ends in ends_of.values() for e in ends]
             stored = ended
             if unwritten is not None:
                 stored = []
@@ -752,16 +763,20 @@ class IngestMixin(StoreBase):
             )
             out += [fact_id for _, _, fact_id, _ in ended]
             if keep:
-                self._keep(by_target, ended)
+                self._keep(by_target, ends_of)
         return out
 
     def _keep(
-        self, by_target: dict[int, list[tuple[Any, ...]]], ended: list[tuple[str, int, int, str]]
+        self,
+        by_target: dict[int, list[tuple[Any, ...]]],
+        ends_of: dict[int, list[tuple[str, int, int, str]]],
     ) -> None:
-        """Keep these targets' rows, with the ends just written, for the next transaction."""
-        moved = {fact_id: (at, digest) for at, _by, fact_id, digest in ended}
+        """Keep these targets' rows, with the ends just written (``ends_of``: per
+        target), for the next transaction."""
         for target, rows in by_target.items():
-            if moved:
+            ended = ends_of.get(target)
+            if ended:
+                moved = {fact_id: (at, digest) for at, _by, fact_id, digest in ended}
                 for n, row in enumerate(rows):
                     end = moved.get(row[0])
                     if end is not None:
