@@ -151,6 +151,8 @@ POOL_MIN_TEXTS = 64
 
 def _extract_chunk(items: list[tuple[str, str | None]]) -> list[Extraction]:
     """The rules reader over ``items`` (text, author): a worker's share of a batch."""
+    if not items:
+        return []  # (given facts only: the reader is not even loaded)
     from memcli.extract.rules import extract
 
     return [extract(text, author) for text, author in items]
