@@ -185,14 +185,17 @@ class RulesExtractor:
         ``POOL_MIN_TEXTS`` texts is cut into one slice per core, this process reads the
         first and worker processes the others at the same time, and the results come
         back in the order given, so the rows written are the same. Workers are forked
-        (Linux only, and only from a single-threaded process: a fork copies no other
-        thread) and never touch the database; ``close`` ends them.
+        (Linux only, only from a single-threaded process: a fork copies no other thread,
+        and only when the load average leaves a core free) and never touch the
+        database; ``close`` ends them.
         """
         cores = _cores()
         if len(items) < POOL_MIN_TEXTS or cores < 2 or sys.platform != "linux":
             return _extract_chunk(items)
         if self._pool is None:
-            if threading.active_count() > 1:  # (the pool's own threads come after)
+            # Only with a core to spare: on a busy machine a second process reads no
+            # sooner and costs more CPU (caches shared, memory copied on write).
+            if threading.active_count() > 1 or os.getloadavg()[0] > cores - 0.5:
                 return _extract_chunk(items)
             import multiprocessing
 
