@@ -106,7 +106,7 @@ def test_help_lists_allowed_values(cli: Cli, args: list[str], values: str) -> No
 
 
 def test_help_placeholders_are_readable(cli: Cli) -> None:
-    assert "{PATH}..." in cli("ingest", "--help").stdout
+    assert "{PATH...}" in cli("ingest", "--help").stdout
     assert "{QUERY}" in cli("search", "--help").stdout
     assert "--graph NAME" in cli("facts", "--help").stdout
 

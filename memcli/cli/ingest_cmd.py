@@ -39,7 +39,7 @@ def ingest(
     paths: Annotated[
         list[str],
         typer.Argument(
-            metavar="PATH",
+            metavar="PATH...",
             help="Update files or directories (.md, .txt, .json, .jsonl); '-' reads stdin.",
         ),
     ],
