@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import re
 import sqlite3
-import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
@@ -143,76 +141,15 @@ __all__ = [
 ]
 
 
-# A batch with at least this many texts for the rules reader is read across the cores
-# (``RulesExtractor.extract_many``); below it, starting a worker costs more than it saves.
-POOL_MIN_TEXTS = 64
-
-
-def _extract_chunk(items: list[tuple[str, str | None]]) -> list[Extraction]:
-    """The rules reader over ``items`` (text, author): a worker's share of a batch."""
-    if not items:
-        return []  # (given facts only: the reader is not even loaded)
-    from memcli.extract.rules import extract
-
-    return [extract(text, author) for text, author in items]
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 class RulesExtractor:
     """The embedded deterministic extractor (no network, no model)."""
 
     name = "rules"
 
-    def __init__(self) -> None:
-        self._pool: Any = None  # worker processes, started by the first large batch
-
     def __call__(self, text: str, author: str | None) -> Extraction:
         from memcli.extract.rules import extract
 
         return extract(text, author)
-
-    def extract_many(self, items: list[tuple[str, str | None]]) -> list[Extraction]:
-        """What ``self(text, author)`` gives for each of ``items``, in order.
-
-        The reader is pure and is most of a Markdown ingest's CPU: a batch of at least
-        ``POOL_MIN_TEXTS`` texts is cut into one slice per core, this process reads the
-        first and worker processes the others at the same time, and the results come
-        back in the order given, so the rows written are the same. Workers are forked
-        (Linux only, only from a single-threaded process: a fork copies no other thread,
-        and only when the load average leaves a core free) and never touch the
-        database; ``close`` ends them.
-        """
-        cores = _cores()
-        if len(items) < POOL_MIN_TEXTS or cores < 2 or sys.platform != "linux":
-            return _extract_chunk(items)
-        if self._pool is None:
-            # Only with a core to spare: on a busy machine a second process reads no
-            # sooner and costs more CPU (caches shared, memory copied on write).
-            if threading.active_count() > 1 or os.getloadavg()[0] > cores - 0.5:
-                return _extract_chunk(items)
-            import multiprocessing
-
-            import memcli.extract.rules  # noqa: F401  (loaded once, before the fork)
-
-            self._pool = multiprocessing.get_context("fork").Pool(cores - 1)
-        size = -(-len(items) // cores)
-        slices = [items[i : i + size] for i in range(0, len(items), size)]
-        others = self._pool.map_async(_extract_chunk, slices[1:], chunksize=1)
-        first = _extract_chunk(slices[0])
-        return first + [e for part in others.get() for e in part]
-
-    def close(self) -> None:
-        """End the worker processes, if any were started."""
-        if self._pool is not None:
-            self._pool.close()
-            self._pool.join()
-            self._pool = None
 
 
 @dataclass
@@ -414,7 +351,7 @@ def store_episodes(
         return key
 
     slots: list[int | None] = []  # per item: index into ``new``, None for a duplicate
-    todo: list[tuple[EpisodeInput, str, str]] = []
+    new: list[_NewEpisode] = []
     for episode, graph, digest, undated in batch:
         if (graph, digest) in known or (
             undated is not None and known.get((graph, undated)) == episode.occurred_at
@@ -423,25 +360,11 @@ def store_episodes(
             slots.append(None)
             continue
         known[(graph, digest)] = episode.occurred_at
-        slots.append(len(todo))
-        todo.append((episode, graph, digest))
-    # The rules reader takes the batch's texts at once (across the cores when there are
-    # many); any other extractor is called per update, in order, as it always was.
-    many = getattr(extractor, "extract_many", None)
-    read: Iterator[Extraction] = iter(
-        many([(ep.content, ep.author) for ep, _g, _d in todo if ep.facts is None])
-        if many is not None
-        else ()
-    )
-    new: list[_NewEpisode] = []
-    for episode, graph, digest in todo:
         if episode.facts is not None:
             extraction = Extraction(facts=list(episode.facts), unparsed=[])
             extractor_name = "given"
         else:
-            extraction = (
-                next(read) if many is not None else extractor(episode.content, episode.author)
-            )
+            extraction = extractor(episode.content, episode.author)
             extractor_name = extractor.name
         if episode.ticket_prefix or episode.subject:
             extraction = replace(
@@ -465,6 +388,7 @@ def store_episodes(
         for ref, alias in episode.aliases:
             if alias.strip():
                 aliases.append((resolve(graph, ref), alias.strip()))
+        slots.append(len(new))
         new.append(_NewEpisode(episode, graph, digest, extraction, extractor_name, facts))
     if not new:
         return [None] * len(slots)
@@ -762,15 +686,10 @@ def ingest(
         prepare(_to_extract(store, inputs, graph, redact=redact, fmt=fmt))
     items = iter(inputs)
     run = _Run(store, graph, extractor, report, progress, redact, fmt)
-    try:
-        with store.bulk_writes(), _fewer_collections():
-            while batch := _next_batch(items, report.files):
-                if not run.batch(batch, items):
-                    break  # a lock time-out stopped the run
-    finally:
-        close = getattr(extractor, "close", None)
-        if close is not None:
-            close()  # the rules reader's worker processes
+    with store.bulk_writes(), _fewer_collections():
+        while batch := _next_batch(items, report.files):
+            if not run.batch(batch, items):
+                break  # a lock time-out stopped the run
     return report
 
 

@@ -218,3 +218,26 @@ def test_startup_benchmark_runs() -> None:
     figures = [line.split("  ")[0] for line in run.stdout.splitlines()[1:]]
     assert figures[0] == "bare interpreter (python -c pass)"
     assert "import memcli.cli (-X importtime, cumulative)" in figures
+
+
+def test_updates_with_given_facts_never_load_the_reader(tmp_path: Path) -> None:
+    # Loading the rules reader compiles a few hundred patterns (~60 ms): an ingest with
+    # nothing to read must not pay for it.
+    data = tmp_path / "given.jsonl"
+    record = {
+        "content": "The relay waits on the vault.",
+        "occurred_at": "2026-05-02",
+        "facts": [{"source": "relay", "relation": "blocked_by", "target": "vault"}],
+    }
+    data.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    code = (
+        "import sys\n"
+        "from memcli import api\n"
+        "from memcli.sources import expand\n"
+        "from memcli.store import Store\n"
+        f"with Store({str(tmp_path / 'm.db')!r}) as store:\n"
+        f"    assert api.ingest(store, expand([{str(data)!r}])).episodes_new == 1\n"
+        "print('memcli.extract.rules' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
