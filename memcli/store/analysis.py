@@ -306,10 +306,14 @@ class AnalysisMixin(IdentityMixin):
         root_since: dict[int, str] = {}
         if scoped:
             asked = candidates | {a for a, b in canon.items() if b in candidates}
+            # by the (source, relation) index: "+graph_id" keeps SQLite off the graph's
+            # every wait
+            scoped_sql = since_sql.replace("WHERE graph_id", "WHERE +graph_id")
             for chunk, m in chunks(asked):
                 root_since.update(
                     conn.execute(
-                        f"{since_sql} AND source_id IN ({m}) GROUP BY source_id", [graph_id, *chunk]
+                        f"{scoped_sql} AND source_id IN ({m}) GROUP BY source_id",
+                        [graph_id, *chunk],
                     )
                 )
         else:
@@ -338,8 +342,10 @@ class AnalysisMixin(IdentityMixin):
             )
             for r in self.rows_in(
                 # ordered by time, so the latest completion of each item is the one kept
-                "SELECT target_id, episode_id, valid_at FROM facts WHERE graph_id = ?"
-                " AND relation = 'completed' AND target_id IN ({marks}) ORDER BY valid_at",
+                # "+graph_id": the (target, relation) index, not every completion of
+                # the graph; id breaks ties in time
+                "SELECT target_id, episode_id, valid_at FROM facts WHERE +graph_id = ?"
+                " AND relation = 'completed' AND target_id IN ({marks}) ORDER BY valid_at, id",
                 sorted({m for r in roots for m in members.get(r, {r})}),
                 graph_id,
             )
@@ -642,11 +648,12 @@ class AnalysisMixin(IdentityMixin):
         a hub before and still is one (it links nothing either way). Facts are only ever
         added or ended, so nothing outside this set can change.
         """
+        # New facts by their id range ("+f.graph_id": not the graph's whole index).
         changed = self.rows(
             """
             SELECT f.id, f.episode_id, CAST(strftime('%s', e.occurred_at) AS INTEGER) AS t
             FROM facts f JOIN episodes e ON e.id = f.episode_id
-            WHERE f.id > :max_fact AND f.graph_id = :graph
+            WHERE f.id > :max_fact AND +f.graph_id = :graph
             UNION
             SELECT f.id, f.episode_id, CAST(strftime('%s', e.occurred_at) AS INTEGER) AS t
             FROM facts f JOIN episodes e ON e.id = f.episode_id
