@@ -18,6 +18,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memcli import cluster
@@ -44,6 +45,9 @@ ROOT_KINDS = (DEPENDENCY, STALE_BLOCKER)
 _BLOCKED_BY = Relation.BLOCKED_BY
 _OWNS = Relation.OWNS
 _WORK_ITEM = EntityType.WORK_ITEM
+# A fact's (episode, source, relation, target), and of that (source, relation, target).
+_WHO_WHAT = itemgetter(1, 2, 3, 4)
+_WHAT = itemgetter(1, 2, 3)
 
 
 # Entities, episodes and facts are named tuples rather than frozen dataclasses: an
@@ -578,7 +582,9 @@ def _critical_path_draft(
     def key(i: int) -> tuple[str, int]:
         return _name_key(entities[i]) if i in entities else ("", i)
 
-    # longest[n]: the longest chain from n down to a root, as a list of nodes
+    # The longest chain from each node down to a root, ties to the chain whose names
+    # come first. Each node's key (its name, then its id) is its own, so two chains
+    # compare by their first nodes: a node needs only its length and its next node.
     indegree: dict[int, int] = dict.fromkeys(nodes, 0)
     for tgts in dag.values():
         for b in tgts:
@@ -592,19 +598,24 @@ def _critical_path_draft(
             indegree[b] -= 1
             if indegree[b] == 0:
                 ready.append(b)
-    best: dict[int, tuple[int, list[tuple[str, int]], list[int]]] = {}
-    for n in reversed(order):  # targets before the items that wait on them
-        choice: tuple[int, list[tuple[str, int]], list[int]] = (0, [key(n)], [n])
-        for b in dag.get(n, ()):
-            length, names, chain = best[b]
-            cand = (length + 1, [key(n), *names], [n, *chain])
-            if cand[0] > choice[0] or (cand[0] == choice[0] and cand[1] < choice[1]):
-                choice = cand
-        best[n] = choice
-    if not best:
+    if not order:
         return None
-    top = min(best.values(), key=lambda v: (-v[0], v[1]))
-    hops, _, chain = top
+    keys = {n: key(n) for n in order}
+    length: dict[int, int] = {}
+    after: dict[int, int] = {}
+    for n in reversed(order):  # targets before the items that wait on them
+        hops, step = 0, n
+        for b in dag.get(n, ()):
+            if length[b] + 1 > hops or (length[b] + 1 == hops and keys[b] < keys[step]):
+                hops, step = length[b] + 1, b
+        length[n] = hops
+        if hops:
+            after[n] = step
+    top = min(order, key=lambda n: (-length[n], keys[n]))
+    hops = length[top]
+    chain = [top]
+    while chain[-1] in after:
+        chain.append(after[chain[-1]])
     if hops <= 2:
         return None
     bottom = chain[-1]
@@ -786,6 +797,9 @@ def _dependency_draft(
         facts_of[f.source_id].append(f.id)
 
     def ents(ids: set[int] | list[int]) -> list[Entity]:
+        if len(ids) < 2:  # most items wait on one thing and have one owner, or none
+            found = [entities[i] for i in ids if i in entities]
+            return found
         return sorted((entities[i] for i in ids if i in entities), key=_name_key)
 
     blocked = [
@@ -851,6 +865,11 @@ def _context_draft(
     episodes: dict[int, Episode],
 ) -> Draft | None:
     """Episodes that restate the same facts, with no dependency between them."""
+    # Most clusters restate nothing: how many episodes state each fact, counted in C,
+    # settles those before anything is built per fact.
+    stated = Counter(map(_WHAT, set(map(_WHO_WHAT, cluster_facts))))
+    if not any(n >= 2 for n in stated.values()):
+        return None
     stated_by: dict[tuple[int, str, int], set[int]] = defaultdict(set)
     first: dict[tuple[int, str, int], list[Fact]] = defaultdict(list)
     for f in cluster_facts:
