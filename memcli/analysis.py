@@ -128,6 +128,9 @@ class Draft:
     # the items in order: a cycle (each waits on the next, the last on the first) or a
     # critical path (from the item that waits longest down to what it waits on)
     path: list[Entity] = field(default_factory=list)
+    # ``evidence()`` as JSON, kept when the fingerprint is taken (``build_drafts``): the
+    # store writes the same text for a new version instead of encoding it again
+    evidence_json: str = ""
 
     def evidence(self) -> list[tuple[str, int, str]]:
         rows = [("episode", e.id, "support") for e in self.episodes]
@@ -144,10 +147,18 @@ class Draft:
         return [b for b in self.blocked if b.depth > 1]
 
 
-def fingerprint(draft: Draft, writer: str) -> str:
-    """What must change for an observation to get a new version."""
-    payload = [draft.kind, draft.pattern_key, draft.evidence(), writer]
-    return hashlib.blake2b(json.dumps(payload).encode(), digest_size=12).hexdigest()
+def fingerprint(draft: Draft, writer: str, evidence_json: str | None = None) -> str:
+    """What must change for an observation to get a new version: the hash of
+    ``[kind, pattern key, evidence, writer]`` as JSON (``evidence_json``: the evidence
+    already encoded)."""
+    if evidence_json is None:
+        evidence_json = json.dumps(draft.evidence())
+    # json.dumps of the list, written out: its items joined with ", " between brackets
+    payload = (
+        f"[{json.dumps(draft.kind)}, {json.dumps(draft.pattern_key)}, {evidence_json},"
+        f" {json.dumps(writer)}]"
+    )
+    return hashlib.blake2b(payload.encode(), digest_size=12).hexdigest()
 
 
 def _name_key(entity: Entity) -> tuple[str, int]:
@@ -289,7 +300,8 @@ def build_drafts(
             drafts.append(context)
 
     for d in drafts:
-        d.fingerprint = fingerprint(d, writer)
+        d.evidence_json = json.dumps(d.evidence())
+        d.fingerprint = fingerprint(d, writer, d.evidence_json)
     drafts.sort(key=lambda d: (-d.rank, d.kind, d.pattern_key))
     return drafts
 

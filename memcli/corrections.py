@@ -153,7 +153,10 @@ def unmerge(
 
 def _names(store: Store, graph: str, canon: dict[int, int]) -> list[identity.Name]:
     """The graph's entities as identity sees them: merged aliases left out."""
-    return [identity.Name(*r) for r in store.identity_name_rows(graph) if r[0] not in canon]
+    rows = store.identity_name_rows(graph)
+    if canon:
+        rows = [r for r in rows if r[0] not in canon]
+    return list(map(identity.Name._make, rows))
 
 
 def suggest_merges(store: Store, graph: str) -> list[dict[str, Any]]:

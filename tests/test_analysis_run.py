@@ -259,3 +259,71 @@ def test_plan_follows_a_shared_context_one_to_one_only() -> None:
     split = lifecycle.plan([context(1, [1, 4]), context(2, [2, 5])], [existing])
     assert split.retire == [5]
     assert [sup for _, sup in split.create] == [[5], [5]]
+
+
+def test_the_critical_path_is_the_longest_chain_and_on_a_tie_the_one_named_first() -> None:
+    """Two chains of three waits end in one root, and a shorter one beside them: the
+    path is a longest chain; between the two it is the one whose first item's name
+    comes first."""
+    items = {
+        i: Entity(i, name, W)
+        for i, name in {
+            30: "zinc rollout",
+            31: "zinc schema",
+            32: "apple rollout",
+            33: "apple schema",
+            34: "mango cache",
+            35: "shared base image",
+            36: "kiwi probe",
+        }.items()
+    }
+    items[37] = Entity(37, "fig task", W)
+    items[38] = Entity(38, "plum app", W)
+
+    def path_of(waits: list[tuple[int, int]]) -> analysis.Draft:
+        facts = [Fact(2000 + k, 101 + k % 3, a, WAITS, b) for k, (a, b) in enumerate(waits)]
+        inp = chain_input(facts=facts, entities={**ENTITIES, **items})
+        [path] = [d for d in run(inp, cones=[]).drafts if d.kind == analysis.CRITICAL_PATH]
+        return path
+
+    # 30 -> 31 -> 34 -> 35 and 32 -> 33 -> 34 -> 35 (three hops each); 36 -> 35 (one)
+    waits = [(30, 31), (31, 34), (32, 33), (33, 34), (34, 35), (36, 35)]
+    path = path_of(waits)
+    assert [e.name for e in path.path] == [
+        "apple rollout",
+        "apple schema",
+        "mango cache",
+        "shared base image",
+    ]
+    assert path.pattern_key == "path:35" and path.rank == 2
+    # 38 -> 37, which waits on both 31 and 33 (as long either way): four hops, through
+    # the one named first
+    path = path_of([*waits, (37, 31), (37, 33), (38, 37)])
+    assert [e.name for e in path.path] == [
+        "plum app",
+        "fig task",
+        "apple schema",
+        "mango cache",
+        "shared base image",
+    ]
+    assert path.rank == 3
+
+
+def test_a_fingerprint_is_the_hash_of_kind_key_evidence_and_writer_as_json() -> None:
+    """The fingerprint is written out from the evidence's JSON (kept for the store): it
+    must stay the hash of the four as one JSON list, or every stored observation would
+    look changed."""
+    import hashlib
+    import json
+
+    [draft] = run(chain_input()).drafts
+    whole = json.dumps([draft.kind, draft.pattern_key, draft.evidence(), "template"])
+    assert draft.fingerprint == hashlib.blake2b(whole.encode(), digest_size=12).hexdigest()
+    assert draft.evidence_json == json.dumps(draft.evidence())
+    assert (
+        analysis.fingerprint(draft, "llm")
+        == hashlib.blake2b(
+            json.dumps([draft.kind, draft.pattern_key, draft.evidence(), "llm"]).encode(),
+            digest_size=12,
+        ).hexdigest()
+    )

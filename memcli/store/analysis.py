@@ -1035,14 +1035,15 @@ class AnalysisMixin(IdentityMixin):
         def record(obs_id: int, d: analysis.Draft, stored: set[tuple[str, int, str]]) -> None:
             # An updated observation's evidence is written as a difference with what is
             # stored (a bottleneck that gains one root keeps tens of thousands of rows).
-            rows = d.evidence()
-            as_json = json.dumps(rows)
+            # the evidence as the pure core encoded it for the fingerprint
+            as_json = d.evidence_json or json.dumps(d.evidence())
             if stored:
+                rows = d.evidence()
                 gone.extend((obs_id, t, i) for t, i, r in stored.difference(rows))
                 evidence.extend([(obs_id, t, i, r) for t, i, r in rows if (t, i, r) not in stored])
             else:
                 whole.append((obs_id, as_json))
-                whole_rows[0] += len(rows)
+                whole_rows[0] += len(d.episodes) + len(d.fact_roles) + len(d.entity_roles)
             versions.append((as_json, obs_id))
 
         with self._savepoint():
