@@ -48,6 +48,8 @@ _WORK_ITEM = EntityType.WORK_ITEM
 # A fact's (episode, source, relation, target), and of that (source, relation, target).
 _WHO_WHAT = itemgetter(1, 2, 3, 4)
 _WHAT = itemgetter(1, 2, 3)
+_EPISODE = itemgetter(1)
+_AUTHOR = itemgetter(1)  # of an Episode
 
 
 # Entities, episodes and facts are named tuples rather than frozen dataclasses: an
@@ -877,8 +879,18 @@ def _context_draft(
     episodes: dict[int, Episode],
 ) -> Draft | None:
     """Episodes that restate the same facts, with no dependency between them."""
-    # Most clusters restate nothing: how many episodes state each fact, counted in C,
-    # settles those before anything is built per fact.
+    # Most clusters are one person's updates, or restate nothing: their reporters, and
+    # how many episodes state each fact (counted in C), settle those before anything is
+    # built per fact.
+    told = set(map(_EPISODE, cluster_facts))
+    if len(told) < 2:
+        return None
+    authors = set(map(_AUTHOR, map(episodes.__getitem__, told)))
+    if None in authors or "" in authors:  # each such update is its own reporter
+        if not _reporters_at_least((episodes[i] for i in told), 2):
+            return None
+    elif len(authors) < 2:
+        return None
     stated = Counter(map(_WHAT, set(map(_WHO_WHAT, cluster_facts))))
     if not any(n >= 2 for n in stated.values()):
         return None
