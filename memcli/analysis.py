@@ -135,10 +135,13 @@ class Draft:
     evidence_json: str = ""
 
     def evidence(self) -> list[tuple[str, int, str]]:
-        rows = [("episode", e.id, "support") for e in self.episodes]
-        rows += [("fact", fid, role) for fid, role in self.fact_roles.items()]
-        rows += [("entity", eid, role) for eid, role in self.entity_roles.items()]
-        return sorted(rows)
+        """(item type, item id, role) rows, sorted. The types sort "entity", "episode",
+        "fact", and within a type an id has one role: each type's rows in id order, one
+        after the other, are the rows sorted."""
+        rows = [("entity", eid, role) for eid, role in sorted(self.entity_roles.items())]
+        rows += [("episode", i, "support") for i in sorted([e.id for e in self.episodes])]
+        rows += [("fact", fid, role) for fid, role in sorted(self.fact_roles.items())]
+        return rows
 
     @property
     def direct(self) -> list[Blocked]:
