@@ -294,13 +294,23 @@ def build_drafts(
         for c, size in Counter(membership.values()).items()
         if size >= 2 and c not in clusters_with_patterns
     }
+    # A cluster's facts are its component's (in the same order), but in a component the
+    # size cap split: only those are grouped again, not every fact of the graph.
+    split = (
+        {component_of[e] for e, c in membership.items() if c != component_of[e]}
+        if components is not None
+        else set()
+    )
     by_cluster_facts: dict[int, list[Fact]] = defaultdict(list)
-    for f in facts:
-        c = membership.get(f.episode_id)
-        if c in context_clusters:
-            by_cluster_facts[c].append(f)
+    for comp in sorted(split):
+        for f in by_component.get(comp, ()):
+            c = membership.get(f.episode_id)
+            if c in context_clusters:
+                by_cluster_facts[c].append(f)
     for c in sorted(context_clusters):
-        context = _context_draft(c, by_cluster_facts[c], entities, episodes)
+        comp = component_of[c]
+        cluster_facts = by_cluster_facts[c] if comp in split else by_component.get(comp, [])
+        context = _context_draft(c, cluster_facts, entities, episodes)
         if context is not None:
             drafts.append(context)
 
