@@ -327,3 +327,43 @@ def test_a_fingerprint_is_the_hash_of_kind_key_evidence_and_writer_as_json() -> 
             digest_size=12,
         ).hexdigest()
     )
+
+
+def test_parts_of_a_split_component_each_get_their_own_shared_context() -> None:
+    """The size cap splits one component in two; each part's shared context holds the
+    facts its own updates restate, not those restated across the parts."""
+    people = {i: Entity(i, name, P) for i, name in {10: "Ines", 11: "Omar", 12: "Yuki"}.items()}
+    episodes = {
+        i: Episode(i, author, f"2026-11-0{i - 200}T09:00:00Z", f"updates/{i}.md")
+        for i, author in {201: "Ines", 202: "Omar", 203: "Yuki", 204: "Ravi"}.items()
+    }
+    owns = Relation.OWNS
+    facts = [
+        Fact(3001, 201, 10, owns, 1),
+        Fact(3002, 202, 10, owns, 1),
+        Fact(3003, 203, 11, owns, 2),
+        Fact(3004, 204, 11, owns, 2),
+        Fact(3005, 201, 12, owns, 3),  # restated across the two parts only
+        Fact(3006, 203, 12, owns, 3),
+    ]
+    # signature 800 joins all four updates; 801 and 802 each join a pair
+    incidences = [(201, 800), (202, 800), (203, 800), (204, 800)]
+    incidences += [(201, 801), (202, 801), (203, 802), (204, 802)]
+    inp = chain_input(
+        facts=facts,
+        nodes=sorted(episodes),
+        incidences=incidences,
+        blockers=set(),
+        episodes=episodes,
+        entities={**ENTITIES, **people},
+    )
+    controls = cluster.Controls(window_seconds=None, max_signature_episodes=None, max_cluster=2)
+    clustering = analysis.cluster_input(inp, controls)
+    assert set(clustering.component.values()) == {201}
+    assert clustering.membership == {201: 201, 202: 201, 203: 203, 204: 203}
+    keys = {800: ("literal", "platform|owns|deploy")}  # the signature the cap removed
+    result = analysis.run(
+        inp, clustering, [], controls=controls, writer="template", now=NOW, signature_keys=keys
+    )
+    contexts = {d.pattern_key: sorted(d.facts) for d in result.drafts}
+    assert contexts == {"context:201": [3001, 3002], "context:203": [3003, 3004]}
