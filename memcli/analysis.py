@@ -986,8 +986,9 @@ class ActiveObservation:
     pattern_key: str
     kind: str
     fingerprint: str
-    # (item type, item id, role): its episodes, facts and root entities (what the
-    # lifecycle and retire reasons read; ``Store.load_analysis`` leaves the rest out)
+    # (item type, item id, role): its episodes, root entities and the facts that have
+    # ended (what the lifecycle and retire reasons read; ``Store.load_analysis`` leaves
+    # the rest out; a fact that has not ended is skipped by ``retire_reason`` anyway)
     evidence: tuple[tuple[str, int, str], ...]
 
     @property

@@ -257,19 +257,37 @@ class AnalysisMixin(IdentityMixin):
                 " WHERE oe2.item_type = 'episode')"
                 " OR o.id IN (SELECT id FROM temp.extra_observations))"
             )
-        # Of the entities only the roots: lifecycle and retire reasons read episodes,
-        # facts and roots (``ActiveObservation``), and the other entities are a third of
-        # the rows.
+        # Of the entities only the roots, and of the facts only those that have ended:
+        # lifecycle and retire reasons read episodes, roots and ended facts
+        # (``ActiveObservation``); the rest are most of the rows.
         evidence: dict[int, list[tuple[str, int, str]]] = defaultdict(list)
         words: dict[str, str] = {}  # one string object per item type and role, not per row
         for oid, t, i, role in conn.execute(
             "SELECT oe.observation_id, oe.item_type, oe.item_id, oe.role"
             " FROM observations o JOIN observation_evidence oe ON oe.observation_id = o.id"
-            f" WHERE {active_sql} AND (oe.item_type != 'entity' OR oe.role = 'root')"
+            f" WHERE {active_sql} AND (oe.item_type = 'episode'"
+            " OR (oe.item_type = 'entity' AND oe.role = 'root'))"
             " ORDER BY oe.observation_id, oe.item_type, oe.item_id",
             {"graph": graph_id},
         ):
             evidence[oid].append((words.setdefault(t, t), i, words.setdefault(role, role)))
+        # The evidence facts that have ended, with what retire reasons need of them.
+        ended: dict[int, analysis.EndedFact] = {}
+        ended_rows: list[tuple[int, int, str]] = []
+        for oid, i, role, at, by, withdrawn, why in conn.execute(
+            "SELECT oe.observation_id, f.id, oe.role, f.invalid_at, f.invalidated_by, r.id,"
+            " r.retract_reason FROM observations o"
+            " JOIN observation_evidence oe ON oe.observation_id = o.id"
+            " AND oe.item_type = 'fact'"
+            " JOIN facts f ON f.id = oe.item_id AND f.invalid_at IS NOT NULL"
+            " LEFT JOIN episodes r ON r.id = f.episode_id AND r.retracted_at IS NOT NULL"
+            f" WHERE {active_sql}",
+            {"graph": graph_id},
+        ):
+            ended[int(i)] = analysis.EndedFact(int(i), at, by, withdrawn, why)
+            ended_rows.append((oid, int(i), role))
+        for oid, i, role in sorted(ended_rows):  # after its entities and episodes, by id
+            evidence[oid].append(("fact", i, words.setdefault(role, role)))
         active = [
             analysis.ActiveObservation(oid, key, kind, fp, tuple(evidence.get(oid, ())))
             for oid, key, kind, fp in conn.execute(
@@ -357,19 +375,6 @@ class AnalysisMixin(IdentityMixin):
         names = {
             r["id"]: r["name"]
             for r in self.rows_in("SELECT id, name FROM entities WHERE id IN ({marks})", roots)
-        }
-        ended = {
-            int(i): analysis.EndedFact(int(i), at, by, withdrawn, why)
-            for i, at, by, withdrawn, why in conn.execute(
-                "SELECT DISTINCT f.id, f.invalid_at, f.invalidated_by, r.id, r.retract_reason"
-                " FROM observations o"
-                " JOIN observation_evidence oe ON oe.observation_id = o.id"
-                " AND oe.item_type = 'fact'"
-                " JOIN facts f ON f.id = oe.item_id AND f.invalid_at IS NOT NULL"
-                " LEFT JOIN episodes r ON r.id = f.episode_id AND r.retracted_at IS NOT NULL"
-                f" WHERE {active_sql}",
-                {"graph": graph_id},
-            )
         }
         involved = (
             {c.episode_id for c in completions.values()}
