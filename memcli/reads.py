@@ -42,9 +42,7 @@ from memcli.store.reads import FACT_REF_KEYS
 
 
 def require_graph(store: Store, graph: str) -> None:
-    if not store.graph_exists(graph):
-        known = ", ".join(store.graph_ids()) or "none yet"
-        raise NotFound(f"no graph named {graph!r} (graphs: {known})")
+    store.require_graph(graph)
 
 
 def observations(
