@@ -271,30 +271,43 @@ class AnalysisMixin(IdentityMixin):
             {"graph": graph_id},
         ):
             evidence[oid].append((words.setdefault(t, t), i, words.setdefault(role, role)))
-        # The evidence facts that have ended, with what retire reasons need of them.
-        ended: dict[int, analysis.EndedFact] = {}
-        ended_rows: list[tuple[int, int, str]] = []
-        for oid, i, role, at, by, withdrawn, why in conn.execute(
-            "SELECT oe.observation_id, f.id, oe.role, f.invalid_at, f.invalidated_by, r.id,"
-            " r.retract_reason FROM observations o"
-            " JOIN observation_evidence oe ON oe.observation_id = o.id"
-            " AND oe.item_type = 'fact'"
-            " JOIN facts f ON f.id = oe.item_id AND f.invalid_at IS NOT NULL"
-            " LEFT JOIN episodes r ON r.id = f.episode_id AND r.retracted_at IS NOT NULL"
-            f" WHERE {active_sql}",
+        # The evidence facts that have ended, with what retire reasons need of them, and
+        # the active observations they are evidence of (by the item index: a few rows).
+        ended = {
+            int(i): analysis.EndedFact(int(i), at, by, withdrawn, why)
+            for i, at, by, withdrawn, why in conn.execute(
+                "SELECT DISTINCT f.id, f.invalid_at, f.invalidated_by, r.id, r.retract_reason"
+                " FROM observations o"
+                " JOIN observation_evidence oe ON oe.observation_id = o.id"
+                " AND oe.item_type = 'fact'"
+                " JOIN facts f ON f.id = oe.item_id AND f.invalid_at IS NOT NULL"
+                " LEFT JOIN episodes r ON r.id = f.episode_id AND r.retracted_at IS NOT NULL"
+                f" WHERE {active_sql}",
+                {"graph": graph_id},
+            )
+        }
+        heads = conn.execute(
+            f"SELECT o.id, o.pattern_key, o.kind, o.fingerprint FROM observations o"
+            f" WHERE {active_sql} ORDER BY o.id",
             {"graph": graph_id},
-        ):
-            ended[int(i)] = analysis.EndedFact(int(i), at, by, withdrawn, why)
-            ended_rows.append((oid, int(i), role))
+        ).fetchall()
+        active_ids = {h[0] for h in heads}
+        ended_rows: list[tuple[int, int, str]] = []
+        for chunk, m in chunks(ended):
+            ended_rows += [
+                (oid, i, role)
+                for oid, i, role in conn.execute(
+                    "SELECT observation_id, item_id, role FROM observation_evidence"
+                    f" WHERE item_type = 'fact' AND item_id IN ({m})",
+                    chunk,
+                )
+                if oid in active_ids
+            ]
         for oid, i, role in sorted(ended_rows):  # after its entities and episodes, by id
             evidence[oid].append(("fact", i, words.setdefault(role, role)))
         active = [
             analysis.ActiveObservation(oid, key, kind, fp, tuple(evidence.get(oid, ())))
-            for oid, key, kind, fp in conn.execute(
-                f"SELECT o.id, o.pattern_key, o.kind, o.fingerprint FROM observations o"
-                f" WHERE {active_sql} ORDER BY o.id",
-                {"graph": graph_id},
-            )
+            for oid, key, kind, fp in heads
         ]
 
         # The rechecked roots outside the scope, rebuilt from their stored evidence.
@@ -521,6 +534,11 @@ class AnalysisMixin(IdentityMixin):
                 else:
                     an_episode.setdefault(oid, i)
         relation_of = {r.value: r for r in Relation}
+        # rows become named tuples in C (``_load``)
+        new_fact = partial(tuple.__new__, analysis.Fact)
+        new_entity = partial(tuple.__new__, analysis.Entity)
+        new_episode = partial(tuple.__new__, analysis.Episode)
+        to = canon.get
         facts: dict[int, analysis.Fact] = {}
         for chunk, m in chunks({i for v in fact_ids.values() for i in v}):
             for i, e, src, rel, tgt in conn.execute(
@@ -528,9 +546,7 @@ class AnalysisMixin(IdentityMixin):
                 f" WHERE id IN ({m})",
                 chunk,
             ):
-                facts[i] = analysis.Fact(
-                    i, e, canon.get(src, src), relation_of[rel], canon.get(tgt, tgt)
-                )
+                facts[i] = new_fact((i, e, to(src, src), relation_of[rel], to(tgt, tgt)))
         component: dict[int, int] = {}
         for chunk, m in chunks(set(an_episode.values())):
             component.update(
@@ -546,13 +562,13 @@ class AnalysisMixin(IdentityMixin):
             for i, name, kind in conn.execute(
                 f"SELECT id, name, type FROM entities WHERE id IN ({m})", chunk
             ):
-                entities[i] = analysis.Entity(i, name, type_of[kind])
+                entities[i] = new_entity((i, name, type_of[kind]))
         episodes: dict[int, analysis.Episode] = {}
         for chunk, m in chunks({f.episode_id for f in facts.values()}):
             for i, author, occurred_at, source in conn.execute(
                 f"SELECT id, author, occurred_at, source FROM episodes WHERE id IN ({m})", chunk
             ):
-                episodes[i] = analysis.Episode(i, author, occurred_at, source)
+                episodes[i] = new_episode((i, author, occurred_at, source))
         outside = [
             analysis.OutsideRoot(
                 component=component[an_episode[oid]],
