@@ -46,9 +46,7 @@ if TYPE_CHECKING:
 
 
 def require_graph(store: Store, graph: str) -> None:
-    if not store.graph_exists(graph):
-        known = ", ".join(store.graph_ids()) or "none yet"
-        raise NotFound(f"no graph named {graph!r} (graphs: {known})")
+    store.require_graph(graph)
 
 
 def observations(

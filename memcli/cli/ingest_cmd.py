@@ -460,7 +460,6 @@ def analyze(
     the algorithm's); an answer that cites facts outside the evidence or names what the
     evidence does not support is replaced by the template's prose.
     """
-    from memcli import reads
     from memcli.analyze import analyze as analyze_graph
     from memcli.cluster import Controls
 
@@ -471,7 +470,7 @@ def analyze(
     with open_store() as store:
         graphs = [graph] if graph else store.graph_ids()
         if graph:
-            reads.require_graph(store, graph)
+            store.require_graph(graph)
         if not graphs:  # nothing to do yet (a cron job before the first update): exit 0
             if as_json:
                 emit([], choose(as_json=True), lambda _r: None)
@@ -520,16 +519,20 @@ def analyze(
             )
             if llm is not None:
                 usages.append(llm.usage)
-    records = [r.record() for r in reports]
-    if llm is not None:  # what each graph's prose cost, beside its record
-        records = [
-            record.model_copy(update={"llm": {"model": llm.model, **usage.as_dict()}})
-            for record, usage in zip(records, usages, strict=True)
-        ]
 
     def human(_records: list[dict[str, Any]]) -> None:
         _analyze_summary(reports, explain, llm, usages)
 
+    if llm is None:
+        # the records as plain data, printed as the contract's models print them
+        emit([r.as_dict() for r in reports], choose(as_json=as_json), human, plain=True)
+        return
+    records = [r.record() for r in reports]
+    # what each graph's prose cost, beside its record
+    records = [
+        record.model_copy(update={"llm": {"model": llm.model, **usage.as_dict()}})
+        for record, usage in zip(records, usages, strict=True)
+    ]
     emit(records, choose(as_json=as_json), human)
 
 
