@@ -114,10 +114,18 @@ class Score:
     overall: Tally = field(default_factory=Tally)
     relation: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
     style: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
+    # By writer (the id's prefix, "w7" of "w7-031"): each batch was written blind at its
+    # own time, so a batch no rule was written against shows how far the rules carry.
+    writer: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
     records: int = 0
     no_fact_records: int = 0
     false_alarms: int = 0  # no-fact records given one or more facts
     failures: list[dict[str, Any]] = field(default_factory=list)
+
+
+def writer_of(record: dict[str, Any]) -> str:
+    """The batch a record came from: its id's prefix ("w7" of "w7-031")."""
+    return str(record["id"]).partition("-")[0]
 
 
 def score_record(
@@ -140,20 +148,24 @@ def score_record(
             None,
         )
         style = score.style[record.get("style", "?")]
+        writer = score.writer[writer_of(record)]
         if hit is None:
             invented.append(p)
             score.overall.fp += 1
             score.relation[p[1]].fp += 1
             style.fp += 1
+            writer.fp += 1
         else:
             unmatched.remove(hit)
             score.overall.tp += 1
             score.relation[p[1]].tp += 1
             style.tp += 1
+            writer.tp += 1
     for i in unmatched:
         score.overall.fn += 1
         score.relation[gold[i][1]].fn += 1
         score.style[record.get("style", "?")].fn += 1
+        score.writer[writer_of(record)].fn += 1
     score.records += 1
     if not gold:
         score.no_fact_records += 1
@@ -208,7 +220,7 @@ def _fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.2f}"
 
 
-def report(name: str, score: Score, seconds: float) -> str:
+def report(name: str, score: Score, seconds: float, by_writer: bool = False) -> str:
     lines = [
         f"## {name}: {score.records} records ({score.no_fact_records} state no fact), "
         f"reader {seconds * 1000:.0f} ms",
@@ -226,6 +238,9 @@ def report(name: str, score: Score, seconds: float) -> str:
     lines.append(row("**all facts**", score.overall))
     lines += [row(r, score.relation[r]) for r in RELATIONS]
     lines += [row(f"style: {s}", score.style[s]) for s in STYLES if s in score.style]
+    if by_writer:
+        order = sorted(score.writer, key=lambda w: (len(w), w))
+        lines += [row(f"writer: {w}", score.writer[w]) for w in order]
     lines.append(
         f"\nNo-fact records given a fact anyway: {score.false_alarms} of {score.no_fact_records}"
     )
@@ -239,6 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--failures", action="store_true", help="print misses (dev only)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--by-writer", action="store_true", help="a row per writer's batch (counts only)"
+    )
     args = parser.parse_args(argv)
     if args.failures and args.split != "dev":
         parser.error("--failures prints records: only the dev half may be read")
@@ -259,12 +277,13 @@ def main(argv: list[str] | None = None) -> int:
             "overall": score.overall.as_dict(),
             "relation": {r: score.relation[r].as_dict() for r in RELATIONS},
             "style": {s: score.style[s].as_dict() for s in STYLES if s in score.style},
+            "writer": {w: t.as_dict() for w, t in sorted(score.writer.items())},
             "seconds": seconds,
             "llm_usage": usage,
         }
         print(json.dumps(out, indent=2))
         return 0
-    print(report(f"{args.split} half, {args.extractor} extractor", score, seconds))
+    print(report(f"{args.split} half, {args.extractor} extractor", score, seconds, args.by_writer))
     if usage:
         print(f"\nModel usage: {usage}")
     if args.failures:

@@ -6,8 +6,8 @@ Every agent call and every shell pipeline starts a new memcli process, so what
 
 * a bare interpreter start (``python -c pass``): the yardstick, the floor any Python CLI
   pays on this machine right now;
-* ``import typer`` and one pydantic ``TypeAdapter``: the floor of a memcli command with
-  an option that is not a flag (typer 0.29 coerces such options through pydantic);
+* ``import typer``: the floor of any memcli command (the parser; typer 0.28, pinned,
+  coerces options without pydantic);
 * ``import memcli.cli`` (wall time of the process, and the cumulative figure
   ``python -X importtime`` reports for the module);
 * ``memcli --help``;
@@ -28,7 +28,8 @@ otherwise compile each of its modules on every start (~60 ms for a read command)
 With ``--baseline DIR`` (another memcli source tree, e.g. a checkout of main) each memcli
 figure is also measured for that tree, the two runs alternating so both see the same
 load; both then run as ``python -m memcli`` from a neutral directory with the tree on
-``PYTHONPATH``.
+``PYTHONPATH``; ``--baseline-python PY`` runs the baseline with another interpreter (one
+with other versions of the dependencies installed).
 
 Targets (issue 13): ``import memcli.cli`` <= 60 ms, ``observations --json`` <= 120 ms wall
 at 10k updates.
@@ -55,14 +56,11 @@ OUT = HERE / "out"
 sys.path.insert(0, str(HERE))
 
 
-# The second yardstick: what any command with a non-flag option pays before memcli does
-# anything, since typer 0.29 coerces each such option through a pydantic TypeAdapter
-# (importing typer and pydantic's schema machinery, as typer does, plugins off).
-TYPER_FLOOR_NAME = "typer + pydantic TypeAdapter (typer's option coercion)"
-TYPER_FLOOR = (
-    "import os; os.environ['PYDANTIC_DISABLE_PLUGINS'] = '1'; import typer;"
-    " from pydantic import TypeAdapter; TypeAdapter(int)"
-)
+# The second yardstick: what any command pays before memcli does anything, the parser.
+# (typer 0.29 coerced every option through a pydantic TypeAdapter, ~80 ms a command
+# more; typer is pinned below it.)
+TYPER_FLOOR_NAME = "import typer (the parser's floor)"
+TYPER_FLOOR = "import typer"
 
 
 def memcli_command() -> list[str]:
@@ -88,10 +86,10 @@ def wall(
     return elapsed, usage.ru_utime + usage.ru_stime
 
 
-def byte_compile(tree: Path) -> None:
+def byte_compile(tree: Path, python: str = sys.executable) -> None:
     """Write the bytecode of ``tree``'s memcli package, as installing it would."""
     subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", str(tree / "memcli")],
+        [python, "-m", "compileall", "-q", str(tree / "memcli")],
         check=True,
         stdout=subprocess.DEVNULL,
     )
@@ -216,51 +214,54 @@ def paired_medians_ms(
     ]
 
 
-def compare(baseline: Path, size: int, runs: int) -> None:
-    """Every memcli figure for this tree and for ``baseline``, runs alternating."""
+def compare(baseline: Path, size: int, runs: int, baseline_python: str | None = None) -> None:
+    """Every memcli figure for this tree and for ``baseline``, runs alternating.
+    ``baseline_python``: the interpreter (with its own installed dependencies) that runs
+    the baseline tree, to measure a change of a dependency's version; by default the
+    one running this script runs both."""
     py = sys.executable
     neutral = tempfile.mkdtemp()  # no memcli in the working directory to shadow either
     trees = {"this tree": HERE.parent, f"baseline ({baseline})": baseline}
-    for tree in trees.values():
-        byte_compile(tree)
+    python_of = {"this tree": py, f"baseline ({baseline})": baseline_python or py}
+    for tree, path in trees.items():
+        byte_compile(path, python_of[tree])
     cases: dict[str, list[str]] = {
-        "import memcli.cli (whole process)": [py, "-c", "import memcli.cli"],
-        "memcli --help": [py, "-m", "memcli", "--help"],
+        "import memcli.cli (whole process)": ["-c", "import memcli.cli"],
+        "memcli --help": ["-m", "memcli", "--help"],
     }
     if size:
         for name, args in read_commands(size).items():
-            cases[name] = [py, "-m", "memcli", *args]
-    rows: list[tuple[str, tuple[float, float]]] = [
+            cases[name] = ["-m", "memcli", *args]
+    rows: list[tuple[str, tuple[float, float] | float]] = [
         (
             "bare interpreter (python -c pass)",
             medians_ms(lambda: wall([py, "-c", "pass"], cwd=neutral), runs),
         ),
         (TYPER_FLOOR_NAME, medians_ms(lambda: wall([py, "-c", TYPER_FLOOR], cwd=neutral), runs)),
     ]
-    for name, argv in cases.items():
-        envs = {
-            tree: {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(path)}
-            for tree, path in trees.items()
-        }
-        # A tree without the command (an option newer than it) is left out of that row.
-        able = {tree: env for tree, env in envs.items() if _runs(argv, env, neutral)}
-        figures = paired_medians_ms(
-            [functools.partial(wall, argv, env, neutral) for env in able.values()],
-            runs,
-        )
-        rows += [(f"{name}, {tree}", f) for tree, f in zip(able, figures, strict=True)]
-    # Write-side start-up: each tree writes its own copy of the store.
     env_of = {
         tree: {**os.environ, "NO_COLOR": "1", "PYTHONPATH": str(path)}
         for tree, path in trees.items()
     }
+    for name, args in cases.items():
+        argv_of = {tree: [python_of[tree], *args] for tree in trees}
+        # A tree without the command (an option newer than it) is left out of that row.
+        able = [tree for tree in trees if _runs(argv_of[tree], env_of[tree], neutral)]
+        figures = paired_medians_ms(
+            [functools.partial(wall, argv_of[tree], env_of[tree], neutral) for tree in able],
+            runs,
+        )
+        rows += [(f"{name}, {tree}", f) for tree, f in zip(able, figures, strict=True)]
+    # Write-side start-up: each tree writes its own copy of the store.
     per_tree = {
         tree: write_commands(size, OUT / "startup-writes" / str(i)) for i, tree in enumerate(trees)
     }
     for name in per_tree["this tree"]:
         figures = paired_medians_ms(
             [
-                functools.partial(per_tree[tree][name], [py, "-m", "memcli"], env_of[tree], neutral)
+                functools.partial(
+                    per_tree[tree][name], [python_of[tree], "-m", "memcli"], env_of[tree], neutral
+                )
                 for tree in trees
             ],
             runs,
@@ -315,9 +316,15 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--baseline", type=Path, metavar="DIR", help="another memcli source tree to compare"
     )
+    p.add_argument(
+        "--baseline-python",
+        metavar="PY",
+        help="the interpreter that runs the baseline tree, with the dependencies installed"
+        " for it (default: this one)",
+    )
     args = p.parse_args(argv)
     if args.baseline:
-        compare(args.baseline.resolve(), args.size, args.runs)
+        compare(args.baseline.resolve(), args.size, args.runs, args.baseline_python)
         return
     py = sys.executable
     env = {**os.environ, "NO_COLOR": "1"}

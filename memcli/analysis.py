@@ -18,6 +18,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memcli import cluster
@@ -44,6 +45,11 @@ ROOT_KINDS = (DEPENDENCY, STALE_BLOCKER)
 _BLOCKED_BY = Relation.BLOCKED_BY
 _OWNS = Relation.OWNS
 _WORK_ITEM = EntityType.WORK_ITEM
+# A fact's (episode, source, relation, target), and of that (source, relation, target).
+_WHO_WHAT = itemgetter(1, 2, 3, 4)
+_WHAT = itemgetter(1, 2, 3)
+_EPISODE = itemgetter(1)
+_AUTHOR = itemgetter(1)  # of an Episode
 
 
 # Entities, episodes and facts are named tuples rather than frozen dataclasses: an
@@ -124,12 +130,18 @@ class Draft:
     # the items in order: a cycle (each waits on the next, the last on the first) or a
     # critical path (from the item that waits longest down to what it waits on)
     path: list[Entity] = field(default_factory=list)
+    # ``evidence()`` as JSON, kept when the fingerprint is taken (``build_drafts``): the
+    # store writes the same text for a new version instead of encoding it again
+    evidence_json: str = ""
 
     def evidence(self) -> list[tuple[str, int, str]]:
-        rows = [("episode", e.id, "support") for e in self.episodes]
-        rows += [("fact", fid, role) for fid, role in self.fact_roles.items()]
-        rows += [("entity", eid, role) for eid, role in self.entity_roles.items()]
-        return sorted(rows)
+        """(item type, item id, role) rows, sorted. The types sort "entity", "episode",
+        "fact", and within a type an id has one role: each type's rows in id order, one
+        after the other, are the rows sorted."""
+        rows = [("entity", eid, role) for eid, role in sorted(self.entity_roles.items())]
+        rows += [("episode", i, "support") for i in sorted([e.id for e in self.episodes])]
+        rows += [("fact", fid, role) for fid, role in sorted(self.fact_roles.items())]
+        return rows
 
     @property
     def direct(self) -> list[Blocked]:
@@ -140,10 +152,18 @@ class Draft:
         return [b for b in self.blocked if b.depth > 1]
 
 
-def fingerprint(draft: Draft, writer: str) -> str:
-    """What must change for an observation to get a new version."""
-    payload = [draft.kind, draft.pattern_key, draft.evidence(), writer]
-    return hashlib.blake2b(json.dumps(payload).encode(), digest_size=12).hexdigest()
+def fingerprint(draft: Draft, writer: str, evidence_json: str | None = None) -> str:
+    """What must change for an observation to get a new version: the hash of
+    ``[kind, pattern key, evidence, writer]`` as JSON (``evidence_json``: the evidence
+    already encoded)."""
+    if evidence_json is None:
+        evidence_json = json.dumps(draft.evidence())
+    # json.dumps of the list, written out: its items joined with ", " between brackets
+    payload = (
+        f"[{json.dumps(draft.kind)}, {json.dumps(draft.pattern_key)}, {evidence_json},"
+        f" {json.dumps(writer)}]"
+    )
+    return hashlib.blake2b(payload.encode(), digest_size=12).hexdigest()
 
 
 def _name_key(entity: Entity) -> tuple[str, int]:
@@ -274,18 +294,29 @@ def build_drafts(
         for c, size in Counter(membership.values()).items()
         if size >= 2 and c not in clusters_with_patterns
     }
+    # A cluster's facts are its component's (in the same order), but in a component the
+    # size cap split: only those are grouped again, not every fact of the graph.
+    split = (
+        {component_of[e] for e, c in membership.items() if c != component_of[e]}
+        if components is not None
+        else set()
+    )
     by_cluster_facts: dict[int, list[Fact]] = defaultdict(list)
-    for f in facts:
-        c = membership.get(f.episode_id)
-        if c in context_clusters:
-            by_cluster_facts[c].append(f)
+    for comp in sorted(split):
+        for f in by_component.get(comp, ()):
+            c = membership.get(f.episode_id)
+            if c in context_clusters:
+                by_cluster_facts[c].append(f)
     for c in sorted(context_clusters):
-        context = _context_draft(c, by_cluster_facts[c], entities, episodes)
+        comp = component_of[c]
+        cluster_facts = by_cluster_facts[c] if comp in split else by_component.get(comp, [])
+        context = _context_draft(c, cluster_facts, entities, episodes)
         if context is not None:
             drafts.append(context)
 
     for d in drafts:
-        d.fingerprint = fingerprint(d, writer)
+        d.evidence_json = json.dumps(d.evidence())
+        d.fingerprint = fingerprint(d, writer, d.evidence_json)
     drafts.sort(key=lambda d: (-d.rank, d.kind, d.pattern_key))
     return drafts
 
@@ -578,7 +609,9 @@ def _critical_path_draft(
     def key(i: int) -> tuple[str, int]:
         return _name_key(entities[i]) if i in entities else ("", i)
 
-    # longest[n]: the longest chain from n down to a root, as a list of nodes
+    # The longest chain from each node down to a root, ties to the chain whose names
+    # come first. Each node's key (its name, then its id) is its own, so two chains
+    # compare by their first nodes: a node needs only its length and its next node.
     indegree: dict[int, int] = dict.fromkeys(nodes, 0)
     for tgts in dag.values():
         for b in tgts:
@@ -592,19 +625,24 @@ def _critical_path_draft(
             indegree[b] -= 1
             if indegree[b] == 0:
                 ready.append(b)
-    best: dict[int, tuple[int, list[tuple[str, int]], list[int]]] = {}
-    for n in reversed(order):  # targets before the items that wait on them
-        choice: tuple[int, list[tuple[str, int]], list[int]] = (0, [key(n)], [n])
-        for b in dag.get(n, ()):
-            length, names, chain = best[b]
-            cand = (length + 1, [key(n), *names], [n, *chain])
-            if cand[0] > choice[0] or (cand[0] == choice[0] and cand[1] < choice[1]):
-                choice = cand
-        best[n] = choice
-    if not best:
+    if not order:
         return None
-    top = min(best.values(), key=lambda v: (-v[0], v[1]))
-    hops, _, chain = top
+    keys = {n: key(n) for n in order}
+    length: dict[int, int] = {}
+    after: dict[int, int] = {}
+    for n in reversed(order):  # targets before the items that wait on them
+        hops, step = 0, n
+        for b in dag.get(n, ()):
+            if length[b] + 1 > hops or (length[b] + 1 == hops and keys[b] < keys[step]):
+                hops, step = length[b] + 1, b
+        length[n] = hops
+        if hops:
+            after[n] = step
+    top = min(order, key=lambda n: (-length[n], keys[n]))
+    hops = length[top]
+    chain = [top]
+    while chain[-1] in after:
+        chain.append(after[chain[-1]])
     if hops <= 2:
         return None
     bottom = chain[-1]
@@ -786,6 +824,9 @@ def _dependency_draft(
         facts_of[f.source_id].append(f.id)
 
     def ents(ids: set[int] | list[int]) -> list[Entity]:
+        if len(ids) < 2:  # most items wait on one thing and have one owner, or none
+            found = [entities[i] for i in ids if i in entities]
+            return found
         return sorted((entities[i] for i in ids if i in entities), key=_name_key)
 
     blocked = [
@@ -851,6 +892,21 @@ def _context_draft(
     episodes: dict[int, Episode],
 ) -> Draft | None:
     """Episodes that restate the same facts, with no dependency between them."""
+    # Most clusters are one person's updates, or restate nothing: their reporters, and
+    # how many episodes state each fact (counted in C), settle those before anything is
+    # built per fact.
+    told = set(map(_EPISODE, cluster_facts))
+    if len(told) < 2:
+        return None
+    authors = set(map(_AUTHOR, map(episodes.__getitem__, told)))
+    if None in authors or "" in authors:  # each such update is its own reporter
+        if not _reporters_at_least((episodes[i] for i in told), 2):
+            return None
+    elif len(authors) < 2:
+        return None
+    stated = Counter(map(_WHAT, set(map(_WHO_WHAT, cluster_facts))))
+    if not any(n >= 2 for n in stated.values()):
+        return None
     stated_by: dict[tuple[int, str, int], set[int]] = defaultdict(set)
     first: dict[tuple[int, str, int], list[Fact]] = defaultdict(list)
     for f in cluster_facts:
@@ -930,8 +986,9 @@ class ActiveObservation:
     pattern_key: str
     kind: str
     fingerprint: str
-    # (item type, item id, role): its episodes, facts and root entities (what the
-    # lifecycle and retire reasons read; ``Store.load_analysis`` leaves the rest out)
+    # (item type, item id, role): its episodes, root entities and the facts that have
+    # ended (what the lifecycle and retire reasons read; ``Store.load_analysis`` leaves
+    # the rest out; a fact that has not ended is skipped by ``retire_reason`` anyway)
     evidence: tuple[tuple[str, int, str], ...]
 
     @property

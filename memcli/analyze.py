@@ -13,13 +13,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memcli import analysis, cluster, corrections, writer
-from memcli.contract import AnalyzeResult
 from memcli.errors import NotFound
 from memcli.signatures import SignatureMode
 from memcli.store import Store, utcnow
+
+if TYPE_CHECKING:
+    from memcli.contract import AnalyzeResult
 
 
 @dataclass
@@ -58,7 +60,11 @@ class AnalyzeReport:
         }
 
     def record(self) -> AnalyzeResult:
-        """This report as the contract record ``analyze --json`` prints."""
+        """This report as the contract record ``analyze --json`` prints (``as_dict`` is
+        the same record as plain data, keys in its order: the CLI prints that, without
+        loading the contract's models)."""
+        from memcli.contract import AnalyzeResult
+
         return AnalyzeResult.model_validate(self.as_dict())
 
 

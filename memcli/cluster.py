@@ -155,7 +155,14 @@ def cluster_episodes(
     # The union-find inlined over a plain dict (the same smallest-id-wins rule as
     # ``UnionFind``): a graph of 100k updates makes hundreds of thousands of unions, and
     # method calls were most of their cost. A parent is always smaller than its child.
-    parent = dict(zip(order, order, strict=True))
+    # Episode ids are dense: a list indexed by id when they are (C indexing, no hash),
+    # a dict otherwise (ids spread over other graphs' updates would make a list of
+    # mostly unused ints: at twice the graph's size it weighs what the dict does).
+    parent: dict[int, int] | list[int]
+    if order and order[0] >= 0 and order[-1] < 2 * len(order) + 1024:
+        parent = list(range(order[-1] + 1))
+    else:
+        parent = dict(zip(order, order, strict=True))
 
     def find(x: int) -> int:
         while parent[x] != x:
@@ -180,10 +187,14 @@ def cluster_episodes(
         first: dict[int, int] = {}
         setdefault = first.setdefault
         for episode, signature in linking_pairs:
-            f = setdefault(signature, episode)
-            if f == episode:
+            ra = setdefault(signature, episode)
+            if ra == episode:
                 continue
-            ra, rb = find(f), find(episode)
+            rb = episode
+            while parent[ra] != ra:  # ``find`` inlined: two per incidence
+                parent[ra] = ra = parent[parent[ra]]
+            while parent[rb] != rb:
+                parent[rb] = rb = parent[parent[rb]]
             if ra != rb:
                 if rb < ra:
                     ra, rb = rb, ra
@@ -286,8 +297,17 @@ def _split(
                     if times.get(b, 0.0) - times.get(a, 0.0) <= window:
                         link(a, b)
             else:
-                for other in eps[1:]:
-                    link(eps[0], other)
+                first = eps[0]
+                for other in eps[1:]:  # ``link`` inlined: once per carrier
+                    ra, rb = first, other
+                    while up[ra] != ra:
+                        up[ra] = ra = up[up[ra]]
+                    while up[rb] != rb:
+                        up[rb] = rb = up[up[rb]]
+                    if ra != rb:
+                        if rb < ra:
+                            ra, rb = rb, ra
+                        up[rb] = ra
         out: dict[int, int] = {}
         for e in sorted(members):
             p = up[e]

@@ -14,6 +14,7 @@ what is stored; observations stay read-only and follow on the next analyze.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from typing import Any
 
 from memcli import identity
@@ -152,7 +153,10 @@ def unmerge(
 
 def _names(store: Store, graph: str, canon: dict[int, int]) -> list[identity.Name]:
     """The graph's entities as identity sees them: merged aliases left out."""
-    return [identity.Name(*r) for r in store.identity_name_rows(graph) if r[0] not in canon]
+    rows = store.identity_name_rows(graph)
+    if canon:
+        rows = [r for r in rows if r[0] not in canon]
+    return list(map(identity.Name._make, rows))
 
 
 def suggest_merges(store: Store, graph: str) -> list[dict[str, Any]]:
@@ -178,6 +182,12 @@ def _start(norm: str) -> str:
     return words[0][0] if words else ""
 
 
+def _batches(items: list[Any], size: int = 20) -> list[list[Any]]:
+    """``items`` in runs of ``size``: names read together share one read of the store,
+    and each then looks through what the others matched as well, so runs stay short."""
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
 def _names_near(
     store: Store, graph: str, canon: dict[int, int], since: str, decided: str
 ) -> list[identity.Name]:
@@ -194,29 +204,53 @@ def _names_near(
     types = sorted(identity.AUTO_TYPES)
     touched = [identity.Name(*r) for r in store.identity_rows_touched(graph, since, decided, types)]
     near = {n.id: n for n in touched if n.id not in canon}
+    # One read per type and first character, for every name that shares them: what it
+    # returns is a superset for each name, and ``identity.relation`` decides.
+    inside: dict[tuple[str, str], list[identity.Name]] = defaultdict(list)
     for t in touched:
         start = _start(t.norm)
-        if not start:
-            continue
-        for r in store.identity_rows_inside(graph, t.type, start, t.norm):
-            s = identity.Name(*r)
-            if s.id not in canon and s.id not in near and identity.relation(s, t) is not None:
-                near[s.id] = s
+        if start:
+            inside[(t.type, start)].append(t)
+    for (kind, start), alike in sorted(inside.items()):
+        for group in _batches(alike):
+            rows = store.identity_rows_inside(graph, kind, start, [t.norm for t in group])
+            for t in group:
+                for r in rows:
+                    s = identity.Name(*r)
+                    if (
+                        s.id not in canon
+                        and s.id not in near
+                        and identity.relation(s, t) is not None
+                    ):
+                        near[s.id] = s
     led_by: dict[tuple[str, str, str], list[identity.Name]] = {}
     frontier = list(near.values())
     while frontier:
+        # the names each of this round may stand for, read together per type and
+        # first character
+        wanted: dict[tuple[str, str], dict[tuple[str, str, str], Sequence[str]]]
+        wanted = defaultdict(dict)
+        for x in frontier:
+            words = identity.tokens(x.norm)
+            if words:
+                key = (x.type, words[0], words[1][0] if len(words) > 1 else "")
+                if key not in led_by:
+                    wanted[(x.type, words[0][0])][key] = words[:2]
+        for (kind, _), keys in sorted(wanted.items()):
+            for batch in _batches(list(keys)):
+                names = [
+                    identity.Name(*r)
+                    for r in store.identity_rows_led_by(graph, kind, [keys[k] for k in batch])
+                    if r[0] not in canon
+                ]
+                for key in batch:
+                    led_by[key] = names
         grown = []
         for x in frontier:
             words = identity.tokens(x.norm)
             if not words:
                 continue
             key = (x.type, words[0], words[1][0] if len(words) > 1 else "")
-            if key not in led_by:
-                led_by[key] = [
-                    identity.Name(*r)
-                    for r in store.identity_rows_led_by(graph, x.type, words[:2])
-                    if r[0] not in canon
-                ]
             for n in led_by[key]:
                 if n.id not in near and identity.relation(x, n) is not None:
                     near[n.id] = n

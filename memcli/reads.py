@@ -10,22 +10,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memcli import analysis
-from memcli.contract import (
-    EntitySummary,
-    EntityTimeline,
-    Episode,
-    GraphInfo,
-    Observation,
-    ObservationDetail,
-    ObservationVersion,
-    ObservationView,
-    Report,
-    SearchResult,
-    StoredFact,
-)
 from memcli.errors import NotFound, UsageError
 from memcli.resolve import normalize
 from memcli.search import (
@@ -40,11 +27,26 @@ from memcli.search import (
 from memcli.store import Store, utcnow
 from memcli.store.reads import FACT_REF_KEYS
 
+if TYPE_CHECKING:
+    # The records are built only by the functions that return them: a command that
+    # prints plain records (``observations --json``) never imports pydantic.
+    from memcli.contract import (
+        EntitySummary,
+        EntityTimeline,
+        Episode,
+        GraphInfo,
+        Observation,
+        ObservationDetail,
+        ObservationVersion,
+        ObservationView,
+        Report,
+        SearchResult,
+        StoredFact,
+    )
+
 
 def require_graph(store: Store, graph: str) -> None:
-    if not store.graph_exists(graph):
-        known = ", ".join(store.graph_ids()) or "none yet"
-        raise NotFound(f"no graph named {graph!r} (graphs: {known})")
+    store.require_graph(graph)
 
 
 def observations(
@@ -72,6 +74,8 @@ def observations(
     ``truncated`` says whether any was cut. The store cuts the lists, so memory follows
     the limit, not the evidence (a root blocking thousands of items cites them all).
     """
+    from memcli.contract import Observation, ObservationView
+
     model = Observation if evidence is None else ObservationView
     return [
         model.model_validate(r)
@@ -189,12 +193,16 @@ def observation_views(
     """:func:`observations` with each evidence list cut to ``evidence`` items in SQL (0:
     counts only), typed as the views they are: what an agent's bounded reply needs,
     whatever the evidence holds."""
+    from memcli.contract import ObservationView
+
     records = observation_records(store, graph, status, evidence=evidence)
     return [ObservationView.model_validate(r) for r in records]
 
 
 def observation_view(store: Store, obs_id: int, evidence: int) -> ObservationView:
     """One observation (any status) as in :func:`observation_views`."""
+    from memcli.contract import ObservationView
+
     found = observation_records(store, None, "all", ids=[obs_id], evidence=evidence)
     if not found:
         raise NotFound(f"no observation with id {obs_id}")
@@ -203,6 +211,8 @@ def observation_view(store: Store, obs_id: int, evidence: int) -> ObservationVie
 
 def observation(store: Store, obs_id: int) -> ObservationDetail:
     """One observation, with the other observations of its cluster as context."""
+    from memcli.contract import ObservationDetail
+
     return ObservationDetail.model_validate(observation_record(store, obs_id))
 
 
@@ -220,6 +230,8 @@ def observation_record(store: Store, obs_id: int) -> dict[str, Any]:
 
 def history(store: Store, obs_id: int) -> list[ObservationVersion]:
     """Every version of an observation, oldest first, with its evidence ids."""
+    from memcli.contract import ObservationVersion
+
     rows = store.observation_versions(obs_id)
     if not rows:
         raise NotFound(f"no observation with id {obs_id}")
@@ -234,6 +246,8 @@ def facts(
     store: Store, graph: str, *, include_ended: bool = False, as_of: str | None = None
 ) -> list[StoredFact]:
     """A graph's facts in world-time order: current ones, all, or those valid ``as_of``."""
+    from memcli.contract import StoredFact
+
     require_graph(store, graph)
     return [
         StoredFact.model_validate(r)
@@ -244,6 +258,8 @@ def facts(
 def entities(store: Store, graph: str) -> list[EntitySummary]:
     """A graph's entities by type and name, with their aliases and how much cites them;
     ``merged_into`` names the entity a merged one resolves to (``memcli entity alias``)."""
+    from memcli.contract import EntitySummary
+
     return [EntitySummary.model_validate(r) for r in entity_records(store, graph)]
 
 
@@ -261,6 +277,8 @@ def entity_records(store: Store, graph: str) -> list[dict[str, Any]]:
 
 def graphs(store: Store) -> list[GraphInfo]:
     """Every graph in the database with its counts."""
+    from memcli.contract import GraphInfo
+
     return [GraphInfo.model_validate(r) for r in store.graphs_with_counts()]
 
 
@@ -287,6 +305,8 @@ def search(
     specific to its type. Ended facts and retired observations only with
     ``include_ended``. Text with no letters or digits matches nothing.
     """
+    from memcli.contract import SearchResult
+
     require_graph(store, graph)
     try:
         chosen = Scope(scope)
@@ -522,6 +542,8 @@ def episodes(
     observation's facts (``id``, ``source``, ``relation``, ``target``, ``episode_id``,
     ``valid_at``, ``invalid_at``, ``sentence``).
     """
+    from memcli.contract import Episode
+
     if graph is not None:
         require_graph(store, graph)
     if lastn is not None and lastn < 1:
@@ -548,6 +570,8 @@ def entity_timeline(store: Store, graph: str, name: str) -> EntityTimeline:
     into it (``memcli entity alias``) are listed and their facts included, each entity
     with ``merged_into`` (None unless it is merged into another).
     """
+    from memcli.contract import EntityTimeline
+
     require_graph(store, graph)
     norm = normalize(name)
     found = store.entities_named(graph, norm, name.strip()) if norm else []
@@ -613,6 +637,7 @@ def report(
     ended); ``learned`` measures it in memcli time instead (when memcli learned them).
     ``record`` makes this report the graph's last report, the baseline of the next one."""
     from memcli import digest
+    from memcli.contract import Report
 
     require_graph(store, graph)
     generated = now or utcnow()

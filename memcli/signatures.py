@@ -48,15 +48,23 @@ def fact_signatures(
     blocker s1|*|blocked_by|work_item:auth
     blocker s1|*|blocked_by|work_item:api
     """
-    rel = Relation(relation)
+    rel = _VALUES.get(relation) if type(relation) is str else None
+    if rel is None:
+        rel = Relation(relation).value
     src = f"{source[0]}:{source[1]}"
     tgt = f"{target[0]}:{target[1]}"
-    keys = [("literal", f"{PREFIX}|{src}|{rel.value}|{tgt}")]
-    if rel is Relation.BLOCKED_BY:
-        keys.append(("blocker", f"{PREFIX}|*|{rel.value}|{tgt}"))
+    keys = [("literal", f"{PREFIX}|{src}|{rel}|{tgt}")]
+    if rel == _BLOCKED_BY:
+        keys.append(("blocker", f"{PREFIX}|*|{rel}|{tgt}"))
         if source[0] == "work_item":
-            keys.append(("blocker", f"{PREFIX}|*|{rel.value}|{src}"))
+            keys.append(("blocker", f"{PREFIX}|*|{rel}|{src}"))
     return keys
+
+
+# A relation as written -> its value, by a plain string lookup (ingest asks this for
+# every distinct fact of a batch; the enum's constructor is a Python-level call).
+_VALUES = {r.value: r.value for r in Relation}
+_BLOCKED_BY = Relation.BLOCKED_BY.value
 
 
 def describe(key: str) -> str:

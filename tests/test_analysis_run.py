@@ -259,3 +259,111 @@ def test_plan_follows_a_shared_context_one_to_one_only() -> None:
     split = lifecycle.plan([context(1, [1, 4]), context(2, [2, 5])], [existing])
     assert split.retire == [5]
     assert [sup for _, sup in split.create] == [[5], [5]]
+
+
+def test_the_critical_path_is_the_longest_chain_and_on_a_tie_the_one_named_first() -> None:
+    """Two chains of three waits end in one root, and a shorter one beside them: the
+    path is a longest chain; between the two it is the one whose first item's name
+    comes first."""
+    items = {
+        i: Entity(i, name, W)
+        for i, name in {
+            30: "zinc rollout",
+            31: "zinc schema",
+            32: "apple rollout",
+            33: "apple schema",
+            34: "mango cache",
+            35: "shared base image",
+            36: "kiwi probe",
+        }.items()
+    }
+    items[37] = Entity(37, "fig task", W)
+    items[38] = Entity(38, "plum app", W)
+
+    def path_of(waits: list[tuple[int, int]]) -> analysis.Draft:
+        facts = [Fact(2000 + k, 101 + k % 3, a, WAITS, b) for k, (a, b) in enumerate(waits)]
+        inp = chain_input(facts=facts, entities={**ENTITIES, **items})
+        [path] = [d for d in run(inp, cones=[]).drafts if d.kind == analysis.CRITICAL_PATH]
+        return path
+
+    # 30 -> 31 -> 34 -> 35 and 32 -> 33 -> 34 -> 35 (three hops each); 36 -> 35 (one)
+    waits = [(30, 31), (31, 34), (32, 33), (33, 34), (34, 35), (36, 35)]
+    path = path_of(waits)
+    assert [e.name for e in path.path] == [
+        "apple rollout",
+        "apple schema",
+        "mango cache",
+        "shared base image",
+    ]
+    assert path.pattern_key == "path:35" and path.rank == 2
+    # 38 -> 37, which waits on both 31 and 33 (as long either way): four hops, through
+    # the one named first
+    path = path_of([*waits, (37, 31), (37, 33), (38, 37)])
+    assert [e.name for e in path.path] == [
+        "plum app",
+        "fig task",
+        "apple schema",
+        "mango cache",
+        "shared base image",
+    ]
+    assert path.rank == 3
+
+
+def test_a_fingerprint_is_the_hash_of_kind_key_evidence_and_writer_as_json() -> None:
+    """The fingerprint is written out from the evidence's JSON (kept for the store): it
+    must stay the hash of the four as one JSON list, or every stored observation would
+    look changed."""
+    import hashlib
+    import json
+
+    [draft] = run(chain_input()).drafts
+    whole = json.dumps([draft.kind, draft.pattern_key, draft.evidence(), "template"])
+    assert draft.fingerprint == hashlib.blake2b(whole.encode(), digest_size=12).hexdigest()
+    assert draft.evidence_json == json.dumps(draft.evidence())
+    assert (
+        analysis.fingerprint(draft, "llm")
+        == hashlib.blake2b(
+            json.dumps([draft.kind, draft.pattern_key, draft.evidence(), "llm"]).encode(),
+            digest_size=12,
+        ).hexdigest()
+    )
+
+
+def test_parts_of_a_split_component_each_get_their_own_shared_context() -> None:
+    """The size cap splits one component in two; each part's shared context holds the
+    facts its own updates restate, not those restated across the parts."""
+    people = {i: Entity(i, name, P) for i, name in {10: "Ines", 11: "Omar", 12: "Yuki"}.items()}
+    episodes = {
+        i: Episode(i, author, f"2026-11-0{i - 200}T09:00:00Z", f"updates/{i}.md")
+        for i, author in {201: "Ines", 202: "Omar", 203: "Yuki", 204: "Ravi"}.items()
+    }
+    owns = Relation.OWNS
+    facts = [
+        Fact(3001, 201, 10, owns, 1),
+        Fact(3002, 202, 10, owns, 1),
+        Fact(3003, 203, 11, owns, 2),
+        Fact(3004, 204, 11, owns, 2),
+        Fact(3005, 201, 12, owns, 3),  # restated across the two parts only
+        Fact(3006, 203, 12, owns, 3),
+    ]
+    # signature 800 joins all four updates; 801 and 802 each join a pair
+    incidences = [(201, 800), (202, 800), (203, 800), (204, 800)]
+    incidences += [(201, 801), (202, 801), (203, 802), (204, 802)]
+    inp = chain_input(
+        facts=facts,
+        nodes=sorted(episodes),
+        incidences=incidences,
+        blockers=set(),
+        episodes=episodes,
+        entities={**ENTITIES, **people},
+    )
+    controls = cluster.Controls(window_seconds=None, max_signature_episodes=None, max_cluster=2)
+    clustering = analysis.cluster_input(inp, controls)
+    assert set(clustering.component.values()) == {201}
+    assert clustering.membership == {201: 201, 202: 201, 203: 203, 204: 203}
+    keys = {800: ("literal", "platform|owns|deploy")}  # the signature the cap removed
+    result = analysis.run(
+        inp, clustering, [], controls=controls, writer="template", now=NOW, signature_keys=keys
+    )
+    contexts = {d.pattern_key: sorted(d.facts) for d in result.drafts}
+    assert contexts == {"context:201": [3001, 3002], "context:203": [3003, 3004]}

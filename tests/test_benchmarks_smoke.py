@@ -171,3 +171,23 @@ def test_ingest_dump_writes_every_table_and_the_awkward_inputs_errors(tmp_path: 
     assert f"{odd / 'bad-lines.jsonl'}:7: could not store" in report
     facts = (tmp_path / "dump" / "facts" / "facts.txt").read_text(encoding="utf-8")
     assert len(facts.splitlines()) > 10 and "<clock>" in facts
+
+
+def test_week_benchmark_scores_the_week_against_its_key(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import week
+
+    answer = json.loads((BENCH / "week" / "answer.json").read_text(encoding="utf-8"))
+    # Every update has a line in the key, and the key's items are named in the text.
+    names = {p.name for p in (BENCH / "week" / "updates").glob("*.md")}
+    assert set(answer["facts"]) == names and len(names) == 72
+    assert week.main(["--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [r["root"] for r in result["roots"]] == [
+        "auth refactor",
+        "Postgres 16 upgrade",
+        "staging gateway allowlist",
+    ]
+    assert result["facts"]["gold"] == sum(len(f) for f in answer["facts"].values())
+    assert 0 < result["facts"]["matched"] <= result["facts"]["gold"]

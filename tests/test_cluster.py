@@ -136,6 +136,22 @@ def test_no_controls_is_plain_components(pairs: list[tuple[int, int]]) -> None:
     assert result.membership == components(pairs)
 
 
+@settings(max_examples=100, deadline=None)
+@given(incidences, st.integers(1, 12))
+def test_sparse_episode_ids_cluster_as_dense_ones(pairs: list[tuple[int, int]], cap: int) -> None:
+    """Dense ids are clustered over a list indexed by id, sparse ones over a dict: the
+    same clusters either way, ids spread apart or not, size cap included."""
+    from memcli.cluster import Controls, cluster_episodes
+
+    controls = Controls(window_seconds=None, max_signature_episodes=None, max_cluster=cap)
+    far = 10**9  # no list that long is made: the dict holds these
+    dense = cluster_episodes(pairs, controls=controls)
+    sparse = cluster_episodes([(e * far, s) for e, s in pairs], controls=controls)
+    assert sparse.membership == {e * far: c * far for e, c in dense.membership.items()}
+    assert sparse.component == {e * far: c * far for e, c in dense.component.items()}
+    assert sparse.splits == [(c * far, n, removed) for c, n, removed in dense.splits]
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     incidences,

@@ -140,3 +140,33 @@ def test_facts_ended_counts_each_fact_once(tmp_path: Path, cli: Cli) -> None:
     assert report["facts_ended"] == 1
     [ended] = [f for f in fact_ends(tmp_path / "three.db") if f[5] is not None]
     assert ended[5].startswith("2026-02-10") and "tenth" in ended[6]
+
+
+def test_a_file_stored_record_by_record_ends_every_fact_as_in_one_pass(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """A clean file has its rules applied as its facts go in (each new fact written with
+    its end); a file with a record the store refuses is stored again record by record,
+    in savepoints, and has them applied at the commit. Both give the same ends and the
+    same count."""
+    rng = random.Random(29)
+    records = [record(i, rng) for i in range(120)]
+    refused = {
+        "content": "A note whose only fact names nothing at all.",
+        "occurred_at": "2026-03-05T10:00:00Z",
+        "graph": "ends",
+        "facts": [{"source": "!!!", "relation": "owns", "target": "?"}],
+    }
+    clean, mixed = tmp_path / "clean.jsonl", tmp_path / "mixed.jsonl"
+    clean.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    with_refused = [*records[:60], refused, *records[60:]]
+    mixed.write_text("".join(json.dumps(r) + "\n" for r in with_refused), encoding="utf-8")
+    one = cli.json("--db", str(tmp_path / "clean.db"), "ingest", str(clean))
+    result = cli("--db", str(tmp_path / "mixed.db"), "ingest", str(mixed), "--json", ok=False)
+    assert result.exit_code == 1
+    two = json.loads(result.stdout)
+    assert [e["source"] for e in two["errors"]] == [f"{mixed}:61"]
+    ends = fact_ends(tmp_path / "clean.db")
+    assert len([f for f in ends if f[5] is not None]) > 40
+    assert ends == fact_ends(tmp_path / "mixed.db")
+    assert one["facts_ended"] == two["facts_ended"] > 40

@@ -95,6 +95,9 @@ def store_file(cli: Cli, tmp_path: Path, db_path: Path) -> Path:
         },
         *(_record(i + 1, author, item) for i, (author, item) in enumerate(ITEMS)),
     ]
+    # Characters JSON encoders may escape differently: quotes, a backslash, a tab, a
+    # control character, a line separator, emoji.
+    lines[1]["facts"][1]["sentence"] = f'"{ROOT}"\tat C:\\build \x01\u2028 ✓ 🚀'
     path = tmp_path / "updates.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     cli("ingest", str(path))
@@ -119,6 +122,7 @@ def test_default_list_is_every_item_printed_as_the_models_print_it(
     assert len(obs["facts"]) >= 2 * len(ITEMS)
     assert {e["name"] for e in obs["entities"]} >= {item for _, item in ITEMS} | {ROOT}
     assert not any(key.endswith("_total") for r in records for key in r)
+    assert any(f["sentence"].endswith("\x01\u2028 ✓ 🚀") for f in obs["facts"])
     # Byte for byte what the contract's models print, keys in the contract's order.
     with Store(store_file, create=False) as store:
         models = api.observations(store, GRAPH)
@@ -164,7 +168,8 @@ def test_evidence_limit_above_every_list_cuts_nothing(store_file: Path, cli: Cli
 
 def test_evidence_limit_in_every_machine_format(store_file: Path, cli: Cli) -> None:
     jsonl = cli("observations", "--graph", GRAPH, "--jsonl", "--evidence", "2").stdout
-    records = [json.loads(line) for line in jsonl.splitlines()]
+    # A JSONL line ends at "\n" only (a sentence may hold a raw U+2028).
+    records = [json.loads(line) for line in jsonl.split("\n") if line]
     assert records == cli.json("observations", "--graph", GRAPH, "--evidence", "2")
     csv = cli("observations", "--graph", GRAPH, "--csv", "--evidence", "2").stdout
     header = csv.splitlines()[0].split(",")

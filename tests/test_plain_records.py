@@ -103,3 +103,17 @@ def test_entity_counts_are_those_of_its_own_facts(store_file: Path, cli: Cli) ->
             current[e["name"]],
             len(episodes[e["name"]]),
         ), e["name"]
+
+
+def test_analyze_prints_what_its_model_prints(store_file: Path, cli: Cli) -> None:
+    """``analyze --json`` prints its report as plain data (no pydantic model is built on
+    that path): byte for byte what the contract's ``AnalyzeResult`` prints."""
+    from memcli.contract import AnalyzeResult
+
+    cli("ingest", str(store_file.parent / "updates.jsonl"))  # nothing new: a no-op pass
+    for args in (["--force"], []):
+        out = cli("analyze", "--graph", GRAPH, "--json", *args).stdout
+        records = json.loads(out)
+        assert records and list(records[0]) == list(AnalyzeResult.model_fields)
+        models = [AnalyzeResult.model_validate(r) for r in records]
+        assert out == "[" + ",".join(m.model_dump_json() for m in models) + "]\n"

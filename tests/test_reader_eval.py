@@ -48,6 +48,8 @@ def test_scores_matches_inventions_and_false_alarms() -> None:
     assert score.relation["owns"].recall == 0.0
     assert score.relation["completed"].precision == 0.0
     assert (score.no_fact_records, score.false_alarms) == (1, 0)
+    # Counted per writer's batch too (the id's prefix).
+    assert (score.writer["t"].tp, score.writer["t"].fp, score.writer["t"].fn) == (1, 1, 1)
 
 
 def test_split_is_fixed_by_id_and_roughly_even() -> None:

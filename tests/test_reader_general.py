@@ -1121,6 +1121,21 @@ P = "person"
         ),
         # A status with a name in brackets: that person is on it.
         ("Kai", "Fare audit — in progress (Leona).", {o("Leona", "Fare audit")}),
+        # "can't move" / "can't progress" with its reason (the mission's own wording).
+        (
+            "Clara",
+            "The checkout flow can't move because Bob's payments integration isn't ready.",
+            {
+                o("Clara", "checkout flow"),
+                o("Bob", "payments integration"),
+                b("checkout flow", "payments integration"),
+            },
+        ),
+        (
+            "Kai",
+            "The kiosk rollout cannot progress until the fare audit is signed off.",
+            {o("Kai", "kiosk rollout"), b("kiosk rollout", "fare audit")},
+        ),
     ],
 )
 def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
@@ -1166,6 +1181,7 @@ def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, 
         "the export query times out under load",
         "spent the morning chasing the cert issue, turned out to be a clock skew — fixed now",
         "blocked on procurement again",
+        "We can't move the standup to ten.",
     ],
 )
 def test_no_fact_in_general_form(sentence: str) -> None:

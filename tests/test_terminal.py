@@ -106,7 +106,7 @@ def test_help_lists_allowed_values(cli: Cli, args: list[str], values: str) -> No
 
 
 def test_help_placeholders_are_readable(cli: Cli) -> None:
-    assert "{PATH}..." in cli("ingest", "--help").stdout
+    assert "{PATH...}" in cli("ingest", "--help").stdout
     assert "{QUERY}" in cli("search", "--help").stdout
     assert "--graph NAME" in cli("facts", "--help").stdout
 
@@ -194,3 +194,22 @@ def test_a_bad_default_graph_in_the_config_is_a_usage_error(
     result = cli("facts", ok=False)
     assert result.exit_code == 2 and "graph must be a graph name" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["observations", "--limit", "-3"], "must be 0 or more, not -3"),
+        (["observations", "--evidence", "many"], "'many' is not a valid int"),
+        (["search", "--limit", "0", "auth"], "must be 1 or more, not 0"),
+        (["observations", "-n", str(2**70)], f"must be at most {2**63 - 2}, not {2**70}"),
+        (["episode", "retract", "0"], "must be 1 or more, not 0"),
+    ],
+)
+def test_integer_options_say_what_they_take(
+    cli: Cli, loaded: None, args: list[str], says: str
+) -> None:
+    # A usage error names the option and the bound, in words (not a type's name).
+    result = cli(*args, ok=False)
+    assert result.exit_code == 2
+    assert says in result.stderr and "range" not in result.stderr

@@ -6,6 +6,7 @@ flag, its short form, its help and its check are the same everywhere.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,6 +14,21 @@ import typer
 
 # The largest integer SQLite stores: a larger --limit or id is a usage error, not a crash.
 SQL_INT_MAX = 2**63 - 1
+
+
+def in_range(low: int, high: int = SQL_INT_MAX) -> Callable[[int | None], int | None]:
+    """An integer option's bounds as a callback, with a message a person reads ("must be
+    0 or more, not -3"). typer's own ``min=``/``max=`` turn the type into a range whose
+    errors say "'abc' is not a valid int range" and print the 64-bit bound."""
+
+    def check(value: int | None) -> int | None:
+        if value is not None and value < low:
+            raise typer.BadParameter(f"must be {low} or more, not {value}")
+        if value is not None and value > high:
+            raise typer.BadParameter(f"must be at most {high}, not {value}")
+        return value
+
+    return check
 
 
 def graph_name(value: str | None) -> str | None:
@@ -135,6 +151,10 @@ EpisodeIdArg = Annotated[
 LimitOpt = Annotated[
     int,
     typer.Option(
-        "--limit", "-n", metavar="N", min=1, max=SQL_INT_MAX, help="At most this many results."
+        "--limit",
+        "-n",
+        metavar="N",
+        callback=in_range(1),
+        help="At most this many results.",
     ),
 ]

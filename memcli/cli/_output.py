@@ -8,6 +8,7 @@ formats nothing but the records is printed (notes go to stderr), and an empty re
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable, Sequence
 from enum import StrEnum
@@ -57,13 +58,10 @@ def _dump(record: Any, plain: bool = False) -> str:
         # pydantic-core writes the JSON itself: no dict copy, no second encoder pass.
         return str(record.model_dump_json())
     if plain:
-        # A contract record as plain data, keys in the contract's order: the same
-        # encoder as model_dump_json, so the same bytes, without building the model.
-        from pydantic_core import to_json
-
-        return to_json(record).decode()
-    import json
-
+        # A contract record as plain data (str, int, bool, None, lists and dicts), keys
+        # in the contract's order: compact and unescaped UTF-8 are the bytes
+        # model_dump_json writes, without importing pydantic to write them.
+        return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
     return json.dumps(jsonable(record), ensure_ascii=False, default=str)
 
 
@@ -71,8 +69,6 @@ def print_json(data: Any, *, plain: bool = False) -> None:
     """Stable JSON on stdout; nothing else ever goes there in --json mode. ``plain``:
     ``data`` is contract records as plain data (see :func:`emit`)."""
     if sys.stdout.isatty():  # indented for a person at a terminal
-        import json
-
         text = json.dumps(jsonable(data), ensure_ascii=False, indent=2, default=str)
     elif isinstance(data, list):  # compact for programs, written by pydantic-core
         text = "[" + ",".join(_dump(r, plain) for r in data) + "]"
@@ -92,7 +88,6 @@ def print_csv(records: Sequence[Any]) -> None:
     """A header row from the first record's fields, then one row per record; a list or
     object field is written as JSON (as sqlite-utils does), None as an empty cell."""
     import csv
-    import json
 
     rows = [jsonable(r) for r in records]
     if not rows:

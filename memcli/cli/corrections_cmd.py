@@ -8,13 +8,13 @@ from typing import Annotated, Any
 import typer
 
 from memcli.cli._app import command, note, open_store
-from memcli.cli._options import SQL_INT_MAX, JsonOpt, graph_name
+from memcli.cli._options import JsonOpt, graph_name, in_range
 from memcli.cli._output import choose, emit
 
 EpisodeId = Annotated[
     int,
     typer.Argument(
-        metavar="ID", min=1, max=SQL_INT_MAX, help="Episode id (see search --scope episodes)."
+        metavar="ID", callback=in_range(1), help="Episode id (see search --scope episodes)."
     ),
 ]
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from memcli.cli._app import MAX_BYTES_LIMIT, command, err_console, open_store, print_json
-from memcli.cli._options import SQL_INT_MAX, AnyGraphOpt, JsonOpt, graph_name
+from memcli.cli._options import AnyGraphOpt, JsonOpt, graph_name, in_range
 from memcli.cli._output import choose, emit
 from memcli.cli.config_cmd import (
     ExtractorOpt,
@@ -39,7 +39,7 @@ def ingest(
     paths: Annotated[
         list[str],
         typer.Argument(
-            metavar="PATH",
+            metavar="PATH...",
             help="Update files or directories (.md, .txt, .json, .jsonl); '-' reads stdin.",
         ),
     ],
@@ -74,8 +74,7 @@ def ingest(
         typer.Option(
             "--max-bytes",
             metavar="BYTES",
-            min=1,
-            max=MAX_BYTES_LIMIT,
+            callback=in_range(1, MAX_BYTES_LIMIT),
             help="Largest input file accepted, in bytes (default: $MEMCLI_MAX_FILE_BYTES or 10 MiB).",
         ),
     ] = None,
@@ -431,8 +430,7 @@ def analyze(
         typer.Option(
             "--max-signature-episodes",
             metavar="N",
-            min=0,
-            max=SQL_INT_MAX,
+            callback=in_range(0),
             help="A fact restated in more episodes than this links nothing (0: no limit; blockers exempt).",
         ),
     ] = 50,
@@ -441,8 +439,7 @@ def analyze(
         typer.Option(
             "--max-cluster",
             metavar="N",
-            min=0,
-            max=SQL_INT_MAX,
+            callback=in_range(0),
             help="Split clusters larger than this, most common signatures first (0: no limit).",
         ),
     ] = 1000,
@@ -463,7 +460,6 @@ def analyze(
     the algorithm's); an answer that cites facts outside the evidence or names what the
     evidence does not support is replaced by the template's prose.
     """
-    from memcli import reads
     from memcli.analyze import analyze as analyze_graph
     from memcli.cluster import Controls
 
@@ -474,7 +470,7 @@ def analyze(
     with open_store() as store:
         graphs = [graph] if graph else store.graph_ids()
         if graph:
-            reads.require_graph(store, graph)
+            store.require_graph(graph)
         if not graphs:  # nothing to do yet (a cron job before the first update): exit 0
             if as_json:
                 emit([], choose(as_json=True), lambda _r: None)
@@ -523,16 +519,20 @@ def analyze(
             )
             if llm is not None:
                 usages.append(llm.usage)
-    records = [r.record() for r in reports]
-    if llm is not None:  # what each graph's prose cost, beside its record
-        records = [
-            record.model_copy(update={"llm": {"model": llm.model, **usage.as_dict()}})
-            for record, usage in zip(records, usages, strict=True)
-        ]
 
     def human(_records: list[dict[str, Any]]) -> None:
         _analyze_summary(reports, explain, llm, usages)
 
+    if llm is None:
+        # the records as plain data, printed as the contract's models print them
+        emit([r.as_dict() for r in reports], choose(as_json=as_json), human, plain=True)
+        return
+    records = [r.record() for r in reports]
+    # what each graph's prose cost, beside its record
+    records = [
+        record.model_copy(update={"llm": {"model": llm.model, **usage.as_dict()}})
+        for record, usage in zip(records, usages, strict=True)
+    ]
     emit(records, choose(as_json=as_json), human)
 
 

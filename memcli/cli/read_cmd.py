@@ -21,6 +21,7 @@ from memcli.cli._options import (
     JsonlOpt,
     JsonOpt,
     ObservationIdArg,
+    in_range,
 )
 from memcli.cli._output import Format, choose, emit
 from memcli.models import ObservationStatus
@@ -125,8 +126,7 @@ def observations(
             "--limit",
             "-n",
             metavar="N",
-            min=0,
-            max=SQL_INT_MAX - 1,
+            callback=in_range(0, SQL_INT_MAX - 1),
             help="Show the N with most leverage (0: all).",
         ),
     ] = 50,
@@ -135,8 +135,7 @@ def observations(
         typer.Option(
             "--evidence",
             metavar="N",
-            min=0,
-            max=SQL_INT_MAX,
+            callback=in_range(0),
             help=(
                 "At most N entities, episodes and facts per observation, with"
                 " entities_total, episodes_total and facts_total counting them all"
@@ -409,8 +408,7 @@ def episodes(
             "--limit",
             "-n",
             metavar="N",
-            min=0,
-            max=SQL_INT_MAX,
+            callback=in_range(0),
             help="Show the newest N (0: all).",
         ),
     ] = 50,

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from memcli.cli._app import MAX_BYTES_LIMIT, command, err_console, open_store
-from memcli.cli._options import GraphOpt, JsonOpt, graph_name
+from memcli.cli._options import GraphOpt, JsonOpt, graph_name, in_range
 from memcli.cli.ingest_cmd import print_ingest_report
 from memcli.errors import MemcliError, UsageError
 
@@ -181,8 +181,7 @@ def import_(
         typer.Option(
             "--max-bytes",
             metavar="BYTES",
-            min=1,
-            max=MAX_BYTES_LIMIT,
+            callback=in_range(1, MAX_BYTES_LIMIT),
             help="Largest file accepted, in bytes (default: $MEMCLI_MAX_FILE_BYTES or 10 MiB).",
         ),
     ] = None,

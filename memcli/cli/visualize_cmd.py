@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from memcli.cli._app import command, err_console, open_store, write_out
-from memcli.cli._options import SQL_INT_MAX, GraphOpt
+from memcli.cli._options import GraphOpt, in_range
 from memcli.errors import UsageError
 from memcli.visualize import AUTO_TOP, AUTO_TOP_NODES, DEFAULT_FAN, collapse, render, select
 
@@ -50,8 +50,7 @@ def visualize(
         typer.Option(
             "--observation",
             metavar="ID",
-            min=1,
-            max=SQL_INT_MAX,
+            callback=in_range(1),
             help="Only this active observation's chain.",
         ),
     ] = None,
@@ -68,8 +67,7 @@ def visualize(
         typer.Option(
             "--top",
             metavar="N",
-            min=0,
-            max=SQL_INT_MAX,
+            callback=in_range(0),
             help=f"Only the N highest-leverage observations (default: all, or the top "
             f"{AUTO_TOP} above {AUTO_TOP_NODES} boxes; 0: all).",
         ),
@@ -79,8 +77,7 @@ def visualize(
         typer.Option(
             "--fan",
             metavar="N",
-            min=0,
-            max=SQL_INT_MAX,
+            callback=in_range(0),
             help="Fold a blocker's waiting items beyond N into one 'and K more' box (0: never).",
         ),
     ] = DEFAULT_FAN,

@@ -414,6 +414,7 @@ def _lexicon() -> dict[str, str]:
         _combine(
             "cannot|can not|could not|will not|would not|unable to|not able to|is not able to",
             "ship|start|begin|launch|merge|release|deploy|finish|enable|roll out|do|move forward"
+            "|move|progress|make progress|go forward|get going|get started|be finished|be done"
             "|continue|resume|proceed with|test|land|turn on|cut over|go in|go out|go live"
             "|be enabled|be merged|be released|be deployed|be shipped|be scheduled|be started"
             "|be run|be completed|be finalised|be finalized|go ahead|proceed|run|be cut",

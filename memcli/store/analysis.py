@@ -50,6 +50,10 @@ class AppliedRun:
     unchanged: list[int] = field(default_factory=list)
 
 
+# Rows written as one JSON array per statement at most (``json_each`` unpacks them in C).
+_JSON_ROWS = 50_000
+
+
 class AnalysisMixin(IdentityMixin):
     """What one analyze reads and writes.
 
@@ -253,26 +257,57 @@ class AnalysisMixin(IdentityMixin):
                 " WHERE oe2.item_type = 'episode')"
                 " OR o.id IN (SELECT id FROM temp.extra_observations))"
             )
-        # Of the entities only the roots: lifecycle and retire reasons read episodes,
-        # facts and roots (``ActiveObservation``), and the other entities are a third of
-        # the rows.
+        # Of the entities only the roots, and of the facts only those that have ended:
+        # lifecycle and retire reasons read episodes, roots and ended facts
+        # (``ActiveObservation``); the rest are most of the rows.
         evidence: dict[int, list[tuple[str, int, str]]] = defaultdict(list)
         words: dict[str, str] = {}  # one string object per item type and role, not per row
         for oid, t, i, role in conn.execute(
             "SELECT oe.observation_id, oe.item_type, oe.item_id, oe.role"
             " FROM observations o JOIN observation_evidence oe ON oe.observation_id = o.id"
-            f" WHERE {active_sql} AND (oe.item_type != 'entity' OR oe.role = 'root')"
+            f" WHERE {active_sql} AND (oe.item_type = 'episode'"
+            " OR (oe.item_type = 'entity' AND oe.role = 'root'))"
             " ORDER BY oe.observation_id, oe.item_type, oe.item_id",
             {"graph": graph_id},
         ):
             evidence[oid].append((words.setdefault(t, t), i, words.setdefault(role, role)))
-        active = [
-            analysis.ActiveObservation(oid, key, kind, fp, tuple(evidence.get(oid, ())))
-            for oid, key, kind, fp in conn.execute(
-                f"SELECT o.id, o.pattern_key, o.kind, o.fingerprint FROM observations o"
-                f" WHERE {active_sql} ORDER BY o.id",
+        # The evidence facts that have ended, with what retire reasons need of them, and
+        # the active observations they are evidence of (by the item index: a few rows).
+        ended = {
+            int(i): analysis.EndedFact(int(i), at, by, withdrawn, why)
+            for i, at, by, withdrawn, why in conn.execute(
+                "SELECT DISTINCT f.id, f.invalid_at, f.invalidated_by, r.id, r.retract_reason"
+                " FROM observations o"
+                " JOIN observation_evidence oe ON oe.observation_id = o.id"
+                " AND oe.item_type = 'fact'"
+                " JOIN facts f ON f.id = oe.item_id AND f.invalid_at IS NOT NULL"
+                " LEFT JOIN episodes r ON r.id = f.episode_id AND r.retracted_at IS NOT NULL"
+                f" WHERE {active_sql}",
                 {"graph": graph_id},
             )
+        }
+        heads = conn.execute(
+            f"SELECT o.id, o.pattern_key, o.kind, o.fingerprint FROM observations o"
+            f" WHERE {active_sql} ORDER BY o.id",
+            {"graph": graph_id},
+        ).fetchall()
+        active_ids = {h[0] for h in heads}
+        ended_rows: list[tuple[int, int, str]] = []
+        for chunk, m in chunks(ended):
+            ended_rows += [
+                (oid, i, role)
+                for oid, i, role in conn.execute(
+                    "SELECT observation_id, item_id, role FROM observation_evidence"
+                    f" WHERE item_type = 'fact' AND item_id IN ({m})",
+                    chunk,
+                )
+                if oid in active_ids
+            ]
+        for oid, i, role in sorted(ended_rows):  # after its entities and episodes, by id
+            evidence[oid].append(("fact", i, words.setdefault(role, role)))
+        active = [
+            analysis.ActiveObservation(oid, key, kind, fp, tuple(evidence.get(oid, ())))
+            for oid, key, kind, fp in heads
         ]
 
         # The rechecked roots outside the scope, rebuilt from their stored evidence.
@@ -306,10 +341,14 @@ class AnalysisMixin(IdentityMixin):
         root_since: dict[int, str] = {}
         if scoped:
             asked = candidates | {a for a, b in canon.items() if b in candidates}
+            # by the (source, relation) index: "+graph_id" keeps SQLite off the graph's
+            # every wait
+            scoped_sql = since_sql.replace("WHERE graph_id", "WHERE +graph_id")
             for chunk, m in chunks(asked):
                 root_since.update(
                     conn.execute(
-                        f"{since_sql} AND source_id IN ({m}) GROUP BY source_id", [graph_id, *chunk]
+                        f"{scoped_sql} AND source_id IN ({m}) GROUP BY source_id",
+                        [graph_id, *chunk],
                     )
                 )
         else:
@@ -338,8 +377,10 @@ class AnalysisMixin(IdentityMixin):
             )
             for r in self.rows_in(
                 # ordered by time, so the latest completion of each item is the one kept
-                "SELECT target_id, episode_id, valid_at FROM facts WHERE graph_id = ?"
-                " AND relation = 'completed' AND target_id IN ({marks}) ORDER BY valid_at",
+                # "+graph_id": the (target, relation) index, not every completion of
+                # the graph; id breaks ties in time
+                "SELECT target_id, episode_id, valid_at FROM facts WHERE +graph_id = ?"
+                " AND relation = 'completed' AND target_id IN ({marks}) ORDER BY valid_at, id",
                 sorted({m for r in roots for m in members.get(r, {r})}),
                 graph_id,
             )
@@ -347,19 +388,6 @@ class AnalysisMixin(IdentityMixin):
         names = {
             r["id"]: r["name"]
             for r in self.rows_in("SELECT id, name FROM entities WHERE id IN ({marks})", roots)
-        }
-        ended = {
-            int(i): analysis.EndedFact(int(i), at, by, withdrawn, why)
-            for i, at, by, withdrawn, why in conn.execute(
-                "SELECT DISTINCT f.id, f.invalid_at, f.invalidated_by, r.id, r.retract_reason"
-                " FROM observations o"
-                " JOIN observation_evidence oe ON oe.observation_id = o.id"
-                " AND oe.item_type = 'fact'"
-                " JOIN facts f ON f.id = oe.item_id AND f.invalid_at IS NOT NULL"
-                " LEFT JOIN episodes r ON r.id = f.episode_id AND r.retracted_at IS NOT NULL"
-                f" WHERE {active_sql}",
-                {"graph": graph_id},
-            )
         }
         involved = (
             {c.episode_id for c in completions.values()}
@@ -506,6 +534,11 @@ class AnalysisMixin(IdentityMixin):
                 else:
                     an_episode.setdefault(oid, i)
         relation_of = {r.value: r for r in Relation}
+        # rows become named tuples in C (``_load``)
+        new_fact = partial(tuple.__new__, analysis.Fact)
+        new_entity = partial(tuple.__new__, analysis.Entity)
+        new_episode = partial(tuple.__new__, analysis.Episode)
+        to = canon.get
         facts: dict[int, analysis.Fact] = {}
         for chunk, m in chunks({i for v in fact_ids.values() for i in v}):
             for i, e, src, rel, tgt in conn.execute(
@@ -513,9 +546,7 @@ class AnalysisMixin(IdentityMixin):
                 f" WHERE id IN ({m})",
                 chunk,
             ):
-                facts[i] = analysis.Fact(
-                    i, e, canon.get(src, src), relation_of[rel], canon.get(tgt, tgt)
-                )
+                facts[i] = new_fact((i, e, to(src, src), relation_of[rel], to(tgt, tgt)))
         component: dict[int, int] = {}
         for chunk, m in chunks(set(an_episode.values())):
             component.update(
@@ -531,13 +562,13 @@ class AnalysisMixin(IdentityMixin):
             for i, name, kind in conn.execute(
                 f"SELECT id, name, type FROM entities WHERE id IN ({m})", chunk
             ):
-                entities[i] = analysis.Entity(i, name, type_of[kind])
+                entities[i] = new_entity((i, name, type_of[kind]))
         episodes: dict[int, analysis.Episode] = {}
         for chunk, m in chunks({f.episode_id for f in facts.values()}):
             for i, author, occurred_at, source in conn.execute(
                 f"SELECT id, author, occurred_at, source FROM episodes WHERE id IN ({m})", chunk
             ):
-                episodes[i] = analysis.Episode(i, author, occurred_at, source)
+                episodes[i] = new_episode((i, author, occurred_at, source))
         outside = [
             analysis.OutsideRoot(
                 component=component[an_episode[oid]],
@@ -642,11 +673,12 @@ class AnalysisMixin(IdentityMixin):
         a hub before and still is one (it links nothing either way). Facts are only ever
         added or ended, so nothing outside this set can change.
         """
+        # New facts by their id range ("+f.graph_id": not the graph's whole index).
         changed = self.rows(
             """
             SELECT f.id, f.episode_id, CAST(strftime('%s', e.occurred_at) AS INTEGER) AS t
             FROM facts f JOIN episodes e ON e.id = f.episode_id
-            WHERE f.id > :max_fact AND f.graph_id = :graph
+            WHERE f.id > :max_fact AND +f.graph_id = :graph
             UNION
             SELECT f.id, f.episode_id, CAST(strftime('%s', e.occurred_at) AS INTEGER) AS t
             FROM facts f JOIN episodes e ON e.id = f.episode_id
@@ -770,15 +802,20 @@ class AnalysisMixin(IdentityMixin):
         if full:
             gone = [(e,) for e in stored if e not in membership]
             self.conn.executemany("DELETE FROM episode_clusters WHERE episode_id = ?", gone)
-        self.conn.executemany(
-            "INSERT OR REPLACE INTO episode_clusters (episode_id, graph_id, cluster_id,"
-            " component_id) VALUES (?, ?, ?, ?)",
-            [
-                (e, graph_id, c, component[e])
-                for e, c in sorted(membership.items())
-                if stored.get(e) != (c, component[e])
-            ],
-        )
+        changed = [
+            (e, c, component[e])
+            for e, c in sorted(membership.items())
+            if stored.get(e) != (c, component[e])
+        ]
+        # as JSON arrays SQLite unpacks in C (a bound row per episode cost twice as much)
+        for part in range(0, len(changed), _JSON_ROWS):
+            self.conn.execute(
+                "INSERT OR REPLACE INTO episode_clusters (episode_id, graph_id, cluster_id,"
+                " component_id) SELECT json_extract(value, '$[0]'), ?,"
+                " json_extract(value, '$[1]'), json_extract(value, '$[2]')"
+                " FROM json_each(?)",
+                (graph_id, json.dumps(changed[part : part + _JSON_ROWS])),
+            )
 
     def signature_keys(self, ids: Iterable[int]) -> dict[int, tuple[str, str]]:
         return {
@@ -806,6 +843,7 @@ class AnalysisMixin(IdentityMixin):
             " episode_id INTEGER PRIMARY KEY, cluster_id INTEGER NOT NULL)"
         )
         self.conn.execute("DELETE FROM temp.cluster_members")
+        # bound rows: for two integers into a temp table, cheaper than unpacking JSON
         self.conn.executemany(
             "INSERT INTO temp.cluster_members (episode_id, cluster_id) VALUES (?, ?)",
             sorted(membership.items()),
@@ -909,7 +947,15 @@ class AnalysisMixin(IdentityMixin):
                 out[oid].add((t, i, role))
         return out
 
-    def _write_evidence(self, rows: list[tuple[int, str, int, str]]) -> None:
+    def _write_evidence(
+        self,
+        rows: list[tuple[int, str, int, str]],
+        whole: Sequence[tuple[int, str]] = (),
+        whole_rows: int = 0,
+    ) -> None:
+        """Write evidence rows: ``rows`` one by one, and ``whole`` (observation id, its
+        ``whole_rows`` rows in all as a JSON array of [type, id, role]) unpacked by
+        SQLite in C, half the cost of binding each row."""
         # A plain INSERT (no conflict handling: half the cost of OR REPLACE): the rows
         # are new observations' or new rows of updated ones (a row whose role changed
         # was deleted first).
@@ -917,14 +963,15 @@ class AnalysisMixin(IdentityMixin):
             "INSERT INTO observation_evidence (observation_id, item_type, item_id, role)"
             " VALUES (?, ?, ?, ?)"
         )
+        count = len(rows) + whole_rows
         index = None
         # A batch larger than the table (a first pass): the item index is built once
         # over all the rows instead of taking each row at a random place (a third of the
         # batch's cost), and comes back as it was defined. "Larger" is asked with an
         # OFFSET as far as the batch: never a count of a large table.
-        larger = rows and (
+        larger = count and (
             self.conn.execute(
-                "SELECT 1 FROM observation_evidence LIMIT 1 OFFSET ?", (len(rows) - 1,)
+                "SELECT 1 FROM observation_evidence LIMIT 1 OFFSET ?", (count - 1,)
             ).fetchone()
             is None
         )
@@ -938,6 +985,12 @@ class AnalysisMixin(IdentityMixin):
             else:
                 index = None
         self.conn.executemany(sql, rows)
+        self.conn.executemany(
+            "INSERT INTO observation_evidence (observation_id, item_type, item_id, role)"
+            " SELECT ?, json_extract(value, '$[0]'), json_extract(value, '$[1]'),"
+            " json_extract(value, '$[2]') FROM json_each(?)",
+            whole,
+        )
         if index is not None:
             self.conn.execute(index[0])
 
@@ -991,6 +1044,8 @@ class AnalysisMixin(IdentityMixin):
             }
 
         evidence: list[tuple[int, str, int, str]] = []
+        whole: list[tuple[int, str]] = []  # a new observation's evidence, as JSON
+        whole_rows = [0]  # how many rows those hold
         versions: list[tuple[str, int]] = []
 
         gone: list[tuple[int, str, int]] = []
@@ -998,11 +1053,16 @@ class AnalysisMixin(IdentityMixin):
         def record(obs_id: int, d: analysis.Draft, stored: set[tuple[str, int, str]]) -> None:
             # An updated observation's evidence is written as a difference with what is
             # stored (a bottleneck that gains one root keeps tens of thousands of rows).
-            rows = d.evidence()
+            # the evidence as the pure core encoded it for the fingerprint
+            as_json = d.evidence_json or json.dumps(d.evidence())
             if stored:
+                rows = d.evidence()
                 gone.extend((obs_id, t, i) for t, i, r in stored.difference(rows))
-            evidence.extend([(obs_id, t, i, r) for t, i, r in rows if (t, i, r) not in stored])
-            versions.append((json.dumps(rows), obs_id))
+                evidence.extend([(obs_id, t, i, r) for t, i, r in rows if (t, i, r) not in stored])
+            else:
+                whole.append((obs_id, as_json))
+                whole_rows[0] += len(d.episodes) + len(d.fact_roles) + len(d.entity_roles)
+            versions.append((as_json, obs_id))
 
         with self._savepoint():
             # The cluster table first: written after the evidence (a large batch of
@@ -1051,7 +1111,7 @@ class AnalysisMixin(IdentityMixin):
                 " WHERE observation_id = ? AND item_type = ? AND item_id = ?",
                 sorted(gone),
             )
-            self._write_evidence(evidence)
+            self._write_evidence(evidence, whole, whole_rows[0])
             self._snapshot(versions)
             self.conn.executemany(
                 "INSERT OR IGNORE INTO observation_links (from_id, to_id, kind, created_at)"

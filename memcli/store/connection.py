@@ -205,6 +205,8 @@ class StoreBase:
     # Ids of rows this connection has seen: ingest resolves the same few entities and
     # signatures thousands of times. Rows are never deleted, so an entry only goes stale
     # when its transaction rolls back; ``_forget`` runs then.
+    _savepoints = 0  # open savepoints (``transaction()`` nested in a transaction)
+
     def _forget(self) -> None:
         self._entities: dict[tuple[str, str, str], int] = {}
         self._aliases: set[tuple[int, str]] = set()
@@ -325,12 +327,15 @@ class StoreBase:
             )
         with self._lock:
             if self.conn.in_transaction:
+                self._savepoints += 1
                 try:
                     with self.db.atomic():
                         yield self
                 except BaseException:
                     self._forget()  # ids cached inside the rolled-back savepoint
                     raise
+                finally:
+                    self._savepoints -= 1
                 return
             self.conn.execute("BEGIN IMMEDIATE")
             try:

@@ -9,13 +9,17 @@ Undoing a merge stamps the row; nothing else has to be put back.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from memcli.store.connection import StoreBase, chunks
 
 # A graph's names in id order ("+graph_id": a table scan, cheaper than walking the graph
 # index and sorting what it gives).
+# Terms OR-ed into one read of an index range at most (an OR chain is as deep as it is
+# long, and SQLite bounds the depth of an expression).
+_TERMS = 100
+
 _NAMES_SQL = "SELECT id, name, norm, type FROM entities WHERE +graph_id = ? ORDER BY id"
 
 
@@ -121,48 +125,69 @@ class IdentityMixin(StoreBase):
         return out
 
     def identity_rows_led_by(
-        self, graph_id: str, kind: str, words: Sequence[str]
+        self, graph_id: str, kind: str, many: Sequence[Sequence[str]]
     ) -> list[tuple[int, str, str, str]]:
-        """Names of one type that a name of these words may stand for: at least every
-        name whose first word holds the first of them letter by letter (equal or
-        abbreviated), and for a single word, every name of as many words as it has
-        letters, starting with them (initials), as (id, name, norm, type)."""
-        word = words[0]
-        if any(ch in "*?[]" for ch in word):
-            return self._identity_rows(graph_id, kind, word[0], ("1", []), ("1", []))
-        letters = word[0] + "".join(f"*{ch}" for ch in word[1:]) + "*"
-        odd: tuple[str, Sequence[object]] = ("norm GLOB ?", ["*" + letters])
-        head = "substr(norm, 1, instr(norm || ' ', ' ') - 1)"  # up to the first space
-        if len(words) == 1:
-            initials = word[0] + "".join(f"* {ch}" for ch in word[1:]) + "*"
-            term: tuple[str, Sequence[object]] = (
-                f"({head} GLOB ? OR norm GLOB ?)",
-                [letters, initials],
-            )
-        else:
-            # the second word starts with the same character: within the first
-            # space-separated part ("pg16") or right after it
-            term = (
-                f"{head} GLOB ? AND (instr({head}, ?) > 1"
-                " OR substr(norm, instr(norm || ' ', ' ') + 1, 1) = ?)",
-                [letters, words[1][0], words[1][0]],
-            )
-        return self._identity_rows(graph_id, kind, word[0], term, odd)
+        """Names of one type that a name of any of these word lists may stand for: at
+        least every name whose first word holds the first of its words letter by letter
+        (equal or abbreviated), and for a single word, every name of as many words as it
+        has letters, starting with them (initials), as (id, name, norm, type). Lists
+        whose first words start alike share one read of their index range."""
+        by_start: dict[str, list[tuple[tuple[str, list[object]], tuple[str, list[object]]]]]
+        by_start = defaultdict(list)
+        for words in many:
+            word = words[0]
+            if any(ch in "*?[]" for ch in word):
+                by_start[word[0]].append((("1", []), ("1", [])))
+                continue
+            letters = word[0] + "".join(f"*{ch}" for ch in word[1:]) + "*"
+            odd: tuple[str, list[object]] = ("norm GLOB ?", ["*" + letters])
+            head = "substr(norm, 1, instr(norm || ' ', ' ') - 1)"  # up to the first space
+            if len(words) == 1:
+                initials = word[0] + "".join(f"* {ch}" for ch in word[1:]) + "*"
+                term: tuple[str, list[object]] = (
+                    f"({head} GLOB ? OR norm GLOB ?)",
+                    [letters, initials],
+                )
+            else:
+                # the second word starts with the same character: within the first
+                # space-separated part ("pg16") or right after it
+                term = (
+                    f"{head} GLOB ? AND (instr({head}, ?) > 1"
+                    " OR substr(norm, instr(norm || ' ', ' ') + 1, 1) = ?)",
+                    [letters, words[1][0], words[1][0]],
+                )
+            by_start[word[0]].append((term, odd))
+        out: list[tuple[int, str, str, str]] = []
+        for start, terms in sorted(by_start.items()):
+            for i in range(0, len(terms), _TERMS):
+                part = terms[i : i + _TERMS]
+                out += self._identity_rows(
+                    graph_id, kind, start, _any(t for t, _ in part), _any(o for _, o in part)
+                )
+        return out
 
     def identity_rows_inside(
-        self, graph_id: str, kind: str, start: str, norm: str
+        self, graph_id: str, kind: str, start: str, norms: Sequence[str]
     ) -> list[tuple[int, str, str, str]]:
-        """Names of one type that may stand for the name ``norm`` (whose first word
-        starts with ``start``): at least every shorter name written only with its
-        characters (or with any character past ASCII), as (id, name, norm, type)."""
-        chars = set(norm) | {" ", "_"}
-        term: tuple[str, Sequence[object]] = ("length(norm) < ?", [len(norm)])
-        if not any(ch in "*?[]^-" for ch in chars):
-            term = (
-                "length(norm) < ? AND (norm NOT GLOB ? OR norm GLOB ?)",
-                [len(norm), "*[^" + "".join(sorted(chars)) + "]*", "*[^ -~]*"],
-            )
-        return self._identity_rows(graph_id, kind, start, term, term)
+        """Names of one type that may stand for any of the names ``norms`` (whose first
+        words start with ``start``): at least every shorter name written only with its
+        characters (or with any character past ASCII), as (id, name, norm, type), in
+        one read of the index range."""
+        terms: list[tuple[str, list[object]]] = []
+        for norm in norms:
+            chars = set(norm) | {" ", "_"}
+            term: tuple[str, list[object]] = ("length(norm) < ?", [len(norm)])
+            if not any(ch in "*?[]^-" for ch in chars):
+                term = (
+                    "length(norm) < ? AND (norm NOT GLOB ? OR norm GLOB ?)",
+                    [len(norm), "*[^" + "".join(sorted(chars)) + "]*", "*[^ -~]*"],
+                )
+            terms.append(term)
+        out: list[tuple[int, str, str, str]] = []
+        for i in range(0, len(terms), _TERMS):
+            either = _any(terms[i : i + _TERMS])
+            out += self._identity_rows(graph_id, kind, start, either, either)
+        return out
 
     def entity_neighbours(self, graph_id: str) -> list[tuple[int, str, int]]:
         """(entity, relation as read from it, other entity) over the current facts:
@@ -404,3 +429,13 @@ class IdentityMixin(StoreBase):
             )
             is not None
         )
+
+
+def _any(terms: Iterable[tuple[str, list[object]]]) -> tuple[str, list[object]]:
+    """SQL terms (and their arguments) joined with OR: a name passes if it passes any."""
+    parts: list[str] = []
+    args: list[object] = []
+    for sql, values in terms:
+        parts.append(f"({sql})")
+        args += values
+    return ("(" + (" OR ".join(parts) or "0") + ")", args)

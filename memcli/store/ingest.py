@@ -6,12 +6,14 @@ import json
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from operator import itemgetter
 from typing import Any
 
 from memcli.store.connection import StoreBase, chunks, utcnow
 from memcli.store.schema import ENTITY_ALIASES, FACT_TEXT
 
-# The contradiction rules, applied once per ingest transaction to the facts written in it
+# The contradiction rules, applied to the facts a batch writes before they go in
+# (``IngestMixin.insert_fact_rows``), or inside a savepoint once per transaction
 # (``IngestMixin.end_contradicted``). "b contradicts a" when, on the same target:
 #   1. a is ``blocked_by(_, X)`` and b ``completed(_, X)``, a valid at or before b;
 #   2. a is ``blocked_by(S, X)`` and b ``unblocked_from(S, X)``, a valid at or before b;
@@ -61,9 +63,9 @@ def _spans(ids: list[int]) -> list[tuple[int, int]]:
     return out
 
 
-def _in_order(row: tuple[Any, ...]) -> tuple[str, str]:
-    """Facts by time, then by their episode's content hash."""
-    return row[4], row[8]
+# Facts by time, then by their episode's content hash (a key SQLite-free and C-fast:
+# the kept rows of a busy target are sorted again by every batch that names it).
+_in_order = itemgetter(4, 8)
 
 
 # Rows of ``_TARGET_FACTS`` an ingest keeps between its transactions (see
@@ -85,24 +87,30 @@ def _contradicts(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
     )
 
 
-def _ends(rows: list[tuple[Any, ...]], new: set[int]) -> list[tuple[str, int, int, str]]:
+def _ends(
+    rows: list[tuple[Any, ...]], new: set[int], relations: set[str]
+) -> list[tuple[str, int, int, str]]:
     """(end, ending episode, fact id, the ending episode's hash) of every fact of ``rows``
     (one target's facts, in (valid_at, content hash) order) whose end a pair with a new
-    fact sets or moves."""
+    fact sets or moves. ``relations``: those of the target's new facts (a rule none of
+    them takes part in has nothing to do)."""
     out = []
     for ended, ending in _ENDING.items():
+        if ended not in relations and relations.isdisjoint(ending):
+            continue
         enders = [b for b in rows if b[1] in ending]
         if not enders:
             continue
-        any_new_ender = any(b[0] in new for b in enders)
+        new_enders = [b for b in enders if b[0] in new]
         for a in rows:
             if a[1] != ended:
                 continue
             a_new = a[0] in new
-            if not (a_new or any_new_ender):
+            if not (a_new or new_enders):
                 continue
-            for b in enders:  # in order: the first contradictor is the earliest
-                if (a_new or b[0] in new) and _contradicts(a, b):
+            # A stored fact meets only the new enders: a pair needs a new fact.
+            for b in enders if a_new else new_enders:  # in order: the earliest first
+                if _contradicts(a, b):
                     at, digest = b[4], b[8]
                     end, by_digest = a[5], a[6]
                     if (
@@ -185,6 +193,9 @@ class IngestMixin(StoreBase):
         self._aliased: set[int] = set()  # entities given a new alias
         # facts the contradiction rules have not seen yet (``end_contradicted``)
         self._uncontradicted: set[int] = set()
+        # facts this transaction wrote already ended (``insert_fact_rows``), which
+        # ``end_contradicted`` counts with the ones it ends
+        self._ended_on_insert: set[int] = set()
 
     def sync_search(self) -> None:
         """Index every episode, entity, alias and fact written since the last sync.
@@ -507,16 +518,6 @@ class IngestMixin(StoreBase):
             return []
         first = self._next_id("facts")
         ids = list(range(first, first + len(rows)))
-        self.conn.executemany(
-            """
-            INSERT INTO facts (id, graph_id, episode_id, source_id, relation, target_id,
-              sentence, valid_at, invalid_at, created_at, expired_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [(i, *row, now, now if row[7] else None) for i, row in zip(ids, rows, strict=True)],
-        )
-        self._unindexed_facts.update(ids)
-        self._uncontradicted.update(ids)
         for i, row, (digest, source_type) in zip(ids, rows, about, strict=True):
             # as ``_TARGET_FACTS`` reads it: not ended by another fact, not retracted
             self._written[i] = (
@@ -532,6 +533,31 @@ class IngestMixin(StoreBase):
                 0,
                 source_type,
             )
+        # The contradiction rules run before the rows go in, outside a savepoint: a new
+        # fact is written with its end (an UPDATE of each ended row cost more than the
+        # rules); stored facts the new ones end are updated. Inside a savepoint, which
+        # may be taken back, they run at the commit (``end_contradicted``).
+        ends: dict[int, tuple[str, int]] = {}
+        if self._savepoints:
+            self._uncontradicted.update(ids)
+        else:
+            self._ended_on_insert.update(self._end_contradicted(ids, unwritten=ends))
+        values: list[tuple[Any, ...]] = []
+        for i, row in zip(ids, rows, strict=True):
+            end = ends.get(i)
+            if end is None:
+                values.append((i, *row, now, now if row[7] else None, None))
+            else:
+                values.append((i, *row[:7], end[0], now, now, end[1]))
+        self.conn.executemany(
+            """
+            INSERT INTO facts (id, graph_id, episode_id, source_id, relation, target_id,
+              sentence, valid_at, invalid_at, created_at, expired_at, invalidated_by)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            values,
+        )
+        self._unindexed_facts.update(ids)
         return ids
 
     def signature_ids_of(self, keys: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str], int]:
@@ -651,13 +677,22 @@ class IngestMixin(StoreBase):
         contradiction whatever order the facts arrive in (see ``_TARGET_FACTS``).
         A transaction that commits with facts still pending runs it first.
         """
+        early = self._ended_on_insert
+        self._ended_on_insert = set()
         if not self._uncontradicted:
-            return []
+            return sorted(early)
         ids = sorted(self._uncontradicted)
         self._uncontradicted.clear()
-        return self._end_contradicted(ids)
+        later = self._end_contradicted(ids)
+        return sorted(early.union(later)) if early else later
 
-    def _end_contradicted(self, ids: list[int]) -> list[int]:
+    def _end_contradicted(
+        self, ids: list[int], *, unwritten: dict[int, tuple[str, int]] | None = None
+    ) -> list[int]:
+        """End what the facts ``ids`` contradict (see ``end_contradicted``); the ids of
+        the facts ended or moved. ``unwritten``: the facts ``ids`` are not inserted yet
+        (their rows are in ``_written``); their own ends go into it, fact id -> (end,
+        ending episode), instead of an UPDATE."""
         if not ids:
             return []
         new = set(ids)
@@ -709,23 +744,39 @@ class IngestMixin(StoreBase):
             for target, rows in by_target.items():
                 rows += fresh[target]
                 rows.sort(key=_in_order)
-            ended = [e for rows in by_target.values() for e in _ends(rows, new)]
+            ends_of = {
+                target: _ends(rows, new, {r[1] for r in fresh[target]})
+                for target, rows in by_target.items()
+            }
+            ended = [e for ends in ends_of.values() for e in ends]
+            stored = ended
+            if unwritten is not None:
+                stored = []
+                for e in ended:
+                    if e[2] in new:
+                        unwritten[e[2]] = (e[0], e[1])
+                    else:
+                        stored.append(e)
             self.conn.executemany(
                 "UPDATE facts SET invalid_at = ?, expired_at = ?, invalidated_by = ? WHERE id = ?",
-                [(at, now, by, fact_id) for at, by, fact_id, _ in ended],
+                [(at, now, by, fact_id) for at, by, fact_id, _ in stored],
             )
             out += [fact_id for _, _, fact_id, _ in ended]
             if keep:
-                self._keep(by_target, ended)
+                self._keep(by_target, ends_of)
         return out
 
     def _keep(
-        self, by_target: dict[int, list[tuple[Any, ...]]], ended: list[tuple[str, int, int, str]]
+        self,
+        by_target: dict[int, list[tuple[Any, ...]]],
+        ends_of: dict[int, list[tuple[str, int, int, str]]],
     ) -> None:
-        """Keep these targets' rows, with the ends just written, for the next transaction."""
-        moved = {fact_id: (at, digest) for at, _by, fact_id, digest in ended}
+        """Keep these targets' rows, with the ends just written (``ends_of``: per
+        target), for the next transaction."""
         for target, rows in by_target.items():
-            if moved:
+            ended = ends_of.get(target)
+            if ended:
+                moved = {fact_id: (at, digest) for at, _by, fact_id, digest in ended}
                 for n, row in enumerate(rows):
                     end = moved.get(row[0])
                     if end is not None:

@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from memcli.errors import NotFound
 from memcli.store.connection import StoreBase, chunks
 
 # A fact as the contract cites it (``memcli.contract.Fact``'s keys, in its order; evidence
@@ -96,6 +97,12 @@ class ReadsMixin(StoreBase):
     # --- graphs ---
     def graph_exists(self, graph_id: str) -> bool:
         return self.scalar("SELECT 1 FROM graphs WHERE id = ?", (graph_id,)) is not None
+
+    def require_graph(self, graph_id: str) -> None:
+        """Raise ``NotFound`` naming the graphs there are when ``graph_id`` is not one."""
+        if not self.graph_exists(graph_id):
+            known = ", ".join(self.graph_ids()) or "none yet"
+            raise NotFound(f"no graph named {graph_id!r} (graphs: {known})")
 
     def graph_ids(self) -> list[str]:
         return [r[0] for r in self.conn.execute("SELECT id FROM graphs ORDER BY id")]
