@@ -271,7 +271,7 @@ def _lexicon() -> dict[str, str]:
             "cannot|can not|could not|will not|would not|does not|do not|did not|is not able to"
             "|are not able to|unable to|not able to|is not going to|are not going to|not",
             _inflect(_MOVE),
-            "until|till|before|without|pending|ahead of|prior to",
+            "until|till|before|without|pending|ahead of|prior to|until after|till after",
         )
         + _combine(
             "cannot|can not|could not|will not|is not going to|are not going to|not",
@@ -349,6 +349,19 @@ def _lexicon() -> dict[str, str]:
         "O",
         _combine("taking|took|take|takes|taken|picking|picked|pick", "it|that|this", "over|up|on"),
     )
+    add(  # a commitment or a stand-in: "signed up for the audit export", "is covering X"
+        "O",
+        _combine(_inflect("volunteer,sign up,put your name down,put my name down"), "for")
+        + _combine("is|am|are|was|were", "covering|carrying|babysitting|minding|nursing")
+        + ["now covering"],
+    )
+    add(  # a rota covered is no work item: "covering on-call for Bea", "covering for Dana"
+        "n",
+        _combine(
+            "covering|cover|covered|covers|is covering|am covering|are covering",
+            "on-call|oncall|on call|support|the rota|shifts|for",
+        ),
+    )
     add("Z", ["yours", "all yours", "yours now", "all yours now"])
     add("P", ["mine", "ours"])  # "PR #1177 is mine": the author's
     add("T", _combine("tracked|filed|logged|captured|tracked separately", "in|as|under"))
@@ -416,6 +429,11 @@ def _lexicon() -> dict[str, str]:
     done += _past("knock out,cross off,tick off,check off,push out,put out,get out,button up")
     done += _past("push live,tie off,clean up,stand up,spin up,turn on,switch on,turn off")
     done += _past("switch off,cut over,nail down")
+    # idioms of finishing: "squared away the VPN certs", "legal signed off on the DPA",
+    # "put the eviction bug to bed", "polished off the docs"
+    # (not "signed off on X": an approval of X by someone else, not X finished)
+    done += _past("square away,sign off,polish off,finish off,push through")
+    done += _past("sew up,tidy up,close off") + ["put to bed"]  # (past = base: _past drops it)
     add("I", [f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing")])
     _DONE_GERUNDS.update(f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing"))
     add("D", done)
@@ -436,6 +454,17 @@ def _lexicon() -> dict[str, str]:
             "available to all|available for all|available in all|available to",
             "|users|customers|tenants|sites|regions|teams|stores|markets|depots",
         ),
+    )
+    add(  # "rides on the rate card", "downstream of the shard rebalance", "at a standstill"
+        "W",
+        _combine(_inflect("ride,piggyback"), "on|upon")
+        + _combine("downstream of|queued up behind|in line behind|waiting in line behind", "")
+        + _combine("at a standstill|stalled out|dead in the water", "until|till|pending|on|behind")
+        + _combine("tied up|hung up|caught up", "behind|waiting on|waiting for|pending"),
+    )
+    add("S", ["at a standstill", "stalled out", "dead in the water", "going nowhere"])
+    add(  # "we're sitting on the reindex until the rebalance lands": held back, not done
+        "c", ["holding off on", "held off on", "holding off", "holding"]
     )
     add("Y", _combine("dependency|dependence|reliance", "on|upon"))
     add(  # a past owner is no owner: "previously managed by the platform group"
@@ -2137,6 +2166,8 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         split := _SPLIT_PHRASAL.search(text)
     ):  # "picking the banner back up" is "picking up the banner"
         text = f"{text[: split.start()]}{split['v']} {split['p']} {split['o']}{text[split.end() :]}"
+    if any(verb in text for verb in _DONE_SPLIT_HINTS):  # "put X to bed", "got X in"
+        text = _split_done(text)
     if (
         (" it " in text or " that " in text or " them " in text or " this " in text)
         and (" out" in text or " up" in text)
@@ -2677,6 +2708,46 @@ _SPLIT_PHRASAL = re.compile(
     r"|[A-Z][A-Z0-9]+-\d+|#\d+)\b[^,;:.!?()]{0,50}?)\s+(?:back\s+)?(?P<p>up|over|out|off)"
     r"(?=\s*(?:$|[,;.!)—–-]|and\b|from\b|to\b|today|now|again|yesterday|last\b|this\b))"
 )
+
+
+# An idiom of finishing with its object inside: "put the eviction bug to bed", "pushed the
+# CSS cleanup through", "got the permissions fix in", "knocked the flaky tests out". The
+# object is moved after the idiom, which the lexicon reads as a completion.
+_SPLIT_DONE = re.compile(
+    r"\b(?P<v>put|putting|puts|push(?:ed|es|ing)?|got|get|gets|getting|knock(?:ed|s|ing)?"
+    r"|square(?:d|s)?|squaring|polish(?:ed|es|ing)?|sew(?:ed|s|ing)?)\s+(?P<o>(?:the|our|my|a"
+    r"|an|his|her|their|PR|[A-Z][A-Z0-9]+-\d+|#\d+)\b[^,;:.!?()]{0,50}?)\s+"
+    r"(?P<p>to bed|through|in|out|away|off|up)"
+    r"(?=\s*(?:$|[,;.!)—–-]|and\b|today|tonight|now|finally|yesterday|last\b|this\b|on\b"
+    r"|before\b|ahead\b))"
+)
+_DONE_SPLIT_HINTS = ("got ", "get ", "put", "push", "quar", "knock", "polish", "sew")
+_DONE_PARTICLE = {
+    "put": "to bed",
+    "push": "through",
+    "get": "in",
+    "got": "in",
+    "knock": "out",
+    "square": "away",
+    "polish": "off",
+    "sew": "up",
+}
+
+
+def _split_done(text: str) -> str:
+    """ "put X to bed" -> "put to bed X" when the verb and its particle make an idiom of
+    finishing (``_DONE_PARTICLE``); any other verb-particle pair is left as written."""
+    m = _SPLIT_DONE.search(text)
+    if m is None:
+        return text
+    verb = m["v"].lower()
+    stem = next((k for k in _DONE_PARTICLE if verb.startswith(k)), "")
+    if _DONE_PARTICLE.get(stem) != m["p"] and not (stem in ("get", "got") and m["p"] == "out"):
+        return text
+    head = "got" if stem in ("get", "got") and m["p"] == "in" else m["v"]
+    tail = "merged" if head == "got" else f"{m['p']} {m['o']}"
+    moved = f"{head} {m['o']} {tail}" if head == "got" else f"{m['v']} {tail}"
+    return f"{text[: m.start()]}{moved}{text[m.end() :]}"
 
 
 # "ops rolled it out", "wrapped that up": the pronoun is the object of the phrasal verb

@@ -262,6 +262,8 @@ def _paired_cue(words: tuple[str, ...]) -> bool:
         return True
     if "did" in words and ("it" in words or "that" in words or "this" in words):
         return True
+    if "in" in words and ("got" in words or "get" in words):
+        return True  # "got the permissions fix in": merged
     return "being" in words and "by" in words  # "is being negotiated by the ops team"
 
 

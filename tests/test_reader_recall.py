@@ -1,0 +1,100 @@
+"""The reader's recall in general form: the many ways English states that someone owns,
+finished or waits on a piece of work. Each group is one construction or one family of
+words, written several ways across the styles people use (chat, standup bullets, formal
+reports, minutes, issue comments); each group also carries the ordinary senses of its
+words that must stay no fact."""
+
+from __future__ import annotations
+
+import pytest
+
+from memcli.extract.rules import extract
+from tests.test_extract_rules import b, d, facts_of, o
+
+P = "person"
+
+CASES: list[tuple[str, str, set[tuple[str, ...]]]] = [
+    # Commitment and stand-in verbs: "volunteered for", "signed up for", "is covering".
+    ("Kai", "Lena volunteered for the audit log export", {o("Lena", "audit log export")}),
+    ("Kai", "- Bruno signed up for the invoice dedupe job", {o("Bruno", "invoice dedupe job")}),
+    ("Kai", "I signed up for the onboarding revamp this sprint", {o("Kai", "onboarding revamp")}),
+    (
+        "Kai",
+        "Mirela is covering the pager rotation script while Dan is away.",
+        {o("Mirela", "pager rotation script")},
+    ),
+    ("Kai", "oskar's covering the quota alerts until friday", {o("oskar", "quota alerts")}),
+    (
+        "Kai",
+        "Card vault work: I'm carrying the tokeniser port this sprint",
+        {o("Kai", "tokeniser port")},
+    ),
+    # Idioms of finishing, their passives and split forms.
+    ("Kai", "finally put the cache eviction bug to bed", {d("Kai", "cache eviction bug")}),
+    ("Kai", "- the VPN cert rotation is squared away", {d("Kai", "VPN cert rotation")}),
+    ("Kai", "Squared away the quota dashboard last night.", {d("Kai", "quota dashboard")}),
+    (
+        "Kai",
+        "The DPA amendment was signed off by Legal on Monday.",
+        {d("Legal", "DPA amendment", "team")},
+    ),
+    ("Kai", "pushed the css cleanup through", {d("Kai", "css cleanup")}),
+    ("Kai", "got the permissions fix in yesterday", {d("Kai", "permissions fix")}),
+    (
+        "Kai",
+        "Ana got the retry header patch in, just ahead of the freeze",
+        {d("Ana", "retry header patch")},
+    ),
+    ("Kai", "polished off the API reference pages", {d("Kai", "API reference pages")}),
+    # Waiting, worded as riding on, being downstream of, standing still, holding off.
+    (
+        "Kai",
+        "The price feed rides on the vendor contract renewal.",
+        {o("Kai", "price feed"), b("price feed", "vendor contract renewal")},
+    ),
+    (
+        "Kai",
+        "search reindex is downstream of the shard rebalance",
+        {o("Kai", "search reindex"), b("search reindex", "shard rebalance")},
+    ),
+    (
+        "Kai",
+        "Ledger export: at a standstill until the FX table refresh lands.",
+        {o("Kai", "Ledger export"), b("Ledger export", "FX table refresh")},
+    ),
+    (
+        "Kai",
+        "the badge printer flow is stalled out on PRINT-31",
+        {o("Kai", "badge printer flow"), b("badge printer flow", "PRINT-31")},
+    ),
+    (
+        "Kai",
+        "holding off on the pricing change until the contract renewal lands",
+        {o("Kai", "pricing change"), b("pricing change", "contract renewal")},
+    ),
+    (
+        "Kai",
+        "The tenant purge won't happen until after the backup audit.",
+        {o("Kai", "tenant purge"), b("tenant purge", "backup audit")},
+    ),
+]
+
+NO_FACT: list[str] = [
+    "who volunteered for the retro?",
+    "Lena is covering for Dana this week",
+    "I'm covering on-call for Bea until Thursday",
+    "the PR is covering two edge cases",
+    "got the kids in the car and left early",
+    "Legal signed off on it yesterday.",
+    "ironed out the kinks in the sync",
+]
+
+
+@pytest.mark.parametrize(("author", "text", "expected"), CASES)
+def test_reads_the_wider_vocabulary(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize("sentence", NO_FACT)
+def test_ordinary_senses_stay_no_fact(sentence: str) -> None:
+    assert extract(sentence, "Kai").facts == []
