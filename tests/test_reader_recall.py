@@ -29,6 +29,27 @@ CASES: list[tuple[str, str, set[tuple[str, ...]]]] = [
         "Card vault work: I'm carrying the tokeniser port this sprint",
         {o("Kai", "tokeniser port")},
     ),
+    # Possessives name owners in chat's lowercase too ("dana's migration", "@handle's X").
+    (
+        "Kai",
+        "dana's migration is blocked on the proxy upgrade",
+        {o("dana", "migration"), b("migration", "proxy upgrade")},
+    ),
+    (
+        "Kai",
+        "fwiw lucia's token cache rework is what's holding up the logout fix",
+        {
+            o("Kai", "logout fix"),
+            b("logout fix", "token cache rework"),
+            o("lucia", "token cache rework"),
+        },
+    ),
+    ("Kai", "- paired on wen's flaky e2e cleanup this morning", {o("wen", "flaky e2e cleanup")}),
+    (
+        "Kai",
+        "Closing this, it's fixed by @inesv's PR #88.",
+        {o("inesv", "PR #88")},
+    ),
     # Idioms of finishing, their passives and split forms.
     ("Kai", "finally put the cache eviction bug to bed", {d("Kai", "cache eviction bug")}),
     ("Kai", "- the VPN cert rotation is squared away", {d("Kai", "VPN cert rotation")}),
@@ -87,6 +108,9 @@ NO_FACT: list[str] = [
     "got the kids in the car and left early",
     "Legal signed off on it yesterday.",
     "ironed out the kinks in the sync",
+    "the customer's export job failed again",
+    "today's deploy went fine, no pages",
+    "let's sync on the export job tomorrow",
 ]
 
 

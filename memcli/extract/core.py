@@ -36,6 +36,7 @@ from memcli.extract.phrases import (
     _TEAM_WORDS,
     _agent_shaped,
     _is_org,
+    _lower_possessor,
     _name_like,
     _orgish,
     _parse_phrase,
@@ -1622,6 +1623,8 @@ def _apply(
 
 
 _POSSESSOR = re.compile(r"(?<![\w'’])(?P<o>@?[A-Z][\w-]*)['’]s\s+(?=[a-z#A-Z])")
+# Chat writes names in lowercase: "ravi's session store refactor", "@arnav's follow-up".
+_LOWER_POSSESSOR = re.compile(r"(?<![\w'’@.-])(?P<o>@?[a-z][\w.-]*)['’]s\s+(?=[a-z#A-Z])")
 # Heads a possessive does not make a work item of: "Dana's feedback", "Ravi's laptop".
 _NOT_OWNED_HEADS = frozenset(
     """team side end feedback review reviews comment comments question questions input
@@ -1636,9 +1639,11 @@ def possessive_owners(reader: _Reader, text: str, outcomes: list[_Outcome]) -> _
     it stands (the labelling contract's rule 7), not only inside a frame's argument."""
     owned = {d.target for o in outcomes for d in o.drafts if d.relation is Relation.OWNS}
     out = _Outcome()
-    for m in _POSSESSOR.finditer(text):
+    for m in [*_POSSESSOR.finditer(text), *_LOWER_POSSESSOR.finditer(text)]:
         who = m["o"].lstrip("@")
-        if not _name_like(who) or reader._is_author(who):
+        if not (_name_like(who) or _lower_possessor(m["o"], text[: m.start()])):
+            continue
+        if reader._is_author(who):
             continue
         toks = tokenise(text[m.end() :])
         n = 0
