@@ -50,6 +50,23 @@ CASES: list[tuple[str, str, set[tuple[str, ...]]]] = [
         "Closing this, it's fixed by @inesv's PR #88.",
         {o("inesv", "PR #88")},
     ),
+    # Action items in any format: "@name to <verb>", a checklist line, "TODO(name):",
+    # an item with its assignee's handle, an arrow or dash before a bare verb.
+    ("Kai", "@tomas to renew the staging certs before they lapse", {o("tomas", "staging certs")}),
+    ("Kai", "- [ ] wren: archive the old billing buckets", {o("wren", "old billing buckets")}),
+    ("Kai", "- [ ] @pia draft the incident timeline", {o("pia", "incident timeline")}),
+    ("Kai", "TODO(jonas): benchmark the new parser", {o("jonas", "new parser")}),
+    (
+        "Kai",
+        "-> Marguerite to circulate the vendor shortlist",
+        {o("Marguerite", "vendor shortlist")},
+    ),
+    (
+        "Kai",
+        "- [ ] checkout localisation strings (@aiko)",
+        {o("aiko", "checkout localisation strings")},
+    ),
+    ("Kai", "Priya - update the failover runbook", {o("Priya", "failover runbook")}),
     # Idioms of finishing, their passives and split forms.
     ("Kai", "finally put the cache eviction bug to bed", {d("Kai", "cache eviction bug")}),
     ("Kai", "- the VPN cert rotation is squared away", {d("Kai", "VPN cert rotation")}),
@@ -111,6 +128,10 @@ NO_FACT: list[str] = [
     "the customer's export job failed again",
     "today's deploy went fine, no pages",
     "let's sync on the export job tomorrow",
+    "Happy to test a patch if someone has one.",
+    "Goal: migrate the billing cron off the old box",
+    "Time to rotate the keys again, it has been a year",
+    "@mehmet I'll review it after lunch",
 ]
 
 

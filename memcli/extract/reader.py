@@ -302,11 +302,80 @@ _WHO_TO = re.compile(r"\s*@?(?P<who>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?)\s+to\s+[
 _ACTION_START = re.compile(r"\W*(?:action|ai\b|todo|to-do|follow|next)", re.IGNORECASE)
 
 
+# Verbs an action item opens with, in the bare form a to-do is written in: "dana: rotate
+# the signing keys", "@rui draft the retention policy", "Bea to chase the renewal".
+_TODO_VERBS = frozenset(
+    """rotate draft write rewrite update chase send follow review schedule fix set migrate
+    add remove check investigate create file open book share prepare confirm ping reach
+    document test sync move clean run deploy benchmark estimate ask own drive lead handle
+    take pick build implement finish complete ship land merge close circulate publish
+    collect gather audit assess evaluate spike prototype upgrade patch renew revoke
+    configure enable disable archive delete rename split port backfill verify validate
+    coordinate organise organize arrange draw sketch compile summarise summarize escalate
+    triage refactor wire hook tidy polish retire decommission sunset negotiate contact
+    email call invite present demo propose outline scope define""".split()
+)
+_TODO_NAME = r"@?(?P<who>[^\W\d_][\w.'-]*(?:\s+[A-Z][a-z][\w.-]*)?)"
+# "TODO(dana): rotate keys", "AI (Dana) - the vendor renewal"
+_TODO_PAREN = re.compile(
+    rf"\W*(?:todo|action(?:\s+items?)?|ai|follow-?up)\s*\(\s*{_TODO_NAME}\s*\)\s*[:—–-]\s*"
+    r"(?P<rest>\S.*)",
+    re.IGNORECASE,
+)
+# "dana: rotate keys", "@rui draft the policy", "Bea to chase X", "-> Bea to chase X"
+_TODO_LINE = re.compile(
+    rf"\W*{_TODO_NAME}\s*(?P<sep>:|—|–|\s-|\s+to\b|(?<=[\w.-])(?=\s))\s*(?P<verb>[a-z]+)\b"
+    r"(?P<rest>.*\S.*)"
+)
+# Labels a to-do line may open with that name no one: "Goal: migrate X", "Next: fix Y"
+_NOT_ASSIGNEES = frozenset(
+    """goal goals note notes nb ps plan plans idea ideas proposal proposals decision
+    decisions risk risks ask asks reminder next step steps todo tbd question questions
+    outcome outcomes result results agenda context background summary update updates tip
+    fyi aim aims objective objectives priority priorities focus suggestion option options
+    recommendation recommendations request requests task tasks today tomorrow tonight later
+    someone anyone everyone somebody we i you they team also then please happy glad nice
+    hard time back easy ready able due free keen eager sorry safe good great fine tough
+    unable likely unlikely supposed meant going need needs want wants planning hoping hope
+    trying try remember forgot forget worth best better yesterday doing done now wip blocked
+    blockers blocker this that here there""".split()
+)
+# "#520 migration guide (@lea-b)": an item with its assignee's handle after it
+_TODO_HANDLE = re.compile(r"(?P<item>[^()]*?\w[^()]*?)\s*[(\[]\s*@(?P<who>[\w.-]+)\s*[)\]]\W*")
+
+
+def _todo_line(sentence: str) -> str:
+    """An action item written without an "Action:" label, as an "ACTION:" line (or "").
+
+    A to-do names its assignee and what they are to do, in one of the shapes people use
+    in chat, standups, issue checklists and notes: "<name>: <bare verb> ...", "@name
+    <bare verb> ...", "<name> to <bare verb> ...", "<item> (@name)" (and, beside the
+    labelled action lines, "TODO(name): ...").
+    The verb must be one an action opens with (``_TODO_VERBS``), in its bare form: "Raj:
+    shipped X" is a report, "Dana to the rescue" no action at all.
+    """
+    if (m := _TODO_LINE.match(sentence)) is not None and m["verb"] in _TODO_VERBS:
+        sep, who = m["sep"].strip(), m["who"]
+        handle = sentence.lstrip(" ->→*•").startswith("@")
+        if (sep or handle) and who.split()[0].lower() not in _NOT_ASSIGNEES:
+            # "Bea to chase X", "@rui draft X", "dana: rotate X"; not "Kai draft X"
+            if sep == "to" or handle or _agent_shaped(who.split()[0], strict=not who.islower()):
+                return _normalise(f"ACTION: {who} to {m['verb']}{m['rest']}")
+    if "@" in sentence and (m := _TODO_HANDLE.fullmatch(sentence)) is not None:
+        if not has_cue(m["item"].lower()):
+            return _normalise(f"ACTION: {m['who']} to own {m['item']}")
+    return ""
+
+
 def _read_minutes_line(
     reader: _Reader, minutes: Minutes, sentence: str, heading: str | None, said: str | None
 ) -> tuple[list[_Outcome], str | None]:
     """Read a line: an action item, what a speaker said, or an ordinary sentence."""
     plain = _normalise(sentence) if _ACTION_START.match(sentence) else ""
+    if "(" in sentence and plain and (m := _TODO_PAREN.match(sentence)) is not None:
+        plain = _normalise(f"ACTION: {m['who']} — {m['rest']}")  # "TODO(dana): rotate X"
+    if not plain and ("@" in sentence or " to " in sentence or ":" in sentence or "-" in sentence):
+        plain = _todo_line(sentence)
     if not plain and heading is not None and _ACTION_HEADING.fullmatch(heading):
         # under "Action items": "- Bartek: automate X", "- Dana to migrate Y"
         if m := _NAME_COLON.match(sentence):
