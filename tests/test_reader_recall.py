@@ -67,6 +67,38 @@ CASES: list[tuple[str, str, set[tuple[str, ...]]]] = [
         {o("aiko", "checkout localisation strings")},
     ),
     ("Kai", "Priya - update the failover runbook", {o("Priya", "failover runbook")}),
+    # Taking work on: inheriting, heading, a hand-over, steady work, a plate it lands on.
+    ("Kai", "Rui inherits the vendor onboarding", {o("Rui", "vendor onboarding")}),
+    ("Kai", "Zofia is heading the warehouse cutover.", {o("Zofia", "warehouse cutover")}),
+    ("Kai", "- passing the tax export to Hamid", {o("Hamid", "tax export")}),
+    (
+        "Kai",
+        "Ines is chipping away at the flaky contract tests",
+        {o("Ines", "flaky contract tests")},
+    ),
+    (
+        "Kai",
+        "Made steady progress on the ledger API this week.",
+        {o("Kai", "ledger API")},
+    ),
+    ("Kai", "Tove's making headway on the audit trail", {o("Tove", "audit trail")}),
+    ("Kai", "• LEDG-90 landed on my plate this morning", {o("Kai", "LEDG-90")}),
+    (
+        "Kai",
+        "the quota rework ended up on Mira's plate",
+        {o("Mira", "quota rework")},
+    ),
+    (
+        "Kai",
+        "Olu is leading the charge on the SSO rollout",
+        {o("Olu", "SSO rollout")},
+    ),
+    (
+        "Kai",
+        "Two of us are staffed on the search rewrite now; Gael has been staffed on "
+        "the billing port.",
+        {o("Gael", "billing port")},
+    ),
     # Idioms of finishing, their passives and split forms.
     ("Kai", "finally put the cache eviction bug to bed", {d("Kai", "cache eviction bug")}),
     ("Kai", "- the VPN cert rotation is squared away", {d("Kai", "VPN cert rotation")}),
@@ -129,6 +161,11 @@ NO_FACT: list[str] = [
     "today's deploy went fine, no pages",
     "let's sync on the export job tomorrow",
     "Happy to test a patch if someone has one.",
+    "we are heading into the code freeze next week",
+    "worked through lunch again",
+    "open bugs are down to twelve",
+    "Incident count fell to four this month.",
+    "I was put on the spot in the review",
     "Goal: migrate the billing cron off the old box",
     "Time to rotate the keys again, it has been a year",
     "@mehmet I'll review it after lunch",

@@ -354,7 +354,23 @@ def _lexicon() -> dict[str, str]:
         "O",
         _combine(_inflect("volunteer,sign up,put your name down,put my name down"), "for")
         + _combine("is|am|are|was|were", "covering|carrying|babysitting|minding|nursing")
-        + ["now covering"],
+        + ["now covering"]
+        + _inflect("inherit")
+        + _combine("is|am|are|was|were", "heading|fronting|chaperoning")
+        + _combine(  # steady work on it: "chipping away at the importer"
+            "working|worked|chipping away|chipped away|plugging away|plugged away|grinding"
+            "|ground|slogging|slogged",
+            "through|at|on",
+        )
+        + _combine(
+            "making|made|make|makes",
+            "progress on|headway on|good progress on|some progress on|steady progress on",
+        )
+        + _combine("leading|led|leads|lead", "the charge on|the charge for|the effort on")
+        + _combine("been|was|were|got|is|are", "staffed on|assigned onto"),
+    )
+    add(  # a hand-over: "passing the vendor onboarding to Rui"
+        "A", ["passing", "passing over", "passing along", "passing off", "passed along"]
     )
     add(  # a rota covered is no work item: "covering on-call for Bea", "covering for Dana"
         "n",
@@ -2173,6 +2189,8 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         text = f"{text[: split.start()]}{split['v']} {split['p']} {split['o']}{text[split.end() :]}"
     if any(verb in text for verb in _DONE_SPLIT_HINTS):  # "put X to bed", "got X in"
         text = _split_done(text)
+    if " plate" in text:  # "X landed on my plate" is "X is mine"
+        text = _ON_PLATE.sub(_on_plate, text)
     if (
         (" it " in text or " that " in text or " them " in text or " this " in text)
         and (" out" in text or " up" in text)
@@ -2726,6 +2744,18 @@ _SPLIT_DONE = re.compile(
     r"(?=\s*(?:$|[,;.!)—–-]|and\b|today|tonight|now|finally|yesterday|last\b|this\b|on\b"
     r"|before\b|ahead\b))"
 )
+# "LEDG-77 landed on my plate", "the rework ended up on Mira's plate": whose it now is.
+_ON_PLATE = re.compile(
+    r"\b(?:landed|lands|ended up|ends up|is|are|was|were|fell|falls|now sits|sits|went)"
+    r"(?:\s+(?:now|squarely|firmly))?\s+(?:on|onto)\s+(?P<o>my|our|[A-Z][\w-]*['’]s)\s+plates?\b"
+)
+
+
+def _on_plate(m: re.Match[str]) -> str:
+    owner = m["o"]
+    return {"my": "is mine", "our": "is ours"}.get(owner, f"is {owner}")
+
+
 _DONE_SPLIT_HINTS = ("got ", "get ", "put", "push", "quar", "knock", "polish", "sew")
 _DONE_PARTICLE = {
     "put": "to bed",
