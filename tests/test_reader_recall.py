@@ -99,6 +99,17 @@ CASES: list[tuple[str, str, set[tuple[str, ...]]]] = [
         "the billing port.",
         {o("Gael", "billing port")},
     ),
+    # First person by default: a bullet that opens with work in hand, and a name's line.
+    ("Kai", "- drafting the Q3 capacity plan", {o("Kai", "Q3 capacity plan")}),
+    ("Kai", "Currently rewriting the onboarding emails.", {o("Kai", "onboarding emails")}),
+    (
+        "Kai",
+        "* retrying the GPU node pool migration today",
+        {o("Kai", "GPU node pool migration")},
+    ),
+    ("Kai", "- benchmarking the new allocator", {o("Kai", "new allocator")}),
+    ("Kai", "- Kojo: drafting the pricing page copy", {o("Kojo", "pricing page copy")}),
+    ("Kai", "Sunniva: wiring up the export button", {o("Sunniva", "export button")}),
     # Idioms of finishing, their passives and split forms.
     ("Kai", "finally put the cache eviction bug to bed", {d("Kai", "cache eviction bug")}),
     ("Kai", "- the VPN cert rotation is squared away", {d("Kai", "VPN cert rotation")}),
@@ -161,6 +172,9 @@ NO_FACT: list[str] = [
     "today's deploy went fine, no pages",
     "let's sync on the export job tomorrow",
     "Happy to test a patch if someone has one.",
+    "writing to ask about the schema freeze",
+    "load testing is going fine so far",
+    "- consumer group rebalance tuning is on track",
     "we are heading into the code freeze next week",
     "worked through lunch again",
     "open bugs are down to twelve",

@@ -399,6 +399,7 @@ def _lexicon() -> dict[str, str]:
     add("G", ["adding", "writing", "preparing", "drafting", "fixing"])
     add("G", ["building", "implementing", "prototyping", "investigating", "debugging"])
     add("G", ["refactoring", "rewriting", "designing", "putting together", "spiking"])
+    add("G", ["wiring up", "setting up", "cleaning up"])  # "- wiring up the exporter"
     add(
         "o",
         _combine(
@@ -561,7 +562,7 @@ def _table() -> dict[str, str]:
                 if content:
                     if piece := _longest_piece(max(content, key=len)):
                         _CUES.add(piece)
-        _CUES.update({"has", "have", "had", "main"} | _CLOSING_PRESENT)
+        _CUES.update({"has", "have", "had", "main"} | _CLOSING_PRESENT | _WORK_GERUNDS)
         # a label's most telling word ("owned by" -> owned): "by", "for", "in" and "on" pass
         # most sentences, and a label line always has its longest word too
         _CUES.update(_longest_piece(label) for label in _LABEL_RELATIONS)
@@ -747,6 +748,34 @@ class _Tok:
         self.low = low or text.lower()
 
 
+# Gerunds that are nouns as often as verbs ("load testing", "alert tuning"): work in hand
+# only where a bullet opens with one and its object follows ("- tuning the alert rules").
+_WORK_GERUNDS = frozenset(
+    """porting benchmarking profiling documenting scoping speccing tuning hardening
+    instrumenting polishing retrying rerunning testing reworking redesigning automating
+    consolidating untangling backfilling migrating integrating upgrading""".split()
+)
+
+
+def _work_in_hand(out: list[_Tok], k: int) -> bool:
+    """ "- writing the migration guide": a gerund that opens a clause and takes a
+    determined object is the writer's work in hand, not a noun ("writing guide")."""
+    return (
+        (
+            not k
+            or out[k - 1].cls == "|"
+            or (
+                k == 1
+                and out[0].cls == "n"
+                and out[0].text[:1].isupper()
+                and out[0].text[1:2].islower()
+            )
+        )  # "Dana: writing the guide" is read as "Dana writing the guide"
+        and k + 1 < len(out)
+        and (out[k + 1].low in _ARTICLES or bool(_TICKET.fullmatch(out[k + 1].text)))
+    )
+
+
 def tokenise(text: str) -> list[_Tok]:
     """Tokens with their classes; multiword lexicon phrases become one token.
 
@@ -840,6 +869,10 @@ def tokenise(text: str) -> list[_Tok]:
         while out and out[0].low in (",", ";", "-", "—", "–", ":"):
             out = out[1:]  # "ugh, the export is ...": the interjection's comma
     dropped = False
+    if out and not _WORK_GERUNDS.isdisjoint(lows):
+        for k, tok in enumerate(out):  # "- tuning the alert rules": the writer's work
+            if tok.cls == "n" and tok.low in _WORK_GERUNDS and _work_in_hand(out, k):
+                tok.cls = "G"
     possessive = "'" in text or "’" in text
     visit = [  # the tokens a rule below may change (a change never makes a later one so)
         k
@@ -918,7 +951,12 @@ def tokenise(text: str) -> list[_Tok]:
             dropped = True
         elif tok.cls == "I" and k and out[k - 1].cls == "D" and nxt == "n":
             tok.cls = "n"  # "finished migrating the alerting rules": the migration is done
-        elif tok.cls == "G" and nxt not in ("", "|", "s", "p") and (not k or out[k - 1].cls != "x"):
+        elif (
+            tok.cls == "G"
+            and nxt not in ("", "|", "s", "p")
+            and (not k or out[k - 1].cls != "x")
+            and not _work_in_hand(out, k)
+        ):
             tok.cls = "n"  # "the writing guide": only "that Paulo is doing" ends on G
         elif tok.low in _MODIFIER_MODALS:
             if (
@@ -1238,6 +1276,9 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("o-has-w", "owns_has", rf"(?P<o>{_NP})H(?P<w>{_NP})"),
     ("w-is-on-o", "owns_on_person", rf"(?P<w>{_NP})Q(?P<o>n)"),
     ("owns-w", "owns", rf"x*OI?(?P<w>{_NP})"),
+    # a subjectless bullet of work in hand: "- writing the migration guide" (first person)
+    ("doing-w", "owns", rf"G(?P<w>{_NP}){_PP}?"),
+    ("o-doing-w", "owns_doing", rf"(?P<o>n)G(?P<w>{_NP}){_PP}?"),
     ("assigned-to-o", "mention_agent", rf"x*o(?P<o>{_NP})"),
     ("o-took-it-over", "owns_it", rf"(?P<o>{_NP})x*(?P<v>O)(?:p{_NP})?"),
     ("assigned-w-to-o", "owns", rf"(?:{_NP})?x*A(?P<w>{_NP})p(?P<o>{_NP})"),
@@ -1531,6 +1572,9 @@ def _apply(
         return reader.stalled(s) if s else None
     if handler == "unblocked":
         return reader.unblocked(g("s"), g("t"))
+    if handler == "owns_doing":  # "Kojo: drafting the copy"; not "Payments: writing X"
+        o, w = g("o"), g("w")
+        return reader.owns(o, w) if o and w and _name_like(o) else None
     if handler in ("owns", "owns_on", "owns_has", "owns_poss"):
         o, w = g("o"), g("w")
         if w is None:
