@@ -119,7 +119,7 @@ CASES: list[tuple[str, str, set[tuple[str, ...]]]] = [
         "The DPA amendment was signed off by Legal on Monday.",
         {d("Legal", "DPA amendment", "team")},
     ),
-    ("Kai", "pushed the css cleanup through", {d("Kai", "css cleanup")}),
+    ("Kai", "knocked the css cleanup out this morning", {d("Kai", "css cleanup")}),
     ("Kai", "got the permissions fix in yesterday", {d("Kai", "permissions fix")}),
     (
         "Kai",

@@ -17,6 +17,7 @@ from memcli.extract.core import (
     _NOT_ITEM_LABELS,
     _ROLE_LABELS,
     _TRIGGERS,
+    _WORK_GERUNDS,
     action_assignee,
     core_cues,
     possessive_owners,
@@ -264,6 +265,8 @@ def _paired_cue(words: tuple[str, ...]) -> bool:
         return True
     if "in" in words and ("got" in words or "get" in words):
         return True  # "got the permissions fix in": merged
+    if not _WORK_GERUNDS.isdisjoint(words[:2]):
+        return True  # "- tuning the alert rules", "Dana: porting the client"
     return "being" in words and "by" in words  # "is being negotiated by the ops team"
 
 
@@ -374,7 +377,13 @@ def _read_minutes_line(
     plain = _normalise(sentence) if _ACTION_START.match(sentence) else ""
     if "(" in sentence and plain and (m := _TODO_PAREN.match(sentence)) is not None:
         plain = _normalise(f"ACTION: {m['who']} — {m['rest']}")  # "TODO(dana): rotate X"
-    if not plain and ("@" in sentence or " to " in sentence or ":" in sentence or "-" in sentence):
+    if not plain and (
+        "@" in sentence
+        or (
+            (" to " in sentence or ":" in sentence or "-" in sentence)
+            and not _TODO_VERBS.isdisjoint(lower_words(sentence))
+        )
+    ):
         plain = _todo_line(sentence)
     if not plain and heading is not None and _ACTION_HEADING.fullmatch(heading):
         # under "Action items": "- Bartek: automate X", "- Dana to migrate Y"
