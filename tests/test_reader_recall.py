@@ -110,6 +110,35 @@ CASES: list[tuple[str, str, set[tuple[str, ...]]]] = [
     ("Kai", "- benchmarking the new allocator", {o("Kai", "new allocator")}),
     ("Kai", "- Kojo: drafting the pricing page copy", {o("Kojo", "pricing page copy")}),
     ("Kai", "Sunniva: wiring up the export button", {o("Sunniva", "export button")}),
+    # Whoever is waited on to deliver the blocker owns it: "until Legal finalises X",
+    # "waiting for Priya to merge X".
+    (
+        "Kai",
+        "Checkout v3 can't launch until infra finishes the event backfill.",
+        {
+            o("Kai", "Checkout v3"),
+            b("Checkout v3", "event backfill"),
+            o("infra", "event backfill", "team"),
+        },
+    ),
+    (
+        "Kai",
+        "The retention rollout stays on hold until Compliance approves the DPA addendum.",
+        {
+            o("Kai", "retention rollout"),
+            b("retention rollout", "DPA addendum"),
+            o("Compliance", "DPA addendum", "team"),
+        },
+    ),
+    (
+        "Kai",
+        "- invoice sync: waiting for Oksana to merge the ledger patch",
+        {
+            o("Kai", "invoice sync"),
+            b("invoice sync", "ledger patch"),
+            o("Oksana", "ledger patch"),
+        },
+    ),
     # Idioms of finishing, their passives and split forms.
     ("Kai", "finally put the cache eviction bug to bed", {d("Kai", "cache eviction bug")}),
     ("Kai", "- the VPN cert rotation is squared away", {d("Kai", "VPN cert rotation")}),
@@ -172,6 +201,7 @@ NO_FACT: list[str] = [
     "today's deploy went fine, no pages",
     "let's sync on the export job tomorrow",
     "Happy to test a patch if someone has one.",
+    "waiting for someone to review the patch",
     "writing to ask about the schema freeze",
     "load testing is going fine so far",
     "- consumer group rebalance tuning is on track",

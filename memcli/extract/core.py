@@ -1381,6 +1381,12 @@ def _verb_like(tok: _Tok) -> bool:
     return tok.text[:1].islower() and (low.endswith("ed") or low in _PAST_IRREGULAR)
 
 
+def _drop_article(np: str) -> str:
+    """ "the ledger fix" -> "ledger fix" (to follow a possessive)."""
+    first, _, rest = np.partition(" ")
+    return rest if rest and first.lower() in ("the", "a", "an") else np
+
+
 def _agent_verb(toks: list[_Tok], text: str) -> str | None:
     """ "Legal finalises the DPA amendment" as a blocker is Legal's DPA amendment; "a DBA to
     approve the schema diff" is the schema diff."""
@@ -1392,7 +1398,12 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
         ):
             head = _trim(text[toks[0].start : toks[k - 1].end])
             if _agent_shaped(head, strict=True) or _is_org(head) or _orgish(head.split()[-1]):
-                return _noun_phrase(toks[k + 2 :], text)
+                np = _noun_phrase(toks[k + 2 :], text)
+                if toks[k + 1].low in _DELIVER_VERBS and not head.lower().startswith(
+                    ("a ", "an ", "some ", "someone", "somebody", "anyone")
+                ):  # "waiting for Priya to merge the ledger fix": Priya's ledger fix
+                    return f"{head}'s {_drop_article(np)}"
+                return np
     for k in range(1, min(4, len(toks) - 1)):
         if toks[k].low in _AGENT_VERBS:
             head = text[toks[0].start : toks[k - 1].end]
@@ -1402,9 +1413,9 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
             rest = _noun_phrase(toks[after:], text)
             if rest.lower().startswith(("the ", "a ", "an ")):
                 rest = rest.split(" ", 1)[1]
-            if not _agent_shaped(_trim(head), strict=True):
-                return rest  # "until data eng finishes the dedupe": the dedupe
-            return f"{head}'s {rest}"
+            if not _agent_shaped(_trim(head), strict=True) and not _is_org(_trim(head)):
+                return rest  # "until the vendor finishes the dedupe": the dedupe
+            return f"{head}'s {rest}"  # "until data eng finishes the dedupe": theirs
     return None
 
 
