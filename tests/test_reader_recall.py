@@ -139,6 +139,37 @@ CASES: list[tuple[str, str, set[tuple[str, ...]]]] = [
             o("Oksana", "ledger patch"),
         },
     ),
+    # Layout alone pairs people with items, when the update is a roster of such lines.
+    (
+        "Kai",
+        "Team status\n- Wiremu: the invoice PDF rework, no blockers\n- Sade: tax rounding",
+        {o("Wiremu", "invoice PDF rework"), o("Sade", "tax rounding")},
+    ),
+    (
+        "Kai",
+        "Workstreams\nCard vault port: Yusra.\nRefund ledger: Matteo.\nThe FX feed shipped.",
+        {o("Yusra", "Card vault port"), o("Matteo", "Refund ledger"), d("Kai", "FX feed")},
+    ),
+    (
+        "Kai",
+        "Done: SSO. In flight: passkey enrolment (Ngaio), device trust (Bastian).",
+        {d("Kai", "SSO"), o("Ngaio", "passkey enrolment"), o("Bastian", "device trust")},
+    ),
+    (
+        "Kai",
+        "Standup notes\nLiv: shipped the CSV fix\nOmar: on the node pool resize",
+        {d("Liv", "CSV fix"), o("Omar", "node pool resize")},
+    ),
+    # A group that "has" the item just named owns it.
+    (
+        "Kai",
+        "geo lookup is blocked on the licence renewal; procurement has it.",
+        {
+            o("Kai", "geo lookup"),
+            b("geo lookup", "licence renewal"),
+            o("procurement", "licence renewal", "team"),
+        },
+    ),
     # Idioms of finishing, their passives and split forms.
     ("Kai", "finally put the cache eviction bug to bed", {d("Kai", "cache eviction bug")}),
     ("Kai", "- the VPN cert rotation is squared away", {d("Kai", "VPN cert rotation")}),
@@ -201,6 +232,10 @@ NO_FACT: list[str] = [
     "today's deploy went fine, no pages",
     "let's sync on the export job tomorrow",
     "Happy to test a patch if someone has one.",
+    "Dana: sounds good, let's do it",
+    "Dana: morning all\nLee: morning! coffee first",
+    "Board update: Regional Expansion (Kenya)",
+    "legal has concerns about the DPA wording",
     "waiting for someone to review the patch",
     "writing to ask about the schema freeze",
     "load testing is going fine so far",

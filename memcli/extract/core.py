@@ -1610,7 +1610,10 @@ def _apply(
         if handler == "owns_has" and (
             o is None
             or _trim(o).lower() in _NOT_OWNERS
-            or not _agent_shaped(_trim(o), strict=False)
+            or not (
+                _agent_shaped(_trim(o), strict=False)
+                or (_is_org(_trim(o)) and (w or "").lower() in _OBJECT_PRONOUNS)
+            )  # "procurement has it": the group has the item just named
             or (w or "x").split()[0].lower() in _PARTICIPLES
             or ((w or "").islower() and (w or "x").split()[0].endswith("ed"))
         ):  # "we have heard that before": a perfect tense, no possession

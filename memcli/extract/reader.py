@@ -11,11 +11,13 @@ end, over the whole update.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memcli.extract.context import Minutes, _Draft, _key, _Outcome, _Reader
 from memcli.extract.core import (
     _NOT_ITEM_LABELS,
     _ROLE_LABELS,
+    _STATUS_VALUES,
     _TRIGGERS,
     _WORK_GERUNDS,
     action_assignee,
@@ -27,7 +29,7 @@ from memcli.extract.core import (
 )
 from memcli.extract.factuality import why_not
 from memcli.extract.lexicon import TYPOS, has_cue, lower_words
-from memcli.extract.phrases import _agent_shaped
+from memcli.extract.phrases import _agent_shaped, _name_like
 from memcli.extract.text import _normalise, addressee, sentence_lines, status_emoji
 from memcli.models import (
     EntityRef,
@@ -341,7 +343,9 @@ _NOT_ASSIGNEES = frozenset(
     hard time back easy ready able due free keen eager sorry safe good great fine tough
     unable likely unlikely supposed meant going need needs want wants planning hoping hope
     trying try remember forgot forget worth best better yesterday doing done now wip blocked
-    blockers blocker this that here there""".split()
+    blockers blocker this that here there delivered slipped achieved landed released
+    launched planned upcoming ongoing shipped completed finished merged deployed closed fixed
+    cancelled highlights lowlights wins misses""".split()
 )
 # "#520 migration guide (@lea-b)": an item with its assignee's handle after it
 _TODO_HANDLE = re.compile(r"(?P<item>[^()]*?\w[^()]*?)\s*[(\[]\s*@(?P<who>[\w.-]+)\s*[)\]]\W*")
@@ -368,6 +372,106 @@ def _todo_line(sentence: str) -> str:
         if not has_cue(m["item"].lower()):
             return _normalise(f"ACTION: {m['who']} to own {m['item']}")
     return ""
+
+
+_LAYOUT_NAME = r"@?(?P<who>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)"
+# "passkeys (Noor), device trust (Mateo)": each item with its owner's name in brackets
+_PAREN_OWNER = re.compile(rf"(?P<item>[^(),;:]+?)\s*\(\s*{_LAYOUT_NAME}\s*\)")
+# "Refund API v2: Ayesha." - an item, then only its owner's name
+_ITEM_THEN_NAME = re.compile(
+    rf"\s*(?P<item>[^:—–]{{2,60}}?)\s*(?::|—|–|\s-)\s*{_LAYOUT_NAME}\s*[.!]?\s*"
+)
+# "Kojo: pricing page copy, no blockers", "Akash: on the node pool resize"
+_NAME_THEN_ITEM = re.compile(
+    rf"\s*{_LAYOUT_NAME}\s*(?::|—|–|\s-)\s*(?:(?:still\s+|now\s+|back\s+)?on\s+)?"
+    r"(?P<item>[^,;.()]{3,60}?)\s*(?:[,;.(].*)?"
+)
+# Lines of an update laid out as "Name: item", "item: Name" or "item (Name)".
+_LAYOUT_LINE = re.compile(
+    r"^[\s*•>-]*(?:@?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?\s*(?::|—|–|\s-)\s*\S"
+    r"|[^\n]*(?::|—|–|\s-)\s*@?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?\s*[.!]?\s*$)"
+    r"|\(\s*@?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?\s*\)",
+    re.MULTILINE,
+)
+
+
+@lru_cache(maxsize=8)
+def _layout_lines(text: str) -> int:
+    """How many lines (or bracketed names) of an update pair names with items by layout:
+    one such line may be anything ("Dana: sounds good"), a list of them is a roster when
+    the update also speaks of work somewhere (a cue word): "Bbb: ccc\nEee: fff" is not."""
+    return len(_LAYOUT_LINE.findall(text)) if _speaks_of_work(text) else 0
+
+
+def _speaks_of_work(text: str) -> bool:
+    """Whether any word of the update is one a frame reads ("done", "blocked", "owns")."""
+    return not _cues().isdisjoint(lower_words(text))
+
+
+# Chat that a "Name: ..." line may carry instead of an item: "Dana: morning all".
+_NOT_LAYOUT = frozenset(
+    """thanks thank cc re fwd fw hi hey hello bye ping ok okay yes no morning evening
+    afternoon night good great nice sounds agreed usual lunch coffee same all any anyone
+    welcome congrats well happy sorry see back out ooo away off""".split()
+)
+_NOT_LAYOUT_LAST = frozenset("all everyone team folks today tomorrow place time first".split())
+
+
+def _layout_owner(reader: _Reader, sentence: str) -> tuple[list[_Outcome], str | None] | None:
+    """A line that pairs a person with a work item by layout alone, in any update: "Kojo:
+    pricing page copy", "Refund API v2: Ayesha.", "passkeys (Noor), device trust (Mateo)".
+
+    Read only when no frame read the line. The name must be a person's (capitalised, not a
+    common noun or a label) and the item a short noun phrase with no predicate of its own.
+    """
+    pairs: list[tuple[str, str]] = []
+    if not reader.structured and _layout_lines(reader._text) < 2:
+        return None
+    if "(" in sentence:
+        if len(_PAREN_OWNER.findall(reader._text)) < 2 or not _speaks_of_work(reader._text):
+            return None  # "Regional Expansion (Kenya)": one bracketed name is any aside
+        pairs = [(m["who"], m["item"]) for m in _PAREN_OWNER.finditer(sentence)]
+    elif (m := _ITEM_THEN_NAME.fullmatch(sentence)) is not None:
+        pairs = [(m["who"], m["item"])]
+    elif (m := _NAME_THEN_ITEM.fullmatch(sentence)) is not None:
+        pairs = [(m["who"], m["item"])]
+    out = _Outcome()
+    for who, raw in pairs:
+        item = raw.strip(" -*•")
+        item = re.sub(
+            r"\A(?:in flight|in progress|wip|doing|next|today|this week)\s*:\s*",
+            "",
+            item,
+            flags=re.I,
+        )
+        words = _WORDS.findall(item.lower())
+        if (
+            not words
+            or len(item.split()) > 6
+            or not all(_name_like(w) for w in who.split())
+            or who.lower() in _NOT_ASSIGNEES
+            or who.lower() in _STATUS_VALUES
+            or words[0] in _NOT_LAYOUT
+            or words[-1] in _NOT_LAYOUT_LAST
+            or (words[0] == "the" and len(words) > 1 and words[1] in _NOT_LAYOUT)
+            or not _NOT_OWNED_LABELS.isdisjoint(words)
+            or not _NOT_ASSIGNEES.isdisjoint(words[:1])
+            or has_cue(item.lower())
+            or why_not(item.lower())
+            or all(_name_like(w) for w in item.split())
+            or any(w.endswith("ed") or w in _CLAUSE_VERBS for w in words)
+        ):
+            continue
+        found = reader.owns(who, _normalise(item))
+        if found is not None and found.drafts:
+            out.drafts += found.drafts
+            out.items += found.items
+            out.people += found.people
+    if not out.drafts:
+        return None
+    out.frame = "layout-owner"
+    reader.commit(out, sentence)
+    return [out], None
 
 
 def _read_minutes_line(
@@ -413,8 +517,13 @@ def _read_minutes_line(
         outcomes, reason = _read_sentence(reader, sentence, said)
         if outcomes or reader.author is None:
             return outcomes, reason
-        return _speaker_item(reader, said) or (outcomes, reason)
-    return _read_line(reader, sentence, heading)
+        return _speaker_item(reader, said) or _layout_owner(reader, sentence) or (outcomes, reason)
+    outcomes, reason = _read_line(reader, sentence, heading)
+    if not outcomes and (
+        "(" in sentence or ":" in sentence or "—" in sentence or " - " in sentence
+    ):
+        return _layout_owner(reader, sentence) or (outcomes, reason)
+    return outcomes, reason
 
 
 _CLAUSE_VERBS = frozenset(
