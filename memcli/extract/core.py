@@ -451,6 +451,7 @@ def _lexicon() -> dict[str, str]:
     # (not "signed off on X": an approval of X by someone else, not X finished)
     done += _past("square away,sign off,polish off,finish off")
     done += _past("sew up,tidy up,close off") + ["put to bed"]  # (past = base: _past drops it)
+    done += _past("pull off,carry out,execute,cross off,tick off,check off")
     add("I", [f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing")])
     _DONE_GERUNDS.update(f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing"))
     add("D", done)
@@ -465,6 +466,12 @@ def _lexicon() -> dict[str, str]:
         )
         + ["generally available", "rolled out everywhere", "in the can"]
         + ["buttoned up", "put to bed", "closed out", "concluded", "reached completion"]
+        + ["in the bag", "went through", "gone through", "made it", "ga'd"]
+        + _combine("went|hit|reached|is now|now", "ga|general availability")
+        + _combine("hit|reached|rolled to|promoted to|made it to", "prod|production|main|master")
+        + _combine(
+            "marked|marked as|flagged as|moved to", "done|complete|completed|resolved|fixed|closed"
+        )
         + ["has concluded", "have concluded", "was concluded", "were concluded"]
         + _combine("available", "to everyone|for everyone|everywhere")
         + _combine(
@@ -561,7 +568,7 @@ def _table() -> dict[str, str]:
                 if content:
                     if piece := _longest_piece(max(content, key=len)):
                         _CUES.add(piece)
-        _CUES.update({"has", "have", "had", "main"} | _CLOSING_PRESENT)
+        _CUES.update({"has", "have", "had", "main", "tagged"} | _CLOSING_PRESENT)
         # a label's most telling word ("owned by" -> owned): "by", "for", "in" and "on" pass
         # most sentences, and a label line always has its longest word too
         _CUES.update(_longest_piece(label) for label in _LABEL_RELATIONS)
@@ -2246,8 +2253,10 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         text = f"{text[: split.start()]}{split['v']} {split['p']} {split['o']}{text[split.end() :]}"
     if (
         "got " in text or "get " in text or "put " in text or "quar" in text or "knock" in text
-    ) or ("polish" in text or "sew" in text):  # "put X to bed", "got X in"
+    ) or ("polish" in text or "sew" in text or " off" in text):  # "put X to bed", "got X in"
         text = _split_done(text)
+    if "tag" in text or "cut" in text or "mark" in text:  # "tagged v2.3", "cut the release"
+        text = _release_cut(text)
     if " plate" in text:  # "X landed on my plate" is "X is mine"
         text = _ON_PLATE.sub(_on_plate, text)
     if (
@@ -2796,10 +2805,11 @@ _SPLIT_PHRASAL = re.compile(
 # vendor contract away", "got the permissions fix in", "knocked the flaky tests out". The
 # object is moved after the idiom, which the lexicon reads as a completion.
 _SPLIT_DONE = re.compile(
-    r"\b(?P<v>put|putting|puts|got|get|gets|getting|knock(?:ed|s|ing)?"
+    r"\b(?P<v>put|putting|puts|got|get|gets|getting|knock(?:ed|s|ing)?|cross(?:ed|es|ing)?"
+    r"|tick(?:ed|s|ing)?"
     r"|square(?:d|s)?|squaring|polish(?:ed|es|ing)?|sew(?:ed|s|ing)?)\s+(?P<o>(?:the|our|my|a"
     r"|an|his|her|their|PR|[A-Z][A-Z0-9]+-\d+|#\d+)\b[^,;:.!?()]{0,50}?)\s+"
-    r"(?P<p>to bed|through|in|out|away|off|up)"
+    r"(?P<p>to bed|through|in|out|away|off|up)(?:\s+(?:the|my|our)\s+(?:list|board|to-?do list))?"
     r"(?=\s*(?:$|[,;.!)—–-]|and\b|today|tonight|now|finally|yesterday|last\b|this\b|on\b"
     r"|before\b|ahead\b))"
 )
@@ -2815,11 +2825,35 @@ def _on_plate(m: re.Match[str]) -> str:
     return {"my": "is mine", "our": "is ours"}.get(owner, f"is {owner}")
 
 
+# "tagged v2.3.1", "cut the 4.2 release", "the release branch was cut": a release made.
+_RELEASE_CUT = re.compile(
+    r"\b(?:tagged|tag|tagging)\s+(?=v?\d)|\bcut\s+(?=(?:the\s+|a\s+|our\s+)?(?:v?\d[\w.-]*\s+)?"
+    r"(?:release|rc|release candidate|release branch|hotfix release|patch release)\b)"
+    r"|(?:(?<=release)|(?<=branch))\s+(?:was|were|has been|got)\s+cut\b",
+    re.IGNORECASE,
+)
+# "marked PROJ-12 as done": the item finished
+_MARKED_DONE = re.compile(
+    r"\bmark(?:ed|ing)?\s+(?P<o>(?:the|our|my|[A-Z][A-Z0-9]+-\d+|#\d+)\b[^,;:.!?()]{0,50}?)\s+"
+    r"(?:as\s+)?(?:done|complete|completed|resolved|fixed|closed)\b"
+)
+
+
+def _release_cut(text: str) -> str:
+    """The ways a release is made, as "released X" / "X was released"."""
+    text = _MARKED_DONE.sub(lambda m: f"completed {m['o']}", text)
+    return _RELEASE_CUT.sub(
+        lambda m: " was released" if m.group(0).lstrip()[:1] in "whg" else "released ", text
+    )
+
+
 _DONE_PARTICLE = {
     "put": "to bed",
     "get": "in",
     "got": "in",
     "knock": "out",
+    "cross": "off",
+    "tick": "off",
     "square": "away",
     "polish": "off",
     "sew": "up",
