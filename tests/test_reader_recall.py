@@ -160,6 +160,19 @@ CASES: list[tuple[str, str, set[tuple[str, ...]]]] = [
         "Standup notes\nLiv: shipped the CSV fix\nOmar: on the node pool resize",
         {d("Liv", "CSV fix"), o("Omar", "node pool resize")},
     ),
+    # A Markdown table with an owner or status column: one row, one item.
+    (
+        "Kai",
+        "Follow-ups\n| Task | Assignee | Status |\n|---|---|---|\n"
+        "| pager runbook | Tevita | in progress |\n| failover drill | Tevita | blocked on OPS-71 |\n"
+        "| incident write-up | Ruth | done |",
+        {
+            o("Tevita", "pager runbook"),
+            o("Tevita", "failover drill"),
+            b("failover drill", "OPS-71"),
+            d("Ruth", "incident write-up"),
+        },
+    ),
     # A group that "has" the item just named owns it.
     (
         "Kai",
@@ -244,6 +257,7 @@ NO_FACT: list[str] = [
     "today's deploy went fine, no pages",
     "let's sync on the export job tomorrow",
     "Happy to test a patch if someone has one.",
+    "| metric | value |\n| --- | --- |\n| p95 latency | 40ms |\n| error rate | 0.2% |",
     "we cut the budget by 10%",
     "the scope was cut in half",
     "tagged Dana on the PR",

@@ -474,10 +474,84 @@ def _layout_owner(reader: _Reader, sentence: str) -> tuple[list[_Outcome], str |
     return [out], None
 
 
+_TABLE_OWNER = frozenset("owner owners assignee assignees who dri lead responsible poc".split())
+_TABLE_ITEM = frozenset(
+    """item items task tasks action actions work workstream ticket tickets issue issues project
+    projects deliverable deliverables topic feature features what follow-up follow-ups""".split()
+)
+_TABLE_STATUS = frozenset(
+    "status state progress blocker blockers notes note comment comments".split()
+)
+_TABLE_DONE = re.compile(
+    r"\A\W*(?:done|complete|completed|shipped|merged|closed|released|deployed|finished|fixed"
+    r"|resolved|live|✅|✔️?)\W*\Z",
+    re.IGNORECASE,
+)
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+@lru_cache(maxsize=8)
+def _table_columns(text: str) -> tuple[int, int, int] | None:
+    """(item, owner, status) column numbers (-1 when absent) of the update's Markdown table,
+    read from its header row; None when the update has no table with a header."""
+    for line in text.splitlines():
+        if line.lstrip().startswith("|") and line.count("|") >= 3:
+            head = [c.lower().strip("*_ ") for c in _cells(line)]
+            owner = next((k for k, c in enumerate(head) if c in _TABLE_OWNER), -1)
+            status = next((k for k, c in enumerate(head) if c in _TABLE_STATUS), -1)
+            item = next((k for k, c in enumerate(head) if c in _TABLE_ITEM), -1)
+            if item < 0:
+                item = next((k for k in range(len(head)) if k not in (owner, status)), -1)
+            if item < 0 or (owner < 0 and status < 0):
+                return None
+            return item, owner, status
+    return None
+
+
+def _table_row(reader: _Reader, sentence: str) -> tuple[list[_Outcome], str | None] | None:
+    """A row of a Markdown table with an owner or status column: "| DNS failover test |
+    Amara | blocked on NET-90 |" is Amara's item, waiting on NET-90; "| postmortem | Ji-woo
+    | done |" is Ji-woo's, finished."""
+    columns = _table_columns(reader._text)
+    if columns is None:
+        return None
+    cells = _cells(sentence)
+    item_at, owner_at, status_at = columns
+    if max(columns) >= len(cells) or not re.sub(r"[\s|:-]", "", sentence):
+        return [], "table rule"
+    item = cells[item_at]
+    if item.lower().strip("*_ ") in _TABLE_ITEM or not item:
+        return [], "table header"
+    owner = cells[owner_at] if owner_at >= 0 else ""
+    status = cells[status_at] if status_at >= 0 else ""
+    outcomes: list[_Outcome] = []
+    done = bool(_TABLE_DONE.match(status))
+    if owner and _agent_shaped(owner.split(",")[0].strip().lstrip("@"), strict=False):
+        who = owner.lstrip("@")
+        found = reader.completed(who, item) if done else reader.owns(who, item)
+        if found is not None and found.drafts:
+            reader.commit(found, sentence)
+            outcomes.append(found)
+    elif done:
+        found = reader.completed(None, item)
+        if found is not None and found.drafts:
+            reader.commit(found, sentence)
+            outcomes.append(found)
+    if status and not done and has_cue(status.lower()):
+        said = _read_sentence(reader, sentence, f"{item} is {status}")[0]
+        outcomes += said
+    return (outcomes, None) if outcomes else ([], "table row states no fact")
+
+
 def _read_minutes_line(
     reader: _Reader, minutes: Minutes, sentence: str, heading: str | None, said: str | None
 ) -> tuple[list[_Outcome], str | None]:
     """Read a line: an action item, what a speaker said, or an ordinary sentence."""
+    if sentence[:1] == "|" and sentence.count("|") >= 3 and (row := _table_row(reader, sentence)):
+        return row
     plain = _normalise(sentence) if _ACTION_START.match(sentence) else ""
     if "(" in sentence and plain and (m := _TODO_PAREN.match(sentence)) is not None:
         plain = _normalise(f"ACTION: {m['who']} — {m['rest']}")  # "TODO(dana): rotate X"
