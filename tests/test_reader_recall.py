@@ -240,6 +240,26 @@ CASES: list[tuple[str, str, set[tuple[str, ...]]]] = [
     ),
     (
         "Kai",
+        "- audit export: in the queue behind the warehouse resize",
+        {o("Kai", "audit export"), b("audit export", "warehouse resize")},
+    ),
+    (
+        "Kai",
+        "The loyalty sync got bumped behind PAY-300.",
+        {o("Kai", "loyalty sync"), b("loyalty sync", "PAY-300")},
+    ),
+    (
+        "Kai",
+        "The loyalty sync has a hard dependency on the ledger service.",
+        {o("Kai", "loyalty sync"), b("loyalty sync", "ledger service")},
+    ),
+    (
+        "Kai",
+        "the consent banner stands in the way of the EU launch",
+        {o("Kai", "EU launch"), b("EU launch", "consent banner")},
+    ),
+    (
+        "Kai",
         "The tenant purge won't happen until after the backup audit.",
         {o("Kai", "tenant purge"), b("tenant purge", "backup audit")},
     ),
@@ -257,6 +277,7 @@ NO_FACT: list[str] = [
     "today's deploy went fine, no pages",
     "let's sync on the export job tomorrow",
     "Happy to test a patch if someone has one.",
+    "my cat is in the way of my keyboard again",
     "| metric | value |\n| --- | --- |\n| p95 latency | 40ms |\n| error rate | 0.2% |",
     "we cut the budget by 10%",
     "the scope was cut in half",

@@ -487,6 +487,18 @@ def _lexicon() -> dict[str, str]:
         + _combine("tied up|hung up", "behind|waiting on|waiting for|pending"),
     )
     add("S", ["at a standstill", "stalled out"])
+    add(  # queued: "in the queue behind the rebalance", "got bumped behind X"
+        "W",
+        _combine("in the queue|stuck in line|stuck in the queue|bumped|pushed|sequenced", "behind")
+        # "X has a hard dependency on Y": X waits (not "a hard dependency on X", Y first)
+        + _combine(
+            "has|have|had|has got|have got",
+            "a|an|a hard|a big|a strict|a direct|an external|a critical|a key|an upstream",
+            "dependency on|dependency upon|reliance on",
+        )
+        + _combine("has|have|had", "dependencies on|hard dependencies on"),
+    )
+    add("K", _combine("stands|stood|is standing|is|are|was|were", "in the way of"))
     add(  # "we're sitting on the reindex until the rebalance lands": held back, not done
         "c", ["holding off on", "held off on", "holding off", "holding"]
     )
