@@ -50,6 +50,17 @@ CASES: list[tuple[str, str, set[tuple[str, ...]]]] = [
         "Closing this, it's fixed by @inesv's PR #88.",
         {o("inesv", "PR #88")},
     ),
+    # "mine" after an item's heading, "the one carrying it", and "his"/"her" + an item.
+    ("Kai", "• Quota dashboards — mine now, Bea handed them over", {o("Kai", "Quota dashboards")}),
+    ("Kai", "Webhook retries: mine", {o("Kai", "Webhook retries")}),
+    (
+        "Kai",
+        "Card vault: I'm the one carrying it this sprint.",
+        {o("Kai", "Card vault")},
+    ),
+    ("Kai", "Oona is the one driving the vendor migration", {o("Oona", "vendor migration")}),
+    ("Kai", "- helped Lukas a bit with his flaky e2e cleanup", {o("Lukas", "flaky e2e cleanup")}),
+    ("Kai", "paired with Ines on her retry header patch", {o("Ines", "retry header patch")}),
     # Action items in any format: "@name to <verb>", a checklist line, "TODO(name):",
     # an item with its assignee's handle, an arrow or dash before a bare verb.
     ("Kai", "@tomas to renew the staging certs before they lapse", {o("tomas", "staging certs")}),
@@ -277,6 +288,9 @@ NO_FACT: list[str] = [
     "today's deploy went fine, no pages",
     "let's sync on the export job tomorrow",
     "Happy to test a patch if someone has one.",
+    "Dana said her laptop died again",
+    "pinged Dana about her review comments",
+    "told Bo his idea is great",
     "my cat is in the way of my keyboard again",
     "| metric | value |\n| --- | --- |\n| p95 latency | 40ms |\n| error rate | 0.2% |",
     "we cut the budget by 10%",

@@ -355,6 +355,9 @@ def _lexicon() -> dict[str, str]:
         _combine(_inflect("volunteer,sign up"), "for")
         + _combine("is|am|are|was|were", "covering|carrying|babysitting|minding|nursing")
         + ["now covering"]
+        + _combine(  # "I'm the one carrying it this sprint"
+            "the one", "carrying|driving|handling|doing|owning|running|leading|working on"
+        )
         + _inflect("inherit")
         + _combine("is|am|are|was|were", "heading|fronting|chaperoning")
         + _combine(  # steady work on it: "chipping away at the importer"
@@ -1289,6 +1292,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("w-is-tracked-in", "topic", rf"(?P<w>{_NP})x*T{_NP}"),
     ("w-owned-by-o", "owns", rf"(?P<w>{_NP})x*o(?P<o>{_NP})"),
     ("w-is-os", "owns_poss", rf"(?P<w>{_NP})xn?(?P<o>P)"),
+    ("w-mine", "owns_poss", rf"(?P<w>{_NP})(?P<o>P)n?"),  # "search tuning: mine now"
     ("w-status", "topic", rf"(?P<w>{_NP})x*J.*"),
     ("o-is-on-w", "owns_on", rf"(?P<o>{_NP})Q(?P<w>{_NP})"),
     ("o-has-w", "owns_has", rf"(?P<o>{_NP})H(?P<w>{_NP})"),
@@ -1703,7 +1707,7 @@ def _apply(
         if (
             out is not None
             and partner
-            and text[toks[m.start("k") - 1].start :].lower().startswith("with")
+            and toks[m.start("k") - 1].low == "with"  # (token offsets are not kept)
         ):
             more = reader.completed(partner, w)
             if more is not None:
@@ -1772,6 +1776,48 @@ def possessive_owners(reader: _Reader, text: str, outcomes: list[_Outcome]) -> _
     if not out.drafts:
         return None
     out.frame = "possessive-owner"
+    return out
+
+
+_HIS_HER = re.compile(r"\b(?:his|her)\s+(?=[a-z#A-Z])")
+_NAME_BEFORE = re.compile(r"(?<![\w'’@])@?([A-Z][a-z][\w-]*)\b(?!['’])")
+
+
+def pronoun_possessive_owners(
+    reader: _Reader, text: str, outcomes: list[_Outcome]
+) -> _Outcome | None:
+    """ "helped Lukas with his flaky e2e cleanup": "his"/"her" before a work item name an
+    owner too, the person named just before in the sentence (rule 7 with rule 4)."""
+    owned = {d.target for o in outcomes for d in o.drafts if d.relation is Relation.OWNS}
+    out = _Outcome()
+    for m in _HIS_HER.finditer(text):
+        names = [n for n in _NAME_BEFORE.findall(text[: m.start()]) if _name_like(n)]
+        if not names or reader._is_author(names[-1]):
+            continue
+        toks = tokenise(text[m.end() :])
+        n = 0
+        while n < len(toks) and toks[n].cls == "n" and not _verb_like(toks[n]):
+            if toks[n].low in _SUBORDINATORS or toks[n].low in _PERSONS:
+                break
+            n += 1
+        if n < 2 or n > 6:
+            continue  # "her PR" alone names no item; "his own" is no name
+        head = toks[:n]
+        if any(t.low in _NOT_OWNED_HEADS or t.low in _UNDER_HEADS for t in head[:1] + head[-1:]):
+            continue
+        body, rebased = _rebase(head)
+        found = reader.owns(names[-1], _noun_phrase(*_trimmed(rebased, body)))
+        if found is None:
+            continue
+        for d in found.drafts:
+            if d.target not in owned:
+                out.drafts.append(d)
+                owned.add(d.target)
+        out.items += found.items
+        out.people += found.people
+    if not out.drafts:
+        return None
+    out.frame = "possessive-pronoun-owner"
     return out
 
 

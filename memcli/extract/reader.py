@@ -23,6 +23,7 @@ from memcli.extract.core import (
     action_assignee,
     core_cues,
     possessive_owners,
+    pronoun_possessive_owners,
     read_action,
     read_core,
     tokenise,
@@ -172,6 +173,11 @@ def _read_sentence(
     else:
         outcomes = _read_clauses(reader, text)
     if ("'s" in text or "’s" in text) and (owners := possessive_owners(reader, text, outcomes)):
+        reader.commit(owners, text)
+        outcomes.append(owners)
+    if (" his " in text or " her " in text) and (
+        owners := pronoun_possessive_owners(reader, text, outcomes)
+    ):
         reader.commit(owners, text)
         outcomes.append(owners)
     if outcomes:
