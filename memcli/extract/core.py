@@ -890,8 +890,16 @@ def tokenise(text: str) -> list[_Tok]:
         while out and out[0].low in (",", ";", "-", "—", "–", ":"):
             out = out[1:]  # "ugh, the export is ...": the interjection's comma
     dropped = False
-    if out and not _WORK_GERUNDS.isdisjoint(lows):
-        for k, tok in enumerate(out):  # "- tuning the alert rules": the writer's work
+    if (
+        out
+        and size
+        and (
+            lows[0] in _WORK_GERUNDS
+            or (size > 1 and lows[1] in _WORK_GERUNDS)
+            or (size > 2 and lows[2] in _WORK_GERUNDS)
+        )
+    ):
+        for k, tok in enumerate(out[:3]):  # "- tuning the alert rules": the writer's work
             if tok.cls == "n" and tok.low in _WORK_GERUNDS and _work_in_hand(out, k):
                 tok.cls = "G"
     possessive = "'" in text or "’" in text
@@ -2309,11 +2317,15 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         split := _SPLIT_PHRASAL.search(text)
     ):  # "picking the banner back up" is "picking up the banner"
         text = f"{text[: split.start()]}{split['v']} {split['p']} {split['o']}{text[split.end() :]}"
-    if (
-        "got " in text or "get " in text or "put " in text or "quar" in text or "knock" in text
-    ) or ("polish" in text or "sew" in text or " off" in text):  # "put X to bed", "got X in"
+    if _done_split_hint(text):  # "put X to bed", "got X in", "crossed X off"
         text = _split_done(text)
-    if "tag" in text or "cut" in text or "mark" in text:  # "tagged v2.3", "cut the release"
+    if (
+        "tagg" in text
+        or "tag " in text
+        or ("cut" in text and ("release" in text or "branch" in text or " rc" in text))
+        or "marked " in text
+        or "mark " in text
+    ):  # "tagged v2.3", "cut the 4.2 release", "marked X as done"
         text = _release_cut(text)
     if " plate" in text:  # "X landed on my plate" is "X is mine"
         text = _ON_PLATE.sub(_on_plate, text)
@@ -2865,7 +2877,7 @@ _SPLIT_PHRASAL = re.compile(
 _SPLIT_DONE = re.compile(
     r"\b(?P<v>put|putting|puts|got|get|gets|getting|knock(?:ed|s|ing)?|cross(?:ed|es|ing)?"
     r"|tick(?:ed|s|ing)?"
-    r"|square(?:d|s)?|squaring|polish(?:ed|es|ing)?|sew(?:ed|s|ing)?)\s+(?P<o>(?:the|our|my|a"
+    r"|square(?:d|s)?|squaring|polish(?:ed|es|ing)?)\s+(?P<o>(?:the|our|my|a"
     r"|an|his|her|their|PR|[A-Z][A-Z0-9]+-\d+|#\d+)\b[^,;:.!?()]{0,50}?)\s+"
     r"(?P<p>to bed|through|in|out|away|off|up)(?:\s+(?:the|my|our)\s+(?:list|board|to-?do list))?"
     r"(?=\s*(?:$|[,;.!)—–-]|and\b|today|tonight|now|finally|yesterday|last\b|this\b|on\b"
@@ -2914,8 +2926,18 @@ _DONE_PARTICLE = {
     "tick": "off",
     "square": "away",
     "polish": "off",
-    "sew": "up",
 }
+
+
+def _done_split_hint(text: str) -> bool:
+    """Whether a split idiom of finishing may be in the text: its verb and its particle."""
+    if " off" in text:
+        return "cross" in text or "tick" in text or "polish" in text
+    if ("got " in text or "get " in text) and (" in" in text or " out" in text):
+        return True
+    return ("put " in text and " bed" in text) or (
+        ("knock" in text and " out" in text) or ("quar" in text and " away" in text)
+    )
 
 
 def _split_done(text: str) -> str:

@@ -273,7 +273,7 @@ def _paired_cue(words: tuple[str, ...]) -> bool:
         return True
     if "in" in words and ("got" in words or "get" in words):
         return True  # "got the permissions fix in": merged
-    if not _WORK_GERUNDS.isdisjoint(words[:2]):
+    if words and (words[0] in _WORK_GERUNDS or (len(words) > 1 and words[1] in _WORK_GERUNDS)):
         return True  # "- tuning the alert rules", "Dana: porting the client"
     return "being" in words and "by" in words  # "is being negotiated by the ops team"
 
@@ -336,7 +336,7 @@ _TODO_PAREN = re.compile(
 # "dana: rotate keys", "@rui draft the policy", "Bea to chase X", "-> Bea to chase X"
 _TODO_LINE = re.compile(
     rf"\W*{_TODO_NAME}\s*(?P<sep>:|—|–|\s-|\s+to\b|(?<=[\w.-])(?=\s))\s*(?P<verb>[a-z]+)\b"
-    r"(?P<rest>.*\S.*)"
+    r"(?P<rest>.*)"
 )
 # Labels a to-do line may open with that name no one: "Goal: migrate X", "Next: fix Y"
 _NOT_ASSIGNEES = frozenset(
@@ -354,7 +354,7 @@ _NOT_ASSIGNEES = frozenset(
     cancelled highlights lowlights wins misses""".split()
 )
 # "#520 migration guide (@lea-b)": an item with its assignee's handle after it
-_TODO_HANDLE = re.compile(r"(?P<item>[^()]*?\w[^()]*?)\s*[(\[]\s*@(?P<who>[\w.-]+)\s*[)\]]\W*")
+_TODO_HANDLE = re.compile(r"\s*[(\[]\s*@(?P<who>[\w.-]+)\s*[)\]]\W*\Z")
 
 
 def _todo_line(sentence: str) -> str:
@@ -367,16 +367,21 @@ def _todo_line(sentence: str) -> str:
     The verb must be one an action opens with (``_TODO_VERBS``), in its bare form: "Raj:
     shipped X" is a report, "Dana to the rescue" no action at all.
     """
-    if (m := _TODO_LINE.match(sentence)) is not None and m["verb"] in _TODO_VERBS:
+    if (
+        (m := _TODO_LINE.match(sentence)) is not None
+        and m["verb"] in _TODO_VERBS
+        and m["rest"].strip()
+    ):
         sep, who = m["sep"].strip(), m["who"]
         handle = sentence.lstrip(" ->→*•").startswith("@")
         if (sep or handle) and who.split()[0].lower() not in _NOT_ASSIGNEES:
             # "Bea to chase X", "@rui draft X", "dana: rotate X"; not "Kai draft X"
             if sep == "to" or handle or _agent_shaped(who.split()[0], strict=not who.islower()):
                 return _normalise(f"ACTION: {who} to {m['verb']}{m['rest']}")
-    if "@" in sentence and (m := _TODO_HANDLE.fullmatch(sentence)) is not None:
-        if not has_cue(m["item"].lower()):
-            return _normalise(f"ACTION: {m['who']} to own {m['item']}")
+    if "@" in sentence and (m := _TODO_HANDLE.search(sentence)) is not None:
+        item = sentence[: m.start()]
+        if "(" not in item and item.strip(" -*•") and not has_cue(item.lower()):
+            return _normalise(f"ACTION: {m['who']} to own {item}")
     return ""
 
 
@@ -392,13 +397,6 @@ _NAME_THEN_ITEM = re.compile(
     rf"\s*{_LAYOUT_NAME}\s*(?::|—|–|\s-)\s*(?:(?:still\s+|now\s+|back\s+)?on\s+)?"
     r"(?P<item>[^,;.()]{3,60}?)\s*(?:[,;.(].*)?"
 )
-# Lines of an update laid out as "Name: item", "item: Name" or "item (Name)".
-_LAYOUT_LINE = re.compile(
-    r"^[\s*•>-]*(?:@?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?\s*(?::|—|–|\s-)\s*\S"
-    r"|[^\n]*(?::|—|–|\s-)\s*@?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?\s*[.!]?\s*$)"
-    r"|\(\s*@?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?\s*\)",
-    re.MULTILINE,
-)
 
 
 @lru_cache(maxsize=8)
@@ -406,12 +404,25 @@ def _layout_lines(text: str) -> int:
     """How many lines (or bracketed names) of an update pair names with items by layout:
     one such line may be anything ("Dana: sounds good"), a list of them is a roster when
     the update also speaks of work somewhere (a cue word): "Bbb: ccc\nEee: fff" is not."""
-    return len(_LAYOUT_LINE.findall(text)) if _speaks_of_work(text) else 0
+    lines = sum(1 for line in text.splitlines() if ":" in line and _layout_shaped(line))
+    return lines if lines >= 2 and _speaks_of_work(text) else 0
+
+
+_PAREN_NAME = re.compile(r"\(\s*@?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?\s*\)")
+
+
+@lru_cache(maxsize=8)
+def _paren_names(text: str) -> int:
+    """How many "(Name)" asides an update holds: two or more make a roster of owners
+    ("passkeys (Noor), device trust (Mateo)"), one is any aside ("Expansion (Kenya)")."""
+    names = len(_PAREN_NAME.findall(text))
+    return names if names >= 2 and _speaks_of_work(text) else 0
 
 
 def _speaks_of_work(text: str) -> bool:
     """Whether any word of the update is one a frame reads ("done", "blocked", "owns")."""
-    return not _cues().isdisjoint(lower_words(text))
+    return not _cues().isdisjoint(_WORDS.findall(text.lower()))  # (not lower_words: a
+    # whole update would push out the sentences that cache keeps)
 
 
 # Chat that a "Name: ..." line may carry instead of an item: "Dana: morning all".
@@ -423,6 +434,28 @@ _NOT_LAYOUT = frozenset(
 _NOT_LAYOUT_LAST = frozenset("all everyone team folks today tomorrow place time first".split())
 
 
+_SECTION_LEAD = re.compile(
+    r"\A(?:in flight|in progress|wip|doing|next|today|this week)\s*:\s*", re.IGNORECASE
+)
+
+
+def _layout_shaped(sentence: str) -> bool:
+    """A cheap look at a line before any pattern: "Name: ...", "...: Name." or "(Name)"."""
+    line = sentence.strip(" -*•>→\t")
+    if not line:
+        return False
+    if "(" in line:
+        at = line.find("(")
+        return line[at + 1 : at + 3].lstrip("@ ")[:1].isupper()
+    sep = ":" if ":" in line else " — " if " — " in line else " - " if " - " in line else ""
+    if not sep:
+        return False
+    head = line.split(sep, 1)[0]
+    if line[:1].isupper() and len(head.split()) <= 2:
+        return True  # "Kojo: pricing page copy"
+    return line.rstrip(".! ").rsplit(None, 1)[-1][:1].isupper()  # "Refund API: Ayesha."
+
+
 def _layout_owner(reader: _Reader, sentence: str) -> tuple[list[_Outcome], str | None] | None:
     """A line that pairs a person with a work item by layout alone, in any update: "Kojo:
     pricing page copy", "Refund API v2: Ayesha.", "passkeys (Noor), device trust (Mateo)".
@@ -431,12 +464,15 @@ def _layout_owner(reader: _Reader, sentence: str) -> tuple[list[_Outcome], str |
     common noun or a label) and the item a short noun phrase with no predicate of its own.
     """
     pairs: list[tuple[str, str]] = []
-    if not reader.structured and _layout_lines(reader._text) < 2:
+    if not _layout_shaped(sentence):
         return None
+    text = reader._text
     if "(" in sentence:
-        if len(_PAREN_OWNER.findall(reader._text)) < 2 or not _speaks_of_work(reader._text):
+        if not _paren_names(text):
             return None  # "Regional Expansion (Kenya)": one bracketed name is any aside
         pairs = [(m["who"], m["item"]) for m in _PAREN_OWNER.finditer(sentence)]
+    elif not reader.structured and not _layout_lines(text):
+        return None
     elif (m := _ITEM_THEN_NAME.fullmatch(sentence)) is not None:
         pairs = [(m["who"], m["item"])]
     elif (m := _NAME_THEN_ITEM.fullmatch(sentence)) is not None:
@@ -444,12 +480,7 @@ def _layout_owner(reader: _Reader, sentence: str) -> tuple[list[_Outcome], str |
     out = _Outcome()
     for who, raw in pairs:
         item = raw.strip(" -*•")
-        item = re.sub(
-            r"\A(?:in flight|in progress|wip|doing|next|today|this week)\s*:\s*",
-            "",
-            item,
-            flags=re.I,
-        )
+        item = _SECTION_LEAD.sub("", item)
         words = _WORDS.findall(item.lower())
         if (
             not words
@@ -565,7 +596,7 @@ def _read_minutes_line(
         "@" in sentence
         or (
             (" to " in sentence or ":" in sentence or "-" in sentence)
-            and not _TODO_VERBS.isdisjoint(lower_words(sentence))
+            and not _TODO_VERBS.isdisjoint(lower_words(sentence)[1:4])
         )
     ):
         plain = _todo_line(sentence)
