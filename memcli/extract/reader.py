@@ -434,6 +434,34 @@ _NOT_LAYOUT = frozenset(
 _NOT_LAYOUT_LAST = frozenset("all everyone team folks today tomorrow place time first".split())
 
 
+# Nouns that head work items. A layout line names an item only when its words include one
+# (or a ticket id), or when a label says the list is work in hand ("In flight: ..."):
+# "aab aaaa: Aaaa" is not a roster line, "Refund API v2: Ayesha." is.
+_WORK_NOUNS = frozenset(
+    """api apis migration migrations export exports import importer exporter fix fixes rollout
+    pipeline dashboard dashboards service services integration support automation ledger
+    refactor rework rewrite upgrade runbook runbooks doc docs documentation guide test tests
+    suite page pages copy flow flows job jobs sync report reports feature features endpoint
+    endpoints bug bugs ticket tickets port cutover resize rotation backfill cleanup tooling
+    script scripts alerts alerting monitoring dashboard release releases build builds deploy
+    deployment config configuration schema index indexing reindex search cache queue worker
+    workers cron client sdk app ui ux design spec review audit onboarding billing payments
+    checkout invoice invoices auth login sso permissions policy template templates emails
+    notifications model models experiment tuning plan pilot prototype poc spike library
+    module component widget form forms table tables cluster database db infra network
+    storage backup backups failover drill postmortem retro proposal rfc adr handbook
+    training website site landing mobile ios android web desktop cli bot bots plugin
+    connector connectors adapter gateway proxy limiter rate limits quota quotas metrics
+    logging tracing observability security compliance encryption keys certs certificates
+    certificate dns vpn firewall kubernetes helm terraform ci cd tests e2e pr prs""".split()
+)
+_ROSTER_LABEL = re.compile(
+    r"\A\W*(?:in flight|in progress|wip|doing|next|today|this week|owners?|assignments?"
+    r"|workstreams?|who's on what|who is on what)\b",
+    re.IGNORECASE,
+)
+
+
 _SECTION_LEAD = re.compile(
     r"\A(?:in flight|in progress|wip|doing|next|today|this week)\s*:\s*", re.IGNORECASE
 )
@@ -497,6 +525,12 @@ def _layout_owner(reader: _Reader, sentence: str) -> tuple[list[_Outcome], str |
             or why_not(item.lower())
             or all(_name_like(w) for w in item.split())
             or any(w.endswith("ed") or w in _CLAUSE_VERBS for w in words)
+            or not (
+                not _WORK_NOUNS.isdisjoint(words)
+                or any(ch.isdigit() for ch in item)
+                or _ROSTER_LABEL.match(sentence)
+                or _ROSTER_LABEL.match(reader._text)
+            )  # "aab aaaa: Aaaa" names no work
         ):
             continue
         found = reader.owns(who, _normalise(item))
