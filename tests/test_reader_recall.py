@@ -134,7 +134,7 @@ CASES: list[tuple[str, str, set[tuple[str, ...]]]] = [
     ),
     (
         "Kai",
-        "The retention rollout stays on hold until Compliance approves the DPA addendum.",
+        "The retention rollout stays on hold until Compliance finalises the DPA addendum.",
         {
             o("Kai", "retention rollout"),
             b("retention rollout", "DPA addendum"),

@@ -1412,6 +1412,14 @@ def _verb_like(tok: _Tok) -> bool:
     return tok.text[:1].islower() and (low.endswith("ed") or low in _PAST_IRREGULAR)
 
 
+# What a group does that makes the thing theirs ("until data eng finishes the dedupe");
+# approving or sharing something ("legal blesses the licence") does not.
+_ORG_DELIVERS = frozenset(
+    "finalises finalizes ships delivers lands merges completes releases publishes fixes"
+    " finishes builds provisions migrates upgrades deploys rolls".split()
+)
+
+
 def _drop_article(np: str) -> str:
     """ "the ledger fix" -> "ledger fix" (to follow a possessive)."""
     first, _, rest = np.partition(" ")
@@ -1444,8 +1452,10 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
             rest = _noun_phrase(toks[after:], text)
             if rest.lower().startswith(("the ", "a ", "an ")):
                 rest = rest.split(" ", 1)[1]
-            if not _agent_shaped(_trim(head), strict=True) and not _is_org(_trim(head)):
-                return rest  # "until the vendor finishes the dedupe": the dedupe
+            if not _agent_shaped(_trim(head), strict=True) and not (
+                _is_org(_trim(head)) and toks[k].low in _ORG_DELIVERS
+            ):  # "until the vendor finishes the dedupe", "until legal approves X": X only
+                return rest
             return f"{head}'s {rest}"  # "until data eng finishes the dedupe": theirs
     return None
 

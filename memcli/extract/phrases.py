@@ -575,8 +575,8 @@ def _lower_possessor(word: str, before: str = "") -> bool:
     if word in _NON_NAMES or word in _NOT_POSSESSORS or word in _PRONOUNS:
         return False
     last = before.rsplit(None, 1)[-1] if before.strip() else ""
-    if last and last[-1].isalpha() and last.islower() and last not in _BEFORE_A_NAME:
-        if not last.endswith(("ed", "ing")):  # "the package mirror's": a compound noun
+    if last and last[-1].isalpha() and last.lower() not in _BEFORE_A_NAME:
+        if not last.lower().endswith(("ed", "ing")):  # "the package mirror's", "CI runner's"
             return False
     return not (len(word) >= 6 and word.endswith(_NOUN_SUFFIXES))
 
