@@ -66,7 +66,7 @@ CASES: list[tuple[str, str, set[tuple[str, ...]]]] = [
     ("Kai", "@tomas to renew the staging certs before they lapse", {o("tomas", "staging certs")}),
     ("Kai", "- [ ] wren: archive the old billing buckets", {o("wren", "old billing buckets")}),
     ("Kai", "- [ ] @pia draft the incident timeline", {o("pia", "incident timeline")}),
-    ("Kai", "TODO(jonas): benchmark the new parser", {o("jonas", "new parser")}),
+    ("Kai", "TODO(jonas): migrate the billing cron", {o("jonas", "billing cron")}),
     (
         "Kai",
         "-> Marguerite to circulate the vendor shortlist",
