@@ -37,6 +37,7 @@ from memcli.extract.phrases import (
     _TEAM_WORDS,
     _agent_shaped,
     _is_org,
+    _lower_possessor,
     _name_like,
     _orgish,
     _parse_phrase,
@@ -293,7 +294,7 @@ def _lexicon() -> dict[str, str]:
             "cannot|can not|could not|will not|would not|does not|do not|did not|is not able to"
             "|are not able to|unable to|not able to|is not going to|are not going to|not",
             _inflect(_MOVE),
-            "until|till|before|without|pending|ahead of|prior to",
+            "until|till|before|without|pending|ahead of|prior to|until after|till after",
         )
         + _combine(
             "cannot|can not|could not|will not|is not going to|are not going to|not",
@@ -371,6 +372,37 @@ def _lexicon() -> dict[str, str]:
         "O",
         _combine("taking|took|take|takes|taken|picking|picked|pick", "it|that|this", "over|up|on"),
     )
+    add(  # a commitment or a stand-in: "signed up for the audit export", "is covering X"
+        "O",
+        _combine(_inflect("volunteer,sign up"), "for")
+        + _combine("is|am|are|was|were", "covering|carrying|babysitting|minding|nursing")
+        + ["now covering"]
+        + _combine(  # "I'm the one carrying it this sprint"
+            "the one", "carrying|driving|handling|doing|owning|running|leading|working on"
+        )
+        + _inflect("inherit")
+        + _combine("is|am|are|was|were", "heading|fronting|chaperoning")
+        + _combine(  # steady work on it: "chipping away at the importer"
+            "working|worked|chipping away|chipped away|plugging away|plugged away",
+            "through|at|on",
+        )
+        + _combine(
+            "making|made|make|makes",
+            "progress on|headway on|good progress on|some progress on|steady progress on",
+        )
+        + _combine("leading|led|leads|lead", "the charge on|the charge for")
+        + _combine("been|was|were|got|is|are", "staffed on|assigned onto"),
+    )
+    add(  # a hand-over: "passing the vendor onboarding to Rui"
+        "A", ["passing", "passing over", "passing along", "passing off", "passed along"]
+    )
+    add(  # a rota covered is no work item: "covering on-call for Bea", "covering for Dana"
+        "n",
+        _combine(
+            "covering|cover|covered|covers|is covering|am covering|are covering",
+            "on-call|oncall|on call|support|the rota|shifts|for",
+        ),
+    )
     add("Z", ["yours", "all yours", "yours now", "all yours now"])
     add("P", ["mine", "ours"])  # "PR #1177 is mine": the author's
     add("T", _combine("tracked|filed|logged|captured|tracked separately", "in|as|under"))
@@ -391,6 +423,7 @@ def _lexicon() -> dict[str, str]:
     add("G", ["adding", "writing", "preparing", "drafting", "fixing"])
     add("G", ["building", "implementing", "prototyping", "investigating", "debugging"])
     add("G", ["refactoring", "rewriting", "designing", "putting together", "spiking"])
+    add("G", ["wiring up", "setting up"])  # "- wiring up the exporter"
     add(
         "o",
         _combine(
@@ -439,6 +472,12 @@ def _lexicon() -> dict[str, str]:
     done += _past("knock out,cross off,tick off,check off,push out,put out,get out,button up")
     done += _past("push live,tie off,clean up,stand up,spin up,turn on,switch on,turn off")
     done += _past("switch off,cut over,nail down")
+    # idioms of finishing: "squared away the VPN certs", "legal signed off on the DPA",
+    # "put the eviction bug to bed", "polished off the docs"
+    # (not "signed off on X": an approval of X by someone else, not X finished)
+    done += _past("square away,sign off,polish off,finish off")
+    done += _past("sew up,tidy up,close off") + ["put to bed"]  # (past = base: _past drops it)
+    done += _past("pull off,carry out,execute,cross off,tick off,check off")
     add("I", [f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing")])
     _DONE_GERUNDS.update(f for f in _inflect(done_lemmas) if f.split()[0].endswith("ing"))
     add("D", done)
@@ -453,12 +492,41 @@ def _lexicon() -> dict[str, str]:
         )
         + ["generally available", "rolled out everywhere", "in the can"]
         + ["buttoned up", "put to bed", "closed out", "concluded", "reached completion"]
+        + ["in the bag", "went through", "gone through", "made it", "ga'd"]
+        + _combine("went|hit|reached|is now|now", "ga|general availability")
+        + _combine("hit|reached|rolled to|promoted to|made it to", "prod|production|main|master")
+        + _combine(
+            "marked|marked as|flagged as|moved to", "done|complete|completed|resolved|fixed|closed"
+        )
         + ["has concluded", "have concluded", "was concluded", "were concluded"]
         + _combine("available", "to everyone|for everyone|everywhere")
         + _combine(
             "available to all|available for all|available in all|available to",
             "|users|customers|tenants|sites|regions|teams|stores|markets|depots",
         ),
+    )
+    add(  # "rides on the rate card", "downstream of the shard rebalance", "at a standstill"
+        "W",
+        _combine(_inflect("ride,piggyback"), "on|upon")
+        + _combine("downstream of|queued up behind|in line behind|waiting in line behind", "")
+        + _combine("at a standstill|stalled out", "until|till|pending|on|behind")
+        + _combine("tied up|hung up", "behind|waiting on|waiting for|pending"),
+    )
+    add("S", ["at a standstill", "stalled out"])
+    add(  # queued: "in the queue behind the rebalance", "got bumped behind X"
+        "W",
+        _combine("in the queue|stuck in line|stuck in the queue|bumped|pushed|sequenced", "behind")
+        # "X has a hard dependency on Y": X waits (not "a hard dependency on X", Y first)
+        + _combine(
+            "has|have|had|has got|have got",
+            "a|an|a hard|a big|a strict|a direct|an external|a critical|a key|an upstream",
+            "dependency on|dependency upon|reliance on",
+        )
+        + _combine("has|have|had", "dependencies on|hard dependencies on"),
+    )
+    add("K", _combine("stands|stood|is standing|is|are|was|were", "in the way of"))
+    add(  # "we're sitting on the reindex until the rebalance lands": held back, not done
+        "c", ["holding off on", "held off on", "holding off", "holding"]
     )
     add("Y", _combine("dependency|dependence|reliance", "on|upon"))
     add(  # a past owner is no owner: "previously managed by the platform group"
@@ -538,7 +606,7 @@ def _table() -> dict[str, str]:
                 if content:
                     if piece := _longest_piece(max(content, key=len)):
                         _CUES.add(piece)
-        _CUES.update({"has", "have", "had", "main"} | _CLOSING_PRESENT)
+        _CUES.update({"has", "have", "had", "main", "tagged"} | _CLOSING_PRESENT)
         # a label's most telling word ("owned by" -> owned): "by", "for", "in" and "on" pass
         # most sentences, and a label line always has its longest word too
         _CUES.update(_longest_piece(label) for label in _LABEL_RELATIONS)
@@ -724,6 +792,34 @@ class _Tok:
         self.low = low or text.lower()
 
 
+# Gerunds that are nouns as often as verbs ("load testing", "alert tuning"): work in hand
+# only where a bullet opens with one and its object follows ("- tuning the alert rules").
+_WORK_GERUNDS = frozenset(
+    """porting benchmarking profiling documenting scoping speccing tuning hardening
+    instrumenting polishing retrying rerunning testing reworking redesigning automating
+    consolidating untangling backfilling migrating integrating upgrading""".split()
+)
+
+
+def _work_in_hand(out: list[_Tok], k: int) -> bool:
+    """ "- writing the migration guide": a gerund that opens a clause and takes a
+    determined object is the writer's work in hand, not a noun ("writing guide")."""
+    return (
+        (
+            not k
+            or out[k - 1].cls == "|"
+            or (
+                k == 1
+                and out[0].cls == "n"
+                and out[0].text[:1].isupper()
+                and out[0].text[1:2].islower()
+            )
+        )  # "Dana: writing the guide" is read as "Dana writing the guide"
+        and k + 1 < len(out)
+        and (out[k + 1].low in _ARTICLES or bool(_TICKET.fullmatch(out[k + 1].text)))
+    )
+
+
 def tokenise(text: str) -> list[_Tok]:
     """Tokens with their classes; multiword lexicon phrases become one token.
 
@@ -817,6 +913,18 @@ def tokenise(text: str) -> list[_Tok]:
         while out and out[0].low in (",", ";", "-", "—", "–", ":"):
             out = out[1:]  # "ugh, the export is ...": the interjection's comma
     dropped = False
+    if (
+        out
+        and size
+        and (
+            lows[0] in _WORK_GERUNDS
+            or (size > 1 and lows[1] in _WORK_GERUNDS)
+            or (size > 2 and lows[2] in _WORK_GERUNDS)
+        )
+    ):
+        for k, tok in enumerate(out[:3]):  # "- tuning the alert rules": the writer's work
+            if tok.cls == "n" and tok.low in _WORK_GERUNDS and _work_in_hand(out, k):
+                tok.cls = "G"
     possessive = "'" in text or "’" in text
     visit = [  # the tokens a rule below may change (a change never makes a later one so)
         k
@@ -895,7 +1003,12 @@ def tokenise(text: str) -> list[_Tok]:
             dropped = True
         elif tok.cls == "I" and k and out[k - 1].cls == "D" and nxt == "n":
             tok.cls = "n"  # "finished migrating the alerting rules": the migration is done
-        elif tok.cls == "G" and nxt not in ("", "|", "s", "p") and (not k or out[k - 1].cls != "x"):
+        elif (
+            tok.cls == "G"
+            and nxt not in ("", "|", "s", "p")
+            and (not k or out[k - 1].cls != "x")
+            and not _work_in_hand(out, k)
+        ):
             tok.cls = "n"  # "the writing guide": only "that Paulo is doing" ends on G
         elif tok.low in _MODIFIER_MODALS:
             if (
@@ -1210,11 +1323,15 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("w-is-tracked-in", "topic", rf"(?P<w>{_NP})x*T{_NP}"),
     ("w-owned-by-o", "owns", rf"(?P<w>{_NP})x*o(?P<o>{_NP})"),
     ("w-is-os", "owns_poss", rf"(?P<w>{_NP})xn?(?P<o>P)"),
+    ("w-mine", "owns_poss", rf"(?P<w>{_NP})(?P<o>P)n?"),  # "search tuning: mine now"
     ("w-status", "topic", rf"(?P<w>{_NP})x*J.*"),
     ("o-is-on-w", "owns_on", rf"(?P<o>{_NP})Q(?P<w>{_NP})"),
     ("o-has-w", "owns_has", rf"(?P<o>{_NP})H(?P<w>{_NP})"),
     ("w-is-on-o", "owns_on_person", rf"(?P<w>{_NP})Q(?P<o>n)"),
     ("owns-w", "owns", rf"x*OI?(?P<w>{_NP})"),
+    # a subjectless bullet of work in hand: "- writing the migration guide" (first person)
+    ("doing-w", "owns", rf"G(?P<w>{_NP}){_PP}?"),
+    ("o-doing-w", "owns_doing", rf"(?P<o>n)G(?P<w>{_NP}){_PP}?"),
     ("assigned-to-o", "mention_agent", rf"x*o(?P<o>{_NP})"),
     ("o-took-it-over", "owns_it", rf"(?P<o>{_NP})x*(?P<v>O)(?:p{_NP})?"),
     ("assigned-w-to-o", "owns", rf"(?:{_NP})?x*A(?P<w>{_NP})p(?P<o>{_NP})"),
@@ -1335,6 +1452,20 @@ def _verb_like(tok: _Tok) -> bool:
     return tok.text[:1].islower() and (low.endswith("ed") or low in _PAST_IRREGULAR)
 
 
+# What a group does that makes the thing theirs ("until data eng finishes the dedupe");
+# approving or sharing something ("legal blesses the licence") does not.
+_ORG_DELIVERS = frozenset(
+    "finalises finalizes ships delivers lands merges completes releases publishes fixes"
+    " finishes builds provisions migrates upgrades deploys rolls".split()
+)
+
+
+def _drop_article(np: str) -> str:
+    """ "the ledger fix" -> "ledger fix" (to follow a possessive)."""
+    first, _, rest = np.partition(" ")
+    return rest if rest and first.lower() in ("the", "a", "an") else np
+
+
 def _agent_verb(toks: list[_Tok], text: str) -> str | None:
     """ "Legal finalises the DPA amendment" as a blocker is Legal's DPA amendment; "a DBA to
     approve the schema diff" is the schema diff."""
@@ -1346,7 +1477,12 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
         ):
             head = _trim(text[toks[0].start : toks[k - 1].end])
             if _agent_shaped(head, strict=True) or _is_org(head) or _orgish(head.split()[-1]):
-                return _noun_phrase(toks[k + 2 :], text)
+                np = _noun_phrase(toks[k + 2 :], text)
+                if toks[k + 1].low in _DELIVER_VERBS and not head.lower().startswith(
+                    ("a ", "an ", "some ", "someone", "somebody", "anyone")
+                ):  # "waiting for Priya to merge the ledger fix": Priya's ledger fix
+                    return f"{head}'s {_drop_article(np)}"
+                return np
     for k in range(1, min(4, len(toks) - 1)):
         if toks[k].low in _AGENT_VERBS or _acts_on(toks, k, text):
             head = text[toks[0].start : toks[k - 1].end]
@@ -1356,9 +1492,11 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
             rest = _noun_phrase(toks[after:], text)
             if rest.lower().startswith(("the ", "a ", "an ")):
                 rest = rest.split(" ", 1)[1]
-            if not _agent_shaped(_trim(head), strict=True):
-                return rest  # "until data eng finishes the dedupe": the dedupe
-            return f"{head}'s {rest}"
+            if not _agent_shaped(_trim(head), strict=True) and not (
+                _is_org(_trim(head)) and toks[k].low in _ORG_DELIVERS
+            ):  # "until the vendor finishes the dedupe", "until legal approves X": X only
+                return rest
+            return f"{head}'s {rest}"  # "until data eng finishes the dedupe": theirs
     return None
 
 
@@ -1551,6 +1689,9 @@ def _apply(
         return reader.stalled(s) if s else None
     if handler == "unblocked":
         return reader.unblocked(g("s"), g("t"))
+    if handler == "owns_doing":  # "Kojo: drafting the copy"; not "Payments: writing X"
+        o, w = g("o"), g("w")
+        return reader.owns(o, w) if o and w and _name_like(o) else None
     if handler in ("owns", "owns_on", "owns_has", "owns_poss"):
         o, w = g("o"), g("w")
         if w is None:
@@ -1576,7 +1717,10 @@ def _apply(
         if handler == "owns_has" and (
             o is None
             or _trim(o).lower() in _NOT_OWNERS
-            or not _agent_shaped(_trim(o), strict=False)
+            or not (
+                _agent_shaped(_trim(o), strict=False)
+                or (_is_org(_trim(o)) and (w or "").lower() in _OBJECT_PRONOUNS)
+            )  # "procurement has it": the group has the item just named
             or (w or "x").split()[0].lower() in _PARTICIPLES
             or ((w or "").islower() and (w or "x").split()[0].endswith("ed"))
         ):  # "we have heard that before": a perfect tense, no possession
@@ -1647,7 +1791,7 @@ def _apply(
         if (
             out is not None
             and partner
-            and text[toks[m.start("k") - 1].start :].lower().startswith("with")
+            and toks[m.start("k") - 1].low == "with"  # (token offsets are not kept)
         ):
             more = reader.completed(partner, w)
             if more is not None:
@@ -1659,6 +1803,8 @@ def _apply(
 
 
 _POSSESSOR = re.compile(r"(?<![\w'’])(?P<o>@?[A-Z][\w-]*)['’]s\s+(?=[a-z#A-Z])")
+# Chat writes names in lowercase: "ravi's session store refactor", "@arnav's follow-up".
+_LOWER_POSSESSOR = re.compile(r"(?<![\w'’@.-])(?P<o>@?[a-z][\w.-]*)['’]s\s+(?=[a-z#A-Z])")
 # Heads a possessive does not make a work item of: "Dana's feedback", "Ravi's laptop".
 _NOT_OWNED_HEADS = frozenset(
     """team side end feedback review reviews comment comments question questions input
@@ -1679,9 +1825,11 @@ def possessive_owners(reader: _Reader, text: str, outcomes: list[_Outcome]) -> _
     it stands (the labelling contract's rule 7), not only inside a frame's argument."""
     owned = {d.target for o in outcomes for d in o.drafts if d.relation is Relation.OWNS}
     out = _Outcome()
-    for m in _POSSESSOR.finditer(text):
+    for m in [*_POSSESSOR.finditer(text), *_LOWER_POSSESSOR.finditer(text)]:
         who = m["o"].lstrip("@")
-        if not _name_like(who) or reader._is_author(who):
+        if not (_name_like(who) or _lower_possessor(m["o"], text[: m.start()])):
+            continue
+        if reader._is_author(who):
             continue
         toks = tokenise(text[m.end() :])
         n = 0
@@ -1718,6 +1866,48 @@ def possessive_owners(reader: _Reader, text: str, outcomes: list[_Outcome]) -> _
     if not out.drafts:
         return None
     out.frame = "possessive-owner"
+    return out
+
+
+_HIS_HER = re.compile(r"\b(?:his|her)\s+(?=[a-z#A-Z])")
+_NAME_BEFORE = re.compile(r"(?<![\w'’@])@?([A-Z][a-z][\w-]*)\b(?!['’])")
+
+
+def pronoun_possessive_owners(
+    reader: _Reader, text: str, outcomes: list[_Outcome]
+) -> _Outcome | None:
+    """ "helped Lukas with his flaky e2e cleanup": "his"/"her" before a work item name an
+    owner too, the person named just before in the sentence (rule 7 with rule 4)."""
+    owned = {d.target for o in outcomes for d in o.drafts if d.relation is Relation.OWNS}
+    out = _Outcome()
+    for m in _HIS_HER.finditer(text):
+        names = [n for n in _NAME_BEFORE.findall(text[: m.start()]) if _name_like(n)]
+        if not names or reader._is_author(names[-1]):
+            continue
+        toks = tokenise(text[m.end() :])
+        n = 0
+        while n < len(toks) and toks[n].cls == "n" and not _verb_like(toks[n]):
+            if toks[n].low in _SUBORDINATORS or toks[n].low in _PERSONS:
+                break
+            n += 1
+        if n < 2 or n > 6:
+            continue  # "her PR" alone names no item; "his own" is no name
+        head = toks[:n]
+        if any(t.low in _NOT_OWNED_HEADS or t.low in _UNDER_HEADS for t in head[:1] + head[-1:]):
+            continue
+        body, rebased = _rebase(head)
+        found = reader.owns(names[-1], _noun_phrase(*_trimmed(rebased, body)))
+        if found is None:
+            continue
+        for d in found.drafts:
+            if d.target not in owned:
+                out.drafts.append(d)
+                owned.add(d.target)
+        out.items += found.items
+        out.people += found.people
+    if not out.drafts:
+        return None
+    out.frame = "possessive-pronoun-owner"
     return out
 
 
@@ -2216,6 +2406,18 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         split := _SPLIT_PHRASAL.search(text)
     ):  # "picking the banner back up" is "picking up the banner"
         text = f"{text[: split.start()]}{split['v']} {split['p']} {split['o']}{text[split.end() :]}"
+    if _done_split_hint(text):  # "put X to bed", "got X in", "crossed X off"
+        text = _split_done(text)
+    if (
+        "tagg" in text
+        or "tag " in text
+        or ("cut" in text and ("release" in text or "branch" in text or " rc" in text))
+        or "marked " in text
+        or "mark " in text
+    ):  # "tagged v2.3", "cut the 4.2 release", "marked X as done"
+        text = _release_cut(text)
+    if " plate" in text:  # "X landed on my plate" is "X is mine"
+        text = _ON_PLATE.sub(_on_plate, text)
     if (
         (" it " in text or " that " in text or " them " in text or " this " in text)
         and (" out" in text or " up" in text)
@@ -2843,6 +3045,91 @@ _SPLIT_PHRASAL = re.compile(
     r"|[A-Z][A-Z0-9]+-\d+|#\d+)\b[^,;:.!?()]{0,50}?)\s+(?:back\s+)?(?P<p>up|over|out|off)"
     r"(?=\s*(?:$|[,;.!)—–-]|and\b|from\b|to\b|today|now|again|yesterday|last\b|this\b))"
 )
+
+
+# An idiom of finishing with its object inside: "put the eviction bug to bed", "squared the
+# vendor contract away", "got the permissions fix in", "knocked the flaky tests out". The
+# object is moved after the idiom, which the lexicon reads as a completion.
+_SPLIT_DONE = re.compile(
+    r"\b(?P<v>put|putting|puts|got|get|gets|getting|knock(?:ed|s|ing)?|cross(?:ed|es|ing)?"
+    r"|tick(?:ed|s|ing)?"
+    r"|square(?:d|s)?|squaring|polish(?:ed|es|ing)?)\s+(?P<o>(?:the|our|my|a"
+    r"|an|his|her|their|PR|[A-Z][A-Z0-9]+-\d+|#\d+)\b[^,;:.!?()]{0,50}?)\s+"
+    r"(?P<p>to bed|through|in|out|away|off|up)(?:\s+(?:the|my|our)\s+(?:list|board|to-?do list))?"
+    r"(?=\s*(?:$|[,;.!)—–-]|and\b|today|tonight|now|finally|yesterday|last\b|this\b|on\b"
+    r"|before\b|ahead\b))"
+)
+# "LEDG-77 landed on my plate", "the rework ended up on Mira's plate": whose it now is.
+_ON_PLATE = re.compile(
+    r"\b(?:landed|lands|ended up|ends up|is|are|was|were|fell|falls|now sits|sits|went)"
+    r"(?:\s+(?:now|squarely|firmly))?\s+(?:on|onto)\s+(?P<o>my|our|[A-Z][\w-]*['’]s)\s+plates?\b"
+)
+
+
+def _on_plate(m: re.Match[str]) -> str:
+    owner = m["o"]
+    return {"my": "is mine", "our": "is ours"}.get(owner, f"is {owner}")
+
+
+# "tagged v2.3.1", "cut the 4.2 release", "the release branch was cut": a release made.
+_RELEASE_CUT = re.compile(
+    r"\b(?:tagged|tag|tagging)\s+(?=v?\d)|\bcut\s+(?=(?:the\s+|a\s+|our\s+)?(?:v?\d[\w.-]*\s+)?"
+    r"(?:release|rc|release candidate|release branch|hotfix release|patch release)\b)"
+    r"|(?:(?<=release)|(?<=branch))\s+(?:was|were|has been|got)\s+cut\b",
+    re.IGNORECASE,
+)
+# "marked PROJ-12 as done": the item finished
+_MARKED_DONE = re.compile(
+    r"\bmark(?:ed|ing)?\s+(?P<o>(?:the|our|my|[A-Z][A-Z0-9]+-\d+|#\d+)\b[^,;:.!?()]{0,50}?)\s+"
+    r"(?:as\s+)?(?:done|complete|completed|resolved|fixed|closed)\b"
+)
+
+
+def _release_cut(text: str) -> str:
+    """The ways a release is made, as "released X" / "X was released"."""
+    text = _MARKED_DONE.sub(lambda m: f"completed {m['o']}", text)
+    return _RELEASE_CUT.sub(
+        lambda m: " was released" if m.group(0).lstrip()[:1] in "whg" else "released ", text
+    )
+
+
+_DONE_PARTICLE = {
+    "put": "to bed",
+    "get": "in",
+    "got": "in",
+    "knock": "out",
+    "cross": "off",
+    "tick": "off",
+    "square": "away",
+    "polish": "off",
+}
+
+
+def _done_split_hint(text: str) -> bool:
+    """Whether a split idiom of finishing may be in the text: its verb and its particle."""
+    if " off" in text:
+        return "cross" in text or "tick" in text or "polish" in text
+    if ("got " in text or "get " in text) and (" in" in text or " out" in text):
+        return True
+    return ("put " in text and " bed" in text) or (
+        ("knock" in text and " out" in text) or ("quar" in text and " away" in text)
+    )
+
+
+def _split_done(text: str) -> str:
+    """ "put X to bed" -> "put to bed X" when the verb and its particle make an idiom of
+    finishing (``_DONE_PARTICLE``); any other verb-particle pair is left as written."""
+    m = _SPLIT_DONE.search(text)
+    if m is None:
+        return text
+    verb = m["v"].lower()
+    stem = next((k for k in _DONE_PARTICLE if verb.startswith(k)), "")
+    if _DONE_PARTICLE.get(stem) != m["p"] and not (stem in ("get", "got") and m["p"] == "out"):
+        return text
+    head = "got" if stem in ("get", "got") and m["p"] == "in" else m["v"]
+    tail = "merged" if head == "got" else f"{m['p']} {m['o']}"
+    moved = f"{head} {m['o']} {tail}" if head == "got" else f"{m['v']} {tail}"
+    return f"{text[: m.start()]}{moved}{text[m.end() :]}"
 
 
 # "ops rolled it out", "wrapped that up": the pronoun is the object of the phrasal verb

@@ -59,6 +59,7 @@ _IRREGULAR: dict[str, tuple[str, str]] = {  # lemma -> (past, past participle)
     "break": ("broke", "broken"),
     "find": ("found", "found"),
     "win": ("won", "won"),
+    "ride": ("rode", "ridden"),
 }
 _DOUBLE_FINAL = frozenset(
     {"ship", "drop", "stop", "plan", "scrap", "wrap", "gate", "pin", "submit", "commit", "admit"}

@@ -478,8 +478,9 @@ def _strip_determiners(text: str, owners: list[str]) -> str:
     """Remove a leading article or possessive, recording the possessor as an owner."""
     if not _CONTAINER_LINKS.isdisjoint(text.casefold().split()) and (m := _CONTAINER.match(text)):
         text = text[m.end() :]
+    had_article = False
     if m := _LEADING_ARTICLE.match(text):
-        text = text[m.end() :]
+        text, had_article = text[m.end() :], True
     first, _, rest = text.partition(" ")
     if rest and " " in rest and first.lower() in _STATE_ADJ:
         text = rest  # "the delayed provisioning of X" names the provisioning
@@ -492,6 +493,9 @@ def _strip_determiners(text: str, owners: list[str]) -> str:
     elif m := _POSSESSIVE_NAME.fullmatch(text):
         if _agent_shaped(_trim(m["o"]), strict=True) or _is_org(_trim(m["o"])):
             owners.append(_trim(m["o"]))
+            text = m["rest"]
+        elif not had_article and _lower_possessor(_trim(m["o"])):  # "dana's migration"
+            owners.append(_trim(m["o"]).lstrip("@"))
             text = m["rest"]
     elif (m := _DEMONSTRATIVE.match(text)) and text.lower() not in _REFS:
         text = text[m.end() :]
@@ -559,6 +563,49 @@ def _name_like(word: str) -> bool:
     if not _name_token(word) or low in _NON_NAMES:
         return False
     return not (len(word) >= 6 and low.endswith(_NOUN_SUFFIXES))
+
+
+# Lowercase words that take a possessive in status text without being anyone's name:
+# "the customer's export", "yesterday's deploy", "let's".
+_NOT_POSSESSORS = _words(
+    """
+    customer customers client clients user users vendor vendors partner partners company
+    companies week weeks month months year years quarter quarters day days night morning
+    afternoon evening weekend everybody people person world industry bank store app site
+    product system repo repository codebase org organisation organization department office
+    manager managers boss lead board committee region country city market government
+    competitor competitors provider providers contractor contractors agency auditor
+    auditors mom dad wife husband kid kids family friend friends sister brother doctor one
+    other others let sprint sprints release cycle service engineer engineers dev devs
+    folks guys everyone else tonight last next this that there here what who which
+    """
+)
+
+
+def _lower_possessor(word: str, before: str = "") -> bool:
+    """ "dana's migration", "@arnav's follow-up": a lowercase possessor in chat that can
+    only be someone's name. A handle always is; a bare word is when it is name-shaped,
+    not a common noun, and no article or determiner stands before it ("the client's X")."""
+    if word.startswith("@"):
+        return len(word) > 2 and word[1:2].isalpha()
+    if not word.islower() or not 3 <= len(word) <= 12 or not word.isalpha():
+        return False
+    if word in _NON_NAMES or word in _NOT_POSSESSORS or word in _PRONOUNS:
+        return False
+    last = before.rsplit(None, 1)[-1] if before.strip() else ""
+    if last and last[-1].isalpha() and last.lower() not in _BEFORE_A_NAME:
+        if not last.lower().endswith(("ed", "ing")):  # "the package mirror's", "CI runner's"
+            return False
+    return not (len(word) >= 6 and word.endswith(_NOUN_SUFFIXES))
+
+
+# Words after which a lowercase possessor still opens a noun phrase of its own:
+# prepositions, conjunctions and the verbs that take an object ("so ravi's refactor").
+_BEFORE_A_NAME = _words(
+    "on in at for to from with by of about into onto over under behind after before and or"
+    " but so then also is was are were be been has have had saw see check review reviews"
+    " take takes took grab grabs need needs fixes fix merge merges"
+)
 
 
 @lru_cache(maxsize=64)  # one update asks again and again, frame after frame

@@ -11,22 +11,26 @@ end, over the whole update.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memcli.extract.context import Minutes, _Draft, _key, _Outcome, _Reader
 from memcli.extract.core import (
     _NOT_ITEM_LABELS,
     _ROLE_LABELS,
+    _STATUS_VALUES,
     _TRIGGERS,
+    _WORK_GERUNDS,
     action_assignee,
     core_cues,
     possessive_owners,
+    pronoun_possessive_owners,
     read_action,
     read_core,
     tokenise,
 )
 from memcli.extract.factuality import why_not
 from memcli.extract.lexicon import TYPOS, has_cue, lower_words
-from memcli.extract.phrases import _agent_shaped
+from memcli.extract.phrases import _agent_shaped, _name_like
 from memcli.extract.text import _normalise, addressee, sentence_lines, status_emoji
 from memcli.models import (
     EntityRef,
@@ -203,6 +207,11 @@ def _read_sentence(
     if ("'s" in text or "’s" in text) and (owners := possessive_owners(reader, text, outcomes)):
         reader.commit(owners, text)
         outcomes.append(owners)
+    if (" his " in text or " her " in text) and (
+        owners := pronoun_possessive_owners(reader, text, outcomes)
+    ):
+        reader.commit(owners, text)
+        outcomes.append(owners)
     if outcomes:
         return outcomes, None
     if not has_cue(lowered):
@@ -312,6 +321,10 @@ def _paired_cue(words: tuple[str, ...]) -> bool:
         return True
     if "did" in words and ("it" in words or "that" in words or "this" in words):
         return True
+    if "in" in words and ("got" in words or "get" in words):
+        return True  # "got the permissions fix in": merged
+    if words and (words[0] in _WORK_GERUNDS or (len(words) > 1 and words[1] in _WORK_GERUNDS)):
+        return True  # "- tuning the alert rules", "Dana: porting the client"
     return "being" in words and "by" in words  # "is being negotiated by the ops team"
 
 
@@ -350,11 +363,327 @@ _WHO_TO = re.compile(r"\s*@?(?P<who>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?)\s+to\s+[
 _ACTION_START = re.compile(r"\W*(?:action|ai\b|todo|to-do|follow|next)", re.IGNORECASE)
 
 
+# Verbs an action item opens with, in the bare form a to-do is written in: "dana: rotate
+# the signing keys", "@rui draft the retention policy", "Bea to chase the renewal".
+_TODO_VERBS = frozenset(
+    """rotate draft write rewrite update chase send follow review schedule fix set migrate
+    add remove check investigate create file open book share prepare confirm ping reach
+    document test sync move clean run deploy benchmark estimate ask own drive lead handle
+    take pick build implement finish complete ship land merge close circulate publish
+    collect gather audit assess evaluate spike prototype upgrade patch renew revoke
+    configure enable disable archive delete rename split port backfill verify validate
+    coordinate organise organize arrange draw sketch compile summarise summarize escalate
+    triage refactor wire hook tidy polish retire decommission sunset negotiate contact
+    email call invite present demo propose outline scope define""".split()
+)
+_TODO_NAME = r"@?(?P<who>[^\W\d_][\w.'-]*(?:\s+[A-Z][a-z][\w.-]*)?)"
+# "TODO(dana): rotate keys", "AI (Dana) - the vendor renewal"
+_TODO_PAREN = re.compile(
+    rf"\W*(?:todo|action(?:\s+items?)?|ai|follow-?up)\s*\(\s*{_TODO_NAME}\s*\)\s*[:—–-]\s*"
+    r"(?P<rest>\S.*)",
+    re.IGNORECASE,
+)
+# "dana: rotate keys", "@rui draft the policy", "Bea to chase X", "-> Bea to chase X"
+_TODO_LINE = re.compile(
+    rf"\W*{_TODO_NAME}\s*(?P<sep>:|—|–|\s-|\s+to\b|(?<=[\w.-])(?=\s))\s*(?P<verb>[a-z]+)\b"
+    r"(?P<rest>.*)"
+)
+# Labels a to-do line may open with that name no one: "Goal: migrate X", "Next: fix Y"
+_NOT_ASSIGNEES = frozenset(
+    """goal goals note notes nb ps plan plans idea ideas proposal proposals decision
+    decisions risk risks ask asks reminder next step steps todo tbd question questions
+    outcome outcomes result results agenda context background summary update updates tip
+    fyi aim aims objective objectives priority priorities focus suggestion option options
+    recommendation recommendations request requests task tasks today tomorrow tonight later
+    someone anyone everyone somebody we i you they team also then please happy glad nice
+    hard time back easy ready able due free keen eager sorry safe good great fine tough
+    unable likely unlikely supposed meant going need needs want wants planning hoping hope
+    trying try remember forgot forget worth best better yesterday doing done now wip blocked
+    blockers blocker this that here there delivered slipped achieved landed released
+    launched planned upcoming ongoing shipped completed finished merged deployed closed fixed
+    cancelled highlights lowlights wins misses""".split()
+)
+# "#520 migration guide (@lea-b)": an item with its assignee's handle after it
+_TODO_HANDLE = re.compile(r"\s*[(\[]\s*@(?P<who>[\w.-]+)\s*[)\]]\W*\Z")
+
+
+def _todo_line(sentence: str) -> str:
+    """An action item written without an "Action:" label, as an "ACTION:" line (or "").
+
+    A to-do names its assignee and what they are to do, in one of the shapes people use
+    in chat, standups, issue checklists and notes: "<name>: <bare verb> ...", "@name
+    <bare verb> ...", "<name> to <bare verb> ...", "<item> (@name)" (and, beside the
+    labelled action lines, "TODO(name): ...").
+    The verb must be one an action opens with (``_TODO_VERBS``), in its bare form: "Raj:
+    shipped X" is a report, "Dana to the rescue" no action at all.
+    """
+    if (
+        (m := _TODO_LINE.match(sentence)) is not None
+        and m["verb"] in _TODO_VERBS
+        and m["rest"].strip()
+    ):
+        sep, who = m["sep"].strip(), m["who"]
+        handle = sentence.lstrip(" ->→*•").startswith("@")
+        if (sep or handle) and who.split()[0].lower() not in _NOT_ASSIGNEES:
+            # "Bea to chase X", "@rui draft X", "dana: rotate X"; not "Kai draft X"
+            if sep == "to" or handle or _agent_shaped(who.split()[0], strict=not who.islower()):
+                return _normalise(f"ACTION: {who} to {m['verb']}{m['rest']}")
+    if "@" in sentence and (m := _TODO_HANDLE.search(sentence)) is not None:
+        item = sentence[: m.start()]
+        if "(" not in item and item.strip(" -*•") and not has_cue(item.lower()):
+            return _normalise(f"ACTION: {m['who']} to own {item}")
+    return ""
+
+
+_LAYOUT_NAME = r"@?(?P<who>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)"
+# "passkeys (Noor), device trust (Mateo)": each item with its owner's name in brackets
+_PAREN_OWNER = re.compile(rf"(?P<item>[^(),;:]+?)\s*\(\s*{_LAYOUT_NAME}\s*\)")
+# "Refund API v2: Ayesha." - an item, then only its owner's name
+_ITEM_THEN_NAME = re.compile(
+    rf"\s*(?P<item>[^:—–]{{2,60}}?)\s*(?::|—|–|\s-)\s*{_LAYOUT_NAME}\s*[.!]?\s*"
+)
+# "Kojo: pricing page copy, no blockers", "Akash: on the node pool resize"
+_NAME_THEN_ITEM = re.compile(
+    rf"\s*{_LAYOUT_NAME}\s*(?::|—|–|\s-)\s*(?:(?:still\s+|now\s+|back\s+)?on\s+)?"
+    r"(?P<item>[^,;.()]{3,60}?)\s*(?:[,;.(].*)?"
+)
+
+
+@lru_cache(maxsize=8)
+def _layout_lines(text: str) -> int:
+    """How many lines (or bracketed names) of an update pair names with items by layout:
+    one such line may be anything ("Dana: sounds good"), a list of them is a roster when
+    the update also speaks of work somewhere (a cue word): "Bbb: ccc\nEee: fff" is not."""
+    lines = sum(1 for line in text.splitlines() if ":" in line and _layout_shaped(line))
+    return lines if lines >= 2 and _speaks_of_work(text) else 0
+
+
+_PAREN_NAME = re.compile(r"\(\s*@?[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?\s*\)")
+
+
+@lru_cache(maxsize=8)
+def _paren_names(text: str) -> int:
+    """How many "(Name)" asides an update holds: two or more make a roster of owners
+    ("passkeys (Noor), device trust (Mateo)"), one is any aside ("Expansion (Kenya)")."""
+    names = len(_PAREN_NAME.findall(text))
+    return names if names >= 2 and _speaks_of_work(text) else 0
+
+
+def _speaks_of_work(text: str) -> bool:
+    """Whether any word of the update is one a frame reads ("done", "blocked", "owns")."""
+    return not _cues().isdisjoint(_WORDS.findall(text.lower()))  # (not lower_words: a
+    # whole update would push out the sentences that cache keeps)
+
+
+# Chat that a "Name: ..." line may carry instead of an item: "Dana: morning all".
+_NOT_LAYOUT = frozenset(
+    """thanks thank cc re fwd fw hi hey hello bye ping ok okay yes no morning evening
+    afternoon night good great nice sounds agreed usual lunch coffee same all any anyone
+    welcome congrats well happy sorry see back out ooo away off""".split()
+)
+_NOT_LAYOUT_LAST = frozenset("all everyone team folks today tomorrow place time first".split())
+
+
+# Nouns that head work items. A layout line names an item only when its words include one
+# (or a ticket id), or when a label says the list is work in hand ("In flight: ..."):
+# "aab aaaa: Aaaa" is not a roster line, "Refund API v2: Ayesha." is.
+_WORK_NOUNS = frozenset(
+    """api apis migration migrations export exports import importer exporter fix fixes rollout
+    pipeline dashboard dashboards service services integration support automation ledger
+    refactor rework rewrite upgrade runbook runbooks doc docs documentation guide test tests
+    suite page pages copy flow flows job jobs sync report reports feature features endpoint
+    endpoints bug bugs ticket tickets port cutover resize rotation backfill cleanup tooling
+    script scripts alerts alerting monitoring dashboard release releases build builds deploy
+    deployment config configuration schema index indexing reindex search cache queue worker
+    workers cron client sdk app ui ux design spec review audit onboarding billing payments
+    checkout invoice invoices auth login sso permissions policy template templates emails
+    notifications model models experiment tuning plan pilot prototype poc spike library
+    module component widget form forms table tables cluster database db infra network
+    storage backup backups failover drill postmortem retro proposal rfc adr handbook
+    training website site landing mobile ios android web desktop cli bot bots plugin
+    connector connectors adapter gateway proxy limiter rate limits quota quotas metrics
+    logging tracing observability security compliance encryption keys certs certificates
+    certificate dns vpn firewall kubernetes helm terraform ci cd tests e2e pr prs""".split()
+)
+_ROSTER_LABEL = re.compile(
+    r"\A\W*(?:in flight|in progress|wip|doing|next|today|this week|owners?|assignments?"
+    r"|workstreams?|who's on what|who is on what)\b",
+    re.IGNORECASE,
+)
+
+
+_SECTION_LEAD = re.compile(
+    r"\A(?:in flight|in progress|wip|doing|next|today|this week)\s*:\s*", re.IGNORECASE
+)
+
+
+def _layout_shaped(sentence: str) -> bool:
+    """A cheap look at a line before any pattern: "Name: ...", "...: Name." or "(Name)"."""
+    line = sentence.strip(" -*•>→\t")
+    if not line:
+        return False
+    if "(" in line:
+        at = line.find("(")
+        return line[at + 1 : at + 3].lstrip("@ ")[:1].isupper()
+    sep = ":" if ":" in line else " — " if " — " in line else " - " if " - " in line else ""
+    if not sep:
+        return False
+    head = line.split(sep, 1)[0]
+    if line[:1].isupper() and len(head.split()) <= 2:
+        return True  # "Kojo: pricing page copy"
+    return line.rstrip(".! ").rsplit(None, 1)[-1][:1].isupper()  # "Refund API: Ayesha."
+
+
+def _layout_owner(reader: _Reader, sentence: str) -> tuple[list[_Outcome], str | None] | None:
+    """A line that pairs a person with a work item by layout alone, in any update: "Kojo:
+    pricing page copy", "Refund API v2: Ayesha.", "passkeys (Noor), device trust (Mateo)".
+
+    Read only when no frame read the line. The name must be a person's (capitalised, not a
+    common noun or a label) and the item a short noun phrase with no predicate of its own.
+    """
+    pairs: list[tuple[str, str]] = []
+    if not _layout_shaped(sentence):
+        return None
+    text = reader._text
+    if "(" in sentence:
+        if not _paren_names(text):
+            return None  # "Regional Expansion (Kenya)": one bracketed name is any aside
+        pairs = [(m["who"], m["item"]) for m in _PAREN_OWNER.finditer(sentence)]
+    elif not reader.structured and not _layout_lines(text):
+        return None
+    elif (m := _ITEM_THEN_NAME.fullmatch(sentence)) is not None:
+        pairs = [(m["who"], m["item"])]
+    elif (m := _NAME_THEN_ITEM.fullmatch(sentence)) is not None:
+        pairs = [(m["who"], m["item"])]
+    out = _Outcome()
+    for who, raw in pairs:
+        item = raw.strip(" -*•")
+        item = _SECTION_LEAD.sub("", item)
+        words = _WORDS.findall(item.lower())
+        if (
+            not words
+            or len(item.split()) > 6
+            or not all(_name_like(w) for w in who.split())
+            or who.lower() in _NOT_ASSIGNEES
+            or who.lower() in _STATUS_VALUES
+            or words[0] in _NOT_LAYOUT
+            or words[-1] in _NOT_LAYOUT_LAST
+            or (words[0] == "the" and len(words) > 1 and words[1] in _NOT_LAYOUT)
+            or not _NOT_OWNED_LABELS.isdisjoint(words)
+            or not _NOT_ASSIGNEES.isdisjoint(words[:1])
+            or has_cue(item.lower())
+            or why_not(item.lower())
+            or all(_name_like(w) for w in item.split())
+            or any(w.endswith("ed") or w in _CLAUSE_VERBS for w in words)
+            or not (
+                not _WORK_NOUNS.isdisjoint(words)
+                or any(ch.isdigit() for ch in item)
+                or _ROSTER_LABEL.match(sentence)
+                or _ROSTER_LABEL.match(reader._text)
+            )  # "aab aaaa: Aaaa" names no work
+        ):
+            continue
+        found = reader.owns(who, _normalise(item))
+        if found is not None and found.drafts:
+            out.drafts += found.drafts
+            out.items += found.items
+            out.people += found.people
+    if not out.drafts:
+        return None
+    out.frame = "layout-owner"
+    reader.commit(out, sentence)
+    return [out], None
+
+
+_TABLE_OWNER = frozenset("owner owners assignee assignees who dri lead responsible poc".split())
+_TABLE_ITEM = frozenset(
+    """item items task tasks action actions work workstream ticket tickets issue issues project
+    projects deliverable deliverables topic feature features what follow-up follow-ups""".split()
+)
+_TABLE_STATUS = frozenset(
+    "status state progress blocker blockers notes note comment comments".split()
+)
+_TABLE_DONE = re.compile(
+    r"\A\W*(?:done|complete|completed|shipped|merged|closed|released|deployed|finished|fixed"
+    r"|resolved|live|✅|✔️?)\W*\Z",
+    re.IGNORECASE,
+)
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+@lru_cache(maxsize=8)
+def _table_columns(text: str) -> tuple[int, int, int] | None:
+    """(item, owner, status) column numbers (-1 when absent) of the update's Markdown table,
+    read from its header row; None when the update has no table with a header."""
+    for line in text.splitlines():
+        if line.lstrip().startswith("|") and line.count("|") >= 3:
+            head = [c.lower().strip("*_ ") for c in _cells(line)]
+            owner = next((k for k, c in enumerate(head) if c in _TABLE_OWNER), -1)
+            status = next((k for k, c in enumerate(head) if c in _TABLE_STATUS), -1)
+            item = next((k for k, c in enumerate(head) if c in _TABLE_ITEM), -1)
+            if item < 0:
+                item = next((k for k in range(len(head)) if k not in (owner, status)), -1)
+            if item < 0 or (owner < 0 and status < 0):
+                return None
+            return item, owner, status
+    return None
+
+
+def _table_row(reader: _Reader, sentence: str) -> tuple[list[_Outcome], str | None] | None:
+    """A row of a Markdown table with an owner or status column: "| DNS failover test |
+    Amara | blocked on NET-90 |" is Amara's item, waiting on NET-90; "| postmortem | Ji-woo
+    | done |" is Ji-woo's, finished."""
+    columns = _table_columns(reader._text)
+    if columns is None:
+        return None
+    cells = _cells(sentence)
+    item_at, owner_at, status_at = columns
+    if max(columns) >= len(cells) or not re.sub(r"[\s|:-]", "", sentence):
+        return [], "table rule"
+    item = cells[item_at]
+    if item.lower().strip("*_ ") in _TABLE_ITEM or not item:
+        return [], "table header"
+    owner = cells[owner_at] if owner_at >= 0 else ""
+    status = cells[status_at] if status_at >= 0 else ""
+    outcomes: list[_Outcome] = []
+    done = bool(_TABLE_DONE.match(status))
+    if owner and _agent_shaped(owner.split(",")[0].strip().lstrip("@"), strict=False):
+        who = owner.lstrip("@")
+        found = reader.completed(who, item) if done else reader.owns(who, item)
+        if found is not None and found.drafts:
+            reader.commit(found, sentence)
+            outcomes.append(found)
+    elif done:
+        found = reader.completed(None, item)
+        if found is not None and found.drafts:
+            reader.commit(found, sentence)
+            outcomes.append(found)
+    if status and not done and has_cue(status.lower()):
+        said = _read_sentence(reader, sentence, f"{item} is {status}")[0]
+        outcomes += said
+    return (outcomes, None) if outcomes else ([], "table row states no fact")
+
+
 def _read_minutes_line(
     reader: _Reader, minutes: Minutes, sentence: str, heading: str | None, said: str | None
 ) -> tuple[list[_Outcome], str | None]:
     """Read a line: an action item, what a speaker said, or an ordinary sentence."""
+    if sentence[:1] == "|" and sentence.count("|") >= 3 and (row := _table_row(reader, sentence)):
+        return row
     plain = _normalise(sentence) if _ACTION_START.match(sentence) else ""
+    if "(" in sentence and plain and (m := _TODO_PAREN.match(sentence)) is not None:
+        plain = _normalise(f"ACTION: {m['who']} — {m['rest']}")  # "TODO(dana): rotate X"
+    if not plain and (
+        "@" in sentence
+        or (
+            (" to " in sentence or ":" in sentence or "-" in sentence)
+            and not _TODO_VERBS.isdisjoint(lower_words(sentence)[1:4])
+        )
+    ):
+        plain = _todo_line(sentence)
     if not plain and heading is not None and _ACTION_HEADING.fullmatch(heading):
         # under "Action items": "- Bartek: automate X", "- Dana to migrate Y"
         if m := _NAME_COLON.match(sentence):
@@ -383,8 +712,13 @@ def _read_minutes_line(
         outcomes, reason = _read_sentence(reader, sentence, said)
         if outcomes or reader.author is None:
             return outcomes, reason
-        return _speaker_item(reader, said) or (outcomes, reason)
-    return _read_line(reader, sentence, heading)
+        return _speaker_item(reader, said) or _layout_owner(reader, sentence) or (outcomes, reason)
+    outcomes, reason = _read_line(reader, sentence, heading)
+    if not outcomes and (
+        "(" in sentence or ":" in sentence or "—" in sentence or " - " in sentence
+    ):
+        return _layout_owner(reader, sentence) or (outcomes, reason)
+    return outcomes, reason
 
 
 _CLAUSE_VERBS = frozenset(

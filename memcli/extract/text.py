@@ -38,6 +38,7 @@ _IS_FOLLOWERS = (
     "|being|nearly|almost|mostly|just|really|finally|ready|behind|cancelled|canceled"
     "|released|totally|completely|fully|already|hard|waiting|stalling|gating|running|doing"
     "|covering|chasing|looking|building|writing"
+    "|making|chipping|plugging|carrying|grinding|heading|volunteering"
 )
 
 _CONTRACTIONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
