@@ -15,7 +15,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memcli.extract import context, core, factuality, phrases
+from memcli.extract import context, core, factuality, phrases, reader
 from memcli.extract import text as normalise
 from memcli.extract.rules import extract
 
@@ -376,3 +376,74 @@ def test_line_screens_pass_every_line_their_pattern_finds(
     if normalise._BULLET.match(line):
         lead = line.lstrip()[:1]
         assert lead in normalise._BULLET_MARKS or lead.isdigit(), line
+
+
+# Opening screens: a pattern that can only start with a few ASCII letters is run only
+# when the text opens with one of them (or with a symbol or a non-ASCII letter). Each
+# screen must pass every text its pattern matches, whatever the case of the words.
+_OPENING_SCREENS = [
+    (phrases._LEADING_ARTICLE.match, lambda t: phrases._may_open(t, phrases._ARTICLE_LEADS)),
+    (
+        phrases._POSSESSIVE_DET.fullmatch,
+        lambda t: phrases._may_open(t, phrases._POSSESSIVE_DET_LEADS),
+    ),
+    (phrases._DEMONSTRATIVE.match, lambda t: phrases._may_open(t, phrases._DEMONSTRATIVE_LEADS)),
+    (reader._ACTION_START.match, reader._may_start_action),
+    (normalise._HEADING.match, lambda t: t.lstrip()[:1] in normalise._HEADING_LEADS),
+]
+_OPENING_WORDS = sorted(
+    {
+        w
+        for match, _screen in _OPENING_SCREENS
+        for w in re.findall(r"[a-z-]+|#+|[-=*_`]{3}", match.__self__.pattern)
+    }
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.sampled_from(["", " ", "\t", "- ", "* ", "(", "\u0130", "\u0131", "\u017f", "\u212a", "é"]),
+    st.sampled_from(_OPENING_WORDS),
+    st.sampled_from([str, str.upper, str.title]),
+    st.sampled_from(["", " ", " the export", " two more words", ": Dana to", "\n"]),
+)
+def test_opening_screens_pass_every_text_their_pattern_matches(
+    lead: str, word: str, case: object, tail: str
+) -> None:
+    text = lead + case(word) + tail  # type: ignore[operator]
+    for match, screen in _OPENING_SCREENS:
+        if match(text) is not None:
+            assert screen(text), (match, text)
+
+
+def test_the_opening_screens_still_let_their_lines_through() -> None:
+    assert phrases._strip_determiners("the ledger export", []) == "ledger export"
+    owners: list[str] = []
+    assert phrases._strip_determiners("Their ledger export", owners) == "ledger export"
+    assert owners == []  # "their" names no one the reader can resolve
+    out = extract("# Notes\nAction: Dana to rotate the signing keys.", "Lee")
+    assert [(f.source.name, f.target.name) for f in out.facts] == [("Dana", "signing keys")]
+
+
+def test_a_letter_or_digit_is_what_the_alnum_pattern_finds() -> None:
+    # sentence_lines takes a piece whose first character is alphanumeric without a search
+    for code in range(0x3000):
+        ch = chr(code)
+        assert bool(normalise._ALNUM.fullmatch(ch)) == ch.isalnum(), hex(code)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.from_regex(normalise._WEEKDAY_END, fullmatch=True))
+def test_a_weekday_at_the_end_ends_in_day(word: str) -> None:
+    # the normaliser tries the weekday pattern only on a last word ending in "day"
+    low = word.lower()
+    if normalise._WEEKDAY_END.fullmatch(low):
+        assert low.endswith("day")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.from_regex(phrases._GERUND_CLAUSE, fullmatch=False))
+def test_a_gerund_clause_in_ascii_text_has_ing(text: str) -> None:
+    # _valid_core tries the gerund-clause pattern only on text with "ing" (or non-ASCII)
+    if phrases._GERUND_CLAUSE.match(text) and text.isascii():
+        assert "ing" in text.lower()

@@ -94,12 +94,14 @@ def _may_match(twin: re.Pattern[str] | None, s: str) -> bool:
 def _contract(s: str) -> str:
     """Expand contractions ("can't", "she's", "X's been"): a pattern runs only when the
     sentence has its hint and its plain twin finds something."""
-    low = s.lower()
+    low = current = s.lower()  # current: s.lower() of s as rewritten so far
     for (pattern, repl), hint, twin in zip(
         _CONTRACTIONS, _CONTRACTION_HINTS, _CONTRACTION_TWINS, strict=True
-    ):
-        if hint in low and _may_match(twin, s):
-            s = pattern.sub(repl, s)
+    ):  # (``_may_match`` inline, lowering s again only after a pattern changed it)
+        if hint in low and (twin is None or not s.isascii() or twin.search(current)):
+            rewritten = pattern.sub(repl, s)
+            if rewritten != s:
+                s, current = rewritten, rewritten.lower()
     return s
 
 
@@ -230,6 +232,8 @@ _BULLET_MARKS = frozenset("-*+•◦‣>")
 _HEADING_TEXT = re.compile(r"\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
 _END_MARK = re.compile(r"[.!?;]\s")
 _ALNUM = re.compile(r"[^\W_]")  # a letter or digit: the same characters as str.isalnum
+# What a ``_HEADING`` line opens with after its blanks (``\s`` and ``str.lstrip`` agree).
+_HEADING_LEADS = frozenset("#-=*_`")
 
 
 def sentences_under_headings(text: str) -> list[tuple[str, str | None]]:
@@ -251,7 +255,7 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
     for number, line in enumerate(text.splitlines()):
         if not line.strip():
             continue
-        if _HEADING.match(line):
+        if line.lstrip()[:1] in _HEADING_LEADS and _HEADING.match(line):
             m = _HEADING_TEXT.match(line)
             heading = m["h"].strip(" *_:`") if m else None
             continue
@@ -265,7 +269,7 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
         # a sentence ends at .!?; and a space: a line with none is one piece, unsplit
         for piece in _SENTENCE_END.split(line) if _END_MARK.search(line) else (line,):
             piece = piece.strip()
-            if piece and _ALNUM.search(piece):
+            if piece and (piece[:1].isalnum() or _ALNUM.search(piece)):
                 sentences.append((piece, heading, number))
     return sentences
 
@@ -476,7 +480,7 @@ def _normalise(sentence: str) -> str:
         ):
             s = _LEADING_FILLER.sub("", s, count=1)
         last = s.rsplit(None, 1)[-1].lower().strip(".,;:!") if s else ""
-        if last in _TIME_ENDINGS or _WEEKDAY_END.fullmatch(last):
+        if last in _TIME_ENDINGS or (last.endswith("day") and _WEEKDAY_END.fullmatch(last)):
             s = _TRAILING_TIME.sub("", s).strip(" \t.,;:!-—–")
     return s
 
