@@ -222,11 +222,14 @@ _GERUND_CLAUSE = re.compile(
 _NAME_SHAPE = re.compile(r"[^\W\d_]{2,}(?:[-'][^\W\d_]+)*")
 
 
+_NAME_PARTS = re.compile(r"[-']")
+
+
 def _name_token(word: str, *, loose: bool = False) -> bool:
     """'Priya', 'Hee-won', 'Björn', 'O'Neil' (any script); ``loose`` also 'priya'."""
     if not _NAME_SHAPE.fullmatch(word):
         return False
-    parts = re.split(r"[-']", word)
+    parts = _NAME_PARTS.split(word) if "-" in word or "'" in word else [word]
     if not loose and not parts[0][0].isupper():
         return False
     return all(not part[1:] or part[1:].islower() for part in parts)

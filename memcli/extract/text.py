@@ -283,6 +283,9 @@ def _symbol(m: re.Match[str]) -> str:
     return "\x00" if unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") else ch
 
 
+_SYMBOL_RUN = re.compile(r"\s*\x00[\x00\s]*")
+
+
 def _drop_symbols(text: str) -> str:
     """Remove emoji and other pictographs; one inside a sentence ends a clause there
     ("merged 🎉 lmk if ...", "not blocked anymore 🙌 huge thanks")."""
@@ -290,7 +293,7 @@ def _drop_symbols(text: str) -> str:
         return text
     # only the characters outside ASCII are looked at: most of a sentence is plain letters
     out = _NON_ASCII.sub(_symbol, text).replace("\ufe0f", "")
-    out = re.sub(r"\s*\x00[\x00\s]*", " \x00 ", out).strip(" \x00")
+    out = _SYMBOL_RUN.sub(" \x00 ", out).strip(" \x00")
     return out.replace(" \x00 ", ", ")
 
 
@@ -384,9 +387,12 @@ def _team_only(inner: str) -> bool:
     return 1 < len(words) <= 4 and words[-1] in ("team", "squad", "guild", "group")
 
 
+_NAME_LIST = re.compile(r"\s*(?:&|,|\band\b|/)\s*")
+
+
 def _names_only(inner: str) -> bool:
     """Whether a parenthesis holds only people's names ("Noa", "Ruth & Gideon")."""
-    parts = [p for p in re.split(r"\s*(?:&|,|\band\b|/)\s*", inner.strip()) if p]
+    parts = [p for p in _NAME_LIST.split(inner.strip()) if p]
     return bool(parts) and all(
         1 <= len(p.split()) <= 2 and all(_name_like(w) for w in p.split()) for p in parts
     )
