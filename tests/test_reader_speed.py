@@ -447,3 +447,85 @@ def test_a_gerund_clause_in_ascii_text_has_ing(text: str) -> None:
     # _valid_core tries the gerund-clause pattern only on text with "ing" (or non-ASCII)
     if phrases._GERUND_CLAUSE.match(text) and text.isascii():
         assert "ing" in text.lower()
+
+
+def _valid_core_plainly(core: str) -> bool:
+    """``phrases._valid_core`` as it was written before it lowered the phrase once."""
+    if not core or not any(ch.isalnum() for ch in core):
+        return False
+    words = core.split()
+    if len(words) > 8 or words[0].lower() in phrases._PREPOSITIONS:
+        return False
+    for k, word in enumerate(words):
+        bare = word.strip(phrases._PUNCT)
+        if bare.lower() in phrases._CLAUSE_WORDS and not phrases._ACRONYM.fullmatch(bare):
+            if k == len(words) - 1 and k >= 2 and bare.lower().endswith("ing"):
+                continue
+            return False
+    low = core.lower()
+    if low in phrases._VAGUE or (
+        low.rsplit(None, 1)[-1].casefold() in phrases._TIME_PHRASE_ENDS
+        and phrases._TIME_PHRASE.fullmatch(low)
+    ):
+        return False
+    if words[0].lower() in ("next", "same"):
+        return False
+    if len(words) == 2 and words[0].endswith(("'s", "’s")) and words[1].lower() in ("side", "end"):
+        return False
+    for k, word in enumerate(words):
+        low_word = word.lower()
+        if low_word in phrases._EVERYDAY and (
+            (k == len(words) - 1 and (k == 0 or words[k - 1].lower() in phrases._CASUAL))
+            or (k < len(words) - 1 and low_word in phrases._PERSONAL)
+        ):
+            return False
+    if ("/" in core or "%" in core or "pts" in low or "points" in low) and phrases._SCORE.search(
+        core
+    ):
+        return False
+    return not (phrases._QUANTITY.match(core) or phrases._GERUND_CLAUSE.match(core))
+
+
+_CORE_WORDS = sorted(
+    {
+        *list(phrases._CLAUSE_WORDS)[:40],
+        *phrases._EVERYDAY,
+        *phrases._PERSONAL,
+        *phrases._CASUAL,
+        *phrases._PREPOSITIONS,
+        "next",
+        "same",
+        "store's",
+        "side",
+        "handling",
+        "export",
+        "API",
+        "IS",
+        "\u0130ng",
+        "runn\u0130ng",
+        "two",
+        "21/34",
+        "pts",
+        "80%",
+        "today",
+        "reviewing",
+        "the",
+    }
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(_CORE_WORDS),
+            st.sampled_from([str, str.upper, str.title]),
+            st.sampled_from(["", ",", ".", "-", "(", "'"]),
+        ),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_item_phrases_are_judged_as_before(parts: list[tuple[str, object, str]]) -> None:
+    core = " ".join(case(word) + punct for word, case, punct in parts)  # type: ignore[operator]
+    assert phrases._valid_core.__wrapped__(core) == _valid_core_plainly(core), core

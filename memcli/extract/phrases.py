@@ -654,27 +654,27 @@ def _valid_core(core: str) -> bool:
     if not core or not (core[:1].isalnum() or any(ch.isalnum() for ch in core)):
         return False
     words = core.split()
-    if len(words) > 8 or words[0].lower() in _PREPOSITIONS:
+    low = core.lower()
+    lows = low.split()  # each word lowercased: lowering makes or removes no blank
+    if len(words) > 8 or lows[0] in _PREPOSITIONS:
         return False
-    for k, word in enumerate(words):
-        bare = word.strip(_PUNCT)
-        if bare.lower() in _CLAUSE_WORDS and not _ACRONYM.fullmatch(bare):
-            if k == len(words) - 1 and k >= 2 and bare.lower().endswith("ing"):
+    for k, low_word in enumerate(lows):
+        bare = low_word.strip(_PUNCT)  # (no letter lowers to punctuation)
+        if bare in _CLAUSE_WORDS and not _ACRONYM.fullmatch(words[k].strip(_PUNCT)):
+            if k == len(words) - 1 and k >= 2 and bare.endswith("ing"):
                 continue  # "Windows path handling": a compound noun, not a clause
             return False
-    low = core.lower()
     if low in _VAGUE or (
         low.rsplit(None, 1)[-1].casefold() in _TIME_PHRASE_ENDS and _TIME_PHRASE.fullmatch(low)
     ):
         return False
-    if words[0].lower() in ("next", "same"):  # "the same ticket" names nothing new
+    if lows[0] in ("next", "same"):  # "the same ticket" names nothing new
         return False
-    if len(words) == 2 and words[0].endswith(("'s", "’s")) and words[1].lower() in ("side", "end"):
+    if len(words) == 2 and words[0].endswith(("'s", "’s")) and lows[1] in ("side", "end"):
         return False  # "pending on the store's side": a party, not a work item
-    for k, word in enumerate(words):  # "my coffee", not "the release train"
-        low_word = word.lower()
-        if low_word in _EVERYDAY and (
-            (k == len(words) - 1 and (k == 0 or words[k - 1].lower() in _CASUAL))
+    for k, low_word in enumerate(lows if not _EVERYDAY.isdisjoint(lows) else ()):
+        if low_word in _EVERYDAY and (  # "my coffee", not "the release train"
+            (k == len(words) - 1 and (k == 0 or lows[k - 1] in _CASUAL))
             or (k < len(words) - 1 and low_word in _PERSONAL)  # "lunch order", not
         ):  # "keyboard shortcuts" or "phone verification"
             return False
