@@ -15,7 +15,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memcli.extract import context, core, factuality, phrases
+from memcli.extract import context, core, factuality, phrases, reader
 from memcli.extract import text as normalise
 from memcli.extract.rules import extract
 
@@ -376,3 +376,156 @@ def test_line_screens_pass_every_line_their_pattern_finds(
     if normalise._BULLET.match(line):
         lead = line.lstrip()[:1]
         assert lead in normalise._BULLET_MARKS or lead.isdigit(), line
+
+
+# Opening screens: a pattern that can only start with a few ASCII letters is run only
+# when the text opens with one of them (or with a symbol or a non-ASCII letter). Each
+# screen must pass every text its pattern matches, whatever the case of the words.
+_OPENING_SCREENS = [
+    (phrases._LEADING_ARTICLE.match, lambda t: phrases._may_open(t, phrases._ARTICLE_LEADS)),
+    (
+        phrases._POSSESSIVE_DET.fullmatch,
+        lambda t: phrases._may_open(t, phrases._POSSESSIVE_DET_LEADS),
+    ),
+    (phrases._DEMONSTRATIVE.match, lambda t: phrases._may_open(t, phrases._DEMONSTRATIVE_LEADS)),
+    (reader._ACTION_START.match, reader._may_start_action),
+    (normalise._HEADING.match, lambda t: t.lstrip()[:1] in normalise._HEADING_LEADS),
+]
+_OPENING_WORDS = sorted(
+    {
+        w
+        for match, _screen in _OPENING_SCREENS
+        for w in re.findall(r"[a-z-]+|#+|[-=*_`]{3}", match.__self__.pattern)
+    }
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.sampled_from(["", " ", "\t", "- ", "* ", "(", "\u0130", "\u0131", "\u017f", "\u212a", "é"]),
+    st.sampled_from(_OPENING_WORDS),
+    st.sampled_from([str, str.upper, str.title]),
+    st.sampled_from(["", " ", " the export", " two more words", ": Dana to", "\n"]),
+)
+def test_opening_screens_pass_every_text_their_pattern_matches(
+    lead: str, word: str, case: object, tail: str
+) -> None:
+    text = lead + case(word) + tail  # type: ignore[operator]
+    for match, screen in _OPENING_SCREENS:
+        if match(text) is not None:
+            assert screen(text), (match, text)
+
+
+def test_the_opening_screens_still_let_their_lines_through() -> None:
+    assert phrases._strip_determiners("the ledger export", []) == "ledger export"
+    owners: list[str] = []
+    assert phrases._strip_determiners("Their ledger export", owners) == "ledger export"
+    assert owners == []  # "their" names no one the reader can resolve
+    out = extract("# Notes\nAction: Dana to rotate the signing keys.", "Lee")
+    assert [(f.source.name, f.target.name) for f in out.facts] == [("Dana", "signing keys")]
+
+
+def test_a_letter_or_digit_is_what_the_alnum_pattern_finds() -> None:
+    # sentence_lines takes a piece whose first character is alphanumeric without a search
+    for code in range(0x3000):
+        ch = chr(code)
+        assert bool(normalise._ALNUM.fullmatch(ch)) == ch.isalnum(), hex(code)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.from_regex(normalise._WEEKDAY_END, fullmatch=True))
+def test_a_weekday_at_the_end_ends_in_day(word: str) -> None:
+    # the normaliser tries the weekday pattern only on a last word ending in "day"
+    low = word.lower()
+    if normalise._WEEKDAY_END.fullmatch(low):
+        assert low.endswith("day")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.from_regex(phrases._GERUND_CLAUSE, fullmatch=False))
+def test_a_gerund_clause_in_ascii_text_has_ing(text: str) -> None:
+    # _valid_core tries the gerund-clause pattern only on text with "ing" (or non-ASCII)
+    if phrases._GERUND_CLAUSE.match(text) and text.isascii():
+        assert "ing" in text.lower()
+
+
+def _valid_core_plainly(core: str) -> bool:
+    """``phrases._valid_core`` as it was written before it lowered the phrase once."""
+    if not core or not any(ch.isalnum() for ch in core):
+        return False
+    words = core.split()
+    if len(words) > 8 or words[0].lower() in phrases._PREPOSITIONS:
+        return False
+    for k, word in enumerate(words):
+        bare = word.strip(phrases._PUNCT)
+        if bare.lower() in phrases._CLAUSE_WORDS and not phrases._ACRONYM.fullmatch(bare):
+            if k == len(words) - 1 and k >= 2 and bare.lower().endswith("ing"):
+                continue
+            return False
+    low = core.lower()
+    if low in phrases._VAGUE or (
+        low.rsplit(None, 1)[-1].casefold() in phrases._TIME_PHRASE_ENDS
+        and phrases._TIME_PHRASE.fullmatch(low)
+    ):
+        return False
+    if words[0].lower() in ("next", "same"):
+        return False
+    if len(words) == 2 and words[0].endswith(("'s", "’s")) and words[1].lower() in ("side", "end"):
+        return False
+    for k, word in enumerate(words):
+        low_word = word.lower()
+        if low_word in phrases._EVERYDAY and (
+            (k == len(words) - 1 and (k == 0 or words[k - 1].lower() in phrases._CASUAL))
+            or (k < len(words) - 1 and low_word in phrases._PERSONAL)
+        ):
+            return False
+    if ("/" in core or "%" in core or "pts" in low or "points" in low) and phrases._SCORE.search(
+        core
+    ):
+        return False
+    return not (phrases._QUANTITY.match(core) or phrases._GERUND_CLAUSE.match(core))
+
+
+_CORE_WORDS = sorted(
+    {
+        *list(phrases._CLAUSE_WORDS)[:40],
+        *phrases._EVERYDAY,
+        *phrases._PERSONAL,
+        *phrases._CASUAL,
+        *phrases._PREPOSITIONS,
+        "next",
+        "same",
+        "store's",
+        "side",
+        "handling",
+        "export",
+        "API",
+        "IS",
+        "\u0130ng",
+        "runn\u0130ng",
+        "two",
+        "21/34",
+        "pts",
+        "80%",
+        "today",
+        "reviewing",
+        "the",
+    }
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(_CORE_WORDS),
+            st.sampled_from([str, str.upper, str.title]),
+            st.sampled_from(["", ",", ".", "-", "(", "'"]),
+        ),
+        min_size=1,
+        max_size=10,
+    )
+)
+def test_item_phrases_are_judged_as_before(parts: list[tuple[str, object, str]]) -> None:
+    core = " ".join(case(word) + punct for word, case, punct in parts)  # type: ignore[operator]
+    assert phrases._valid_core.__wrapped__(core) == _valid_core_plainly(core), core

@@ -1150,6 +1150,9 @@ class _Clause:
         return "".join([t.cls for t in self.toks])
 
 
+_LIST_BREAK = re.compile("[&|]")  # a list's "and" or comma, or a clause break, in classes
+
+
 def clauses(toks: list[_Tok]) -> list[_Clause]:
     """Split at punctuation, subordinators and clause-joining coordinators.
 
@@ -1219,7 +1222,7 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
             split = "as"  # "X is stalled as it depends on Y": a reason clause
         elif tok.cls == "&" and tok.low in ("and", "&") and has_pred:
             rest = "".join(t.cls for t in toks[i + 1 :])
-            if any(c in _TRIGGERS or c == "x" for c in re.split("[&|]", rest)[0]):
+            if any(c in _TRIGGERS or c == "x" for c in _LIST_BREAK.split(rest, 1)[0]):
                 split = "and"
             elif nxt is not None and nxt.cls in "MN":
                 split = "and"  # "... and expects a draft by the 30th"
@@ -1231,7 +1234,7 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
                 split = "and"  # "... and passed certification"
         elif tok.low == "and" and any(t.cls == "x" for t in current[1:]) and nxt is not None:
             rest = "".join(t.cls for t in toks[i + 1 :])
-            head = re.split("[&|]", rest)[0]
+            head = _LIST_BREAK.split(rest, 1)[0]
             if head[:1] == "n" and "x" in head and any(c in _TRIGGERS for c in head):
                 split = "and"  # "the drill was run and the runbook was published by SRE"
         if split is not None:

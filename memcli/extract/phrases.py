@@ -222,11 +222,14 @@ _GERUND_CLAUSE = re.compile(
 _NAME_SHAPE = re.compile(r"[^\W\d_]{2,}(?:[-'][^\W\d_]+)*")
 
 
+_NAME_PARTS = re.compile(r"[-']")
+
+
 def _name_token(word: str, *, loose: bool = False) -> bool:
     """'Priya', 'Hee-won', 'Björn', 'O'Neil' (any script); ``loose`` also 'priya'."""
     if not _NAME_SHAPE.fullmatch(word):
         return False
-    parts = re.split(r"[-']", word)
+    parts = _NAME_PARTS.split(word) if "-" in word or "'" in word else [word]
     if not loose and not parts[0][0].isupper():
         return False
     return all(not part[1:] or part[1:].islower() for part in parts)
@@ -474,32 +477,50 @@ _STATE_ADJ = frozenset(
 )
 
 
+# The ASCII letters each opening pattern below can start with, in both cases: a text that
+# opens with another ASCII character cannot match, so the pattern is not run on it.
+_ARTICLE_LEADS = "tTaA"  # _LEADING_ARTICLE: the a an these those
+_POSSESSIVE_DET_LEADS = "mMoOhHtTyY"  # my our his her their your
+_DEMONSTRATIVE_LEADS = "tT"  # this that
+
+
+def _may_open(text: str, leads: str) -> bool:
+    """False only when ``text`` opens with an ASCII character none of ``leads`` is (a
+    non-ASCII one may fold to a letter case-blind, so it is always tried)."""
+    lead = text[:1]
+    return lead in leads or not lead.isascii()
+
+
 def _strip_determiners(text: str, owners: list[str]) -> str:
     """Remove a leading article or possessive, recording the possessor as an owner."""
     if not _CONTAINER_LINKS.isdisjoint(text.casefold().split()) and (m := _CONTAINER.match(text)):
         text = text[m.end() :]
     had_article = False
-    if m := _LEADING_ARTICLE.match(text):
+    if _may_open(text, _ARTICLE_LEADS) and (m := _LEADING_ARTICLE.match(text)):
         text, had_article = text[m.end() :], True
     first, _, rest = text.partition(" ")
     if rest and " " in rest and first.lower() in _STATE_ADJ:
         text = rest  # "the delayed provisioning of X" names the provisioning
-    if m := _POSSESSIVE_DET.fullmatch(text):
+    if _may_open(text, _POSSESSIVE_DET_LEADS) and (m := _POSSESSIVE_DET.fullmatch(text)):
         det = m["det"].lower()
         pronoun = {"my": "I", "our": "we", "his": "he", "her": "she", "your": "you"}
         if det in pronoun:
             owners.append(pronoun[det])
         text = m["rest"]
-    elif m := _POSSESSIVE_NAME.fullmatch(text):
+    elif "'s" in text and (m := _POSSESSIVE_NAME.fullmatch(text)):
         if _agent_shaped(_trim(m["o"]), strict=True) or _is_org(_trim(m["o"])):
             owners.append(_trim(m["o"]))
             text = m["rest"]
         elif not had_article and _lower_possessor(_trim(m["o"])):  # "dana's migration"
             owners.append(_trim(m["o"]).lstrip("@"))
             text = m["rest"]
-    elif (m := _DEMONSTRATIVE.match(text)) and text.lower() not in _REFS:
+    elif (
+        _may_open(text, _DEMONSTRATIVE_LEADS)
+        and (m := _DEMONSTRATIVE.match(text))
+        and text.lower() not in _REFS
+    ):
         text = text[m.end() :]
-    if m := _LEADING_ARTICLE.match(text):
+    if _may_open(text, _ARTICLE_LEADS) and (m := _LEADING_ARTICLE.match(text)):
         text = text[m.end() :]
     return _trim(text)
 
@@ -630,33 +651,36 @@ _SCORE = re.compile(r"\b\d+/\d+\b|\d%|\b(?:pts|points|story points)\b", re.IGNOR
 @lru_cache(maxsize=64)  # one update asks again and again, frame after frame
 def _valid_core(core: str) -> bool:
     """Reject captures that are clauses, quantities, times or too vague to be an entity."""
-    if not core or not any(ch.isalnum() for ch in core):
+    if not core or not (core[:1].isalnum() or any(ch.isalnum() for ch in core)):
         return False
     words = core.split()
-    if len(words) > 8 or words[0].lower() in _PREPOSITIONS:
+    low = core.lower()
+    lows = low.split()  # each word lowercased: lowering makes or removes no blank
+    if len(words) > 8 or lows[0] in _PREPOSITIONS:
         return False
-    for k, word in enumerate(words):
-        bare = word.strip(_PUNCT)
-        if bare.lower() in _CLAUSE_WORDS and not _ACRONYM.fullmatch(bare):
-            if k == len(words) - 1 and k >= 2 and bare.lower().endswith("ing"):
+    for k, low_word in enumerate(lows):
+        bare = low_word.strip(_PUNCT)  # (no letter lowers to punctuation)
+        if bare in _CLAUSE_WORDS and not _ACRONYM.fullmatch(words[k].strip(_PUNCT)):
+            if k == len(words) - 1 and k >= 2 and bare.endswith("ing"):
                 continue  # "Windows path handling": a compound noun, not a clause
             return False
-    low = core.lower()
     if low in _VAGUE or (
         low.rsplit(None, 1)[-1].casefold() in _TIME_PHRASE_ENDS and _TIME_PHRASE.fullmatch(low)
     ):
         return False
-    if words[0].lower() in ("next", "same"):  # "the same ticket" names nothing new
+    if lows[0] in ("next", "same"):  # "the same ticket" names nothing new
         return False
-    if len(words) == 2 and words[0].endswith(("'s", "’s")) and words[1].lower() in ("side", "end"):
+    if len(words) == 2 and words[0].endswith(("'s", "’s")) and lows[1] in ("side", "end"):
         return False  # "pending on the store's side": a party, not a work item
-    for k, word in enumerate(words):  # "my coffee", not "the release train"
-        low_word = word.lower()
-        if low_word in _EVERYDAY and (
-            (k == len(words) - 1 and (k == 0 or words[k - 1].lower() in _CASUAL))
+    for k, low_word in enumerate(lows if not _EVERYDAY.isdisjoint(lows) else ()):
+        if low_word in _EVERYDAY and (  # "my coffee", not "the release train"
+            (k == len(words) - 1 and (k == 0 or lows[k - 1] in _CASUAL))
             or (k < len(words) - 1 and low_word in _PERSONAL)  # "lunch order", not
         ):  # "keyboard shortcuts" or "phone verification"
             return False
     if ("/" in core or "%" in core or "pts" in low or "points" in low) and _SCORE.search(core):
         return False  # "21/34 pts", "80% of tests": a measurement, no work item
-    return not (_QUANTITY.match(core) or _GERUND_CLAUSE.match(core))
+    return not (
+        _QUANTITY.match(core)
+        or (("ing" in low or not core.isascii()) and _GERUND_CLAUSE.match(core))
+    )

@@ -363,6 +363,14 @@ _WHO_TO = re.compile(r"\s*@?(?P<who>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?)\s+to\s+[
 _ACTION_START = re.compile(r"\W*(?:action|ai\b|todo|to-do|follow|next)", re.IGNORECASE)
 
 
+def _may_start_action(sentence: str) -> bool:
+    """False only when ``_ACTION_START`` cannot match: the line opens with an ASCII word
+    character that no word of the pattern starts with (a symbol or a non-ASCII letter
+    may still lead to one)."""
+    lead = sentence[:1]
+    return not (lead.isascii() and (lead.isalnum() or lead == "_")) or lead in "aAtTfFnN"
+
+
 # Verbs an action item opens with, in the bare form a to-do is written in: "dana: rotate
 # the signing keys", "@rui draft the retention policy", "Bea to chase the renewal".
 _TODO_VERBS = frozenset(
@@ -673,7 +681,11 @@ def _read_minutes_line(
     """Read a line: an action item, what a speaker said, or an ordinary sentence."""
     if sentence[:1] == "|" and sentence.count("|") >= 3 and (row := _table_row(reader, sentence)):
         return row
-    plain = _normalise(sentence) if _ACTION_START.match(sentence) else ""
+    plain = (
+        _normalise(sentence)
+        if _may_start_action(sentence) and _ACTION_START.match(sentence)
+        else ""
+    )
     if "(" in sentence and plain and (m := _TODO_PAREN.match(sentence)) is not None:
         plain = _normalise(f"ACTION: {m['who']} — {m['rest']}")  # "TODO(dana): rotate X"
     if not plain and (

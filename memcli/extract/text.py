@@ -94,12 +94,14 @@ def _may_match(twin: re.Pattern[str] | None, s: str) -> bool:
 def _contract(s: str) -> str:
     """Expand contractions ("can't", "she's", "X's been"): a pattern runs only when the
     sentence has its hint and its plain twin finds something."""
-    low = s.lower()
+    low = current = s.lower()  # current: s.lower() of s as rewritten so far
     for (pattern, repl), hint, twin in zip(
         _CONTRACTIONS, _CONTRACTION_HINTS, _CONTRACTION_TWINS, strict=True
-    ):
-        if hint in low and _may_match(twin, s):
-            s = pattern.sub(repl, s)
+    ):  # (``_may_match`` inline, lowering s again only after a pattern changed it)
+        if hint in low and (twin is None or not s.isascii() or twin.search(current)):
+            rewritten = pattern.sub(repl, s)
+            if rewritten != s:
+                s, current = rewritten, rewritten.lower()
     return s
 
 
@@ -230,6 +232,8 @@ _BULLET_MARKS = frozenset("-*+•◦‣>")
 _HEADING_TEXT = re.compile(r"\s*#{1,6}\s+(?P<h>.+?)\s*#*\s*$")
 _END_MARK = re.compile(r"[.!?;]\s")
 _ALNUM = re.compile(r"[^\W_]")  # a letter or digit: the same characters as str.isalnum
+# What a ``_HEADING`` line opens with after its blanks (``\s`` and ``str.lstrip`` agree).
+_HEADING_LEADS = frozenset("#-=*_`")
 
 
 def sentences_under_headings(text: str) -> list[tuple[str, str | None]]:
@@ -251,7 +255,7 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
     for number, line in enumerate(text.splitlines()):
         if not line.strip():
             continue
-        if _HEADING.match(line):
+        if line.lstrip()[:1] in _HEADING_LEADS and _HEADING.match(line):
             m = _HEADING_TEXT.match(line)
             heading = m["h"].strip(" *_:`") if m else None
             continue
@@ -265,7 +269,7 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
         # a sentence ends at .!?; and a space: a line with none is one piece, unsplit
         for piece in _SENTENCE_END.split(line) if _END_MARK.search(line) else (line,):
             piece = piece.strip()
-            if piece and _ALNUM.search(piece):
+            if piece and (piece[:1].isalnum() or _ALNUM.search(piece)):
                 sentences.append((piece, heading, number))
     return sentences
 
@@ -279,6 +283,9 @@ def _symbol(m: re.Match[str]) -> str:
     return "\x00" if unicodedata.category(ch) in ("So", "Sk", "Cs", "Co") else ch
 
 
+_SYMBOL_RUN = re.compile(r"\s*\x00[\x00\s]*")
+
+
 def _drop_symbols(text: str) -> str:
     """Remove emoji and other pictographs; one inside a sentence ends a clause there
     ("merged 🎉 lmk if ...", "not blocked anymore 🙌 huge thanks")."""
@@ -286,7 +293,7 @@ def _drop_symbols(text: str) -> str:
         return text
     # only the characters outside ASCII are looked at: most of a sentence is plain letters
     out = _NON_ASCII.sub(_symbol, text).replace("\ufe0f", "")
-    out = re.sub(r"\s*\x00[\x00\s]*", " \x00 ", out).strip(" \x00")
+    out = _SYMBOL_RUN.sub(" \x00 ", out).strip(" \x00")
     return out.replace(" \x00 ", ", ")
 
 
@@ -380,9 +387,12 @@ def _team_only(inner: str) -> bool:
     return 1 < len(words) <= 4 and words[-1] in ("team", "squad", "guild", "group")
 
 
+_NAME_LIST = re.compile(r"\s*(?:&|,|\band\b|/)\s*")
+
+
 def _names_only(inner: str) -> bool:
     """Whether a parenthesis holds only people's names ("Noa", "Ruth & Gideon")."""
-    parts = [p for p in re.split(r"\s*(?:&|,|\band\b|/)\s*", inner.strip()) if p]
+    parts = [p for p in _NAME_LIST.split(inner.strip()) if p]
     return bool(parts) and all(
         1 <= len(p.split()) <= 2 and all(_name_like(w) for w in p.split()) for p in parts
     )
@@ -476,7 +486,7 @@ def _normalise(sentence: str) -> str:
         ):
             s = _LEADING_FILLER.sub("", s, count=1)
         last = s.rsplit(None, 1)[-1].lower().strip(".,;:!") if s else ""
-        if last in _TIME_ENDINGS or _WEEKDAY_END.fullmatch(last):
+        if last in _TIME_ENDINGS or (last.endswith("day") and _WEEKDAY_END.fullmatch(last)):
             s = _TRAILING_TIME.sub("", s).strip(" \t.,;:!-—–")
     return s
 
