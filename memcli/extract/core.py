@@ -1823,6 +1823,30 @@ _NOT_OWNED_HEADS |= frozenset(
 )
 
 
+def _add_owned(
+    reader: _Reader, out: _Outcome, owned: set[EntityRef], who: str, head: list[_Tok]
+) -> None:
+    """Add "who owns <head>" to ``out`` unless an earlier reading of the sentence already
+    gave that item an owner (``owned``, updated)."""
+    body, rebased = _rebase(head)
+    found = reader.owns(who, _noun_phrase(*_trimmed(rebased, body)))
+    if found is None:
+        return
+    for d in found.drafts:
+        if d.target not in owned:
+            out.drafts.append(d)
+            owned.add(d.target)
+    out.items += found.items
+    out.people += found.people
+
+
+def _owners_found(out: _Outcome, frame: str) -> _Outcome | None:
+    if not out.drafts:
+        return None
+    out.frame = frame
+    return out
+
+
 def possessive_owners(reader: _Reader, text: str, outcomes: list[_Outcome]) -> _Outcome | None:
     """ "reviewed Tomasz's PR for the fare calculator": a possessive names an owner wherever
     it stands (the labelling contract's rule 7), not only inside a frame's argument."""
@@ -1856,20 +1880,8 @@ def possessive_owners(reader: _Reader, text: str, outcomes: list[_Outcome]) -> _
             continue
         if len(head) == 1 and head[0].low in _OWNED_GENERIC:
             continue  # "Oren's PR" alone names no item
-        body, rebased = _rebase(head)
-        found = reader.owns(who, _noun_phrase(*_trimmed(rebased, body)))
-        if found is None:
-            continue
-        for d in found.drafts:
-            if d.target not in owned:
-                out.drafts.append(d)
-                owned.add(d.target)
-        out.items += found.items
-        out.people += found.people
-    if not out.drafts:
-        return None
-    out.frame = "possessive-owner"
-    return out
+        _add_owned(reader, out, owned, who, head)
+    return _owners_found(out, "possessive-owner")
 
 
 _HIS_HER = re.compile(r"\b(?:his|her)\s+(?=[a-z#A-Z])")
@@ -1898,20 +1910,8 @@ def pronoun_possessive_owners(
         head = toks[:n]
         if any(t.low in _NOT_OWNED_HEADS or t.low in _UNDER_HEADS for t in head[:1] + head[-1:]):
             continue
-        body, rebased = _rebase(head)
-        found = reader.owns(names[-1], _noun_phrase(*_trimmed(rebased, body)))
-        if found is None:
-            continue
-        for d in found.drafts:
-            if d.target not in owned:
-                out.drafts.append(d)
-                owned.add(d.target)
-        out.items += found.items
-        out.people += found.people
-    if not out.drafts:
-        return None
-    out.frame = "possessive-pronoun-owner"
-    return out
+        _add_owned(reader, out, owned, names[-1], head)
+    return _owners_found(out, "possessive-pronoun-owner")
 
 
 _DESTINATION = re.compile(r" to (?:the|our|all|every|both) ", re.IGNORECASE)
