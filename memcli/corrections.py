@@ -188,6 +188,12 @@ def _batches(items: list[Any], size: int = 20) -> list[list[Any]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
+def _lead_key(kind: str, words: Sequence[str]) -> tuple[str, str, str]:
+    """The names a name may stand for are read by its type, its first word and the first
+    letter of its second: one read serves every name with the same key."""
+    return (kind, words[0], words[1][0] if len(words) > 1 else "")
+
+
 def _names_near(
     store: Store, graph: str, canon: dict[int, int], since: str, decided: str
 ) -> list[identity.Name]:
@@ -232,10 +238,8 @@ def _names_near(
         wanted = defaultdict(dict)
         for x in frontier:
             words = identity.tokens(x.norm)
-            if words:
-                key = (x.type, words[0], words[1][0] if len(words) > 1 else "")
-                if key not in led_by:
-                    wanted[(x.type, words[0][0])][key] = words[:2]
+            if words and (key := _lead_key(x.type, words)) not in led_by:
+                wanted[(x.type, words[0][0])][key] = words[:2]
         for (kind, _), keys in sorted(wanted.items()):
             for batch in _batches(list(keys)):
                 names = [
@@ -250,8 +254,7 @@ def _names_near(
             words = identity.tokens(x.norm)
             if not words:
                 continue
-            key = (x.type, words[0], words[1][0] if len(words) > 1 else "")
-            for n in led_by[key]:
+            for n in led_by[_lead_key(x.type, words)]:
                 if n.id not in near and identity.relation(x, n) is not None:
                     near[n.id] = n
                     grown.append(n)

@@ -48,9 +48,7 @@ def fact_signatures(
     blocker s1|*|blocked_by|work_item:auth
     blocker s1|*|blocked_by|work_item:api
     """
-    rel = _VALUES.get(relation) if type(relation) is str else None
-    if rel is None:
-        rel = Relation(relation).value
+    rel = relation if relation in _VALUES else Relation(relation).value
     src = f"{source[0]}:{source[1]}"
     tgt = f"{target[0]}:{target[1]}"
     keys = [("literal", f"{PREFIX}|{src}|{rel}|{tgt}")]
@@ -61,9 +59,10 @@ def fact_signatures(
     return keys
 
 
-# A relation as written -> its value, by a plain string lookup (ingest asks this for
-# every distinct fact of a batch; the enum's constructor is a Python-level call).
-_VALUES = {r.value: r.value for r in Relation}
+# The relations' values: a set look-up checks a relation as written (ingest asks for
+# every distinct fact of a batch; the enum's constructor is a Python-level call). A
+# member of the StrEnum is found too, and formats as its value.
+_VALUES = frozenset(r.value for r in Relation)
 _BLOCKED_BY = Relation.BLOCKED_BY.value
 
 

@@ -202,11 +202,11 @@ class StoreBase:
             hint="pass --db (or set MEMCLI_DB) to a memcli database or to a new file",
         )
 
+    _savepoints = 0  # open savepoints (``transaction()`` nested in a transaction)
+
     # Ids of rows this connection has seen: ingest resolves the same few entities and
     # signatures thousands of times. Rows are never deleted, so an entry only goes stale
     # when its transaction rolls back; ``_forget`` runs then.
-    _savepoints = 0  # open savepoints (``transaction()`` nested in a transaction)
-
     def _forget(self) -> None:
         self._entities: dict[tuple[str, str, str], int] = {}
         self._aliases: set[tuple[int, str]] = set()
