@@ -140,6 +140,7 @@ def analyze(
         elif store.entities_created_since(graph, last["started_at"]):
             since = None if info["needs_full"] else last["started_at"]
             report.merged = corrections.auto_resolve(store, graph, since=since)
+        report.merged += corrections.stated_resolve(store, graph)
         info = store.graph(graph)
         assert info is not None
         seq = info["ingest_seq"]

@@ -45,6 +45,7 @@ from memcli.contract import (
 )
 from memcli.errors import InputError, NotFound, UsageError
 from memcli.extract import Extractor
+from memcli.extract.aliases import stated_names
 from memcli.models import (
     EntityRef,
     EntityType,
@@ -422,6 +423,11 @@ def store_episodes(
             for n in new
         ]
     )
+    store.insert_stated_names(
+        (episode_id, n.graph, *pair)
+        for n, episode_id in zip(new, episode_ids, strict=True)
+        for pair in _stated(n.episode)
+    )
     rows: list[tuple[str, int, int, str, int, str, str, str | None]] = []
     signed: list[tuple[_Key, str, _Key]] = []  # per row: (source, relation, target) keys
     about: list[tuple[str, str]] = []  # per row: the episode's hash, the source's type
@@ -480,6 +486,27 @@ def store_episodes(
 
 
 _BARE_TICKET = re.compile(r"#\d+")
+
+
+def _stated(episode: EpisodeInput) -> list[tuple[str, str, str]]:
+    """(ticket key, name, name key) of each name an update sets beside a ticket id, in
+    its text ("the auth refactor (AUTH-212)") or as an issue's title (``aliases``):
+    analyze merges the two when facts name both (``identity.stated_merges``)."""
+    pairs = stated_names(episode.content)
+    pairs += [
+        (ref.name, alias) for ref, alias in episode.aliases if ref.type is EntityType.WORK_ITEM
+    ]
+    out = []
+    for ticket, name in pairs:
+        if episode.ticket_prefix and _BARE_TICKET.fullmatch(ticket):
+            ticket = episode.ticket_prefix + ticket
+        ticket_key = resolved(ticket, EntityType.WORK_ITEM)[1]
+        shown, key = resolved(name, EntityType.WORK_ITEM)
+        if ticket_key and key and ticket_key != key:
+            out.append((ticket_key, shown, key))
+    return out
+
+
 # A tracker reference: "owner/repo#12", "#12", "PAY-118". Only a wait on one of these is
 # moved from a tracker text's author to its subject: a wait the reader found on a loose
 # phrase ("a managed queue") stays the author's, so it cannot re-root the tracker's chain.

@@ -287,6 +287,30 @@ def auto_resolve(store: Store, graph: str, *, since: str | None = None) -> list[
     return made
 
 
+def stated_resolve(store: Store, graph: str) -> list[dict[str, Any]]:
+    """Make the merges the updates' own text asks for (``identity.stated_merges``): a
+    name written beside a ticket id into that ticket, each recorded as decided by 'auto'
+    with the update that said so. Call inside a transaction. Reads only the pairs whose
+    name and ticket are both entities of the graph, so it runs on every analyze."""
+    pairs = store.stated_pairs(graph)
+    if not pairs:
+        return []
+    ids = {i for _e, _w, t, n in pairs for i in (t, n)}
+    names = {r[0]: identity.Name._make(r) for r in store.identity_rows_by_id(graph, ids)}
+    stated = [
+        identity.Stated(episode, written, names[t], names[n]) for episode, written, t, n in pairs
+    ]
+    made = []
+    now = utcnow()
+    canon = store.entity_canon(graph)
+    for c in identity.stated_merges(stated, canon, refused=store.refused_merges(graph)):
+        store.record_merge(
+            graph, c.alias.id, c.canonical.id, decided_by=AUTO, reason=c.reasons[0], now=now
+        )
+        made.append(c.as_dict())
+    return made
+
+
 def merges(store: Store, graph: str, *, include_undone: bool = True) -> list[dict[str, Any]]:
     """Every merge decision of ``graph``, with who made it, when, why, and any undo."""
     _require_graph(store, graph)

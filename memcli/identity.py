@@ -450,3 +450,51 @@ def suggest(
 def _shared_words(a: str, b: str) -> list[str]:
     left = {w for w in tokens(a) if w not in STOPWORDS and len(w) > 1}
     return sorted(left & {w for w in tokens(b) if w not in STOPWORDS and len(w) > 1})
+
+
+class Stated(NamedTuple):
+    """A name a writer set beside a ticket id (``memcli.extract.aliases``), as the
+    store found both among the graph's work items: the update that said it, the name as
+    written there, and the two entities."""
+
+    episode_id: int
+    written: str
+    ticket: Name
+    name: Name
+
+
+def stated_merges(
+    stated: Iterable[Stated],
+    canon: Mapping[int, int],
+    *,
+    refused: Iterable[tuple[int, int]] = (),
+) -> list[Candidate]:
+    """The merges the text itself asks for: each name into the ticket written beside it,
+    with the update that said so as the reason. ``canon``: the graph's merges so far
+    (alias -> entity); ``refused``: (alias, canonical) pairs a person has unmerged.
+
+    A name stays apart when it is already merged into something (a person's decision
+    or an earlier merge holds), when it is written beside two different tickets (which
+    one it means is not said), when the ticket is itself merged into another entity,
+    or when a person undid this very merge. The ticket is the
+    one kept: it is the name every tool and every update agrees on, and a ticket with
+    two names written beside it takes both without chaining them.
+    """
+    no = set(refused)
+    tickets: dict[int, set[int]] = defaultdict(set)
+    first: dict[int, Stated] = {}
+    for s in stated:
+        target = canon.get(s.ticket.id, s.ticket.id)
+        tickets[s.name.id].add(target)
+        first.setdefault(s.name.id, s)
+    out = []
+    for name_id, targets in tickets.items():
+        s = first[name_id]
+        if len(targets) != 1 or name_id in canon:
+            continue
+        (target,) = targets
+        if target == name_id or target != s.ticket.id or (name_id, target) in no:
+            continue  # a ticket merged into another name is a person's to follow up
+        reason = f"written beside {s.ticket.name} as {s.written!r} (update {s.episode_id})"
+        out.append(Candidate(s.name, s.ticket, [reason], automatic=True))
+    return out

@@ -16,6 +16,9 @@ from functools import lru_cache
 
 from memcli.models import EntityType
 
+# A work item's id as written: "PAY-118", "#12", "acme/api#12". A proper name: prose
+# writes it without an article.
+TICKET = r"(?:[\w.-]+/[\w.-]+#\d+|#\d+|[A-Z][A-Z0-9]{1,9}-\d+)"
 _ARTICLES = re.compile(r"^(?:the|a|an|our|their|this|that)\s+", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['\u2019]s\b|(?<=s)['\u2019](?=\s|$)")
 _PUNCT = re.compile(r"[^\w\s]+")

@@ -18,6 +18,7 @@ counts.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from functools import partial
@@ -34,6 +35,7 @@ from memcli.analysis import (
     Entity,
 )
 from memcli.models import EntityType, Relation
+from memcli.resolve import TICKET
 
 T = TypeVar("T")
 
@@ -43,6 +45,7 @@ MAX_SUMMARY = 600
 # How long a list may be before it is cut to one name fewer and "N more" (and k - 2
 # downstream groups are spelled out), tried in turn until the summary fits.
 _DETAIL = (5, 4, 3, 2)
+_TICKET_ID = re.compile(TICKET)
 _NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 
 
@@ -77,8 +80,9 @@ def capitalize(text: str) -> str:
 
 
 def the(entity: Entity) -> str:
-    """A work item or team as a sentence mentions it; people by name."""
-    if entity.type is EntityType.PERSON:
+    """A work item or team as a sentence mentions it; people and ticket ids ("AUTH-212",
+    "#488": proper names, which take no article) by name."""
+    if entity.type is EntityType.PERSON or _TICKET_ID.fullmatch(entity.name):
         return entity.name
     return f"the {entity.name}"
 
@@ -339,7 +343,7 @@ def _critical_path(d: Draft) -> tuple[str, str]:
     chain = d.path
     hops = len(chain) - 1
     bottom = chain[-1]
-    name = f"Critical path: {counted(hops, 'hop', 'hops')} down to the {bottom.name}"
+    name = f"Critical path: {counted(hops, 'hop', 'hops')} down to {the(bottom)}"
 
     def summary(k: int) -> str:
         steps = [the(e) for e in chain]

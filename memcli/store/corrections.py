@@ -111,6 +111,9 @@ class CorrectionsMixin(StoreBase):
         self.conn.execute(
             "UPDATE facts SET graph_id = ? WHERE episode_id = ?", (to_graph, episode_id)
         )
+        self.conn.execute(
+            "UPDATE stated_names SET graph_id = ? WHERE episode_id = ?", (to_graph, episode_id)
+        )
         self.conn.execute("UPDATE episodes SET graph_id = ? WHERE id = ?", (to_graph, episode_id))
 
     def repoint_fact(self, fact_id: int, source_id: int, target_id: int) -> None:

@@ -207,6 +207,36 @@ class IdentityMixin(StoreBase):
                     out.append((tgt, "owned by", src))
             return out
 
+    def identity_rows_by_id(
+        self, graph_id: str, ids: Iterable[int]
+    ) -> list[tuple[int, str, str, str]]:
+        """These entities of the graph as (id, name, norm, type)."""
+        out: list[tuple[int, str, str, str]] = []
+        with self._lock:
+            for chunk, marks in chunks(ids):
+                out += self.conn.execute(
+                    "SELECT id, name, norm, type FROM entities"
+                    f" WHERE graph_id = ? AND id IN ({marks})",
+                    [graph_id, *chunk],
+                ).fetchall()
+        return out
+
+    def stated_pairs(self, graph_id: str) -> list[tuple[int, str, int, int]]:
+        """Names written beside a ticket id (``stated_names``) whose ticket and name are
+        both work items of the graph: (episode id, the name as written, ticket entity id,
+        name entity id), oldest update first. A retracted update's pairs are left out."""
+        with self._lock:
+            return self.conn.execute(
+                "SELECT s.episode_id, s.name, t.id, n.id FROM stated_names s"
+                " JOIN episodes e ON e.id = s.episode_id AND e.retracted_at IS NULL"
+                " JOIN entities t ON t.graph_id = s.graph_id AND t.type = 'work_item'"
+                "  AND t.norm = s.ticket_norm"
+                " JOIN entities n ON n.graph_id = s.graph_id AND n.type = 'work_item'"
+                "  AND n.norm = s.name_norm"
+                " WHERE s.graph_id = ? ORDER BY s.episode_id",
+                (graph_id,),
+            ).fetchall()
+
     def record_merge(
         self,
         graph_id: str,

@@ -483,6 +483,15 @@ class IngestMixin(StoreBase):
         self._aliased.update(entity_id for entity_id, _ in fresh)
         self._aliases.update(todo)
 
+    def insert_stated_names(self, rows: Iterable[tuple[int, str, str, str, str]]) -> None:
+        """Record names written beside a ticket id: (episode id, graph, ticket key, name,
+        name key) rows (migration m007)."""
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO stated_names"
+            " (episode_id, graph_id, ticket_norm, name, name_norm) VALUES (?, ?, ?, ?, ?)",
+            rows,
+        )
+
     def insert_episodes(self, rows: list[tuple[Any, ...]]) -> list[int]:
         """Insert episodes in one statement; their ids, in order. Rows: (graph,
         content hash, content, author, occurred_at, ingested_at, source, format,

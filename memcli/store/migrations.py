@@ -405,6 +405,30 @@ def m006_search_sync_at_commit(db: Database) -> None:
     )
 
 
+@migration
+def m007_stated_names(db: Database) -> None:
+    """Names a writer set beside a ticket id ("the auth refactor (AUTH-212)"), one row
+    per pair and update (``memcli.extract.aliases``).
+
+    Kept as normalised keys, not entities: a name written only beside its ticket is not
+    a piece of work of its own. Analyze merges the two entities when facts name both
+    (``memcli.identity.stated_merges``); a retracted update's pairs no longer count.
+    """
+    db.executescript(
+        """
+        CREATE TABLE stated_names (
+            episode_id INTEGER NOT NULL REFERENCES episodes(id),
+            graph_id TEXT NOT NULL REFERENCES graphs(id),
+            ticket_norm TEXT NOT NULL,     -- the ticket's key ("auth 212")
+            name TEXT NOT NULL,            -- the name as written beside it
+            name_norm TEXT NOT NULL,       -- its key ("auth refactor")
+            PRIMARY KEY (episode_id, ticket_norm, name_norm)
+        ) WITHOUT ROWID;
+        CREATE INDEX stated_names_graph ON stated_names(graph_id);
+        """
+    )
+
+
 # The newest migration's number, counted rather than written down so that branches which
 # each append a migration do not have to agree on a constant.
 SCHEMA_VERSION = len(MIGRATION_NAMES)
