@@ -20,7 +20,7 @@ prints:
   week's structure and leaves out side work finished or picked up, so a precision over
   every fact would count those as invented).
 
-Usage: ``python benchmarks/week.py [--db FILE] [--json]``. Offline, a few seconds.
+Usage: ``python benchmarks/week.py [--week DIR] [--db FILE] [--json]``. Offline, a few seconds.
 """
 
 from __future__ import annotations
@@ -129,13 +129,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", type=Path, help="keep the database here (default: a temporary one)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--week",
+        type=Path,
+        default=WEEK,
+        help="another week in the same layout: updates/ and answer.json (default: week/)",
+    )
     args = parser.parse_args(argv)
-    answer = json.loads((WEEK / "answer.json").read_text(encoding="utf-8"))
+    answer = json.loads((args.week / "answer.json").read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or Path(tmp) / "week.db"
         if db.exists():
             sys.exit(f"{db} exists: give a new file")
-        memcli(db, "ingest", str(WEEK / "updates"), "--quiet")
+        memcli(db, "ingest", str(args.week / "updates"), "--graph", "week", "--quiet")
         memcli(db, "analyze", "--graph", "week")
         observations = json.loads(
             memcli(db, "observations", "--graph", "week", "--json", "-n", "0")

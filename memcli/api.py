@@ -279,6 +279,7 @@ class _NewEpisode:
     extraction: Extraction
     extractor: str
     facts: list[tuple[_Key, str, _Key, ExtractedFact]]  # (source, relation, target, fact)
+    stated: list[tuple[str, str, str]]  # (ticket key, name, name key): ``_stated``
 
 
 def store_episodes(
@@ -389,8 +390,13 @@ def store_episodes(
         for ref, alias in episode.aliases:
             if alias.strip():
                 aliases.append((resolve(graph, ref), alias.strip()))
+        # A ticket written beside a name is a work item even when no fact names it: the
+        # name merges into it at analyze, and so does its bare number ("2210").
+        beside = _stated(episode)
+        for ticket in dict.fromkeys(t for t, _name, _key in beside):
+            resolve(graph, EntityRef(ticket, EntityType.WORK_ITEM))
         slots.append(len(new))
-        new.append(_NewEpisode(episode, graph, digest, extraction, extractor_name, facts))
+        new.append(_NewEpisode(episode, graph, digest, extraction, extractor_name, facts, beside))
     if not new:
         return [None] * len(slots)
 
@@ -424,9 +430,9 @@ def store_episodes(
         ]
     )
     store.insert_stated_names(
-        (episode_id, n.graph, *pair)
+        (episode_id, n.graph, resolved(t, EntityType.WORK_ITEM)[1], name, key)
         for n, episode_id in zip(new, episode_ids, strict=True)
-        for pair in _stated(n.episode)
+        for t, name, key in n.stated
     )
     rows: list[tuple[str, int, int, str, int, str, str, str | None]] = []
     signed: list[tuple[_Key, str, _Key]] = []  # per row: (source, relation, target) keys
@@ -489,9 +495,9 @@ _BARE_TICKET = re.compile(r"#\d+")
 
 
 def _stated(episode: EpisodeInput) -> list[tuple[str, str, str]]:
-    """(ticket key, name, name key) of each name an update sets beside a ticket id, in
-    its text ("the auth refactor (AUTH-212)") or as an issue's title (``aliases``):
-    analyze merges the two when facts name both (``identity.stated_merges``)."""
+    """(ticket, name, name key) of each name an update sets beside a ticket id, in its
+    text ("the auth refactor (AUTH-212)") or as an issue's title (``aliases``): analyze
+    merges the name into the ticket when a fact names it (``identity.stated_merges``)."""
     pairs = stated_names(episode.content)
     pairs += [
         (ref.name, alias) for ref, alias in episode.aliases if ref.type is EntityType.WORK_ITEM
@@ -503,7 +509,7 @@ def _stated(episode: EpisodeInput) -> list[tuple[str, str, str]]:
         ticket_key = resolved(ticket, EntityType.WORK_ITEM)[1]
         shown, key = resolved(name, EntityType.WORK_ITEM)
         if ticket_key and key and ticket_key != key:
-            out.append((ticket_key, shown, key))
+            out.append((ticket, shown, key))
     return out
 
 

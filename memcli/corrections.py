@@ -287,6 +287,31 @@ def auto_resolve(store: Store, graph: str, *, since: str | None = None) -> list[
     return made
 
 
+def short_resolve(store: Store, graph: str) -> list[dict[str, Any]]:
+    """Merge first names and bare ticket numbers into the one name each can stand for
+    (``identity.short_forms``), recorded as decided by 'auto'. Call inside a
+    transaction; only a new name can make a new one, so analyze runs it when names are
+    new."""
+    canon = store.entity_canon(graph)
+    people, numbers = store.short_form_rows(graph)
+    people = [r for r in people if r[0] not in canon]
+    numbers = [r for r in numbers if r[0] not in canon and r[1].isdigit()]
+    tickets = store.numbered_rows(graph, [r[1] for r in numbers]) if numbers else []
+    tickets = [r for r in tickets if r[0] not in canon]
+    found = identity.short_forms(
+        list(map(identity.Name._make, people)),
+        list(map(identity.Name._make, numbers)),
+        list(map(identity.Name._make, tickets)),
+        refused=store.refused_merges(graph),
+    )
+    now = utcnow()
+    for c in found:
+        store.record_merge(
+            graph, c.alias.id, c.canonical.id, decided_by=AUTO, reason=c.reasons[0], now=now
+        )
+    return [c.as_dict() for c in found]
+
+
 def stated_resolve(store: Store, graph: str) -> list[dict[str, Any]]:
     """Make the merges the updates' own text asks for (``identity.stated_merges``): a
     name written beside a ticket id into that ticket, each recorded as decided by 'auto'

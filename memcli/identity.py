@@ -9,8 +9,12 @@ This module finds such pairs and says why, in two tiers:
   and covers at least two of its words ("pg16" = pg~postgres, 16; "staging env"), or is
   its acronym written in capitals ("ASR" for "auth service refactor"; "api" stays a
   suggestion); both are work items or both teams;
-  and the short name has exactly one such long name in the graph. People are never
-  merged automatically, and a pair a person has unmerged is never merged again.
+  and the short name has exactly one such long name in the graph. A pair a person has
+  unmerged is never merged again.
+- **short forms** (``short_forms``): a first name alone for the one person whose full
+  name starts with it, a ticket's bare number for the one ticket with that number.
+  These are the only people merged without a person.
+- **stated** (``stated_merges``): a name the text itself sets beside a ticket id.
 - **suggested** (``suggest``): every abbreviation, acronym or leading-words pair, and
   names that share a word and a neighbour (the same owner, the same blocker, the same
   work waiting on them). A person decides with ``memcli entity alias``.
@@ -497,4 +501,54 @@ def stated_merges(
             continue  # a ticket merged into another name is a person's to follow up
         reason = f"written beside {s.ticket.name} as {s.written!r} (update {s.episode_id})"
         out.append(Candidate(s.name, s.ticket, [reason], automatic=True))
+    return out
+
+
+_TICKET_NUMBER = re.compile(r"[A-Z][A-Z0-9]{1,9}-(\d+)")
+
+
+def short_forms(
+    people: Sequence[Name],
+    numbers: Sequence[Name],
+    tickets: Sequence[Name],
+    *,
+    refused: Iterable[tuple[int, int]] = (),
+) -> list[Candidate]:
+    """Two short forms people write for a name everyone knows, merged when the graph
+    holds exactly one name they can stand for:
+
+    - a first name alone ("Tunde", "Mei-Ling") for the one person whose full name
+      starts with it ("Tunde Adeyemi"): teammates say "waiting on Tunde", the author's
+      own updates carry the full name;
+    - a ticket's number alone ("until 2210 lands", at least two digits) for the one
+      ticket with that number ("WMS-2210"), as people drop the project key in chat.
+
+    ``people`` are the graph's persons, ``numbers`` its work items named by digits
+    alone, ``tickets`` its work items that may end in one of those numbers, all as
+    they resolve now (merged aliases left out). Two Tundes, or a 2210 in two projects,
+    stay apart: which one is meant is not said. A pair a person unmerged stays apart.
+    """
+    no = set(refused)
+    out = []
+    full: dict[str, list[Name]] = defaultdict(list)
+    for p in people:
+        words = p.name.split()
+        if len(words) >= 2:
+            full[words[0].casefold()].append(p)
+    for p in people:
+        words = p.name.split()
+        found = full.get(words[0].casefold(), []) if len(words) == 1 else []
+        if len(found) == 1 and (p.id, found[0].id) not in no:
+            why = f"{p.name!r} is the first name of the only {found[0].name} in the graph"
+            out.append(Candidate(p, found[0], [why], automatic=True))
+    numbered: dict[str, list[Name]] = defaultdict(list)
+    for t in tickets:
+        m = _TICKET_NUMBER.fullmatch(t.name)
+        if m:
+            numbered[m.group(1)].append(t)
+    for n in numbers:
+        found = numbered.get(n.name, []) if n.name.isdigit() and len(n.name) >= 2 else []
+        if len(found) == 1 and (n.id, found[0].id) not in no:
+            why = f"{n.name!r} is the number of the only ticket {found[0].name} in the graph"
+            out.append(Candidate(n, found[0], [why], automatic=True))
     return out

@@ -22,7 +22,8 @@ import re
 
 from memcli.resolve import TICKET
 
-_PAREN = re.compile(rf"\(\s*({TICKET})\s*\)")
+# "(AUTH-212)", also with more after a comma: "(WMS-2210, PR #391 on a branch)".
+_PAREN = re.compile(rf"\(\s*({TICKET})\s*(?:[,;][^()]*)?\)")
 # After a "(TICKET)" that ends a label: markup, then a colon, a dash, or the line's end.
 _LABEL_END = re.compile(r"[*_`]*\s*(?::|\s[-\u2013\u2014]\s|[\u2013\u2014]|$)")
 # What may open a line before its label: bullets, numbering, checkboxes, markup, emoji.
@@ -101,10 +102,23 @@ def _name_words(words: list[str], *, label: bool = False) -> list[str] | None:
     inner = _CLAUSE if label else _STOP
     if any(w.lower() in inner or w.lower() in _LEADING_VERBS for w in words[1:]):
         return None
+    if any("'" in w or "\u2019" in w for w in words):  # "I'm handing ...", "Dev's"
+        return None
     last = words[-1].lower()
     if last.endswith("ed") and not last.endswith("eed") and len(last) > 4:
         return None  # "... is fixed (NET-90)": the ticket follows a clause, not a name
     return words
+
+
+def _subject(word: str) -> bool:
+    """A pronoun, auxiliary or contraction ("I'm", "we're"): what follows it is a
+    clause. A capitalised possessive ("Dev's") is not one."""
+    low = word.lower()
+    if low in _CLAUSE:
+        return True
+    if "'" in low or "\u2019" in low:
+        return not (word[:1].isupper() and low.endswith(("'s", "\u2019s")) and low != "it's")
+    return False
 
 
 def _back_to_break(before: str) -> list[str] | None:
@@ -121,13 +135,15 @@ def _back_to_break(before: str) -> list[str] | None:
     at = len(words)
     while at:
         low = words[at - 1].lower()
-        if low in _STOP or low.endswith(("'s", "\u2019s")):
+        if low in _STOP or "'" in low or "\u2019" in low:  # a possessive, "I'm", "it's"
             break
         name.append(words[at - 1])
         at -= 1
         if len(name) > _MAX_WORDS:
             return None
     name.reverse()
+    if at and _subject(words[at - 1]):
+        return None  # "the onboarding I'm running (EDI-138)": a clause, not a name
     # "for the X (T)" / "of the X (T)": X names the ticket only after a verb-like word.
     while at and words[at - 1].lower() in _STOP - {"for", "of"}:
         at -= 1

@@ -221,6 +221,42 @@ class IdentityMixin(StoreBase):
                 ).fetchall()
         return out
 
+    def short_form_rows(
+        self, graph_id: str
+    ) -> tuple[list[tuple[int, str, str, str]], list[tuple[int, str, str, str]]]:
+        """(people, work items named by digits alone) of the graph, as (id, name, norm,
+        type): what ``identity.short_forms`` starts from. Two reads of the (graph, type,
+        norm) index."""
+        with self._lock:
+            people = self.conn.execute(
+                "SELECT id, name, norm, type FROM entities WHERE graph_id = ? AND type = 'person'",
+                (graph_id,),
+            ).fetchall()
+            numbers = self.conn.execute(
+                "SELECT id, name, norm, type FROM entities WHERE graph_id = ?"
+                " AND type = 'work_item' AND norm >= '0' AND norm < ':'",
+                (graph_id,),
+            ).fetchall()
+        return people, numbers
+
+    def numbered_rows(
+        self, graph_id: str, numbers: Iterable[str]
+    ) -> list[tuple[int, str, str, str]]:
+        """Work items of the graph whose key ends in one of these numbers ("wms 2210"
+        for "2210"), as (id, name, norm, type)."""
+        wanted = sorted(set(numbers))
+        out: list[tuple[int, str, str, str]] = []
+        with self._lock:
+            for i in range(0, len(wanted), _TERMS):
+                part = wanted[i : i + _TERMS]
+                likes = " OR ".join("norm LIKE ?" for _ in part)
+                out += self.conn.execute(
+                    "SELECT id, name, norm, type FROM entities WHERE graph_id = ?"
+                    f" AND type = 'work_item' AND ({likes})",
+                    [graph_id, *(f"% {n}" for n in part)],
+                ).fetchall()
+        return out
+
     def stated_pairs(self, graph_id: str) -> list[tuple[int, str, int, int]]:
         """Names written beside a ticket id (``stated_names``) whose ticket and name are
         both work items of the graph: (episode id, the name as written, ticket entity id,
