@@ -288,20 +288,23 @@ def auto_resolve(store: Store, graph: str, *, since: str | None = None) -> list[
 
 
 def short_resolve(store: Store, graph: str) -> list[dict[str, Any]]:
-    """Merge first names and bare ticket numbers into the one name each can stand for
-    (``identity.short_forms``), recorded as decided by 'auto'. Call inside a
+    """Merge first names, bare ticket numbers and "the same X" into the one name each
+    can stand for (``identity.short_forms``), recorded as decided by 'auto'. Call inside a
     transaction; only a new name can make a new one, so analyze runs it when names are
     new."""
     canon = store.entity_canon(graph)
-    people, numbers = store.short_form_rows(graph)
-    people = [r for r in people if r[0] not in canon]
-    numbers = [r for r in numbers if r[0] not in canon and r[1].isdigit()]
-    tickets = store.numbered_rows(graph, [r[1] for r in numbers]) if numbers else []
-    tickets = [r for r in tickets if r[0] not in canon]
+    people, numbers, sames = (
+        [identity.Name._make(r) for r in rows if r[0] not in canon]
+        for rows in store.short_form_rows(graph)
+    )
+    numbers = [n for n in numbers if n.name.isdigit()]
+    endings = [n.name for n in numbers] + [s.norm.removeprefix("same ") for s in sames]
+    tickets = store.rows_ending(graph, endings) if endings else []
     found = identity.short_forms(
-        list(map(identity.Name._make, people)),
-        list(map(identity.Name._make, numbers)),
-        list(map(identity.Name._make, tickets)),
+        people,
+        numbers,
+        [identity.Name._make(r) for r in tickets if r[0] not in canon],
+        sames=sames,
         refused=store.refused_merges(graph),
     )
     now = utcnow()

@@ -512,20 +512,24 @@ def short_forms(
     numbers: Sequence[Name],
     tickets: Sequence[Name],
     *,
+    sames: Sequence[Name] = (),
     refused: Iterable[tuple[int, int]] = (),
 ) -> list[Candidate]:
-    """Two short forms people write for a name everyone knows, merged when the graph
-    holds exactly one name they can stand for:
+    """Short forms people write for a name everyone knows, merged when the graph holds
+    exactly one name they can stand for:
 
     - a first name alone ("Tunde", "Mei-Ling") for the one person whose full name
       starts with it ("Tunde Adeyemi"): teammates say "waiting on Tunde", the author's
       own updates carry the full name;
     - a ticket's number alone ("until 2210 lands", at least two digits) for the one
-      ticket with that number ("WMS-2210"), as people drop the project key in chat.
+      ticket with that number ("WMS-2210"), as people drop the project key in chat;
+    - "the same refactor" (a work item "same refactor", written when the update itself
+      names no refactor) for the one work item whose name ends with "refactor": the
+      writer says it is one named before.
 
     ``people`` are the graph's persons, ``numbers`` its work items named by digits
-    alone, ``tickets`` its work items that may end in one of those numbers, all as
-    they resolve now (merged aliases left out). Two Tundes, or a 2210 in two projects,
+    alone, ``sames`` those named "same ...", ``tickets`` its work items that may end in
+    one of those numbers or heads, all as they resolve now (merged aliases left out). Two Tundes, or a 2210 in two projects,
     stay apart: which one is meant is not said. A pair a person unmerged stays apart.
     """
     no = set(refused)
@@ -551,4 +555,16 @@ def short_forms(
         if len(found) == 1 and (n.id, found[0].id) not in no:
             why = f"{n.name!r} is the number of the only ticket {found[0].name} in the graph"
             out.append(Candidate(n, found[0], [why], automatic=True))
+    for same in sames:
+        head = same.norm.removeprefix("same ")
+        found = [
+            t
+            for t in tickets
+            if t.norm.endswith(" " + head)  # not a bare "refactor": another mention
+            and not t.norm.startswith("same ")
+            and t.type == same.type
+        ]
+        if head != same.norm and len(found) == 1 and (same.id, found[0].id) not in no:
+            why = f"{same.name!r} refers back to the only {head} in the graph, {found[0].name}"
+            out.append(Candidate(same, found[0], [why], automatic=True))
     return out

@@ -1186,3 +1186,26 @@ def test_reads_in_general_form(author: str, text: str, expected: set[tuple[str, 
 )
 def test_no_fact_in_general_form(sentence: str) -> None:
     assert extract(sentence, "Kai").facts == []
+
+
+def test_the_same_item_refers_back_or_names_nothing() -> None:
+    from memcli.extract.rules import extract
+
+    def read(text: str) -> list[tuple[str, str, str]]:
+        return [
+            (f.source.name, f.relation.value, f.target.name) for f in extract(text, "Ines").facts
+        ]
+
+    # named earlier in the update: that item
+    assert ("seat map", "blocked_by", "venue feed import") in read(
+        "The stage plan is blocked on the venue feed import. The seat map is stuck on that"
+        " same import too."
+    )
+    # named in an earlier update: kept as "same ...", for analyze to join
+    assert read("The seat map is stuck on that same import.") == [
+        ("Ines", "owns", "seat map"),
+        ("seat map", "blocked_by", "same import"),
+    ]
+    # a comparison or a vague head names nothing
+    assert read("Blocked on the same thing as Oren.") == []
+    assert read("Stuck on the same issue as yesterday.") == []

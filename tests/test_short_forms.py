@@ -62,3 +62,38 @@ def test_first_names_and_numbers_join_the_names_they_stand_for(
     assert ("WMS-2210", "root") in roles and ("Tunde Adeyemi", "owner") in roles
     assert {"Mei-Ling Chou", "Aroha Ngata"} <= {n for n, r in roles if r == "direct"}
     assert not any(n == "Tunde" for n, _ in roles)
+
+
+def test_the_same_refactor_is_the_one_refactor_named_before() -> None:
+    same = _w(30, "same refactor")
+    items = [_w(31, "auth service refactor"), _w(32, "refactor")]
+    [merged] = short_forms([], [], items, sames=[same])
+    assert merged.canonical.name == "auth service refactor"
+    # two refactors in the graph: which one is not said
+    assert short_forms([], [], [*items, _w(33, "billing refactor")], sames=[same]) == []
+
+
+MISSION = [
+    (
+        "Alice",
+        "The API migration is blocked waiting on the auth service refactor, which the "
+        "backend team owns.",
+    ),
+    ("Bob", "The payments integration is stalled on that same refactor."),
+    ("Clara", "The checkout flow can't move because Bob's payments integration isn't ready."),
+]
+
+
+def test_the_mission_in_its_own_words(cli: Cli, write: Callable[..., Path]) -> None:
+    """One task blocks all three people, Clara two hops away, though Bob names it only
+    as "that same refactor"."""
+    files = [
+        write(f"{who}.md", update(who, f"2026-11-0{i + 2}T09:00:00Z", text, graph="mission"))
+        for i, (who, text) in enumerate(MISSION)
+    ]
+    cli("ingest", *map(str, files))
+    cli("analyze", "--graph", "mission")
+    [obs] = cli.json("observations", "--graph", "mission")
+    assert obs["root_entities"] == ["auth service refactor"]
+    people = {(e["name"], e["role"]) for e in obs["entities"] if e["type"] == "person"}
+    assert people == {("Alice", "direct"), ("Bob", "direct"), ("Clara", "downstream")}

@@ -520,6 +520,12 @@ class _Reader:
         ):
             pass  # "that fix" after "the N+1 lookup fix": the same item
         elif (
+            (low.startswith("same ") or " same " in low)
+            and low.count(" ") <= 2
+            and (ref := self._head_mention(core.split()[-1])) is not None
+        ):
+            pass  # "that same refactor" after "the auth refactor"
+        elif (
             low in _PRONOUNS
             or low in _SELF_GROUPS
             or low in _ORG_UNITS  # "waiting on legal": a group, not a work item

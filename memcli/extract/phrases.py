@@ -95,6 +95,13 @@ _THIRD_PERSON = _words("she he her him")
 _PLURAL_PERSON = _words("they them")
 _PRONOUNS = _FIRST_PERSON | _THIRD_PERSON | _PLURAL_PERSON | _words("you it")
 
+# "The same X" refers back to an X named before, in this update or an earlier one
+# (``identity.short_forms`` finds the latter); after these heads it names nothing.
+_SAME_VAGUE = frozenset(
+    "thing things issue issues problem problems one ones stuff reason place boat story "
+    "way time ticket page wall spot blocker blockers error deal".split()
+)
+
 # Phrases that refer back to the most recently mentioned work item (context rule 3).
 _REFS = frozenset(
     {
@@ -668,7 +675,9 @@ def _valid_core(core: str) -> bool:
         low.rsplit(None, 1)[-1].casefold() in _TIME_PHRASE_ENDS and _TIME_PHRASE.fullmatch(low)
     ):
         return False
-    if lows[0] in ("next", "same"):  # "the same ticket" names nothing new
+    if lows[0] == "next" or (
+        lows[0] == "same" and (len(lows) == 1 or "as" in lows or lows[-1] in _SAME_VAGUE)
+    ):  # "the same ticket as yesterday", "the same thing": nothing with a name of its own
         return False
     if len(words) == 2 and words[0].endswith(("'s", "’s")) and lows[1] in ("side", "end"):
         return False  # "pending on the store's side": a party, not a work item

@@ -20,6 +20,8 @@ from memcli.store.connection import StoreBase, chunks
 # long, and SQLite bounds the depth of an expression).
 _TERMS = 100
 
+_Row = tuple[int, str, str, str]  # an entity as identity reads it: (id, name, norm, type)
+
 _NAMES_SQL = "SELECT id, name, norm, type FROM entities WHERE +graph_id = ? ORDER BY id"
 
 
@@ -221,12 +223,10 @@ class IdentityMixin(StoreBase):
                 ).fetchall()
         return out
 
-    def short_form_rows(
-        self, graph_id: str
-    ) -> tuple[list[tuple[int, str, str, str]], list[tuple[int, str, str, str]]]:
-        """(people, work items named by digits alone) of the graph, as (id, name, norm,
-        type): what ``identity.short_forms`` starts from. Two reads of the (graph, type,
-        norm) index."""
+    def short_form_rows(self, graph_id: str) -> tuple[list[_Row], list[_Row], list[_Row]]:
+        """(people, work items named by digits alone, work items named "same ...") of
+        the graph, as (id, name, norm, type): what ``identity.short_forms`` starts from.
+        Reads of the (graph, type, norm) index."""
         with self._lock:
             people = self.conn.execute(
                 "SELECT id, name, norm, type FROM entities WHERE graph_id = ? AND type = 'person'",
@@ -237,23 +237,33 @@ class IdentityMixin(StoreBase):
                 " AND type = 'work_item' AND norm >= '0' AND norm < ':'",
                 (graph_id,),
             ).fetchall()
-        return people, numbers
+            sames = self.conn.execute(
+                "SELECT id, name, norm, type FROM entities WHERE graph_id = ?"
+                " AND type = 'work_item' AND norm >= 'same ' AND norm < 'same!'",
+                (graph_id,),
+            ).fetchall()
+        return people, numbers, sames
 
-    def numbered_rows(
-        self, graph_id: str, numbers: Iterable[str]
-    ) -> list[tuple[int, str, str, str]]:
-        """Work items of the graph whose key ends in one of these numbers ("wms 2210"
-        for "2210"), as (id, name, norm, type)."""
-        wanted = sorted(set(numbers))
-        out: list[tuple[int, str, str, str]] = []
+    def rows_ending(self, graph_id: str, endings: Iterable[str]) -> list[_Row]:
+        """Work items of the graph whose key is one of these words or ends with one
+        ("wms 2210" for "2210", "auth refactor" for "refactor"), as (id, name, norm,
+        type)."""
+        wanted = sorted(set(endings))
+        out: list[_Row] = []
         with self._lock:
             for i in range(0, len(wanted), _TERMS):
                 part = wanted[i : i + _TERMS]
-                likes = " OR ".join("norm LIKE ?" for _ in part)
+                likes = " OR ".join("norm = ? OR norm LIKE ? ESCAPE '\\'" for _ in part)
+                args: list[object] = [graph_id]
+                for e in part:
+                    args += [
+                        e,
+                        "% " + e.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_"),
+                    ]
                 out += self.conn.execute(
                     "SELECT id, name, norm, type FROM entities WHERE graph_id = ?"
                     f" AND type = 'work_item' AND ({likes})",
-                    [graph_id, *(f"% {n}" for n in part)],
+                    args,
                 ).fetchall()
         return out
 
