@@ -300,11 +300,19 @@ def short_resolve(store: Store, graph: str) -> list[dict[str, Any]]:
     numbers = [n for n in numbers if n.name.isdigit()]
     endings = [n.name for n in numbers] + [s.norm.removeprefix("same ") for s in sames]
     tickets = store.rows_ending(graph, endings) if endings else []
+    vague = [
+        identity.Name._make(r)
+        for r in store.vague_rows(graph, identity.VAGUE_HEADS)
+        if r[0] not in canon and " " in r[2]
+    ]
+    bases = store.base_rows(graph, {v.norm.rsplit(" ", 1)[0] for v in vague}) if vague else []
     found = identity.short_forms(
         people,
         numbers,
         [identity.Name._make(r) for r in tickets if r[0] not in canon],
         sames=sames,
+        vague=vague,
+        bases=[identity.Name._make(r) for r in bases if r[0] not in canon],
         refused=store.refused_merges(graph),
     )
     now = utcnow()

@@ -513,6 +513,8 @@ def short_forms(
     tickets: Sequence[Name],
     *,
     sames: Sequence[Name] = (),
+    vague: Sequence[Name] = (),
+    bases: Sequence[Name] = (),
     refused: Iterable[tuple[int, int]] = (),
 ) -> list[Candidate]:
     """Short forms people write for a name everyone knows, merged when the graph holds
@@ -525,11 +527,17 @@ def short_forms(
       ticket with that number ("WMS-2210"), as people drop the project key in chat;
     - "the same refactor" (a work item "same refactor", written when the update itself
       names no refactor) for the one work item whose name ends with "refactor": the
-      writer says it is one named before.
+      writer says it is one named before;
+    - "the auth stuff", "the auth work", "the auth thing" for "auth" (a vague last word
+      adds nothing to a name), and "auth" for the one ticket of the project AUTH
+      ("AUTH-212") when it is the project's only ticket in the graph.
 
     ``people`` are the graph's persons, ``numbers`` its work items named by digits
     alone, ``sames`` those named "same ...", ``tickets`` its work items that may end in
-    one of those numbers or heads, all as they resolve now (merged aliases left out). Two Tundes, or a 2210 in two projects,
+    one of those numbers or heads, ``vague`` its work items ending in a vague word,
+    ``bases`` its work items named by what those leave when the word is cut and the
+    tickets whose project key is one of them, all as they resolve now (merged aliases
+    left out). Two Tundes, or a 2210 in two projects,
     stay apart: which one is meant is not said. A pair a person unmerged stays apart.
     """
     no = set(refused)
@@ -567,4 +575,24 @@ def short_forms(
         if head != same.norm and len(found) == 1 and (same.id, found[0].id) not in no:
             why = f"{same.name!r} refers back to the only {head} in the graph, {found[0].name}"
             out.append(Candidate(same, found[0], [why], automatic=True))
+    plain = {b.norm: b for b in bases if " " not in b.norm}
+    keyed: dict[str, list[Name]] = defaultdict(list)
+    for b in bases:
+        key, _, number = b.norm.partition(" ")
+        if number.isdigit() and _TICKET_NUMBER.fullmatch(b.name):
+            keyed[key].append(b)
+    for v in vague:
+        base = plain.get(v.norm.rsplit(" ", 1)[0])
+        if base is not None and base.id != v.id and (v.id, base.id) not in no:
+            why = f"{v.name!r} says no more than {base.name!r}"
+            out.append(Candidate(v, base, [why], automatic=True))
+    for key, base in plain.items():
+        found = keyed.get(key, [])
+        if len(found) == 1 and (base.id, found[0].id) not in no:
+            why = f"{base.name!r} is the project of the only {key.upper()} ticket in the graph"
+            out.append(Candidate(base, found[0], [why], automatic=True))
     return out
+
+
+# Last words that add nothing to a work item's name: "the auth stuff" is "auth".
+VAGUE_HEADS = ("stuff", "thing", "things", "work", "bits")

@@ -97,3 +97,17 @@ def test_the_mission_in_its_own_words(cli: Cli, write: Callable[..., Path]) -> N
     assert obs["root_entities"] == ["auth service refactor"]
     people = {(e["name"], e["role"]) for e in obs["entities"] if e["type"] == "person"}
     assert people == {("Alice", "direct"), ("Bob", "direct"), ("Clara", "downstream")}
+
+
+def test_a_vague_last_word_adds_nothing_and_a_project_key_names_its_one_ticket() -> None:
+    stuff, work, bare = _w(40, "auth stuff"), _w(41, "auth work"), _w(42, "auth")
+    ticket = Name(43, "AUTH-212", "auth 212", "work_item")
+    found = {
+        (c.alias.name, c.canonical.name)
+        for c in short_forms([], [], [], vague=[stuff, work], bases=[bare, ticket])
+    }
+    assert found == {("auth stuff", "auth"), ("auth work", "auth"), ("auth", "AUTH-212")}
+    # a second AUTH ticket: "auth" may be either
+    other = Name(44, "AUTH-230", "auth 230", "work_item")
+    found = short_forms([], [], [], vague=[stuff], bases=[bare, ticket, other])
+    assert [(c.alias.name, c.canonical.name) for c in found] == [("auth stuff", "auth")]
