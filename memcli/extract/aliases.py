@@ -76,6 +76,9 @@ _GENERIC = frozenset(
     """.split()
 )
 _MAX_WORDS = 6
+# How far before a "(TICKET)" a name may start: enough for six long words, and a bound
+# that keeps a long line with many tickets linear.
+_REACH = 160
 # Labels that introduce the work rather than name it: "Status on the Windows installer".
 _LABEL_NOUNS = frozenset("status update updates progress news notes note re".split())
 # Before "for" or "of", a word that makes the phrase after it an argument ("waiting for
@@ -157,9 +160,9 @@ def _back_to_break(before: str) -> list[str] | None:
 def _label(line: str, start: int, end: int) -> list[str] | None:
     """The whole label when "(TICKET)" at ``start``-``end`` closes one that opens the
     line: "- **Postgres 16 on staging (INFRA-77)** - Hannah"."""
-    if not _LABEL_END.match(line, end):
-        return None
-    opened = _LINE_OPEN.match(line)
+    if start > _REACH or not _LABEL_END.match(line, end):
+        return None  # a label opens its line and is short
+    opened = _LINE_OPEN.match(line, 0, start)
     head = line[opened.end() if opened else 0 : start].strip(" *_`")
     words = head.split()
     if not words or not all(_WORD.fullmatch(w) for w in words):
@@ -200,7 +203,8 @@ def stated_names(text: str) -> list[tuple[str, str]]:
         if "(" not in line:
             continue
         for m in _PAREN.finditer(line):
-            words = _label(line, m.start(), m.end()) or _back_to_break(line[: m.start()])
+            before = line[max(0, m.start() - _REACH) : m.start()]
+            words = _label(line, m.start(), m.end()) or _back_to_break(before)
             if words:
                 out[(m.group(1), " ".join(words))] = None
     return list(out)
