@@ -468,7 +468,10 @@ def _valid_core_plainly(core: str) -> bool:
         and phrases._TIME_PHRASE.fullmatch(low)
     ):
         return False
-    if words[0].lower() in ("next", "same"):
+    lows = [w.lower() for w in words]
+    if lows[0] == "next" or (
+        lows[0] == "same" and (len(lows) == 1 or "as" in lows or lows[-1] in phrases._SAME_VAGUE)
+    ):
         return False
     if len(words) == 2 and words[0].endswith(("'s", "’s")) and words[1].lower() in ("side", "end"):
         return False
@@ -495,6 +498,8 @@ _CORE_WORDS = sorted(
         *phrases._PREPOSITIONS,
         "next",
         "same",
+        "as",
+        "thing",
         "store's",
         "side",
         "handling",

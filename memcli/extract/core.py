@@ -60,9 +60,14 @@ _ACTION = re.compile(
 )
 _ACTION_TAIL = re.compile(
     r"\s+(?:once|by|before|after|when|if|from|with|for|via|at|on|in|until|so|to|weekly"
-    r"|daily|asap|next|this|each|every|and report|and share)\b(?!-).*",
+    r"|daily|asap|next|this|each|every|and report|and share|onto|into|over|across"
+    r"|through|within|without|against|today|tomorrow|tonight|eod|eow|(?:mon|tues|wednes"
+    r"|thurs|fri|satur|sun)day)\b(?!-).*",
     re.IGNORECASE,
 )
+# "keep pushing X", "start drafting X": the gerund is the action, X its object.
+_ASPECT_VERBS = frozenset("keep continue start stop finish resume begin".split())
+_GERUND = re.compile(r"[a-z]+ing\s+(?=\S)")
 _ACTION_VAGUE = re.compile(
     r"(?:a|an|the)?\s*(?:revised\s+|new\s+|updated\s+)?(?:eta|date|estimate|update|status"
     r"|numbers|answer|thoughts|options|notes|time|call|meeting|slot)s?",
@@ -100,7 +105,10 @@ def read_action(reader: _Reader, text: str, who: str | None = None) -> _Outcome 
     m = _ACTION.fullmatch(text)
     if m is None:
         return None
-    obj = _ACTION_TAIL.sub("", m["obj"]).strip(" .;,")
+    obj = m["obj"]
+    if m["verb"].lower() in _ASPECT_VERBS and not m["particle"]:
+        obj = _GERUND.sub("", obj, count=1)
+    obj = _ACTION_TAIL.sub("", obj).strip(" .;,")
     obj = _ACTION_COUNT.sub("", obj, count=1)  # "line up two pilot cohorts": the cohorts
     if not obj or _OBJ_START_PREP.match(obj) or _ACTION_VAGUE.fullmatch(obj):
         return None

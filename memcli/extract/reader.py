@@ -382,7 +382,7 @@ _TODO_VERBS = frozenset(
     configure enable disable archive delete rename split port backfill verify validate
     coordinate organise organize arrange draw sketch compile summarise summarize escalate
     triage refactor wire hook tidy polish retire decommission sunset negotiate contact
-    email call invite present demo propose outline scope define""".split()
+    email call invite present demo propose outline scope define apply get keep""".split()
 )
 _TODO_NAME = r"@?(?P<who>[^\W\d_][\w.'-]*(?:\s+[A-Z][a-z][\w.-]*)?)"
 # "TODO(dana): rotate keys", "AI (Dana) - the vendor renewal"
