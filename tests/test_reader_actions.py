@@ -40,3 +40,16 @@ def test_a_name_and_a_noun_that_is_also_a_verb_is_not_an_action() -> None:
     assert ("push alerts", "unblocked_from", "signing key") in _read(
         "Wanda: push alerts are unblocked now that Ravi rotated the signing key."
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "item"),
+    [
+        ("Today: carrying on with the tram timetable import", "tram timetable import"),
+        ("- doing: following up on the scanner lease renewal", "scanner lease renewal"),
+        ("WIP: knocking out the remaining locale strings", "remaining locale strings"),
+        ("Today: pressing on with our intake form redesign", "intake form redesign"),
+    ],
+)
+def test_today_names_the_item_not_the_activity(text: str, item: str) -> None:
+    assert _read(text) == {("Noor", "owns", item)}

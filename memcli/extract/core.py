@@ -3232,6 +3232,18 @@ _BLOCKED_LABEL = re.compile(
 )
 
 
+# "Today: carrying on with the X", "following up on the X", "knocking out the X": the
+# activity's verb, with its particle and preposition, ahead of the item's determiner.
+ACTIVITY_OPENER = re.compile(
+    r"\A(?:(?:still|continuing|back)\s+(?:on\s+)?)?(?:\w+ing)"
+    r"(?:\s+(?:on|up|out|away|through|back|in|off|over|down))?"
+    r"(?:\s+(?:with|on|at|to|into|through|for|about))?"
+    r"\s+(?=(?:the|a|an|our|my|some|their|this|that|these|those)\s)|"
+    r"\A(?:back on|more|continuing|finishing up|on)\s+",
+    re.IGNORECASE,
+)
+
+
 def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
     """A list after a relation label: "Owner: Priya", "Blockers: X, Y", "Done: X"."""
     if relation == "owner":
@@ -3271,7 +3283,7 @@ def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
                 out.people += one.people
                 out.teams += one.teams
     else:
-        out = reader.owns(None, text)
+        out = reader.owns(None, ACTIVITY_OPENER.sub("", text, count=1))
         owned = [d.target for d in out.drafts if d.relation is Relation.OWNS] if out else []
         if out is not None and len(owned) == 1 and reader.author_ref is not None:
             out.current.append((reader.self_key, owned[0]))  # "WIP: X": the author's now

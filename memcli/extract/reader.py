@@ -20,6 +20,7 @@ from memcli.extract.core import (
     _STATUS_VALUES,
     _TRIGGERS,
     _WORK_GERUNDS,
+    ACTIVITY_OPENER,
     action_assignee,
     core_cues,
     possessive_owners,
@@ -63,11 +64,6 @@ _NONE = re.compile(
 )
 _NONE_BUT = re.compile(
     r"(?:none|nope|nothing|no blockers?)\s*[,;:—–-]+\s*(?:but\s+|though\s+)?(?P<rest>\S.+)",
-    re.IGNORECASE,
-)
-_GERUND = re.compile(
-    r"\A(?:(?:still|continuing|back)\s+(?:on\s+)?)?(?:\w+ing)\s+(?=(?:the|a|an|our|my|some)\s)|"
-    r"\A(?:back on|more|continuing|finishing up|on)\s+",
     re.IGNORECASE,
 )
 
@@ -125,7 +121,7 @@ def _read_line(
         outcomes, reason = _read_sentence(reader, sentence, text)
     if outcomes or (section != "doing" and not shipped):
         return outcomes, reason
-    plain = _GERUND.sub("", _normalise(text), count=1)
+    plain = ACTIVITY_OPENER.sub("", _normalise(text), count=1)
     if any(t.cls in _TRIGGERS for t in tokenise(plain)) or why_not(plain.lower()):
         return outcomes, reason  # "waiting on X" is not an item; "X work" is
     if len(plain.split()) > 8 or "," in plain:
