@@ -507,6 +507,11 @@ def stated_merges(
 _TICKET_NUMBER = re.compile(r"[A-Z][A-Z0-9]{1,9}-(\d+)")
 
 
+def _initial(word: str) -> bool:
+    """One letter, with or without its full stop: "K.", "K"."""
+    return len(word.rstrip(".")) == 1 and word[0].isalpha()
+
+
 def short_forms(
     people: Sequence[Name],
     numbers: Sequence[Name],
@@ -520,9 +525,9 @@ def short_forms(
     """Short forms people write for a name everyone knows, merged when the graph holds
     exactly one name they can stand for:
 
-    - a first name alone ("Tunde", "Mei-Ling") for the one person whose full name
-      starts with it ("Tunde Adeyemi"): teammates say "waiting on Tunde", the author's
-      own updates carry the full name;
+    - a first name alone ("Tunde", "Mei-Ling"), or with an initial ("Tomasz K."), for
+      the one person whose full name fits ("Tunde Adeyemi", "Tomasz Kowalski"):
+      teammates say "waiting on Tunde", the author's own updates carry the full name;
     - a ticket's number alone ("until 2210 lands", at least two digits) for the one
       ticket with that number ("WMS-2210"), as people drop the project key in chat;
     - "the same refactor" (a work item "same refactor", written when the update itself
@@ -545,13 +550,25 @@ def short_forms(
     full: dict[str, list[Name]] = defaultdict(list)
     for p in people:
         words = p.name.split()
-        if len(words) >= 2:
+        if len(words) >= 2 and not _initial(words[-1]):
             full[words[0].casefold()].append(p)
     for p in people:
         words = p.name.split()
-        found = full.get(words[0].casefold(), []) if len(words) == 1 else []
+        if len(words) == 1:
+            found = full.get(words[0].casefold(), [])
+            why = "the first name"
+        elif len(words) == 2 and _initial(words[1]):  # "Tomasz K." for "Tomasz Kowalski"
+            letter = words[1][0].casefold()
+            found = [
+                f
+                for f in full.get(words[0].casefold(), [])
+                if f.name.split()[-1][:1].casefold() == letter
+            ]
+            why = "the first name and initial"
+        else:
+            continue
         if len(found) == 1 and (p.id, found[0].id) not in no:
-            why = f"{p.name!r} is the first name of the only {found[0].name} in the graph"
+            why = f"{p.name!r} is {why} of the only {found[0].name} in the graph"
             out.append(Candidate(p, found[0], [why], automatic=True))
     numbered: dict[str, list[Name]] = defaultdict(list)
     for t in tickets:

@@ -27,6 +27,15 @@ def test_a_first_name_and_a_bare_number_merge_only_when_one_name_fits() -> None:
     assert short_forms([*people, _p(5, "Tunde Bello")], [], [])[0].alias.name == "Mei-Ling"
     # a person undid it
     assert [c.alias.name for c in short_forms(people, [], [], refused=[(2, 1)])] == ["Mei-Ling"]
+    # a first name and an initial
+    initials = [
+        _p(6, "Tomasz Kowalski"),
+        _p(7, "Tomasz K."),
+        _p(8, "Tomasz Nowak"),
+        _p(9, "Tomasz"),
+    ]
+    found = {(c.alias.name, c.canonical.name) for c in short_forms(initials, [], [])}
+    assert found == {("Tomasz K.", "Tomasz Kowalski")}  # "Tomasz" alone fits two
 
     numbers = [_w(10, "2210"), _w(11, "7")]
     tickets = [_w(20, "WMS-2210"), _w(21, "OPS-7")]
