@@ -20,6 +20,9 @@ prints:
   week's structure and leaves out side work finished or picked up, so a precision over
   every fact would count those as invented).
 
+``week2/`` is a second week in the same layout, written blind by someone else: a
+warehouse systems team and two neighbouring teams, 71 updates (``--week week2``).
+
 Usage: ``python benchmarks/week.py [--week DIR] [--db FILE] [--json]``. Offline, a few seconds.
 """
 

@@ -191,3 +191,15 @@ def test_week_benchmark_scores_the_week_against_its_key(
     ]
     assert result["facts"]["gold"] == sum(len(f) for f in answer["facts"].values())
     assert 0 < result["facts"]["matched"] <= result["facts"]["gold"]
+
+
+def test_a_second_week_runs_with_week(capsys: pytest.CaptureFixture[str]) -> None:
+    import week
+
+    answer = json.loads((BENCH / "week2" / "answer.json").read_text(encoding="utf-8"))
+    names = {p.name for p in (BENCH / "week2" / "updates").glob("*.md")}
+    assert set(answer["facts"]) == names and len(names) == 71
+    assert week.main(["--json", "--week", str(BENCH / "week2")]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert len(result["roots"]) == 3
+    assert result["facts"]["gold"] == sum(len(f) for f in answer["facts"].values())
