@@ -21,7 +21,7 @@ prints:
   every fact would count those as invented).
 
 ``week2/`` is a second week in the same layout, written blind by someone else: a
-warehouse systems team and two neighbouring teams, 71 updates (``--week week2``).
+warehouse systems team and two neighbouring teams, 71 updates (``--week benchmarks/week2``).
 
 Usage: ``python benchmarks/week.py [--week DIR] [--db FILE] [--json]``. Offline, a few seconds.
 """
