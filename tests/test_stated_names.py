@@ -49,6 +49,9 @@ from tests.conftest import Cli, update
         ),
         ("[GAME-4] Matchmaking queue timeout", [("GAME-4", "Matchmaking queue timeout")]),
         ("## acme/site#77: Footer links audit", [("acme/site#77", "Footer links audit")]),
+        # the ticket first, its name in parentheses; an owner there is no name
+        ("blocked by #512 (the retry jitter) again", [("#512", "retry jitter")]),
+        ("FIN-72 (Priya) slipped to Monday", []),
         # not names: a clause, a verb particle, one generic word, a phrase whose
         # ticket may belong to the whole ("the update for ..."), a status line
         ("I can't close the ward rota until the pager feed is fixed (NET-4)", []),

@@ -7,8 +7,9 @@ blockers. When a writer sets the two side by side, the text itself says they are
 ingest keeps each such pair with its update, and analyze merges the two entities
 (``memcli.identity.stated_merges``), recorded and reversible like any merge.
 
-Only two shapes are read, both common in trackers, minutes and standups: a name followed
-by its ticket in parentheses, and a title line that starts with the ticket. A name is
+Only three shapes are read, all common in trackers, minutes and standups: a name
+followed by its ticket in parentheses, a ticket followed by its name in parentheses
+("#512 (retry jitter)"), and a title line that starts with the ticket. A name is
 the noun phrase just before the parenthesis (back to an article, a possessive, a
 preposition or a clause break), or the whole label when the pair opens a line and is
 followed by a colon, a dash or nothing ("- Postgres 16 on staging (INFRA-77): ..."). A
@@ -33,6 +34,8 @@ _TITLE = re.compile(
     rf"^[\s>*_`#\-\u2022]*(?:\[({TICKET})\]\s*|({TICKET})[*_`]*\s*([\u00b7|\u2013\u2014:])\s*)"
     r"[*_`]*([^*_`\n]+?)[*_`]*\s*(?:$|\s[-\u2013\u2014]\s|[\u2013\u2014(])"
 )
+# The other order: "CORE-11 (dark mode toggle)", "#512 (retry jitter)".
+_TICKET_THEN_NAME = re.compile(rf"({TICKET})\s*\(\s*([^()\n]{{3,60}}?)\s*\)")
 _WORD = re.compile(r"[\w][\w'\u2019&+./-]*")
 
 # Words a name does not run back over: articles and other determiners, pronouns,
@@ -202,6 +205,14 @@ def stated_names(text: str) -> list[tuple[str, str]]:
                     out[(ticket, " ".join(found))] = None
         if "(" not in line:
             continue
+        for m in _TICKET_THEN_NAME.finditer(line):
+            words = m.group(2).split()
+            while words and words[0].lower() in ("the", "a", "an", "our", "its"):
+                words = words[1:]
+            if all(w[:1].isupper() for w in words) and len(words) <= 3:
+                continue  # "AUTH-212 (Dev)", "(Priya Nair)": its owner, not its name
+            if all(_WORD.fullmatch(w) for w in words) and (found := _name_words(words)):
+                out[(m.group(1), " ".join(found))] = None
         for m in _PAREN.finditer(line):
             before = line[max(0, m.start() - _REACH) : m.start()]
             words = _label(line, m.start(), m.end()) or _back_to_break(before)
