@@ -516,46 +516,45 @@ class AnalysisMixin(IdentityMixin):
         conn = self.conn
         if not ids:
             return [], {}, {}
-        head: dict[int, tuple[str, int]] = {}
-        fact_ids: dict[int, list[int]] = defaultdict(list)
-        an_episode: dict[int, int] = {}
-        for chunk, m in chunks(ids):
-            for oid, key, cluster_id in conn.execute(
-                f"SELECT id, pattern_key, cluster_id FROM observations WHERE id IN ({m})", chunk
-            ):
-                head[oid] = (str(key), int(cluster_id))
-            for oid, t, i in conn.execute(
-                "SELECT observation_id, item_type, item_id FROM observation_evidence"
-                f" WHERE observation_id IN ({m}) AND item_type IN ('fact', 'episode')",
-                chunk,
-            ):
-                if t == "fact":
-                    fact_ids[oid].append(i)
-                else:
-                    an_episode.setdefault(oid, i)
+        # The roots in a temp table the reads join on: one statement per read.
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS stored_roots (id INTEGER PRIMARY KEY)")
+        conn.execute("DELETE FROM temp.stored_roots")
+        conn.executemany(
+            "INSERT INTO temp.stored_roots (id) VALUES (?)", ((i,) for i in sorted(ids))
+        )
+        # each root's component: that of its first episode (its episodes share one)
+        head = {
+            oid: (str(key), int(cluster_id), component)
+            for oid, key, cluster_id, component in conn.execute(
+                "SELECT o.id, o.pattern_key, o.cluster_id, (SELECT ec.component_id"
+                " FROM observation_evidence oe"
+                " JOIN episode_clusters ec ON ec.episode_id = oe.item_id"
+                " WHERE oe.observation_id = o.id AND oe.item_type = 'episode'"
+                " ORDER BY oe.item_id LIMIT 1)"
+                " FROM temp.stored_roots t CROSS JOIN observations o ON o.id = t.id"
+            )
+        }
         relation_of = {r.value: r for r in Relation}
-        # rows become named tuples in C (``_load``)
+        # rows become named tuples in C (``_load``); a fact two roots share is one tuple
         new_fact = partial(tuple.__new__, analysis.Fact)
         new_entity = partial(tuple.__new__, analysis.Entity)
         new_episode = partial(tuple.__new__, analysis.Episode)
         to = canon.get
         facts: dict[int, analysis.Fact] = {}
-        for chunk, m in chunks({i for v in fact_ids.values() for i in v}):
-            for i, e, src, rel, tgt in conn.execute(
-                "SELECT id, episode_id, source_id, relation, target_id FROM facts"
-                f" WHERE id IN ({m})",
-                chunk,
-            ):
-                facts[i] = new_fact((i, e, to(src, src), relation_of[rel], to(tgt, tgt)))
-        component: dict[int, int] = {}
-        for chunk, m in chunks(set(an_episode.values())):
-            component.update(
-                conn.execute(
-                    "SELECT episode_id, component_id FROM episode_clusters"
-                    f" WHERE episode_id IN ({m})",
-                    chunk,
-                )
-            )
+        fact_ids: dict[int, list[analysis.Fact]] = defaultdict(list)
+        for oid, i, e, src, rel, tgt in conn.execute(
+            "SELECT oe.observation_id, f.id, f.episode_id, f.source_id, f.relation, f.target_id"
+            " FROM temp.stored_roots t"
+            " CROSS JOIN observation_evidence oe ON oe.observation_id = t.id"
+            " AND oe.item_type = 'fact'"
+            " CROSS JOIN facts f ON f.id = oe.item_id"
+            " ORDER BY oe.observation_id, oe.item_id"  # the key's order: no sort
+        ):
+            fact = facts.get(i)
+            if fact is None:
+                fact = facts[i] = new_fact((i, e, to(src, src), relation_of[rel], to(tgt, tgt)))
+            fact_ids[oid].append(fact)
+        conn.execute("DELETE FROM temp.stored_roots")
         type_of = {t.value: t for t in EntityType}
         entities: dict[int, analysis.Entity] = {}
         for chunk, m in chunks({i for f in facts.values() for i in (f.source_id, f.target_id)}):
@@ -571,11 +570,11 @@ class AnalysisMixin(IdentityMixin):
                 episodes[i] = new_episode((i, author, occurred_at, source))
         outside = [
             analysis.OutsideRoot(
-                component=component[an_episode[oid]],
+                component=int(head[oid][2]),
                 cluster_id=head[oid][1],
                 # pattern key root:<root>, or root:<root>:c<component>
                 root=int(head[oid][0].split(":")[1]),
-                facts=tuple(facts[i] for i in sorted(fact_ids[oid]) if i in facts),
+                facts=tuple(fact_ids[oid]),  # by id, as the evidence's key orders them
                 pattern_key=head[oid][0],
             )
             for oid in sorted(ids)
