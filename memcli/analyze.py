@@ -271,7 +271,7 @@ def _analyze_scope(
     )
     clustering = analysis.cluster_input(inp, controls)
     inp.incidences = []  # the largest list of the run: let it go before the cones
-    cones = store.dependency_cones(graph, clustering.component)
+    cones = store.dependency_cones(graph, clustering.component, scoped=scope is not None)
     keys = store.signature_keys(analysis.cut_signatures(clustering))
     result = analysis.run(
         inp,

@@ -688,7 +688,8 @@ class AnalysisMixin(IdentityMixin):
         seeds = {
             r[0]
             for r in self.conn.execute(
-                "SELECT id FROM episodes WHERE graph_id = :graph AND id > :max_ep",
+                # by the id range ("+graph_id": not the graph's every episode)
+                "SELECT id FROM episodes WHERE +graph_id = :graph AND id > :max_ep",
                 {"graph": graph_id, "max_ep": max_episode_id},
             )
         }
@@ -749,8 +750,8 @@ class AnalysisMixin(IdentityMixin):
                 """
                 SELECT ec.episode_id FROM episode_clusters ec
                 WHERE ec.graph_id = ? AND ec.component_id IN (
-                    SELECT e2.component_id FROM episode_clusters e2
-                    JOIN temp.seeds s ON s.episode_id = e2.episode_id)
+                    SELECT e2.component_id FROM temp.seeds s
+                    CROSS JOIN episode_clusters e2 ON e2.episode_id = s.episode_id)
                 """,
                 (graph_id,),
             )
@@ -823,7 +824,12 @@ class AnalysisMixin(IdentityMixin):
         }
 
     def dependency_cones(
-        self, graph_id: str, membership: dict[int, int], as_of: str | None = None
+        self,
+        graph_id: str,
+        membership: dict[int, int],
+        as_of: str | None = None,
+        *,
+        scoped: bool = False,
     ) -> list[tuple[int, int, int, int]]:
         """Walk blocked_by chains inside each group of episodes with a recursive CTE.
 
@@ -835,6 +841,11 @@ class AnalysisMixin(IdentityMixin):
         nothing in the group. The walk is cycle-safe: UNION drops repeated rows and the
         depth stops at 64, so a cycle neither loops it nor contributes a root (cycles
         are found by ``analysis`` from the facts instead).
+
+        ``scoped``: ``membership`` is a small part of the graph (an incremental pass's
+        scope), so the walk's edges are read from its episodes' facts; otherwise from the
+        graph's waits, each looked up in ``membership`` (for a whole graph a third of
+        the cost; for a few episodes, a fortieth).
         """
         where, params = validity(as_of)
         self.conn.execute(
@@ -871,12 +882,17 @@ class AnalysisMixin(IdentityMixin):
             )
             if as_of is None:
                 where += self.fill_merge_ended(graph_id, canon)
+        members = (
+            "temp.cluster_members cm CROSS JOIN facts f ON f.episode_id = cm.episode_id"
+            if scoped
+            else "facts f JOIN temp.cluster_members cm ON cm.episode_id = f.episode_id"
+        )
         cur = self.conn.execute(
             f"""
             WITH RECURSIVE
             edges(cluster_id, src, tgt) AS (
                 SELECT DISTINCT cm.cluster_id, {ends[0]}, {ends[1]}
-                FROM facts f JOIN temp.cluster_members cm ON cm.episode_id = f.episode_id
+                FROM {members}
                 {merged}
                 WHERE f.graph_id = :graph AND f.relation = 'blocked_by' AND {where}
                   AND {ends[0]} != {ends[1]}
