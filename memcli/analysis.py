@@ -12,7 +12,6 @@ gets one shared-context observation.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -27,6 +26,13 @@ from memcli.signatures import describe
 
 if TYPE_CHECKING:
     from memcli.lifecycle import Plan
+
+try:
+    # the module hashlib's blake2b comes from: importing hashlib loads OpenSSL first
+    # (a few milliseconds of every analyze and read process, for a hash it does not use)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter without the builtin module
+    from hashlib import blake2b
 
 # Observation kinds are defined once, in ``memcli.models.ObservationKind`` (the JSON
 # ``kind``); these names are analysis's own shorthand for them.
@@ -163,7 +169,7 @@ def fingerprint(draft: Draft, writer: str, evidence_json: str | None = None) -> 
         f"[{json.dumps(draft.kind)}, {json.dumps(draft.pattern_key)}, {evidence_json},"
         f" {json.dumps(writer)}]"
     )
-    return hashlib.blake2b(payload.encode(), digest_size=12).hexdigest()
+    return blake2b(payload.encode(), digest_size=12).hexdigest()
 
 
 def _name_key(entity: Entity) -> tuple[str, int]:
