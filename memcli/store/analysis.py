@@ -248,15 +248,14 @@ class AnalysisMixin(IdentityMixin):
         # the bottlenecks of the owners the run may redo) and their evidence, in one
         # query each.
         active_sql = "o.graph_id = :graph AND o.status = 'active'"
+        active_from, join = "observations o", "JOIN"
         owners: frozenset[int] | None = None
         if scoped:
+            # the scope's observations and the extra ones, in a temp table the reads
+            # start from (a few hundred rows, not every evidence row of the graph)
             owners = self._scope_owners(graph_id, canon, recheck)
-            active_sql += (
-                " AND (o.id IN (SELECT oe2.observation_id FROM observation_evidence oe2"
-                " JOIN temp.scope sc ON sc.episode_id = oe2.item_id"
-                " WHERE oe2.item_type = 'episode')"
-                " OR o.id IN (SELECT id FROM temp.extra_observations))"
-            )
+            active_from = "temp.extra_observations x CROSS JOIN observations o ON o.id = x.id"
+            join = "CROSS JOIN"
         # Of the entities only the roots, and of the facts only those that have ended:
         # lifecycle and retire reasons read episodes, roots and ended facts
         # (``ActiveObservation``); the rest are most of the rows.
@@ -264,7 +263,7 @@ class AnalysisMixin(IdentityMixin):
         words: dict[str, str] = {}  # one string object per item type and role, not per row
         for oid, t, i, role in conn.execute(
             "SELECT oe.observation_id, oe.item_type, oe.item_id, oe.role"
-            " FROM observations o JOIN observation_evidence oe ON oe.observation_id = o.id"
+            f" FROM {active_from} {join} observation_evidence oe ON oe.observation_id = o.id"
             f" WHERE {active_sql} AND (oe.item_type = 'episode'"
             " OR (oe.item_type = 'entity' AND oe.role = 'root'))"
             " ORDER BY oe.observation_id, oe.item_type, oe.item_id",
@@ -277,17 +276,17 @@ class AnalysisMixin(IdentityMixin):
             int(i): analysis.EndedFact(int(i), at, by, withdrawn, why)
             for i, at, by, withdrawn, why in conn.execute(
                 "SELECT DISTINCT f.id, f.invalid_at, f.invalidated_by, r.id, r.retract_reason"
-                " FROM observations o"
-                " JOIN observation_evidence oe ON oe.observation_id = o.id"
+                f" FROM {active_from}"
+                f" {join} observation_evidence oe ON oe.observation_id = o.id"
                 " AND oe.item_type = 'fact'"
-                " JOIN facts f ON f.id = oe.item_id AND f.invalid_at IS NOT NULL"
+                f" {join} facts f ON f.id = oe.item_id AND f.invalid_at IS NOT NULL"
                 " LEFT JOIN episodes r ON r.id = f.episode_id AND r.retracted_at IS NOT NULL"
                 f" WHERE {active_sql}",
                 {"graph": graph_id},
             )
         }
         heads = conn.execute(
-            f"SELECT o.id, o.pattern_key, o.kind, o.fingerprint FROM observations o"
+            f"SELECT o.id, o.pattern_key, o.kind, o.fingerprint FROM {active_from}"
             f" WHERE {active_sql} ORDER BY o.id",
             {"graph": graph_id},
         ).fetchall()
@@ -320,9 +319,9 @@ class AnalysisMixin(IdentityMixin):
                 inside.update(
                     r[0]
                     for r in conn.execute(
-                        "SELECT DISTINCT oe.observation_id FROM observation_evidence oe"
-                        " JOIN temp.scope sc ON sc.episode_id = oe.item_id"
-                        f" WHERE oe.item_type = 'episode' AND oe.observation_id IN ({m})",
+                        "SELECT DISTINCT oe.observation_id FROM temp.scope sc"
+                        " CROSS JOIN observation_evidence oe ON oe.item_type = 'episode'"
+                        f" AND oe.item_id = sc.episode_id WHERE oe.observation_id IN ({m})",
                         chunk,
                     )
                 )
@@ -446,10 +445,19 @@ class AnalysisMixin(IdentityMixin):
     ) -> frozenset[int]:
         """The owners whose bottleneck a scoped run may change: whoever owns (or owned)
         work in the scope, and the owners of active bottlenecks with evidence in it.
-        Their active bottlenecks go in ``temp.extra_observations`` (with the ``recheck``
-        observations), so the run continues or retires each one even when none of its
-        evidence is in the scope."""
+        ``temp.extra_observations`` gets the observations the run loads: those with
+        evidence in the scope, these owners' active bottlenecks and the ``recheck``
+        observations, so the run continues or retires each bottleneck even when none of
+        its evidence is in the scope."""
         conn = self.conn
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS extra_observations (id INTEGER PRIMARY KEY)")
+        conn.execute("DELETE FROM temp.extra_observations")
+        # from the scope's episodes by the item index (the loads keep the active ones)
+        conn.execute(
+            "INSERT OR IGNORE INTO temp.extra_observations (id)"
+            " SELECT oe.observation_id FROM temp.scope sc CROSS JOIN observation_evidence oe"
+            " ON oe.item_type = 'episode' AND oe.item_id = sc.episode_id"
+        )
         owners = {
             canon.get(r[0], r[0])
             for r in conn.execute(
@@ -458,15 +466,12 @@ class AnalysisMixin(IdentityMixin):
             )
         }
         for (key,) in conn.execute(
-            "SELECT o.pattern_key FROM observations o WHERE o.graph_id = ?"
-            " AND o.status = 'active' AND o.kind = ? AND o.id IN ("
-            " SELECT oe.observation_id FROM observation_evidence oe"
-            " JOIN temp.scope sc ON sc.episode_id = oe.item_id WHERE oe.item_type = 'episode')",
+            "SELECT o.pattern_key FROM temp.extra_observations x"
+            " CROSS JOIN observations o ON o.id = x.id"
+            " WHERE o.graph_id = ? AND o.status = 'active' AND o.kind = ?",
             (graph_id, analysis.OWNER_BOTTLENECK),
         ):
             owners.add(int(str(key).split(":")[1]))
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS extra_observations (id INTEGER PRIMARY KEY)")
-        conn.execute("DELETE FROM temp.extra_observations")
         keys = {f"owner:{o}" for o in owners}
         conn.executemany(
             "INSERT OR IGNORE INTO temp.extra_observations (id) VALUES (?)",
