@@ -956,16 +956,10 @@ class AnalysisMixin(IdentityMixin):
         )
 
     def _stored_evidence(self, ids: Iterable[int]) -> dict[int, set[tuple[str, int, str]]]:
-        """Each observation's evidence rows as stored: (item type, item id, role)."""
-        out: dict[int, set[tuple[str, int, str]]] = defaultdict(set)
-        for chunk, marks in chunks(ids):
-            for oid, t, i, role in self.conn.execute(
-                "SELECT observation_id, item_type, item_id, role FROM observation_evidence"
-                f" WHERE observation_id IN ({marks})",
-                chunk,
-            ):
-                out[oid].add((t, i, role))
-        return out
+        """Each observation's evidence rows as stored: (item type, item id, role), one
+        read per observation (its key's range) whose rows go into the set in C."""
+        sql = "SELECT item_type, item_id, role FROM observation_evidence WHERE observation_id = ?"
+        return {oid: set(self.conn.execute(sql, (oid,))) for oid in sorted(set(ids))}
 
     def _write_evidence(
         self,
@@ -1076,9 +1070,9 @@ class AnalysisMixin(IdentityMixin):
             # the evidence as the pure core encoded it for the fingerprint
             as_json = d.evidence_json or json.dumps(d.evidence())
             if stored:
-                rows = d.evidence()
-                gone.extend((obs_id, t, i) for t, i, r in stored.difference(rows))
-                evidence.extend([(obs_id, t, i, r) for t, i, r in rows if (t, i, r) not in stored])
+                rows = set(d.evidence())
+                gone.extend((obs_id, t, i) for t, i, r in stored - rows)
+                evidence.extend((obs_id, t, i, r) for t, i, r in sorted(rows - stored))
             else:
                 whole.append((obs_id, as_json))
                 whole_rows[0] += len(d.episodes) + len(d.fact_roles) + len(d.entity_roles)
