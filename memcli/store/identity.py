@@ -182,6 +182,7 @@ class IdentityMixin(StoreBase):
         characters (or with any character past ASCII), as (id, name, norm, type), in
         one read of the index range."""
         terms: list[tuple[str, list[object]]] = []
+        allowed: list[tuple[int, set[str] | None]] = []  # what each term lets through
         for norm in norms:
             chars = set(norm) | {" ", "_"}
             term: tuple[str, list[object]] = ("length(norm) < ?", [len(norm)])
@@ -191,9 +192,21 @@ class IdentityMixin(StoreBase):
                     [len(norm), "*[^" + "".join(sorted(chars)) + "]*", "*[^ -~]*"],
                 )
             terms.append(term)
+            allowed.append((len(norm), chars if len(term[1]) > 1 else None))
         out: list[tuple[int, str, str, str]] = []
         for i in range(0, len(terms), _TERMS):
             either = _any(terms[i : i + _TERMS])
+            part = allowed[i : i + _TERMS]
+            if all(chars is not None for _, chars in part):
+                # A name any of the terms passes is shorter than the longest of these
+                # names and written with the characters of all of them together: one
+                # GLOB turns most of the range away before the terms are tried.
+                union = sorted(set().union(*(chars or () for _, chars in part)))
+                guard = (
+                    "length(norm) < ? AND (norm NOT GLOB ? OR norm GLOB ?)",
+                    [max(n for n, _ in part), "*[^" + "".join(union) + "]*", "*[^ -~]*"],
+                )
+                either = (f"({guard[0]}) AND {either[0]}", [*guard[1], *either[1]])
             out += self._identity_rows(graph_id, kind, start, either, either)
         return out
 
