@@ -12,7 +12,6 @@ gets one shared-context observation.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -27,6 +26,13 @@ from memcli.signatures import describe
 
 if TYPE_CHECKING:
     from memcli.lifecycle import Plan
+
+try:
+    # the module hashlib's blake2b comes from: importing hashlib loads OpenSSL first
+    # (a few milliseconds of every analyze and read process, for a hash it does not use)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - an interpreter without the builtin module
+    from hashlib import blake2b
 
 # Observation kinds are defined once, in ``memcli.models.ObservationKind`` (the JSON
 # ``kind``); these names are analysis's own shorthand for them.
@@ -50,6 +56,8 @@ _WHO_WHAT = itemgetter(1, 2, 3, 4)
 _WHAT = itemgetter(1, 2, 3)
 _EPISODE = itemgetter(1)
 _AUTHOR = itemgetter(1)  # of an Episode
+_WHEN = itemgetter(2, 0)  # an Episode's (occurred_at, id): the order of a draft's episodes
+_ID = itemgetter(0)  # of an Entity or an Episode
 
 
 # Entities, episodes and facts are named tuples rather than frozen dataclasses: an
@@ -163,11 +171,17 @@ def fingerprint(draft: Draft, writer: str, evidence_json: str | None = None) -> 
         f"[{json.dumps(draft.kind)}, {json.dumps(draft.pattern_key)}, {evidence_json},"
         f" {json.dumps(writer)}]"
     )
-    return hashlib.blake2b(payload.encode(), digest_size=12).hexdigest()
+    return blake2b(payload.encode(), digest_size=12).hexdigest()
 
 
 def _name_key(entity: Entity) -> tuple[str, int]:
     return (entity.name.lower(), entity.id)
+
+
+def _blocked_order(b: Blocked) -> tuple[int, str, int]:
+    """Blocked items by depth, then name: ``(b.depth, _name_key(b.entity))`` flat."""
+    e = b.entity
+    return (b.depth, e.name.lower(), e.id)
 
 
 def build_drafts(
@@ -727,14 +741,14 @@ def _owner_drafts(
             roles.update({i: r for i, r in d.entity_roles.items() if i not in roles})
             fact_roles.update(d.fact_roles)
             used.update(d.facts)
-            eps.update({e.id: e for e in d.episodes})
-            people.update({p.id: p for p in d.people})
+            eps.update(zip(map(_ID, d.episodes), d.episodes, strict=True))
+            people.update(zip(map(_ID, d.people), d.people, strict=True))
         for r in roots:
             roles[r] = "root"
         roles[owner_id] = "owner"
         people.pop(owner_id, None)
-        items = sorted(blocked.values(), key=lambda b: (b.depth, _name_key(b.entity)))
-        ordered = sorted(eps.values(), key=lambda e: (e.occurred_at, e.id))
+        items = sorted(blocked.values(), key=_blocked_order)
+        ordered = sorted(eps.values(), key=_WHEN)
         work = sum(1 for b in items if b.entity.type is _WORK_ITEM)
         out.append(
             Draft(
@@ -823,47 +837,52 @@ def _dependency_draft(
             waits_on[f.source_id].add(f.target_id)
         facts_of[f.source_id].append(f.id)
 
-    def ents(ids: set[int] | list[int]) -> list[Entity]:
-        if len(ids) < 2:  # most items wait on one thing and have one owner, or none
-            found = [entities[i] for i in ids if i in entities]
-            return found
+    def ents(ids: set[int] | None) -> list[Entity]:
+        if not ids:
+            return []
+        if len(ids) == 1:  # most items wait on one thing and have one owner, or none
+            return [entities[i] for i in ids if i in entities]
         return sorted((entities[i] for i in ids if i in entities), key=_name_key)
 
+    # One pass per cone node (a draft is built for every root of a graph, and for every
+    # root of an owner an incremental pass does not redo): lookups that find nothing
+    # build nothing, and the sort keys are computed in one call each.
+    get_via, get_owners, get_facts = waits_on.get, owners_of.get, facts_of.get
     blocked = [
         Blocked(
-            entity=entities[node],
-            depth=depth,
-            via=ents(waits_on[node]),
-            owners=ents(owners_of[node]),
-            fact_ids=sorted(facts_of[node]),
+            entities[node],
+            depth,
+            ents(get_via(node)),
+            ents(get_owners(node)),
+            sorted(get_facts(node, ())),
         )
         for node, depth in nodes.items()
         if depth >= 1 and node in entities
     ]
-    blocked.sort(key=lambda b: (b.depth, _name_key(b.entity)))
+    blocked.sort(key=_blocked_order)
     root = entities[root_id]
-    root_owners = ents(owners_of[root_id])
+    root_owners = ents(get_owners(root_id))
 
     roles: dict[int, str] = {root_id: "root"}
     for o in root_owners:
         roles[o.id] = "owner"
+    people: dict[int, Entity] = {}
+    work_items = 0  # one Blocked per cone node: each work item is counted once
     for b in blocked:
         role = "direct" if b.depth == 1 else "downstream"
-        roles.setdefault(b.entity.id, role)
+        e = b.entity
+        roles.setdefault(e.id, role)
+        if e.type is _WORK_ITEM:
+            work_items += 1
+        else:
+            people[e.id] = e
         for o in b.owners:
             roles.setdefault(o.id, role)
-
-    people: dict[int, Entity] = {}
-    for b in blocked:
-        if b.entity.type is not _WORK_ITEM:
-            people[b.entity.id] = b.entity
-        for o in b.owners:
             people[o.id] = o
     fact_roles = {f.id: "dependency" for f in edge_facts}
     fact_roles.update({f.id: "ownership" for f in owner_facts})
     episode_ids = {f.episode_id for f in edge_facts} | {f.episode_id for f in owner_facts}
-    eps = sorted((episodes[i] for i in episode_ids), key=lambda e: (e.occurred_at, e.id))
-    work_items = {b.entity.id for b in blocked if b.entity.type is _WORK_ITEM}
+    eps = sorted(map(episodes.__getitem__, episode_ids), key=_WHEN)
     used = {f.id: f for f in edge_facts + owner_facts}
     return Draft(
         pattern_key=f"root:{root_id}",
@@ -879,7 +898,7 @@ def _dependency_draft(
         episodes=eps,
         entities={i: entities[i] for i in roles if i in entities},
         facts=used,
-        rank=len(work_items) + len(people),
+        rank=work_items + len(people),
         start_at=eps[0].occurred_at,
         latest_evidence_at=eps[-1].occurred_at,
     )

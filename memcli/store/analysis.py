@@ -248,15 +248,14 @@ class AnalysisMixin(IdentityMixin):
         # the bottlenecks of the owners the run may redo) and their evidence, in one
         # query each.
         active_sql = "o.graph_id = :graph AND o.status = 'active'"
+        active_from, join = "observations o", "JOIN"
         owners: frozenset[int] | None = None
         if scoped:
+            # the scope's observations and the extra ones, in a temp table the reads
+            # start from (a few hundred rows, not every evidence row of the graph)
             owners = self._scope_owners(graph_id, canon, recheck)
-            active_sql += (
-                " AND (o.id IN (SELECT oe2.observation_id FROM observation_evidence oe2"
-                " JOIN temp.scope sc ON sc.episode_id = oe2.item_id"
-                " WHERE oe2.item_type = 'episode')"
-                " OR o.id IN (SELECT id FROM temp.extra_observations))"
-            )
+            active_from = "temp.extra_observations x CROSS JOIN observations o ON o.id = x.id"
+            join = "CROSS JOIN"
         # Of the entities only the roots, and of the facts only those that have ended:
         # lifecycle and retire reasons read episodes, roots and ended facts
         # (``ActiveObservation``); the rest are most of the rows.
@@ -264,7 +263,7 @@ class AnalysisMixin(IdentityMixin):
         words: dict[str, str] = {}  # one string object per item type and role, not per row
         for oid, t, i, role in conn.execute(
             "SELECT oe.observation_id, oe.item_type, oe.item_id, oe.role"
-            " FROM observations o JOIN observation_evidence oe ON oe.observation_id = o.id"
+            f" FROM {active_from} {join} observation_evidence oe ON oe.observation_id = o.id"
             f" WHERE {active_sql} AND (oe.item_type = 'episode'"
             " OR (oe.item_type = 'entity' AND oe.role = 'root'))"
             " ORDER BY oe.observation_id, oe.item_type, oe.item_id",
@@ -277,17 +276,17 @@ class AnalysisMixin(IdentityMixin):
             int(i): analysis.EndedFact(int(i), at, by, withdrawn, why)
             for i, at, by, withdrawn, why in conn.execute(
                 "SELECT DISTINCT f.id, f.invalid_at, f.invalidated_by, r.id, r.retract_reason"
-                " FROM observations o"
-                " JOIN observation_evidence oe ON oe.observation_id = o.id"
+                f" FROM {active_from}"
+                f" {join} observation_evidence oe ON oe.observation_id = o.id"
                 " AND oe.item_type = 'fact'"
-                " JOIN facts f ON f.id = oe.item_id AND f.invalid_at IS NOT NULL"
+                f" {join} facts f ON f.id = oe.item_id AND f.invalid_at IS NOT NULL"
                 " LEFT JOIN episodes r ON r.id = f.episode_id AND r.retracted_at IS NOT NULL"
                 f" WHERE {active_sql}",
                 {"graph": graph_id},
             )
         }
         heads = conn.execute(
-            f"SELECT o.id, o.pattern_key, o.kind, o.fingerprint FROM observations o"
+            f"SELECT o.id, o.pattern_key, o.kind, o.fingerprint FROM {active_from}"
             f" WHERE {active_sql} ORDER BY o.id",
             {"graph": graph_id},
         ).fetchall()
@@ -320,9 +319,9 @@ class AnalysisMixin(IdentityMixin):
                 inside.update(
                     r[0]
                     for r in conn.execute(
-                        "SELECT DISTINCT oe.observation_id FROM observation_evidence oe"
-                        " JOIN temp.scope sc ON sc.episode_id = oe.item_id"
-                        f" WHERE oe.item_type = 'episode' AND oe.observation_id IN ({m})",
+                        "SELECT DISTINCT oe.observation_id FROM temp.scope sc"
+                        " CROSS JOIN observation_evidence oe ON oe.item_type = 'episode'"
+                        f" AND oe.item_id = sc.episode_id WHERE oe.observation_id IN ({m})",
                         chunk,
                     )
                 )
@@ -446,10 +445,19 @@ class AnalysisMixin(IdentityMixin):
     ) -> frozenset[int]:
         """The owners whose bottleneck a scoped run may change: whoever owns (or owned)
         work in the scope, and the owners of active bottlenecks with evidence in it.
-        Their active bottlenecks go in ``temp.extra_observations`` (with the ``recheck``
-        observations), so the run continues or retires each one even when none of its
-        evidence is in the scope."""
+        ``temp.extra_observations`` gets the observations the run loads: those with
+        evidence in the scope, these owners' active bottlenecks and the ``recheck``
+        observations, so the run continues or retires each bottleneck even when none of
+        its evidence is in the scope."""
         conn = self.conn
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS extra_observations (id INTEGER PRIMARY KEY)")
+        conn.execute("DELETE FROM temp.extra_observations")
+        # from the scope's episodes by the item index (the loads keep the active ones)
+        conn.execute(
+            "INSERT OR IGNORE INTO temp.extra_observations (id)"
+            " SELECT oe.observation_id FROM temp.scope sc CROSS JOIN observation_evidence oe"
+            " ON oe.item_type = 'episode' AND oe.item_id = sc.episode_id"
+        )
         owners = {
             canon.get(r[0], r[0])
             for r in conn.execute(
@@ -458,15 +466,12 @@ class AnalysisMixin(IdentityMixin):
             )
         }
         for (key,) in conn.execute(
-            "SELECT o.pattern_key FROM observations o WHERE o.graph_id = ?"
-            " AND o.status = 'active' AND o.kind = ? AND o.id IN ("
-            " SELECT oe.observation_id FROM observation_evidence oe"
-            " JOIN temp.scope sc ON sc.episode_id = oe.item_id WHERE oe.item_type = 'episode')",
+            "SELECT o.pattern_key FROM temp.extra_observations x"
+            " CROSS JOIN observations o ON o.id = x.id"
+            " WHERE o.graph_id = ? AND o.status = 'active' AND o.kind = ?",
             (graph_id, analysis.OWNER_BOTTLENECK),
         ):
             owners.add(int(str(key).split(":")[1]))
-        conn.execute("CREATE TEMP TABLE IF NOT EXISTS extra_observations (id INTEGER PRIMARY KEY)")
-        conn.execute("DELETE FROM temp.extra_observations")
         keys = {f"owner:{o}" for o in owners}
         conn.executemany(
             "INSERT OR IGNORE INTO temp.extra_observations (id) VALUES (?)",
@@ -516,46 +521,45 @@ class AnalysisMixin(IdentityMixin):
         conn = self.conn
         if not ids:
             return [], {}, {}
-        head: dict[int, tuple[str, int]] = {}
-        fact_ids: dict[int, list[int]] = defaultdict(list)
-        an_episode: dict[int, int] = {}
-        for chunk, m in chunks(ids):
-            for oid, key, cluster_id in conn.execute(
-                f"SELECT id, pattern_key, cluster_id FROM observations WHERE id IN ({m})", chunk
-            ):
-                head[oid] = (str(key), int(cluster_id))
-            for oid, t, i in conn.execute(
-                "SELECT observation_id, item_type, item_id FROM observation_evidence"
-                f" WHERE observation_id IN ({m}) AND item_type IN ('fact', 'episode')",
-                chunk,
-            ):
-                if t == "fact":
-                    fact_ids[oid].append(i)
-                else:
-                    an_episode.setdefault(oid, i)
+        # The roots in a temp table the reads join on: one statement per read.
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS stored_roots (id INTEGER PRIMARY KEY)")
+        conn.execute("DELETE FROM temp.stored_roots")
+        conn.executemany(
+            "INSERT INTO temp.stored_roots (id) VALUES (?)", ((i,) for i in sorted(ids))
+        )
+        # each root's component: that of its first episode (its episodes share one)
+        head = {
+            oid: (str(key), int(cluster_id), component)
+            for oid, key, cluster_id, component in conn.execute(
+                "SELECT o.id, o.pattern_key, o.cluster_id, (SELECT ec.component_id"
+                " FROM observation_evidence oe"
+                " JOIN episode_clusters ec ON ec.episode_id = oe.item_id"
+                " WHERE oe.observation_id = o.id AND oe.item_type = 'episode'"
+                " ORDER BY oe.item_id LIMIT 1)"
+                " FROM temp.stored_roots t CROSS JOIN observations o ON o.id = t.id"
+            )
+        }
         relation_of = {r.value: r for r in Relation}
-        # rows become named tuples in C (``_load``)
+        # rows become named tuples in C (``_load``); a fact two roots share is one tuple
         new_fact = partial(tuple.__new__, analysis.Fact)
         new_entity = partial(tuple.__new__, analysis.Entity)
         new_episode = partial(tuple.__new__, analysis.Episode)
         to = canon.get
         facts: dict[int, analysis.Fact] = {}
-        for chunk, m in chunks({i for v in fact_ids.values() for i in v}):
-            for i, e, src, rel, tgt in conn.execute(
-                "SELECT id, episode_id, source_id, relation, target_id FROM facts"
-                f" WHERE id IN ({m})",
-                chunk,
-            ):
-                facts[i] = new_fact((i, e, to(src, src), relation_of[rel], to(tgt, tgt)))
-        component: dict[int, int] = {}
-        for chunk, m in chunks(set(an_episode.values())):
-            component.update(
-                conn.execute(
-                    "SELECT episode_id, component_id FROM episode_clusters"
-                    f" WHERE episode_id IN ({m})",
-                    chunk,
-                )
-            )
+        fact_ids: dict[int, list[analysis.Fact]] = defaultdict(list)
+        for oid, i, e, src, rel, tgt in conn.execute(
+            "SELECT oe.observation_id, f.id, f.episode_id, f.source_id, f.relation, f.target_id"
+            " FROM temp.stored_roots t"
+            " CROSS JOIN observation_evidence oe ON oe.observation_id = t.id"
+            " AND oe.item_type = 'fact'"
+            " CROSS JOIN facts f ON f.id = oe.item_id"
+            " ORDER BY oe.observation_id, oe.item_id"  # the key's order: no sort
+        ):
+            fact = facts.get(i)
+            if fact is None:
+                fact = facts[i] = new_fact((i, e, to(src, src), relation_of[rel], to(tgt, tgt)))
+            fact_ids[oid].append(fact)
+        conn.execute("DELETE FROM temp.stored_roots")
         type_of = {t.value: t for t in EntityType}
         entities: dict[int, analysis.Entity] = {}
         for chunk, m in chunks({i for f in facts.values() for i in (f.source_id, f.target_id)}):
@@ -571,11 +575,11 @@ class AnalysisMixin(IdentityMixin):
                 episodes[i] = new_episode((i, author, occurred_at, source))
         outside = [
             analysis.OutsideRoot(
-                component=component[an_episode[oid]],
+                component=int(head[oid][2]),
                 cluster_id=head[oid][1],
                 # pattern key root:<root>, or root:<root>:c<component>
                 root=int(head[oid][0].split(":")[1]),
-                facts=tuple(facts[i] for i in sorted(fact_ids[oid]) if i in facts),
+                facts=tuple(fact_ids[oid]),  # by id, as the evidence's key orders them
                 pattern_key=head[oid][0],
             )
             for oid in sorted(ids)
@@ -689,7 +693,8 @@ class AnalysisMixin(IdentityMixin):
         seeds = {
             r[0]
             for r in self.conn.execute(
-                "SELECT id FROM episodes WHERE graph_id = :graph AND id > :max_ep",
+                # by the id range ("+graph_id": not the graph's every episode)
+                "SELECT id FROM episodes WHERE +graph_id = :graph AND id > :max_ep",
                 {"graph": graph_id, "max_ep": max_episode_id},
             )
         }
@@ -750,8 +755,8 @@ class AnalysisMixin(IdentityMixin):
                 """
                 SELECT ec.episode_id FROM episode_clusters ec
                 WHERE ec.graph_id = ? AND ec.component_id IN (
-                    SELECT e2.component_id FROM episode_clusters e2
-                    JOIN temp.seeds s ON s.episode_id = e2.episode_id)
+                    SELECT e2.component_id FROM temp.seeds s
+                    CROSS JOIN episode_clusters e2 ON e2.episode_id = s.episode_id)
                 """,
                 (graph_id,),
             )
@@ -824,7 +829,12 @@ class AnalysisMixin(IdentityMixin):
         }
 
     def dependency_cones(
-        self, graph_id: str, membership: dict[int, int], as_of: str | None = None
+        self,
+        graph_id: str,
+        membership: dict[int, int],
+        as_of: str | None = None,
+        *,
+        scoped: bool = False,
     ) -> list[tuple[int, int, int, int]]:
         """Walk blocked_by chains inside each group of episodes with a recursive CTE.
 
@@ -836,6 +846,11 @@ class AnalysisMixin(IdentityMixin):
         nothing in the group. The walk is cycle-safe: UNION drops repeated rows and the
         depth stops at 64, so a cycle neither loops it nor contributes a root (cycles
         are found by ``analysis`` from the facts instead).
+
+        ``scoped``: ``membership`` is a small part of the graph (an incremental pass's
+        scope), so the walk's edges are read from its episodes' facts; otherwise from the
+        graph's waits, each looked up in ``membership`` (for a whole graph a third of
+        the cost; for a few episodes, a fortieth).
         """
         where, params = validity(as_of)
         self.conn.execute(
@@ -872,12 +887,17 @@ class AnalysisMixin(IdentityMixin):
             )
             if as_of is None:
                 where += self.fill_merge_ended(graph_id, canon)
+        members = (
+            "temp.cluster_members cm CROSS JOIN facts f ON f.episode_id = cm.episode_id"
+            if scoped
+            else "facts f JOIN temp.cluster_members cm ON cm.episode_id = f.episode_id"
+        )
         cur = self.conn.execute(
             f"""
             WITH RECURSIVE
             edges(cluster_id, src, tgt) AS (
                 SELECT DISTINCT cm.cluster_id, {ends[0]}, {ends[1]}
-                FROM facts f JOIN temp.cluster_members cm ON cm.episode_id = f.episode_id
+                FROM {members}
                 {merged}
                 WHERE f.graph_id = :graph AND f.relation = 'blocked_by' AND {where}
                   AND {ends[0]} != {ends[1]}
@@ -936,16 +956,10 @@ class AnalysisMixin(IdentityMixin):
         )
 
     def _stored_evidence(self, ids: Iterable[int]) -> dict[int, set[tuple[str, int, str]]]:
-        """Each observation's evidence rows as stored: (item type, item id, role)."""
-        out: dict[int, set[tuple[str, int, str]]] = defaultdict(set)
-        for chunk, marks in chunks(ids):
-            for oid, t, i, role in self.conn.execute(
-                "SELECT observation_id, item_type, item_id, role FROM observation_evidence"
-                f" WHERE observation_id IN ({marks})",
-                chunk,
-            ):
-                out[oid].add((t, i, role))
-        return out
+        """Each observation's evidence rows as stored: (item type, item id, role), one
+        read per observation (its key's range) whose rows go into the set in C."""
+        sql = "SELECT item_type, item_id, role FROM observation_evidence WHERE observation_id = ?"
+        return {oid: set(self.conn.execute(sql, (oid,))) for oid in sorted(set(ids))}
 
     def _write_evidence(
         self,
@@ -1056,9 +1070,9 @@ class AnalysisMixin(IdentityMixin):
             # the evidence as the pure core encoded it for the fingerprint
             as_json = d.evidence_json or json.dumps(d.evidence())
             if stored:
-                rows = d.evidence()
-                gone.extend((obs_id, t, i) for t, i, r in stored.difference(rows))
-                evidence.extend([(obs_id, t, i, r) for t, i, r in rows if (t, i, r) not in stored])
+                rows = set(d.evidence())
+                gone.extend((obs_id, t, i) for t, i, r in stored - rows)
+                evidence.extend((obs_id, t, i, r) for t, i, r in sorted(rows - stored))
             else:
                 whole.append((obs_id, as_json))
                 whole_rows[0] += len(d.episodes) + len(d.fact_roles) + len(d.entity_roles)

@@ -136,29 +136,37 @@ class IdentityMixin(StoreBase):
         whose first words start alike share one read of their index range."""
         by_start: dict[str, list[tuple[tuple[str, list[object]], tuple[str, list[object]]]]]
         by_start = defaultdict(list)
+        head = "substr(norm, 1, instr(norm || ' ', ' ') - 1)"  # up to the first space
+        # Lists of two or more words that share a first word: one term for all of them
+        # (its GLOB once per name read, not once per list), with every second character.
+        seconds: dict[str, dict[str, None]] = defaultdict(dict)
         for words in many:
             word = words[0]
             if any(ch in "*?[]" for ch in word):
                 by_start[word[0]].append((("1", []), ("1", [])))
                 continue
-            letters = word[0] + "".join(f"*{ch}" for ch in word[1:]) + "*"
-            odd: tuple[str, list[object]] = ("norm GLOB ?", ["*" + letters])
-            head = "substr(norm, 1, instr(norm || ' ', ' ') - 1)"  # up to the first space
-            if len(words) == 1:
-                initials = word[0] + "".join(f"* {ch}" for ch in word[1:]) + "*"
-                term: tuple[str, list[object]] = (
-                    f"({head} GLOB ? OR norm GLOB ?)",
-                    [letters, initials],
-                )
-            else:
-                # the second word starts with the same character: within the first
-                # space-separated part ("pg16") or right after it
-                term = (
-                    f"{head} GLOB ? AND (instr({head}, ?) > 1"
-                    " OR substr(norm, instr(norm || ' ', ' ') + 1, 1) = ?)",
-                    [letters, words[1][0], words[1][0]],
-                )
-            by_start[word[0]].append((term, odd))
+            if len(words) > 1:
+                seconds[word][words[1][0]] = None
+                continue
+            letters = _letters(word)
+            initials = word[0] + "".join(f"* {ch}" for ch in word[1:]) + "*"
+            term: tuple[str, list[object]] = (
+                f"({head} GLOB ? OR norm GLOB ?)",
+                [letters, initials],
+            )
+            by_start[word[0]].append((term, ("norm GLOB ?", ["*" + letters])))
+        for word, chars in seconds.items():
+            # the second word starts with one of these characters: within the first
+            # space-separated part ("pg16") or right after it
+            letters = _letters(word)
+            within = " OR ".join([f"instr({head}, ?) > 1"] * len(chars))
+            marks = ", ".join("?" * len(chars))
+            term = (
+                f"{head} GLOB ? AND ({within}"
+                f" OR substr(norm, instr(norm || ' ', ' ') + 1, 1) IN ({marks}))",
+                [letters, *chars, *chars],
+            )
+            by_start[word[0]].append((term, ("norm GLOB ?", ["*" + letters])))
         out: list[tuple[int, str, str, str]] = []
         for start, terms in sorted(by_start.items()):
             for i in range(0, len(terms), _TERMS):
@@ -176,6 +184,7 @@ class IdentityMixin(StoreBase):
         characters (or with any character past ASCII), as (id, name, norm, type), in
         one read of the index range."""
         terms: list[tuple[str, list[object]]] = []
+        allowed: list[tuple[int, set[str] | None]] = []  # what each term lets through
         for norm in norms:
             chars = set(norm) | {" ", "_"}
             term: tuple[str, list[object]] = ("length(norm) < ?", [len(norm)])
@@ -185,9 +194,21 @@ class IdentityMixin(StoreBase):
                     [len(norm), "*[^" + "".join(sorted(chars)) + "]*", "*[^ -~]*"],
                 )
             terms.append(term)
+            allowed.append((len(norm), chars if len(term[1]) > 1 else None))
         out: list[tuple[int, str, str, str]] = []
         for i in range(0, len(terms), _TERMS):
             either = _any(terms[i : i + _TERMS])
+            part = allowed[i : i + _TERMS]
+            if all(chars is not None for _, chars in part):
+                # A name any of the terms passes is shorter than the longest of these
+                # names and written with the characters of all of them together: one
+                # GLOB turns most of the range away before the terms are tried.
+                union = sorted(set().union(*(chars or () for _, chars in part)))
+                guard = (
+                    "length(norm) < ? AND (norm NOT GLOB ? OR norm GLOB ?)",
+                    [max(n for n, _ in part), "*[^" + "".join(union) + "]*", "*[^ -~]*"],
+                )
+                either = (f"({guard[0]}) AND {either[0]}", [*guard[1], *either[1]])
             out += self._identity_rows(graph_id, kind, start, either, either)
         return out
 
@@ -530,6 +551,11 @@ class IdentityMixin(StoreBase):
             )
             is not None
         )
+
+
+def _letters(word: str) -> str:
+    """A GLOB for a word holding ``word``'s letters in order: equal or abbreviated."""
+    return word[0] + "".join(f"*{ch}" for ch in word[1:]) + "*"
 
 
 def _any(terms: Iterable[tuple[str, list[object]]]) -> tuple[str, list[object]]:
