@@ -139,11 +139,9 @@ def analyze(
         last = store.last_run(graph)
         if last is None:
             report.merged = corrections.auto_resolve(store, graph)
-            report.merged += corrections.short_resolve(store, graph)
         elif store.entities_created_since(graph, last["started_at"]):
             since = None if info["needs_full"] else last["started_at"]
             report.merged = corrections.auto_resolve(store, graph, since=since)
-            report.merged += corrections.short_resolve(store, graph)
         # Names written beside a ticket: a new update may pair two old names.
         report.merged += corrections.stated_resolve(store, graph)
         info = store.graph(graph)

@@ -263,8 +263,9 @@ def _names_near(
 
 
 def auto_resolve(store: Store, graph: str, *, since: str | None = None) -> list[dict[str, Any]]:
-    """Make the merges that are safe without asking (``identity.auto_merges``), each
-    recorded with its evidence as decided by 'auto'. Call inside a transaction.
+    """Make the merges that are safe without asking (``identity.auto_merges`` and
+    ``identity.short_forms``), each recorded with its evidence as decided by 'auto'.
+    Call inside a transaction.
 
     ``since``: the start of the last analyze, when only ingest and merge decisions
     changed the names after it (none was dropped): only the names near those created
@@ -279,7 +280,12 @@ def auto_resolve(store: Store, graph: str, *, since: str | None = None) -> list[
         names = _names(store, graph, canon)
     else:
         names = _names_near(store, graph, canon, since, decided)
-    for c in identity.auto_merges(names, refused=store.refused_merges(graph)):
+    found = identity.auto_merges(names, refused=store.refused_merges(graph))
+    merged = {c.alias.id for c in found}
+    # Short forms ("Tunde", "2210", "the auth stuff") among the same names; a name the
+    # abbreviation check merged already is left to that merge.
+    found += [c for c in _short_forms(store, graph, names, canon) if c.alias.id not in merged]
+    for c in found:
         store.record_merge(
             graph, c.alias.id, c.canonical.id, decided_by=AUTO, reason=c.reasons[0], now=now
         )
@@ -287,40 +293,49 @@ def auto_resolve(store: Store, graph: str, *, since: str | None = None) -> list[
     return made
 
 
-def short_resolve(store: Store, graph: str) -> list[dict[str, Any]]:
-    """Merge first names, bare ticket numbers and "the same X" into the one name each
-    can stand for (``identity.short_forms``), recorded as decided by 'auto'. Call inside a
-    transaction; only a new name can make a new one, so analyze runs it when names are
-    new."""
-    canon = store.entity_canon(graph)
-    people, numbers, sames = (
-        [identity.Name._make(r) for r in rows if r[0] not in canon]
-        for rows in store.short_form_rows(graph)
-    )
-    numbers = [n for n in numbers if n.name.isdigit()]
-    endings = [n.name for n in numbers] + [s.norm.removeprefix("same ") for s in sames]
-    tickets = store.rows_ending(graph, endings) if endings else []
-    vague = [
-        identity.Name._make(r)
-        for r in store.vague_rows(graph, identity.VAGUE_HEADS)
-        if r[0] not in canon and " " in r[2]
+def _short_forms(
+    store: Store, graph: str, names: Sequence[identity.Name], canon: dict[int, int]
+) -> list[identity.Candidate]:
+    """The short-form merges (``identity.short_forms``) among ``names``, the names the
+    automatic-merge check looked at (every name, or those near the new ones: a vague
+    name, its base and that base's tickets share their first word, so they are near
+    each other). People are read whole (a few hundred even in a large graph); the
+    tickets a bare number or "same X" may stand for are looked up only when one is
+    among ``names``."""
+    people = [identity.Name._make(r) for r in store.person_rows(graph) if r[0] not in canon]
+    numbers, sames, vague = [], [], []
+    for n in names:  # one pass: a full check looks at every name of the graph
+        norm = n.norm
+        if norm.endswith(identity.VAGUE_ENDINGS):
+            vague.append(n)
+        elif norm[:1].isdigit() and n.name.isdigit():
+            numbers.append(n)
+        elif norm.startswith("same "):
+            sames.append(n)
+    numbers = [n for n in numbers if n.type == "work_item"]
+    sames = [n for n in sames if n.type == "work_item"]
+    vague = [n for n in vague if n.type == "work_item"]
+    wanted = {v.norm.rsplit(" ", 1)[0] for v in vague}
+    bases = [
+        n
+        for n in (names if wanted else ())
+        if n.type == "work_item" and (n.norm in wanted or n.norm.partition(" ")[0] in wanted)
     ]
-    bases = store.base_rows(graph, {v.norm.rsplit(" ", 1)[0] for v in vague}) if vague else []
-    found = identity.short_forms(
+    tickets: list[identity.Name] = []
+    if numbers or sames:
+        endings = [n.name for n in numbers] + [s.norm.removeprefix("same ") for s in sames]
+        tickets = [
+            identity.Name._make(r) for r in store.rows_ending(graph, endings) if r[0] not in canon
+        ]
+    return identity.short_forms(
         people,
         numbers,
-        [identity.Name._make(r) for r in tickets if r[0] not in canon],
+        tickets,
         sames=sames,
         vague=vague,
-        bases=[identity.Name._make(r) for r in bases if r[0] not in canon],
+        bases=bases,
         refused=store.refused_merges(graph),
     )
-    now = utcnow()
-    for c in found:
-        store.record_merge(
-            graph, c.alias.id, c.canonical.id, decided_by=AUTO, reason=c.reasons[0], now=now
-        )
-    return [c.as_dict() for c in found]
 
 
 def stated_resolve(store: Store, graph: str) -> list[dict[str, Any]]:

@@ -612,4 +612,4 @@ def short_forms(
 
 
 # Last words that add nothing to a work item's name: "the auth stuff" is "auth".
-VAGUE_HEADS = ("stuff", "thing", "things", "work", "bits")
+VAGUE_ENDINGS = (" stuff", " thing", " things", " work", " bits")

@@ -244,51 +244,14 @@ class IdentityMixin(StoreBase):
                 ).fetchall()
         return out
 
-    def short_form_rows(self, graph_id: str) -> tuple[list[_Row], list[_Row], list[_Row]]:
-        """(people, work items named by digits alone, work items named "same ...") of
-        the graph, as (id, name, norm, type): what ``identity.short_forms`` starts from.
-        Reads of the (graph, type, norm) index."""
+    def person_rows(self, graph_id: str) -> list[_Row]:
+        """The graph's people as (id, name, norm, type): what ``identity.short_forms``
+        compares first names against. A read of the (graph, type, norm) index."""
         with self._lock:
-            people = self.conn.execute(
+            return self.conn.execute(
                 "SELECT id, name, norm, type FROM entities WHERE graph_id = ? AND type = 'person'",
                 (graph_id,),
             ).fetchall()
-            numbers = self.conn.execute(
-                "SELECT id, name, norm, type FROM entities WHERE graph_id = ?"
-                " AND type = 'work_item' AND norm >= '0' AND norm < ':'",
-                (graph_id,),
-            ).fetchall()
-            sames = self.conn.execute(
-                "SELECT id, name, norm, type FROM entities WHERE graph_id = ?"
-                " AND type = 'work_item' AND norm >= 'same ' AND norm < 'same!'",
-                (graph_id,),
-            ).fetchall()
-        return people, numbers, sames
-
-    def vague_rows(self, graph_id: str, heads: Sequence[str]) -> list[_Row]:
-        """Work items of the graph whose key has two or more words and ends with one of
-        these ``heads`` ("auth stuff"), as (id, name, norm, type)."""
-        likes = " OR ".join("norm LIKE ?" for _ in heads)
-        with self._lock:
-            return self.conn.execute(
-                "SELECT id, name, norm, type FROM entities WHERE graph_id = ?"
-                f" AND type = 'work_item' AND ({likes})",
-                [graph_id, *(f"% {h}" for h in heads)],
-            ).fetchall()
-
-    def base_rows(self, graph_id: str, bases: Iterable[str]) -> list[_Row]:
-        """Work items of the graph named by one of these words exactly ("auth"), or a
-        ticket of that project ("auth 212"), as (id, name, norm, type). A read of the
-        (graph, type, norm) index per word."""
-        out: list[_Row] = []
-        with self._lock:
-            for base in sorted(set(bases)):
-                out += self.conn.execute(
-                    "SELECT id, name, norm, type FROM entities WHERE graph_id = ?"
-                    " AND type = 'work_item' AND (norm = ? OR (norm > ? AND norm < ?))",
-                    (graph_id, base, base + " 0", base + " :"),
-                ).fetchall()
-        return out
 
     def rows_ending(self, graph_id: str, endings: Iterable[str]) -> list[_Row]:
         """Work items of the graph whose key is one of these words or ends with one
