@@ -284,7 +284,10 @@ def auto_resolve(store: Store, graph: str, *, since: str | None = None) -> list[
     merged = {c.alias.id for c in found}
     # Short forms ("Tunde", "2210", "the auth stuff") among the same names; a name the
     # abbreviation check merged already is left to that merge.
-    found += [c for c in _short_forms(store, graph, names, canon) if c.alias.id not in merged]
+    for c in _short_forms(store, graph, names, canon):
+        if c.alias.id not in merged:
+            merged.add(c.alias.id)
+            found.append(c)
     for c in found:
         store.record_merge(
             graph, c.alias.id, c.canonical.id, decided_by=AUTO, reason=c.reasons[0], now=now
@@ -303,24 +306,23 @@ def _short_forms(
     tickets a bare number or "same X" may stand for are looked up only when one is
     among ``names``."""
     people = [identity.Name._make(r) for r in store.person_rows(graph) if r[0] not in canon]
-    numbers, sames, vague = [], [], []
+    numbers, sames, vague, bases = [], [], [], []
     for n in names:  # one pass: a full check looks at every name of the graph
         norm = n.norm
-        if norm.endswith(identity.VAGUE_ENDINGS):
+        if " " not in norm:
+            if norm[:1].isdigit() and n.name.isdigit():
+                numbers.append(n)
+            else:
+                bases.append(n)  # "auth": a vague name's base, or a project key
+        elif norm.endswith(identity.VAGUE_ENDINGS):
             vague.append(n)
-        elif norm[:1].isdigit() and n.name.isdigit():
-            numbers.append(n)
+        elif norm[-1:].isdigit():
+            bases.append(n)  # "auth 212": maybe a ticket of project "auth"
         elif norm.startswith("same "):
             sames.append(n)
-    numbers = [n for n in numbers if n.type == "work_item"]
-    sames = [n for n in sames if n.type == "work_item"]
-    vague = [n for n in vague if n.type == "work_item"]
-    wanted = {v.norm.rsplit(" ", 1)[0] for v in vague}
-    bases = [
-        n
-        for n in (names if wanted else ())
-        if n.type == "work_item" and (n.norm in wanted or n.norm.partition(" ")[0] in wanted)
-    ]
+    numbers, sames, vague, bases = (
+        [n for n in group if n.type == "work_item"] for group in (numbers, sames, vague, bases)
+    )
     tickets: list[identity.Name] = []
     if numbers or sames:
         endings = [n.name for n in numbers] + [s.norm.removeprefix("same ") for s in sames]

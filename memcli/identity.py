@@ -534,14 +534,13 @@ def short_forms(
       names no refactor) for the one work item whose name ends with "refactor": the
       writer says it is one named before;
     - "the auth stuff", "the auth work", "the auth thing" for "auth" (a vague last word
-      adds nothing to a name), and "auth" for the one ticket of the project AUTH
-      ("AUTH-212") when it is the project's only ticket in the graph.
+      adds nothing to a name), and a project key alone ("auth") for the project's one
+      ticket ("AUTH-212") when it is the only one in the graph.
 
     ``people`` are the graph's persons, ``numbers`` its work items named by digits
     alone, ``sames`` those named "same ...", ``tickets`` its work items that may end in
     one of those numbers or heads, ``vague`` its work items ending in a vague word,
-    ``bases`` its work items named by what those leave when the word is cut and the
-    tickets whose project key is one of them, all as they resolve now (merged aliases
+    ``bases`` its work items named by one word and its tickets ("auth 212"), all as they resolve now (merged aliases
     left out). Two Tundes, or a 2210 in two projects,
     stay apart: which one is meant is not said. A pair a person unmerged stays apart.
     """

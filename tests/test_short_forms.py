@@ -120,3 +120,6 @@ def test_a_vague_last_word_adds_nothing_and_a_project_key_names_its_one_ticket()
     other = Name(44, "AUTH-230", "auth 230", "work_item")
     found = short_forms([], [], [], vague=[stuff], bases=[bare, ticket, other])
     assert [(c.alias.name, c.canonical.name) for c in found] == [("auth stuff", "auth")]
+    # a project key alone, with no vague name beside it
+    [alone] = short_forms([], [], [], bases=[bare, ticket])
+    assert (alone.alias.name, alone.canonical.name) == ("auth", "AUTH-212")
