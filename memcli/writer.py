@@ -45,7 +45,8 @@ MAX_SUMMARY = 600
 # How long a list may be before it is cut to one name fewer and "N more" (and k - 2
 # downstream groups are spelled out), tried in turn until the summary fits.
 _DETAIL = (5, 4, 3, 2)
-_TICKET_ID = re.compile(TICKET)
+# a ticket id, alone or with its title ("AUTH-212 (auth refactor)"): a proper name
+_TICKET_ID = re.compile(rf"{TICKET}(?: \(.*\))?")
 _NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 
 

@@ -122,7 +122,9 @@ def test_one_blocker_under_its_ticket_and_its_name(cli: Cli, write: Callable[...
     # both people waiting are held up by one root, which the prose names bare
     assert _roots(cli) == [("TRN-88", ["Ana Costa", "Cyrus Farahani"])]
     [obs] = cli.json("observations", "--graph", "transit")
-    assert "The TRN-88" not in obs["summary"] and "TRN-88 is the root" in obs["summary"]
+    # ... by its ticket and the name written beside it, without an article
+    assert obs["summary"].startswith("TRN-88 (fare calculator rewrite) is the root blocker")
+    assert obs["root_entities"] == ["TRN-88"]  # the record keeps the entity's own name
 
     # a person undoes it: two roots, and the next analyze does not merge them again
     cli("entity", "unmerge", "fare calculator rewrite", "--graph", "transit")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -12,6 +13,7 @@ from typing import Any
 
 from memcli import analysis
 from memcli.models import EntityType, Relation
+from memcli.resolve import TICKET
 from memcli.store.connection import chunks
 from memcli.store.identity import IdentityMixin
 
@@ -52,6 +54,7 @@ class AppliedRun:
 
 # Rows written as one JSON array per statement at most (``json_each`` unpacks them in C).
 _JSON_ROWS = 50_000
+_TICKET_ID = re.compile(TICKET)
 
 
 class AnalysisMixin(IdentityMixin):
@@ -113,6 +116,33 @@ class AnalysisMixin(IdentityMixin):
                 ).fetchone()
                 is not None
             )
+
+    def _titled(self, graph_id: str | None, entities: dict[int, analysis.Entity]) -> None:
+        """Give a ticket named by its id alone the first name an update wrote beside it
+        (``stated_names``), for the prose: "AUTH-212 (auth refactor) blocking ...". The
+        records keep the entity's own name."""
+        conn = self.conn
+        # entities of one graph (which one, when None, is not at hand)
+        where, args = ("", []) if graph_id is None else (" WHERE graph_id = ?", [graph_id])
+        if conn.execute(f"SELECT 1 FROM stated_names{where} LIMIT 1", args).fetchone() is None:
+            return
+        ids = [
+            i
+            for i, e in entities.items()
+            if e.type is EntityType.WORK_ITEM and _TICKET_ID.fullmatch(e.name)
+        ]
+        titles: dict[int, str] = {}
+        for chunk, m in chunks(ids):
+            for i, title in conn.execute(
+                "SELECT e.id, s.name FROM entities e JOIN stated_names s"
+                " ON s.graph_id = e.graph_id AND s.ticket_norm = e.norm"
+                " JOIN episodes ep ON ep.id = s.episode_id AND ep.retracted_at IS NULL"
+                f" WHERE e.id IN ({m}) ORDER BY s.episode_id",
+                chunk,
+            ):
+                titles.setdefault(i, title)
+        for i, title in titles.items():
+            entities[i] = entities[i]._replace(name=f"{entities[i].name} ({title})")
 
     def load_analysis(
         self,
@@ -243,6 +273,7 @@ class AnalysisMixin(IdentityMixin):
             ):
                 if i in entity_ids:
                     entities[i] = new_entity((i, name, type_of[t]))
+        self._titled(graph_id, entities)
 
         # Active observations (in a scoped run, those with evidence in the scope, and
         # the bottlenecks of the owners the run may redo) and their evidence, in one
@@ -567,6 +598,7 @@ class AnalysisMixin(IdentityMixin):
                 f"SELECT id, name, type FROM entities WHERE id IN ({m})", chunk
             ):
                 entities[i] = new_entity((i, name, type_of[kind]))
+        self._titled(None, entities)
         episodes: dict[int, analysis.Episode] = {}
         for chunk, m in chunks({f.episode_id for f in facts.values()}):
             for i, author, occurred_at, source in conn.execute(
