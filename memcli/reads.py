@@ -12,8 +12,8 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from memcli import analysis
 from memcli.errors import NotFound, UsageError
+from memcli.models import ObservationKind
 from memcli.resolve import normalize
 from memcli.search import (
     ANY_WEIGHT,
@@ -258,7 +258,7 @@ def _observation_record(
         "supersedes": sorted(links["supersedes"]),
         "superseded_by": sorted(links["superseded_by"]),
         "writer": r["writer"],
-        "stale": r["kind"] == analysis.STALE_BLOCKER,
+        "stale": r["kind"] == ObservationKind.STALE_BLOCKER,
         "confirmed_at": r["latest_evidence_at"] if confirmed is None else confirmed,
         "status_now": r["status"],
     }
@@ -784,9 +784,9 @@ def dependency_picture(
     if graph is None:
         raise UsageError("name a graph or an observation to draw")
     require_graph(store, graph)
-    active = [
-        o for o in observation_records(store, graph, "active") if o["kind"] in analysis.ROOT_KINDS
-    ]
+    from memcli.analysis import ROOT_KINDS
+
+    active = [o for o in observation_records(store, graph, "active") if o["kind"] in ROOT_KINDS]
     title = f"{graph}: who waits on what (current facts)"
     facts = _through_merges(store, graph, store.dependency_facts(graph))
     return build(title, facts, [pattern(o) for o in active])

@@ -440,9 +440,9 @@ class ReadsMixin(StoreBase):
                             items[obs_id][1].append(text)
                             dates[obs_id][episode_id] = occurred_at
                     else:
-                        for obs_id, text, *claim in rows:
+                        for obs_id, text, target, relation, episode_id in rows:
                             items[obs_id][2].append(text)
-                            claims[obs_id].append((claim[0], claim[1], claim[2]))
+                            claims[obs_id].append((target, relation, episode_id))
         return {
             i: EvidenceJson(
                 "[" + ",".join(ents) + "]",
