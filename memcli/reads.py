@@ -12,8 +12,8 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from memcli import analysis
 from memcli.errors import NotFound, UsageError
+from memcli.models import ObservationKind
 from memcli.resolve import normalize
 from memcli.search import (
     ANY_WEIGHT,
@@ -100,13 +100,16 @@ def observation_records(
     contract's order, so it prints as the record would. For a caller that only prints
     them: validating ~10k nested evidence records per listing costs more than reading
     them (tests hold the two forms to the same JSON)."""
-    if status not in ("active", "retired", "all"):
-        raise UsageError(f"unknown status {status!r}: use active, retired or all")
-    if evidence is not None and evidence < 0:
-        raise UsageError(f"evidence must be 0 or more, not {evidence}")
-    if graph is not None:
-        require_graph(store, graph)
-    rows = store.observation_rows(graph, status, ids=ids, as_of=as_of, limit=limit)
+    rows = _observation_rows(
+        store, graph, status, ids=ids, as_of=as_of, limit=limit, evidence=evidence
+    )
+    return _records(store, rows, as_of, evidence)
+
+
+def _records(
+    store: Store, rows: list[dict[str, Any]], as_of: str | None, evidence: int | None
+) -> list[dict[str, Any]]:
+    """:func:`observation_records` of these observation rows."""
     if not rows:
         return []
     obs_ids = [r["id"] for r in rows]
@@ -114,7 +117,14 @@ def observation_records(
     totals: dict[int, tuple[int, int, int]] = {}
     if evidence is None:
         lists = store.evidence_lists(obs_ids)
-        roots = {i: _root_confirmation(*lists[i]) for i in obs_ids}
+        roots = {
+            i: _root_confirmation(
+                [e["name"] for e in ents if e["role"] == "root"],
+                [(f["target"], f["relation"], f["episode_id"]) for f in fs],
+                {e["id"]: e["occurred_at"] for e in eps},
+            )
+            for i, (ents, eps, fs) in lists.items()
+        }
     else:  # the lists are cut: the store reads what the whole lists would have said
         heads = store.evidence_heads(obs_ids, evidence)
         lists = {i: heads[i][0] for i in obs_ids}
@@ -123,43 +133,8 @@ def observation_records(
     links = store.observation_link_map(obs_ids)
     out = []
     for r in rows:
-        status = r["status"]
-        if as_of is not None:
-            # The state at that moment: every row selected held then, whatever now.
-            status = "active" if r["end_at"] is None or r["end_at"] > as_of else "retired"
-        ents, eps, fs = lists[r["id"]]
-        root_names, confirmed = roots[r["id"]]
-        # Keys in the order of memcli.contract.Observation's fields.
-        record = {
-            "id": r["id"],
-            "graph": r["graph_id"],
-            "name": r["name"],
-            "summary": r["summary"],
-            "status": status,
-            "kind": r["kind"],
-            "rank": r["rank"],
-            "leverage": r["rank"],
-            "root_entities": root_names,
-            "entities": ents,
-            "episodes": eps,
-            "facts": fs,
-            "start_at": r["start_at"],
-            "valid_from": r["valid_from"],
-            "latest_evidence_at": r["latest_evidence_at"],
-            "end_at": r["end_at"],
-            "created_at": r["created_at"],
-            "updated_at": r["updated_at"],
-            "version": r["version"],
-            "retire_reason": r["retire_reason"],
-            "retired_by_episode": r["retired_by_episode"],
-            "cluster_id": r["cluster_id"],
-            "supersedes": sorted(links[r["id"]]["supersedes"]),
-            "superseded_by": sorted(links[r["id"]]["superseded_by"]),
-            "writer": r["writer"],
-            "stale": r["kind"] == analysis.STALE_BLOCKER,
-            "confirmed_at": r["latest_evidence_at"] if confirmed is None else confirmed,
-            "status_now": r["status"],
-        }
+        record = _observation_record(r, as_of, *roots[r["id"]], links[r["id"]])
+        record["entities"], record["episodes"], record["facts"] = lists[r["id"]]
         if evidence is not None:
             # memcli.contract.ObservationView's own fields, after Observation's.
             n_ents, n_eps, n_facts = totals[r["id"]]
@@ -172,18 +147,135 @@ def observation_records(
     return out
 
 
-def _root_confirmation(
-    entities: list[dict[str, Any]], episodes: list[dict[str, Any]], facts: list[dict[str, Any]]
-) -> tuple[list[str], str | None]:
-    """From an observation's whole evidence: its root entities' names and the date of the
-    latest evidence episode that stated a wait on, or an owner of, one of them."""
-    roots = [e["name"] for e in entities if e["role"] == "root"]
-    confirming = {
-        f["episode_id"]
-        for f in facts
-        if f["target"] in roots and f["relation"] in ("blocked_by", "owns")
+def observation_json(
+    store: Store,
+    graph: str | None = None,
+    status: str = "active",
+    *,
+    as_of: str | None = None,
+    limit: int | None = None,
+    evidence: int | None = None,
+) -> tuple[list[str], bool]:
+    """The records of :func:`observation_records`, each as its compact JSON text (the
+    bytes ``json.dumps(record, ensure_ascii=False, separators=(",", ":"))`` writes, which
+    are the bytes the contract's ``model_dump_json`` writes), the first ``limit`` of them,
+    and whether more observations matched than were returned.
+
+    For a command that prints them: with every evidence item (``evidence`` None) SQLite
+    writes each evidence list's JSON itself, so Python neither builds a dict per item
+    nor encodes it again (tests hold the bytes to the models'); only the listed
+    observations' evidence is read."""
+    rows = _observation_rows(
+        store, graph, status, as_of=as_of, limit=limit + 1 if limit else None, evidence=evidence
+    )
+    more = bool(limit) and len(rows) > (limit or 0)
+    if more:
+        rows = rows[:limit]
+    if evidence is not None:  # cut lists: the records, encoded here
+        return [_json_text(r) for r in _records(store, rows, as_of, evidence)], more
+    if not rows:
+        return [], more
+    obs_ids = [r["id"] for r in rows]
+    lists = store.evidence_json(obs_ids)
+    links = store.observation_link_map(obs_ids)
+    texts = []
+    for r in rows:
+        ev = lists[r["id"]]
+        record = _observation_record(
+            r, as_of, *_root_confirmation(ev.roots, ev.claims, ev.dates), links[r["id"]]
+        )
+        # The evidence lists go where their keys are (the contract's order).
+        fields = list(record.items())
+        at = list(record).index("entities")
+        head, tail = _json_text(dict(fields[:at])), _json_text(dict(fields[at + 3 :]))
+        texts.append(
+            f'{head[:-1]},"entities":{ev.entities},"episodes":{ev.episodes},'
+            f'"facts":{ev.facts},{tail[1:]}'
+        )
+    return texts, more
+
+
+def _json_text(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+def _observation_rows(
+    store: Store,
+    graph: str | None,
+    status: str,
+    *,
+    ids: list[int] | None = None,
+    as_of: str | None = None,
+    limit: int | None = None,
+    evidence: int | None = None,
+) -> list[dict[str, Any]]:
+    if status not in ("active", "retired", "all"):
+        raise UsageError(f"unknown status {status!r}: use active, retired or all")
+    if evidence is not None and evidence < 0:
+        raise UsageError(f"evidence must be 0 or more, not {evidence}")
+    if graph is not None:
+        require_graph(store, graph)
+    return store.observation_rows(graph, status, ids=ids, as_of=as_of, limit=limit)
+
+
+def _observation_record(
+    r: dict[str, Any],
+    as_of: str | None,
+    root_names: list[str],
+    confirmed: str | None,
+    links: dict[str, list[int]],
+) -> dict[str, Any]:
+    """An observation row as its record, keys in the order of
+    :class:`memcli.contract.Observation`'s fields, without the evidence lists (the caller
+    sets ``entities``, ``episodes`` and ``facts``, whose keys are already in place)."""
+    status = r["status"]
+    if as_of is not None:
+        # The state at that moment: every row selected held then, whatever now.
+        status = "active" if r["end_at"] is None or r["end_at"] > as_of else "retired"
+    return {
+        "id": r["id"],
+        "graph": r["graph_id"],
+        "name": r["name"],
+        "summary": r["summary"],
+        "status": status,
+        "kind": r["kind"],
+        "rank": r["rank"],
+        "leverage": r["rank"],
+        "root_entities": root_names,
+        "entities": None,
+        "episodes": None,
+        "facts": None,
+        "start_at": r["start_at"],
+        "valid_from": r["valid_from"],
+        "latest_evidence_at": r["latest_evidence_at"],
+        "end_at": r["end_at"],
+        "created_at": r["created_at"],
+        "updated_at": r["updated_at"],
+        "version": r["version"],
+        "retire_reason": r["retire_reason"],
+        "retired_by_episode": r["retired_by_episode"],
+        "cluster_id": r["cluster_id"],
+        "supersedes": sorted(links["supersedes"]),
+        "superseded_by": sorted(links["superseded_by"]),
+        "writer": r["writer"],
+        "stale": r["kind"] == ObservationKind.STALE_BLOCKER,
+        "confirmed_at": r["latest_evidence_at"] if confirmed is None else confirmed,
+        "status_now": r["status"],
     }
-    confirmed = [e["occurred_at"] for e in episodes if e["id"] in confirming]
+
+
+def _root_confirmation(
+    roots: list[str], claims: list[tuple[str, str, int]], dates: dict[int, str]
+) -> tuple[list[str], str | None]:
+    """From an observation's whole evidence (its root entities' names, each fact's
+    target, relation and episode, each episode's date): the root names and the date of
+    the latest evidence episode that stated a wait on, or an owner of, one of them."""
+    confirming = {
+        episode
+        for target, relation, episode in claims
+        if target in roots and relation in ("blocked_by", "owns")
+    }
+    confirmed = [when for episode, when in dates.items() if episode in confirming]
     return roots, max(confirmed) if confirmed else None
 
 
@@ -692,9 +784,9 @@ def dependency_picture(
     if graph is None:
         raise UsageError("name a graph or an observation to draw")
     require_graph(store, graph)
-    active = [
-        o for o in observation_records(store, graph, "active") if o["kind"] in analysis.ROOT_KINDS
-    ]
+    from memcli.analysis import ROOT_KINDS
+
+    active = [o for o in observation_records(store, graph, "active") if o["kind"] in ROOT_KINDS]
     title = f"{graph}: who waits on what (current facts)"
     facts = _through_merges(store, graph, store.dependency_facts(graph))
     return build(title, facts, [pattern(o) for o in active])

@@ -22,7 +22,7 @@ import memcli
 from memcli import api
 from memcli.contract import Observation, ObservationView
 from memcli.store import Store
-from tests.conftest import Cli
+from tests.conftest import SAMPLES, Cli
 
 GRAPH = "evidence-test"
 ROOT = "ingest rewrite"
@@ -44,6 +44,11 @@ ITEMS = [
     ("Mihail", "quota alerts"),
 ]
 LISTS = ("entities", "episodes", "facts")
+# Every character below U+0020 (JSON escapes each, some in a short form), DEL, a quote,
+# a backslash before a "u" (not an escape), U+2028/U+2029, a BOM, a right-to-left mark,
+# emoji outside the BMP.
+AWKWARD = "".join(map(chr, range(32))) + '\x7f "q" C:\\u0041 \u2028\u2029\ufeff\u202e 🚀✓'
+AWKWARD_NAME = 'job "quoted" \\ C:\\u0041 🧪'  # a name keeps these (not a tab)
 
 
 def _record(i: int, author: str, item: str) -> dict[str, Any]:
@@ -96,8 +101,12 @@ def store_file(cli: Cli, tmp_path: Path, db_path: Path) -> Path:
         *(_record(i + 1, author, item) for i, (author, item) in enumerate(ITEMS)),
     ]
     # Characters JSON encoders may escape differently: quotes, a backslash, a tab, a
-    # control character, a line separator, emoji.
+    # control character, a line separator, emoji; in a sentence, an episode's source and
+    # a work item's name (each list of the evidence).
     lines[1]["facts"][1]["sentence"] = f'"{ROOT}"\tat C:\\build \x01\u2028 ✓ 🚀'
+    lines[2]["facts"][1]["sentence"] = AWKWARD
+    lines[3]["source"] = f"standup-03 {AWKWARD}"
+    lines[4]["facts"].append({**lines[4]["facts"][1], "source": AWKWARD_NAME})
     path = tmp_path / "updates.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     cli("ingest", str(path))
@@ -123,6 +132,11 @@ def test_default_list_is_every_item_printed_as_the_models_print_it(
     assert {e["name"] for e in obs["entities"]} >= {item for _, item in ITEMS} | {ROOT}
     assert not any(key.endswith("_total") for r in records for key in r)
     assert any(f["sentence"].endswith("\x01\u2028 ✓ 🚀") for f in obs["facts"])
+    # The awkward characters reach each list as they were written.
+    assert AWKWARD in [f["sentence"] for f in obs["facts"]]
+    assert f"standup-03 {AWKWARD}" in [e["source"] for e in obs["episodes"]]
+    assert AWKWARD_NAME in [e["name"] for e in obs["entities"]]
+    assert AWKWARD_NAME in [f["source"] for f in obs["facts"]]
     # Byte for byte what the contract's models print, keys in the contract's order.
     with Store(store_file, create=False) as store:
         models = api.observations(store, GRAPH)
@@ -164,6 +178,35 @@ def test_evidence_limit_above_every_list_cuts_nothing(store_file: Path, cli: Cli
         assert {k: c[k] for k in f} == f
         assert c["truncated"] is False
         assert [c[f"{name}_total"] for name in LISTS] == [len(f[name]) for name in LISTS]
+
+
+def test_limit_prints_the_first_records_and_says_more_exist(cli: Cli, db_path: Path) -> None:
+    cli("ingest", str(SAMPLES / "orbit"))
+    cli("analyze")
+    everything = cli("observations", "--json", "--limit", "0")
+    records = json.loads(everything.stdout)
+    assert len(records) == 2
+    assert "--limit 0 shows all" not in everything.stderr
+    for fmt in ("--json", "--jsonl"):
+        first = cli("observations", fmt, "--limit", "1")
+        lines = [first.stdout[1:-2]] if fmt == "--json" else first.stdout.splitlines()
+        # The same bytes as the record in the whole list; a note for the person.
+        assert lines == [json.dumps(records[0], ensure_ascii=False, separators=(",", ":"))]
+        assert "showing the first 1 by leverage; --limit 0 shows all" in first.stderr
+        exact = cli("observations", fmt, "--limit", "2")
+        assert "--limit 0 shows all" not in exact.stderr
+    # Every status and a past moment print what the models print.
+    with Store(db_path, create=False) as store:
+        for args, models in (
+            (("--status", "all"), api.observations(store, None, "all")),
+            (
+                ("--as-of", "2026-11-09T10:00:00Z"),
+                api.observations(store, as_of="2026-11-09T10:00:00Z"),
+            ),
+        ):
+            out = cli("observations", "--json", *args).stdout
+            assert out == "[" + ",".join(m.model_dump_json() for m in models) + "]\n"
+            assert models
 
 
 def test_evidence_limit_in_every_machine_format(store_file: Path, cli: Cli) -> None:

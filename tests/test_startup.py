@@ -74,7 +74,10 @@ def test_observations_json_loads_no_terminal_or_reader_libraries(
     cli("ingest", str(atlas))
     cli("analyze")
     code = "from memcli.cli import main\nsys.argv = ['memcli', 'observations', '--json']\nmain()"
-    watched = (*(m for m in HEAVY if m not in ("sqlite3", "memcli.store")), "pydantic")
+    watched = (
+        *(m for m in HEAVY if m not in ("sqlite3", "memcli.store")),
+        *("pydantic", "memcli.analysis", "memcli.cluster"),
+    )
     run = subprocess.run(
         [sys.executable, "-m", "memcli", "observations", "--json"],
         capture_output=True,
@@ -83,7 +86,8 @@ def test_observations_json_loads_no_terminal_or_reader_libraries(
     )
     assert json.loads(run.stdout)  # it did print records
     # Printed as plain records: neither the contract's models nor pydantic are loaded
-    # (typer 0.28 parses the options without pydantic), nor the terminal or the reader.
+    # (typer 0.28 parses the options without pydantic), nor the terminal or the reader,
+    # nor the analysis (the store's analysis room imports it where it builds records).
     assert loaded_after(code, {"MEMCLI_DB": str(db_path)}, watched) == []
 
 

@@ -84,6 +84,21 @@ def print_jsonl(records: Sequence[Any], *, plain: bool = False) -> None:
     sys.stdout.flush()
 
 
+def emit_json_texts(texts: list[str], fmt: Format) -> None:
+    """Print records already written as compact JSON text (one per record, e.g.
+    :func:`memcli.reads.observation_json`) as :func:`emit` prints the records in ``fmt``
+    (JSON or JSON lines): the same bytes, without decoding them first but at a
+    terminal, where JSON is indented."""
+    if fmt is Format.JSONL:
+        sys.stdout.write("".join(t + "\n" for t in texts))
+    elif sys.stdout.isatty():
+        records = [json.loads(t) for t in texts]
+        sys.stdout.write(json.dumps(records, ensure_ascii=False, indent=2, default=str) + "\n")
+    else:
+        sys.stdout.write("[" + ",".join(texts) + "]\n")
+    sys.stdout.flush()
+
+
 def print_csv(records: Sequence[Any]) -> None:
     """A header row from the first record's fields, then one row per record; a list or
     object field is written as JSON (as sqlite-utils does), None as an empty cell."""

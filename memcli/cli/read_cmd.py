@@ -23,7 +23,7 @@ from memcli.cli._options import (
     ObservationIdArg,
     in_range,
 )
-from memcli.cli._output import Format, choose, emit
+from memcli.cli._output import Format, choose, emit, emit_json_texts
 from memcli.models import ObservationStatus
 
 if TYPE_CHECKING:
@@ -156,6 +156,16 @@ def observations(
     when = parse_when(as_of, "--as-of")
     if fmt is Format.TABLE and evidence is None:
         evidence = EPISODES_SHOWN  # a person sees the first few and how many more
+    if fmt in (Format.JSON, Format.JSONL):
+        # Each record's JSON text, its evidence written by SQLite: no dict per item.
+        with open_store(create=False) as store:
+            texts, more = reads.observation_json(
+                store, graph, status.value, as_of=when, limit=limit, evidence=evidence
+            )
+        if more:
+            note(f"showing the first {limit} by leverage; --limit 0 shows all")
+        emit_json_texts(texts, fmt)
+        return
     with open_store(create=False) as store:
         # Plain records: printing them needs no model per evidence item.
         rows = reads.observation_records(

@@ -9,13 +9,18 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memcli import analysis
 from memcli.models import EntityType, Relation
 from memcli.resolve import TICKET
 from memcli.store.connection import chunks
 from memcli.store.identity import IdentityMixin
+
+if TYPE_CHECKING:
+    # Imported by the methods that build or read its records: every Store includes this
+    # room, and a read command (``observations --json``) would otherwise load the whole
+    # analysis module (~10 ms of CPU) for nothing.
+    from memcli import analysis
 
 # --- rows handed out by queries ---
 
@@ -172,6 +177,8 @@ class AnalysisMixin(IdentityMixin):
         as_of: str | None,
         recheck: set[int],
     ) -> analysis.AnalysisInput:
+        from memcli import analysis
+
         conn = self.conn
         where, params = validity(as_of)
         g = {"graph": graph_id, **params}
@@ -480,6 +487,8 @@ class AnalysisMixin(IdentityMixin):
         evidence in the scope, these owners' active bottlenecks and the ``recheck``
         observations, so the run continues or retires each bottleneck even when none of
         its evidence is in the scope."""
+        from memcli import analysis
+
         conn = self.conn
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS extra_observations (id INTEGER PRIMARY KEY)")
         conn.execute("DELETE FROM temp.extra_observations")
@@ -529,6 +538,8 @@ class AnalysisMixin(IdentityMixin):
         (not in ``loaded``), each with its component, cluster and evidence facts, and the
         ends and episodes of those facts. Their components are outside the scope, so
         their drafts are what a full pass makes (``analysis.build_drafts``)."""
+        from memcli import analysis
+
         conn = self.conn
         ids: set[int] = set()
         for chunk, m in chunks(owners):
@@ -549,6 +560,8 @@ class AnalysisMixin(IdentityMixin):
     ) -> tuple[list[analysis.OutsideRoot], dict[int, analysis.Entity], dict[int, analysis.Episode]]:
         """Root observations as stored: each one's component, cluster, pattern key and
         evidence facts, and the ends and episodes of those facts."""
+        from memcli import analysis
+
         conn = self.conn
         if not ids:
             return [], {}, {}
@@ -812,6 +825,8 @@ class AnalysisMixin(IdentityMixin):
         moved: first confirmed before ``stale_to`` and last restated on or after
         ``stale_from``. An incremental pass rechecks them (``load_analysis``) instead of
         redoing their components: staleness moves with time alone, not with evidence."""
+        from memcli import analysis
+
         return {
             r[0]
             for r in self.conn.execute(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from memcli.errors import NotFound
 from memcli.store.connection import StoreBase, chunks
@@ -57,6 +57,30 @@ _EVIDENCE_SQL: tuple[tuple[tuple[str, ...], str, str, str, str, str], ...] = (
         "x.valid_at, x.episode_id, x.id",
     ),
 )
+
+
+# What :meth:`ReadsMixin.evidence_json` reads beside each list's JSON: an entity's role and
+# name, an episode's id and date, a fact's target, relation and episode.
+_FOR_ROOTS = ("oe.role, x.name", "x.id, x.occurred_at", "t.name, x.relation, x.episode_id")
+
+
+def _json_object(keys: Sequence[str], columns: str) -> str:
+    """``json_object('key', column, ...)`` for one list of :data:`_EVIDENCE_SQL` (its
+    columns are plain column references, one per key)."""
+    exprs = [c.strip() for c in columns.split(",")]
+    return "json_object(" + ", ".join(f"'{k}', {c}" for k, c in zip(keys, exprs, strict=True)) + ")"
+
+
+class EvidenceJson(NamedTuple):
+    """One observation's evidence lists as JSON text, and what its root and its
+    confirmation are computed from (see :meth:`ReadsMixin.evidence_json`)."""
+
+    entities: str  # a JSON array: the items of EvidenceLists' first list, as JSON
+    episodes: str
+    facts: str
+    roots: list[str]  # the names of the root entities, in the list's order
+    claims: list[tuple[str, str, int]]  # each fact's (target, relation, episode id)
+    dates: dict[int, str]  # each episode's id -> occurred_at
 
 
 class ReadsMixin(StoreBase):
@@ -375,6 +399,61 @@ class ReadsMixin(StoreBase):
                     ):
                         out[obs_id][slot].append(dict(zip(keys, values, strict=True)))
         return out
+
+    def evidence_json(self, obs_ids: Sequence[int]) -> dict[int, EvidenceJson]:
+        """:meth:`evidence_lists` written as JSON by SQLite: each list is the text
+        ``json.dumps(list, ensure_ascii=False, separators=(",", ":"))`` gives for the
+        dicts :meth:`evidence_lists` returns (each item is a ``json_object`` in the
+        contract's key order; SQLite escapes what Python's encoder escapes: quotes,
+        backslashes and control characters, the latter in the same short or ``\\u00XX``
+        forms, lowercase; the columns hold text, integers and nulls, never a float, which
+        the two write differently). For a caller that prints the lists: building ~10k
+        dicts in Python only to encode them again cost more than reading the rows.
+
+        Beside the text, each row's few columns the record's ``root_entities`` and
+        ``confirmed_at`` are computed from (:class:`EvidenceJson`), read in the same
+        pass."""
+        items: dict[int, tuple[list[str], list[str], list[str]]] = {
+            i: ([], [], []) for i in obs_ids
+        }
+        roots: dict[int, list[str]] = {i: [] for i in obs_ids}
+        claims: dict[int, list[tuple[str, str, int]]] = {i: [] for i in obs_ids}
+        dates: dict[int, dict[int, str]] = {i: {} for i in obs_ids}
+        with self._lock:
+            self._case_fold()
+            for slot, (keys, item, table, joins, columns, order) in enumerate(_EVIDENCE_SQL):
+                for chunk, marks in chunks(obs_ids):
+                    rows = self.conn.execute(
+                        f"SELECT oe.observation_id, {_json_object(keys, columns)}, {_FOR_ROOTS[slot]}"
+                        f" FROM observation_evidence oe JOIN {table} x ON x.id = oe.item_id{joins}"
+                        f" WHERE oe.item_type = '{item}' AND oe.observation_id IN ({marks})"
+                        f" ORDER BY oe.observation_id, {order}",
+                        chunk,
+                    )
+                    if slot == 0:
+                        for obs_id, text, role, name in rows:
+                            items[obs_id][0].append(text)
+                            if role == "root":
+                                roots[obs_id].append(name)
+                    elif slot == 1:
+                        for obs_id, text, episode_id, occurred_at in rows:
+                            items[obs_id][1].append(text)
+                            dates[obs_id][episode_id] = occurred_at
+                    else:
+                        for obs_id, text, target, relation, episode_id in rows:
+                            items[obs_id][2].append(text)
+                            claims[obs_id].append((target, relation, episode_id))
+        return {
+            i: EvidenceJson(
+                "[" + ",".join(ents) + "]",
+                "[" + ",".join(eps) + "]",
+                "[" + ",".join(fs) + "]",
+                roots[i],
+                claims[i],
+                dates[i],
+            )
+            for i, (ents, eps, fs) in items.items()
+        }
 
     def evidence_heads(
         self, obs_ids: Sequence[int], limit: int
