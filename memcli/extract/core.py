@@ -147,6 +147,7 @@ def action_assignee(text: str) -> str | None:
 
 _AUX = (
     "is are am was were be been being has have had get gets got getting remains remain stays having"
+    " stay stayed"
 )
 _MODALS = (
     "might may could would should will shall can must maybe perhaps probably possibly likely"
@@ -510,7 +511,17 @@ def _lexicon() -> dict[str, str]:
         _combine(_inflect("ride,piggyback"), "on|upon")
         + _combine("downstream of|queued up behind|in line behind|waiting in line behind", "")
         + _combine("at a standstill|stalled out", "until|till|pending|on|behind")
-        + _combine("tied up|hung up", "behind|waiting on|waiting for|pending"),
+        + _combine("tied up|hung up", "behind|waiting on|waiting for|pending")
+        # built on what another item provides: "the new endpoints sit on top of the rework"
+        + _combine(_inflect("sit,build,layer"), "on top of")
+        + _combine("built|layered|is built|are built", "on top of")
+        # left idle or switched off until then: "it's sitting there until X ships", "they
+        # stay skipped until the page is hooked up"
+        + _combine(
+            "sitting there|sat there|sits there|sitting idle|sat idle|sits idle|idle|skipped"
+            "|disabled|marked skip|switched off|turned off|commented out|parked there",
+            "until|till|pending",
+        ),
     )
     add("S", ["at a standstill", "stalled out"])
     add(  # queued: "in the queue behind the rebalance", "got bumped behind X"
@@ -798,7 +809,7 @@ _WORK_GERUNDS = frozenset(
     """porting benchmarking profiling documenting scoping speccing tuning hardening
     instrumenting polishing retrying rerunning testing reworking redesigning automating
     consolidating untangling backfilling migrating integrating upgrading""".split()
-)
+) | {"starting", "started"}  # "- starting the app login flow (MOB-31)": work in hand
 
 
 def _work_in_hand(out: list[_Tok], k: int) -> bool:
@@ -1112,6 +1123,7 @@ _LY_NOUNS = frozenset(
     " friendly costly timely orderly likely unlikely only poly multiply comply".split()
 )
 _PERSONS = frozenset("i we you he she they".split())
+_REF_TARGETS = frozenset("it that this".split())
 _DETERMINERS = frozenset("the a an our my their his her its this that these those".split())
 
 
@@ -1306,6 +1318,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("y-blocks-x", "blocked", rf"(?P<t>{_NP})x*K(?P<s>{_NP})(?:M.*)?"),
     ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})(?:p?x*[DE])?F"),
     ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})(?:p?x*[DE])?F"),
+    ("x-needs-it", "blocked_ref", rf"(?P<s>{_NP})x*R(?P<t>n)"),
     ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*)?"),
     ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*cp?(?P<s>{_NP})L(?P<t>{_NP})(?:x+[DEn]*)?"),
     ("x-cannot-move", "stalled", rf"(?P<s>{_NP})x*c"),
@@ -1682,6 +1695,18 @@ def _apply(
         if s is not None and s.lower().endswith(("'s", "’s")):
             s = s[:-2]
         return reader.blocked(s, t) if t else None
+    if handler == "blocked_ref":  # "Both the refund batch and the tax export need it"
+        s, t = g("s"), g("t")
+        if s is None or t is None or not (t.lower() in _REF_TARGETS or _TICKET.fullmatch(t)):
+            return None  # "the importer needs more tests": a need, not another item
+        first = s.split()[0].lower()
+        if (
+            first in _PERSONS
+            or first in ("me", "us", "everyone", "someone")
+            or _agent_shaped(s, strict=True)
+        ):
+            return None  # "we need it", "Dana needs that": a person's want
+        return reader.blocked(s, t)
     if handler == "blocked_mv":  # "... before any team can start the pilot"
         verb, t = g("v"), g("t")
         if verb is None or verb.lower() not in _MOVE_VERBS or not t:
@@ -2389,8 +2414,15 @@ def _working_with(reader: _Reader, text: str) -> _Outcome | None:
     return out
 
 
+# "after that I'm stuck until X": "after that" is "then", no subordinate clause.
+_AFTER_THAT = re.compile(r"(?i:after (?:that|this)),?\s+(?=(?i:i|we|it|they|he|she)\b)")
+
+
 def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     """``read_core`` for a sentence with no closing thanks."""
+    if text[:6].lower() == "after " and (then := _AFTER_THAT.match(text)) is not None:
+        text = text[then.end() :]
+    said = text  # the sentence as read, for the frames over it whole (``_held_until``)
     if " with " in text and (" on " in text) and (together := _working_with(reader, text)):
         reader.commit(together, text)
         return [together], None
@@ -2976,11 +3008,159 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 for d in out.drafts
                 if not (d.relation is Relation.BLOCKED_BY and (d.source, d.target) in freed)
             ]
+    if (
+        (" until " in said or " till " in said or " before " in said or said[:6] in _UNTIL_LEADS)
+        and reason not in _NOT_READ
+        and not any(d.relation is Relation.BLOCKED_BY for o in outcomes for d in o.drafts)
+        and (held := _held_until(reader, said)) is not None
+    ):  # "there isn't much I can do on it until X exists": the waiting work is the topic
+        reader.commit(held, said)
+        outcomes.append(held)
     if outcomes:
         return outcomes, None
     if reason is None and all(_TRIGGERS.isdisjoint(c.classes) for c in parts):
         reason = "no predicate"
     return [], reason
+
+
+# --------------------------------------------------------------------------------------
+# Work that cannot move until an event, named by the context rather than the clause
+# --------------------------------------------------------------------------------------
+
+_UNTIL_LEADS = frozenset({"until ", "Until ", "till t", "Till t"})
+# Readings ``_held_until`` does not overrule ("hedged" it checks itself: "there's not much
+# I can do" holds a modal, "we might not be able to start until" a hedge).
+_NOT_READ = frozenset({"conditional", "planned", "question", "a decision, question or plan"})
+# Negated ability or progress: "cannot merge anything real", "there is not much I can do
+# on it", "no real way to finish it", "nothing to talk to", "unable to test".
+_HELD_NEG = re.compile(
+    r"\b(?:cannot|can not|could not|unable to|not able to|no (?:\w+ )?way to"
+    r"|nothing (?:\w+ )?to|not much (?:i|we|anyone) can|not a lot (?:i|we) can"
+    r"|nothing (?:i|we) can)\s+(?P<verb>[a-z][\w-]*)",
+    re.IGNORECASE,
+)
+_HELD_UNTIL = re.compile(r"\s(?:until|till|before)\s", re.IGNORECASE)
+# The event the blocker waits for: "until X exists", "before that ships", "until Y is in".
+# A time, a meeting or a state of something ("until Friday", "until staging is on 16")
+# names no work that has to happen.
+_HELD_EVENT = re.compile(
+    r"(?P<t>.+?)\s+(?:(?:is|are|gets|get|has been|have been)\s+(?:\w+ly\s+)?(?:in|there|merged"
+    r"|done|out|live|ready|shipped|landed|deployed|released|fixed|approved|signed off"
+    r"|provisioned|available|hooked up|wired up|sorted|finished|complete|completed|in place"
+    r"|talking to\b.*|upgraded|migrated|rolled out|through|resolved|up and running)"
+    r"|exists?|ships?|lands?|merges?|goes (?:out|live|in)|arrives?|is talking\b.*)",
+    re.IGNORECASE,
+)
+_HELD_PREPOSED = re.compile(
+    r"(?:until|till)\s+(?P<ev>.+?)\s*,?\s+(?P<s>(?:the|our|my|their|this|that|it|we|i)\b"
+    r"[^,;]*?)\s+(?:cannot|can not|could not|is not going to|are not going to"
+    r"|is not able to|are not able to)\s+(?P<verb>[a-z][\w-]*)",
+    re.IGNORECASE,
+)
+# Verbs whose negation says nothing about work waiting: "can't wait until it ships".
+_NOT_HELD_VERBS = frozenset(
+    """wait believe stop help remember imagine tell say sleep think promise guarantee
+    commit confirm answer decide know afford see recall""".split()
+)
+# Verbs of getting past a part of the work: "can't go past the storage layer until X":
+# the part is no waiting item, the work it belongs to is.
+_PAST_VERBS = frozenset("go get move look push progress".split())
+_HEDGE_WORDS = frozenset("if unless might may maybe probably perhaps could would should".split())
+_NO_SUBJECT = frozenset(
+    """i we you one there there is there are it is honestly still so and but really
+    frankly basically""".split()
+)
+_BLOCKER_VAGUE = re.compile(r"(?:something|anything)\s+like\s+", re.IGNORECASE)
+_CLAUSE_STOP = re.compile(r"\s*(?:[,;:(—–]|\s(?:so|and|but|because|since|as)\s)")
+
+
+def _held_until(reader: _Reader, text: str) -> _Outcome | None:
+    """ "there isn't much I can do on it until Priya's endpoints exist", "can't go past
+    the storage layer until the refactor is merged", "until something like that exists
+    the sessions can't happen": negated ability or progress, then until/before/till a
+    work item and the event it waits for. The waiting work is the clause's own work-item
+    subject, else what "it"/"that" names, else the "for X" the verb is about, else the
+    update's topic item (heading, bullet label, current or claimed item, the ticket a
+    comment is on), else the author."""
+    subject = obj = ""
+    if text[:6] in _UNTIL_LEADS:
+        pre = _HELD_PREPOSED.match(text)
+        if pre is None or pre["verb"].lower() in _NOT_HELD_VERBS:
+            return None
+        event, subject = pre["ev"], pre["s"]
+    else:
+        neg = _HELD_NEG.search(text)
+        if neg is None or neg["verb"].lower() in _NOT_HELD_VERBS:
+            return None
+        until = _HELD_UNTIL.search(text, neg.end())
+        if until is None:
+            return None
+        before = text[: neg.start()]
+        if not _HEDGE_WORDS.isdisjoint(before.lower().split()):
+            return None  # "if the CDN move slips we can't start until May": a condition
+        subject = _held_subject(before)
+        obj = text[neg.end() : until.start()]
+        event = text[until.end() :]
+        if (stop := _CLAUSE_STOP.search(event)) is not None:
+            event = event[: stop.start()]
+        if neg["verb"].lower() in _PAST_VERBS:
+            obj = ""
+    m = _HELD_EVENT.fullmatch(event.strip(" ."))
+    if m is None:
+        return None
+    blocker = _BLOCKER_VAGUE.sub("", m["t"], count=1)
+    waiter = _held_waiter(reader, subject.strip(), obj.strip())
+    waiters = [waiter] if waiter is not None else [t.name for t in reader.topic_items()]
+    for who in [*waiters, None]:
+        out = reader.blocked(who, blocker)
+        if out is not None and any(d.relation is Relation.BLOCKED_BY for d in out.drafts):
+            out.frame = "cannot-move-until-y-event"
+            return out
+    return None
+
+
+_SEGMENTS = re.compile(r"[,;:—–]|\s(?:so|and|but|because|since)\s")
+_ASIDE_OPENERS = ("which ", "who ", "that ", "owned ", "led ", "run ")
+
+
+def _held_subject(before: str) -> str:
+    """The subject of the negated clause: the words just before it, else (when a dash,
+    colon or relative aside comes between) the label or noun phrase before those:
+    "PLAT-9 ACL cleanup — can't start until ...", "X, which Growth owns, cannot ..."."""
+    segments = [seg.strip() for seg in _SEGMENTS.split(before)]
+    last = segments.pop() if segments else ""
+    if last or not segments or before.rstrip()[-1:] not in ",—–":
+        return last  # "Raj: can't start until ...": Raj speaks, the topic waits
+    while segments and (not segments[-1] or segments[-1].lower().startswith(_ASIDE_OPENERS)):
+        segments.pop()
+    return segments[-1] if segments else ""
+
+
+def _held_waiter(reader: _Reader, subject: str, obj: str) -> str | None:
+    """The waiting side of ``_held_until`` as raw text for ``_Reader.blocked`` (None: the
+    author's current item, else the author)."""
+    low = subject.lower()
+    if low.endswith((" is", " are")):
+        low = low.rsplit(" ", 1)[0]
+    if low and low not in _NO_SUBJECT and low.split()[-1] not in ("i", "we"):
+        toks = tokenise(subject)
+        if all(t.cls in "n&p" for t in toks) and low not in ("they", "them", "those"):
+            return subject  # "the sessions can't happen", "it is not able to ..."
+    words = obj.split()
+    for k in range(len(words) - 2, -1, -1):
+        if words[k].lower() in ("for", "on"):  # "do on it", "merge X for API-140"
+            if words[-1].lower() in ("them", "those", "these"):
+                break  # "run any of them": parts of the work, named before
+            return " ".join(words[k + 1 :])
+    if obj.lower() in ("it", "that", "this", "it up", "that up"):
+        return obj.split()[0]
+    if (
+        words
+        and words[0].lower() in ("the", "our", "my")
+        and all(t.cls in "n&p" for t in tokenise(obj))
+    ):
+        return obj  # "can't record the demo until X lands"
+    return None  # the topic item, else the author (``_held_until`` tries them in turn)
 
 
 _OWNER_WORDS = frozenset("owner owners lead dri assignee assignees".split())

@@ -1,0 +1,151 @@
+"""Waits whose sentence does not name the waiting work: the subject is "I", "it", "the
+real work", "anything beyond X" or nothing, and the work that waits is the clause's own
+item, what the pronoun names, or the update's topic (heading, bullet label, the item the
+writer says they work on, the ticket a comment is on). Sentences written for this file."""
+
+from __future__ import annotations
+
+import pytest
+
+from memcli.extract.rules import extract
+from tests.test_extract_rules import b, facts_of, o
+
+P = "person"
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # Negated ability or progress, then until/before an item and its event: "it"
+        # names the item the writer took on just before.
+        (
+            "Ines",
+            "- picking up the receipts importer today\n"
+            "- not much I can do on it until the storage quota change is merged",
+            {o("Ines", "receipts importer"), b("receipts importer", "storage quota change")},
+        ),
+        # No subject at all: the "Today:" item waits.
+        (
+            "Ines",
+            "- Today: the tariff calculator\n"
+            "- can't wire anything real until the pricing endpoints exist",
+            {o("Ines", "tariff calculator"), b("tariff calculator", "pricing endpoints")},
+        ),
+        # An issue comment: "I can't test any of the cases" is the ticket's work waiting.
+        (
+            "Omar",
+            "**PAY-88 · Refund webhook retries** — comment by Omar\n\n"
+            "Retry table is sketched. I can't test any of the edge cases until the sandbox "
+            "upgrade lands.",
+            {o("Omar", "Refund webhook retries"), b("Refund webhook retries", "sandbox upgrade")},
+        ),
+        # "it" later in the sentence that opens with the item (formal report).
+        (
+            "Greta",
+            "The audit trail viewer reads the new event schema, so there is no way to finish "
+            "it before the schema migration ships.",
+            {o("Greta", "audit trail viewer"), b("audit trail viewer", "schema migration")},
+        ),
+        # The until-clause first: "until X is sorted the rebrand can't go out".
+        (
+            "Greta",
+            "until the font licence is sorted the rebrand can't go out",
+            {o("Greta", "rebrand"), b("rebrand", "font licence")},
+        ),
+        # A bullet label before a dash is the subject of the negated clause.
+        (
+            "Femi",
+            "- Ledger export — can't reconcile anything until Ola's currency table change is approved",
+            {
+                o("Femi", "Ledger export"),
+                o("Ola", "currency table change"),
+                b("Ledger export", "currency table change"),
+            },
+        ),
+        # A relative aside between the subject and "cannot".
+        (
+            "Femi",
+            "The partner portal, which the Growth team looks after, cannot open to resellers until "
+            "the pricing engine rewrite is in place.",
+            {
+                ("Growth team", "team", "owns", "partner portal", "work_item"),
+                b("partner portal", "pricing engine rewrite"),
+            },
+        ),
+        # A chat speaker's label is no subject: the object waits.
+        (
+            "Lu",
+            "lu: can't merge the profile revamp till the avatar service PR goes in\nkit: ok",
+            {o("Lu", "profile revamp"), b("profile revamp", "avatar service PR")},
+        ),
+        # Parked, idle or skipped, with an adverb between, and "after that" as "then".
+        (
+            "Ines",
+            "- today: cache warmup script\n- after that I'm stuck again until the CDN migration lands",
+            {o("Ines", "cache warmup script"), b("cache warmup script", "CDN migration")},
+        ),
+        (
+            "Ines",
+            "the payroll sync reads the new pay grades, so it's just sitting there until the "
+            "grade import ships",
+            {o("Ines", "payroll sync"), b("payroll sync", "grade import")},
+        ),
+        # Built on another item: "sit on top of".
+        (
+            "Ines",
+            "the new search endpoints sit on top of the tokenizer rewrite",
+            {o("Ines", "new search endpoints"), b("new search endpoints", "tokenizer rewrite")},
+        ),
+        # "the real work" and "anything beyond X" are what is left of the topic item.
+        (
+            "Ines",
+            "Started the offline cart with stub data. The real work is stuck though — "
+            "nothing to build against until the sync API is there.",
+            {o("Ines", "offline cart"), b("offline cart", "sync API")},
+        ),
+        (
+            "Ines",
+            "Vendor portal — anything beyond the login stub is waiting on the SSO rework.",
+            {o("Ines", "Vendor portal"), b("Vendor portal", "SSO rework")},
+        ),
+        # Need/depend between items, "it" being the bullet's bold label (minutes).
+        (
+            "Chloe",
+            "- **Ledger v2 (FIN-40)** — Chloe. Rolls out next Tuesday. Both the refund batch "
+            "and the tax export need it.\n"
+            "- **Kiosk mode (FIN-41)** — Chloe. The offline cart depends on it.",
+            {
+                o("Chloe", "refund batch"),
+                o("Chloe", "tax export"),
+                o("Chloe", "offline cart"),
+                b("refund batch", "Ledger v2"),
+                b("tax export", "Ledger v2"),
+                b("offline cart", "Kiosk mode"),
+            },
+        ),
+    ],
+)
+def test_wait_of_the_topic_item(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # hedges, conditions, times and meetings, and the excited "can't wait"
+        "might need the grade import before I can finish it",
+        "if the CDN migration slips we can't start the cache work until May",
+        "we probably can't start until the vendor contract is signed off",
+        "not much I can do until Friday",
+        "can't do anything until after lunch",
+        "can't wait until the new dashboards ship!",
+        "there isn't much to do until the standup",
+        # a need of a person, or of more of something, is no wait on another item
+        "the importer needs more tests",
+        "we need that asap",
+        "Dana needs it by Friday",
+    ],
+)
+def test_no_wait_without_work_and_event(text: str) -> None:
+    facts = facts_of(extract(text, "Ines"))
+    assert not any(f[2] == "blocked_by" for f in facts), facts
