@@ -347,7 +347,7 @@ _TOPIC_REFS = frozenset(
     | {"the real thing", "real thing", "real part", "the real part", "real stuff"}
 )
 # "anything beyond scaffolding", "everything past the stubs": the rest of the topic item.
-_BEYOND_FIRST = frozenset({"anything", "everything", "all", "whatever", "nothing", "most"})
+_BEYOND_FIRST = ("anything ", "everything ", "all ", "whatever ", "most ")
 _BEYOND = re.compile(
     r"(?:anything|everything|all|whatever|most)(?:\s+else)?\s+(?:beyond|past|after|other than"
     r"|besides|apart from|except)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?"
@@ -873,9 +873,7 @@ class _Reader:
             ):  # "the payroll sync reads the grades, so it's sitting there until X ships"
                 ref = opening
                 out.items.append(ref)
-            elif low in _TOPIC_REFS or (
-                low.split(" ", 1)[0] in _BEYOND_FIRST and _BEYOND.fullmatch(low)
-            ):
+            elif low in _TOPIC_REFS or (low.startswith(_BEYOND_FIRST) and _BEYOND.fullmatch(low)):
                 # "the real work is stuck", "anything beyond scaffolding is waiting on X":
                 # the topic item's remaining work is the topic item
                 ref = (
@@ -1104,10 +1102,11 @@ class _Reader:
             self.last_item = ranked[-1][1]
         for owner_key, item in out.current:
             self.current[owner_key] = item
+        author = self._author_ref if self.author == self._author_of_ref else self.author_ref
         for d in out.drafts:
             if d.relation is Relation.OWNS and not d.tentative:
                 self.owner_of.setdefault(_key(d.target), d.source)
-                if d.source == self.author_ref and self.author_ref is not None:
+                if d.source is author or (author is not None and d.source == author):
                     self.working = d.target  # "picking up the importer today"
             if d.relation is Relation.BLOCKED_BY:
                 if d.source.type is ITEM:

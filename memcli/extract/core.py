@@ -2415,12 +2415,13 @@ def _working_with(reader: _Reader, text: str) -> _Outcome | None:
 
 
 # "after that I'm stuck until X": "after that" is "then", no subordinate clause.
+_AFTER_LEADS = frozenset({"after ", "After ", "AFTER "})
 _AFTER_THAT = re.compile(r"(?i:after (?:that|this)),?\s+(?=(?i:i|we|it|they|he|she)\b)")
 
 
 def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     """``read_core`` for a sentence with no closing thanks."""
-    if text[:6].lower() == "after " and (then := _AFTER_THAT.match(text)) is not None:
+    if text[:6] in _AFTER_LEADS and (then := _AFTER_THAT.match(text)) is not None:
         text = text[then.end() :]
     said = text  # the sentence as read, for the frames over it whole (``_held_until``)
     if " with " in text and (" on " in text) and (together := _working_with(reader, text)):
