@@ -123,6 +123,32 @@ P = "person"
                 b("offline cart", "Kiosk mode"),
             },
         ),
+        # The waiting items listed after a colon, the subject vague or absent.
+        (
+            "Efua",
+            "- **Billing v3 (FIN-7)** — Ama. Still in review. A few things are queued "
+            "behind it: the refund batch, the dunning emails and the partner payouts.\n"
+            "- **Search** — Bo. Fine.",
+            {
+                o("Efua", "refund batch"),
+                o("Efua", "dunning emails"),
+                o("Efua", "partner payouts"),
+                b("refund batch", "Billing v3"),
+                b("dunning emails", "Billing v3"),
+                b("partner payouts", "Billing v3"),
+            },
+        ),
+        (
+            "Efua",
+            "Risks: PLAT-88 (Sam) moves to next week. Waiting directly on it: Ayo's export "
+            "worker and Finance's ledger sync.",
+            {
+                o("Ayo", "export worker"),
+                ("Finance", "team", "owns", "ledger sync", "work_item"),
+                b("export worker", "PLAT-88"),
+                b("ledger sync", "PLAT-88"),
+            },
+        ),
     ],
 )
 def test_wait_of_the_topic_item(author: str, text: str, expected: set[tuple[str, ...]]) -> None:

@@ -622,6 +622,14 @@ class _Reader:
             )  # "Search indexer: its launch is pending X"
         return self.last_item
 
+    def previous_sentence(self) -> str:
+        """The clause just before the sentence being read, in the text ('' if none)."""
+        at = self._text.find(self.sentence) if self.sentence else -1
+        if at <= 0:
+            return ""
+        before = self._text[:at].rstrip(" \t.;!\n")
+        return _CLAUSE_END.split(before)[-1]
+
     def _previous_subject(self) -> EntityRef | None:
         """The subject of the sentence just before, when it opens "the X is/has/remains
         ...": the thing a following "its" or "their" is about."""

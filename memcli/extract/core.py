@@ -42,6 +42,7 @@ from memcli.extract.phrases import (
     _orgish,
     _parse_phrase,
     _trim,
+    split_items,
 )
 from memcli.models import EntityRef, EntityType, Relation
 
@@ -2424,6 +2425,9 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     if text[:6] in _AFTER_LEADS and (then := _AFTER_THAT.match(text)) is not None:
         text = text[then.end() :]
     said = text  # the sentence as read, for the frames over it whole (``_held_until``)
+    if ": " in text and _WAITERS_HINT.search(text) and (listed := _waiters_list(reader, text)):
+        reader.commit(listed, text)  # "Several things are sitting behind it: X, Y and Z"
+        return [listed], None
     if " with " in text and (" on " in text) and (together := _working_with(reader, text)):
         reader.commit(together, text)
         return [together], None
@@ -3022,6 +3026,62 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     if reason is None and all(_TRIGGERS.isdisjoint(c.classes) for c in parts):
         reason = "no predicate"
     return [], reason
+
+
+# --------------------------------------------------------------------------------------
+# The waiting items listed after what they wait on
+# --------------------------------------------------------------------------------------
+
+_WAITERS_HINT = re.compile(r"(?i:sitting|waiting|blocked|stuck|queued|held|gated|depend|parked)")
+# "Several things are sitting behind it: X, Y and Z", "Waiting directly on AUTH-9: X, Y":
+# the list after the colon waits on what the clause names.
+_WAITERS_LIST = re.compile(
+    r"(?:(?:several|a few|a couple of|a number of|many|multiple|two|three|four|five|six)"
+    r"\s+(?:things|items|pieces of work|workstreams|projects|tickets|features|streams)"
+    r"|these|the following)\s+(?:are|were)\s+(?:all\s+|still\s+|now\s+)?|(?=\w)",
+    re.IGNORECASE,
+)
+_WAITERS_VERB = re.compile(
+    r"(?:sitting|waiting|blocked|stuck|queued(?:\s+up)?|held\s+up|gated|depending|parked"
+    r"|lined\s+up)(?:\s+(?:directly|still|now|all))?\s+(?:on|for|behind|by|upon)\s+"
+    r"(?P<t>[^:,;]+?)\s*:\s*(?P<list>\S.+)",
+    re.IGNORECASE,
+)
+
+
+def _waiters_list(reader: _Reader, text: str) -> _Outcome | None:
+    """ "Several things are sitting behind it: the SSO page, session API v2 and the audit
+    export", "Waiting directly on AUTH-9: X, Y": a vague subject (or none) waits on Y, and
+    the list the colon opens names what waits."""
+    lead = _WAITERS_LIST.match(text)
+    if lead is None:
+        return None
+    m = _WAITERS_VERB.fullmatch(text, lead.end())
+    if m is None:
+        return None
+    target = m["t"]
+    if target.lower() in _REF_TARGETS and reader.last_item is None:
+        # "PLAT-88 (Sam) moves to next week. Waiting on it: ...": the ticket the sentence
+        # before opened with, named though no frame read that sentence
+        opening = _OPENING_TICKET.match(reader.previous_sentence())
+        if opening is None:
+            return None
+        target = opening["id"]
+    out = _Outcome()
+    for part in split_items(m["list"].rstrip(" .")):
+        one = reader.blocked(part, target)
+        if one is not None:
+            for name in ("drafts", "items", "people", "teams", "current"):
+                getattr(out, name).extend(getattr(one, name))
+    if not any(d.relation is Relation.BLOCKED_BY for d in out.drafts):
+        return None
+    out.frame = "waiting-on-y-colon-xs"
+    return out
+
+
+_OPENING_TICKET = re.compile(
+    r"[\s*•-]*(?:[A-Za-z][\w /]{0,24}:\s*)?[*_]*(?P<id>[A-Z][A-Z0-9]+-\d+|#\d+)\b"
+)
 
 
 # --------------------------------------------------------------------------------------
