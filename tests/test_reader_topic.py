@@ -123,6 +123,26 @@ P = "person"
                 b("offline cart", "Kiosk mode"),
             },
         ),
+        # A label before a dash is the subject of a wait that opens with its predicate,
+        # past a comment in between; a label is no subject of another clause's verb.
+        (
+            "Wen",
+            "fare calculator — no change since Monday, waiting for the zone table to merge. "
+            "Started on the kiosk copy instead",
+            {
+                o("Wen", "fare calculator"),
+                b("fare calculator", "zone table"),
+                o("Wen", "kiosk copy"),
+            },
+        ),
+        # A report under a heading ("tests written against X") lends no subject: the
+        # heading's item is what cannot merge.
+        (
+            "Wen",
+            "RISK-31: fixtures recorded against the old ledger, still can't merge until the "
+            "ledger cutover is fully in.",
+            {o("Wen", "RISK-31"), b("RISK-31", "ledger cutover")},
+        ),
         # The waiting items listed after a colon, the subject vague or absent.
         (
             "Efua",

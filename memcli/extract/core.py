@@ -411,6 +411,8 @@ def _lexicon() -> dict[str, str]:
     add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
     add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm", "only", "fwiw", "re"])
     add("-", ["together", "please", "too", "tho", "itself", "themselves"])
+    add("-", ["instead", "meanwhile", "in the meantime"])  # "started on X instead"
+    add("p", ["instead of", "rather than"])  # "X instead of Y": Y is another item
     add(  # phrasal verbs with "out" that finish nothing: "the query times out"
         "n",
         _combine(
@@ -2420,6 +2422,27 @@ _AFTER_LEADS = frozenset({"after ", "After ", "AFTER "})
 _AFTER_THAT = re.compile(r"(?i:after (?:that|this)),?\s+(?=(?i:i|we|it|they|he|she)\b)")
 
 
+_MORE_PREPS = frozenset("against across through via toward towards within beyond upon".split())
+# Classes a clause opens with when it is a wait without its subject.
+_WAIT_FIRST = frozenset("WCScR")
+
+
+def _reduced_clause(toks: list[_Tok]) -> bool:
+    """ "tests written against the new format": a noun, a participle after it and a
+    preposition after that is a clause (a report), not a noun phrase; "the cleanup of
+    orphaned rows" is a noun phrase."""
+    for k in range(1, len(toks)):
+        tok = toks[k]
+        if (
+            (_verb_like(tok) or tok.low in _IRREGULAR_PARTICIPLES)
+            and toks[k - 1].cls == "n"
+            and toks[k - 1].low not in _DETERMINERS
+            and (k + 1 == len(toks) or toks[k + 1].cls in "pb" or toks[k + 1].low in _MORE_PREPS)
+        ):
+            return True
+    return False
+
+
 def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     """``read_core`` for a sentence with no closing thanks."""
     if text[:6] in _AFTER_LEADS and (then := _AFTER_THAT.match(text)) is not None:
@@ -2469,6 +2492,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     skip_next = False
     label_relation: str | None = None  # "Owner:", "Blockers:", "Done:" name the relation
     heading: list[_Tok] = []  # "Invoice sync: ..." is the subject of what follows
+    dash_label: list[_Tok] = []  # "login page — ..., waiting for auth": a subjectless wait's
     if reader.line_topic:  # set by an earlier sentence of the same line
         heading = _plain(reader.line_topic)
     named: list[_Tok] = []  # the last work item a clause of this sentence named
@@ -2678,6 +2702,19 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         if (
             index == 0
             and len(parts) > 1
+            and parts[1].kind in ("—", "–")
+            and not heading
+            and toks
+            and toks[0].low not in ("the", "our", "my", "this", "that")
+            and _HEADING_NP.fullmatch(classes)
+            and " ".join(t.low for t in toks) not in _LABELS
+            and not _verb_like(toks[0])
+            and not _agent_shaped(_rebase(toks)[0], strict=True)
+        ):  # "login page — same as all week, waiting for auth": the label is the subject
+            dash_label = toks  # of a clause that opens with its predicate
+        if (
+            index == 0
+            and len(parts) > 1
             and parts[1].kind in ("—", "–", "-")
             and toks
             and toks[0].low in ("the", "our", "my", "this", "that")
@@ -2820,10 +2857,15 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                                 obj = obj[:-1]
                             if obj and obj[0].cls == "n" and all(t.cls in "n&p" for t in obj):
                                 subject = _trim_tail(obj)  # not "held at QA": no object
+                    elif heading and _reduced_clause(subject):
+                        # "API-9: tests written against X, can't merge until Y": a report
+                        subject = []  # under the heading, which is what waits
                     if not subject and index and parts[index - 1].kind in _RELATIVE:
                         subject = _leading_np(main_clause)  # "X, which ..., is live"
                 if not subject and heading:
                     subject = heading  # "Cert renewal: ...; can't start until X is done"
+                elif not subject and dash_label and classes[0] in _WAIT_FIRST:
+                    subject = dash_label  # "checkout banner — still waiting on the API"
             stand_in = (named or heading) if not subject else None
             if (
                 stand_in
@@ -2837,6 +2879,9 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             body, rebased = _rebase(subject + toks)
             out = _read(reader, rebased, body, main)
             borrowed = out is not None and bool(subject)
+            if out is None and subject and dash_label and classes[0] in _WAIT_FIRST:
+                body, rebased = _rebase(dash_label + toks)  # "X — same as ever, waiting on Y"
+                out = _read(reader, rebased, body, main)
             if out is None and subject:
                 body, rebased = _rebase(toks)
                 out = _read(reader, rebased, body, main)
