@@ -143,6 +143,31 @@ P = "person"
             "ledger cutover is fully in.",
             {o("Wen", "RISK-31"), b("RISK-31", "ledger cutover")},
         ),
+        # Other ways to say it cannot move: "little we can do", "won't be able to", an
+        # event that is going live, an aside after the event.
+        (
+            "Wale",
+            "Took over the returns portal this week. Honestly there's little we can do on it "
+            "before the carrier contract is signed off.",
+            {o("Wale", "returns portal"), b("returns portal", "carrier contract")},
+        ),
+        (
+            "Wale",
+            "We won't be able to ship the kiosk mode before the terminal firmware is out.",
+            {o("Wale", "kiosk mode"), b("kiosk mode", "terminal firmware")},
+        ),
+        (
+            "Wale",
+            "- Today: map tile caching\n- can't really benchmark anything until the CDN "
+            "switch goes live, sadly",
+            {o("Wale", "map tile caching"), b("map tile caching", "CDN switch")},
+        ),
+        # A one-line bullet with a bold label: "it" is the label's item.
+        (
+            "Wale",
+            "- **Search relevance (SR-4)** — Tao. On track. The autocomplete revamp needs it.",
+            {o("Wale", "autocomplete revamp"), b("autocomplete revamp", "Search relevance")},
+        ),
         # The waiting items listed after a colon, the subject vague or absent.
         (
             "Efua",
@@ -190,6 +215,8 @@ def test_wait_of_the_topic_item(author: str, text: str, expected: set[tuple[str,
         "the importer needs more tests",
         "we need that asap",
         "Dana needs it by Friday",
+        # "it" that names no item is not the writer
+        "Yusuf says it can't move until the rate API v3 goes out.",
     ],
 )
 def test_no_wait_without_work_and_event(text: str) -> None:

@@ -362,7 +362,7 @@ _TITLE_TICKET = re.compile(
 _OPENING_LABEL = re.compile(r"\s*(?:[-*•]\s*)?[*_]*(?P<np>[^—–:,.;!?*_]{2,60}?)[*_]*\s*[—–:]\s")
 # The subject a sentence opens with, before its verb: "our audit export (DATA-3) reads".
 _OPENING_SUBJECT = re.compile(
-    r"\s*(?:[-*•]\s*)?(?i:the|our|my|their)\s+(?P<np>[\w/-]+(?:\s+[\w/-]+){0,4}?)\s+"
+    r"\s*(?:[-*•]\s*)?(?:[\w-]{1,20}:\s+)?(?i:the|our|my|their)\s+(?P<np>[\w/-]+(?:\s+[\w/-]+){0,4}?)\s+"
     r"(?:\([^)]*\)\s+)?(?:is|are|was|were|has|have|[a-z]{2,}s)\b"
 )
 

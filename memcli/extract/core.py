@@ -3136,13 +3136,13 @@ _OPENING_TICKET = re.compile(
 _UNTIL_LEADS = frozenset({"until ", "Until ", "till t", "Till t"})
 # Readings ``_held_until`` does not overrule ("hedged" it checks itself: "there's not much
 # I can do" holds a modal, "we might not be able to start until" a hedge).
-_NOT_READ = frozenset({"conditional", "planned", "question", "a decision, question or plan"})
+_NOT_READ = frozenset({"conditional", "question", "a decision, question or plan"})
 # Negated ability or progress: "cannot merge anything real", "there is not much I can do
 # on it", "no real way to finish it", "nothing to talk to", "unable to test".
 _HELD_NEG = re.compile(
     r"\b(?:cannot|can not|could not|unable to|not able to|no (?:\w+ )?way to"
-    r"|nothing (?:\w+ )?to|not much (?:i|we|anyone) can|not a lot (?:i|we) can"
-    r"|nothing (?:i|we) can)\s+(?P<verb>[a-z][\w-]*)",
+    r"|(?:will|would) not be able to|nothing (?:\w+ )?to|(?:not much|little|not a lot"
+    r"|nothing|nothing much|not anything) (?:i|we|anyone|they) can)\s+(?P<verb>[a-z][\w-]*)",
     re.IGNORECASE,
 )
 _HELD_UNTIL = re.compile(r"\s(?:until|till|before)\s", re.IGNORECASE)
@@ -3157,6 +3157,8 @@ _HELD_EVENT = re.compile(
     r"|exists?|ships?|lands?|merges?|goes (?:out|live|in)|arrives?|is talking\b.*)",
     re.IGNORECASE,
 )
+# Words after the event that say nothing of it: "before #4398 is merged though".
+_HELD_TAIL = re.compile(r"\s+(?:though|tho|anyway|either|yet|first|sadly|unfortunately)\Z")
 _HELD_PREPOSED = re.compile(
     r"(?:until|till)\s+(?P<ev>.+?)\s*,?\s+(?P<s>(?:the|our|my|their|this|that|it|we|i)\b"
     r"[^,;]*?)\s+(?:cannot|can not|could not|is not going to|are not going to"
@@ -3173,8 +3175,8 @@ _NOT_HELD_VERBS = frozenset(
 _PAST_VERBS = frozenset("go get move look push progress".split())
 _HEDGE_WORDS = frozenset("if unless might may maybe probably perhaps could would should".split())
 _NO_SUBJECT = frozenset(
-    """i we you one there there is there are it is honestly still so and but really
-    frankly basically""".split()
+    {"i", "we", "you", "one", "there", "there is", "there are", "honestly", "still", "so"}
+    | {"and", "but", "really", "frankly", "basically"}
 )
 _BLOCKER_VAGUE = re.compile(r"(?:something|anything)\s+like\s+", re.IGNORECASE)
 _CLAUSE_STOP = re.compile(r"\s*(?:[,;:(—–]|\s(?:so|and|but|because|since|as)\s)")
@@ -3211,17 +3213,28 @@ def _held_until(reader: _Reader, text: str) -> _Outcome | None:
             event = event[: stop.start()]
         if neg["verb"].lower() in _PAST_VERBS:
             obj = ""
-    m = _HELD_EVENT.fullmatch(event.strip(" ."))
+    m = _HELD_EVENT.fullmatch(_HELD_TAIL.sub("", event.strip(" .!")))
     if m is None:
         return None
     blocker = _BLOCKER_VAGUE.sub("", m["t"], count=1)
     waiter = _held_waiter(reader, subject.strip(), obj.strip())
-    waiters = [waiter] if waiter is not None else [t.name for t in reader.topic_items()]
-    for who in [*waiters, None]:
+    candidates: list[str | None]
+    if waiter is not None and waiter.lower() in _REF_TARGETS:
+        candidates = [waiter]  # "it can't move until X": the item "it" names, or nothing
+    elif waiter is not None:
+        candidates = [waiter, None]
+    else:
+        candidates = [*(t.name for t in reader.topic_items()), None]
+    for who in candidates:
         out = reader.blocked(who, blocker)
-        if out is not None and any(d.relation is Relation.BLOCKED_BY for d in out.drafts):
-            out.frame = "cannot-move-until-y-event"
-            return out
+        waits = [d for d in out.drafts if d.relation is Relation.BLOCKED_BY] if out else []
+        if not waits or out is None:
+            continue
+        if who is not None and who.lower() in _REF_TARGETS:
+            if any(d.source.type is not ITEM_TYPE for d in waits):
+                return None  # "it" named no item: the writer is not what "it" is
+        out.frame = "cannot-move-until-y-event"
+        return out
     return None
 
 

@@ -972,8 +972,8 @@ def extract(text: str, author: str | None) -> Extraction:
     for sentence, heading, number in sentences:
         if number != reader.line:
             reader.line, reader.line_topic = number, None
-            if lines and "**" in lines[number]:
-                _bold_label(reader, lines[number])  # "- **Staging allowlist** — Raj."
+            if "**" in sentence:
+                _bold_label(reader, lines[number] if lines else text)  # "- **X (T-1)** — Raj."
             if lines and not minutes.active:
                 topic = _line_topic(lines, bullets, number, topic)
                 reader.line_topic = topic if topic and bullets[number] else None
