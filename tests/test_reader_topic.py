@@ -168,6 +168,25 @@ P = "person"
             "- **Search relevance (SR-4)** — Tao. On track. The autocomplete revamp needs it.",
             {o("Wale", "autocomplete revamp"), b("autocomplete revamp", "Search relevance")},
         ),
+        # The until-clause first, with a comma and a passive: the subject waits, not
+        # the writer.
+        (
+            "Noa",
+            "Until the firewall change is approved, the partner sync can't be tested.",
+            {o("Noa", "partner sync"), b("partner sync", "firewall change")},
+        ),
+        # "go further on X": X is the work that cannot move.
+        (
+            "Noa",
+            "blocked: can't go further on the sync worker until Bea's schema PR lands",
+            {o("Noa", "sync worker"), o("Bea", "schema PR"), b("sync worker", "schema PR")},
+        ),
+        # A reply line names the item "this" means.
+        (
+            "Noa",
+            "Re: PROJ-12 — I can't do anything on this until PROJ-9 merges.",
+            {o("Noa", "PROJ-12"), b("PROJ-12", "PROJ-9")},
+        ),
         # The waiting items listed after a colon, the subject vague or absent.
         (
             "Efua",
@@ -215,6 +234,9 @@ def test_wait_of_the_topic_item(author: str, text: str, expected: set[tuple[str,
         "the importer needs more tests",
         "we need that asap",
         "Dana needs it by Friday",
+        # users who cannot do something wait on nothing of theirs
+        "You can't log in until the SSO fix ships.",
+        "Customers can't pay by invoice until the billing rewrite lands.",
         # "it" that names no item is not the writer
         "Yusuf says it can't move until the rate API v3 goes out.",
     ],

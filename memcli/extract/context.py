@@ -358,8 +358,13 @@ _TITLE_TICKET = re.compile(
     r"[*_]*\s*(?:[—–-]\s*(?:comment|reply|update|note)\b.*)?\Z",
     re.IGNORECASE,
 )
+_CHAT_OPENERS = frozenset(
+    "cc fyi hey hi hello ping ok okay update note also so quick heads thanks status".split()
+)
 # A label a sentence opens with: "Vendor portal — ...", "- Kiosk mode: ...".
-_OPENING_LABEL = re.compile(r"\s*(?:[-*•]\s*)?[*_]*(?P<np>[^—–:,.;!?*_]{2,60}?)[*_]*\s*[—–:]\s")
+_OPENING_LABEL = re.compile(
+    r"\s*(?:[-*•]\s*)?(?i:re:\s*|fwd?:\s*)?[*_]*(?P<np>[^—–:,.;!?*_]{2,60}?)[*_]*\s*[—–:]\s"
+)
 # The subject a sentence opens with, before its verb: "our audit export (DATA-3) reads".
 _OPENING_SUBJECT = re.compile(
     r"\s*(?:[-*•]\s*)?(?:[\w-]{1,20}:\s+)?(?i:the|our|my|their)\s+(?P<np>[\w/-]+(?:\s+[\w/-]+){0,4}?)\s+"
@@ -843,6 +848,8 @@ class _Reader:
         m = _OPENING_LABEL.match(self.sentence)
         if m is None or not _valid_core(m["np"]) or m["np"].lower() in _REFS:
             return None
+        if "@" in m["np"] or m["np"].split()[0].lower() in _CHAT_OPENERS:
+            return None  # "cc @sam — this depends on X": an aside to someone, no item
         return self._earlier(m["np"]) or EntityRef(_parse_phrase(m["np"]).core, ITEM)
 
     def _opening_subject(self) -> EntityRef | None:
@@ -880,6 +887,14 @@ class _Reader:
                 and (opening := self._opening_subject()) is not None
             ):  # "the payroll sync reads the grades, so it's sitting there until X ships"
                 ref = opening
+                out.items.append(ref)
+            elif (
+                low in _REFS
+                and self.last_item is None
+                and not self.known
+                and (label := self._opening_label()) is not None
+            ):  # "Re: PROJ-12 — I can't do anything on this until PROJ-9 merges"
+                ref = label
                 out.items.append(ref)
             elif low in _TOPIC_REFS or (low.startswith(_BEYOND_FIRST) and _BEYOND.fullmatch(low)):
                 # "the real work is stuck", "anything beyond scaffolding is waiting on X":

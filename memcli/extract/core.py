@@ -2448,6 +2448,9 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     if text[:6] in _AFTER_LEADS and (then := _AFTER_THAT.match(text)) is not None:
         text = text[then.end() :]
     said = text  # the sentence as read, for the frames over it whole (``_held_until``)
+    if text[:6] in _UNTIL_LEADS and (held := _held_until(reader, text)) is not None:
+        reader.commit(held, text)  # "Until X is approved, the partner sync can't be tested"
+        return [held], None
     if ": " in text and _WAITERS_HINT.search(text) and (listed := _waiters_list(reader, text)):
         reader.commit(listed, text)  # "Several things are sitting behind it: X, Y and Z"
         return [listed], None
@@ -3173,6 +3176,11 @@ _NOT_HELD_VERBS = frozenset(
 # Verbs of getting past a part of the work: "can't go past the storage layer until X":
 # the part is no waiting item, the work it belongs to is.
 _PAST_VERBS = frozenset("go get move look push progress".split())
+# Who cannot do something that is no work of theirs: "you can't log in until X ships".
+_NOT_WORKERS = frozenset(
+    """you they users user customers customer people folks everyone anyone nobody
+    clients client visitors members shoppers""".split()
+)
 _HEDGE_WORDS = frozenset("if unless might may maybe probably perhaps could would should".split())
 _NO_SUBJECT = frozenset(
     {"i", "we", "you", "one", "there", "there is", "there are", "honestly", "still", "so"}
@@ -3195,7 +3203,7 @@ def _held_until(reader: _Reader, text: str) -> _Outcome | None:
         pre = _HELD_PREPOSED.match(text)
         if pre is None or pre["verb"].lower() in _NOT_HELD_VERBS:
             return None
-        event, subject = pre["ev"], pre["s"]
+        event, subject, verb = pre["ev"], pre["s"], pre["verb"]
     else:
         neg = _HELD_NEG.search(text)
         if neg is None or neg["verb"].lower() in _NOT_HELD_VERBS:
@@ -3207,18 +3215,19 @@ def _held_until(reader: _Reader, text: str) -> _Outcome | None:
         if not _HEDGE_WORDS.isdisjoint(before.lower().split()):
             return None  # "if the CDN move slips we can't start until May": a condition
         subject = _held_subject(before)
-        obj = text[neg.end() : until.start()]
+        obj, verb = text[neg.end() : until.start()], neg["verb"]
         event = text[until.end() :]
         if (stop := _CLAUSE_STOP.search(event)) is not None:
             event = event[: stop.start()]
-        if neg["verb"].lower() in _PAST_VERBS:
-            obj = ""
     m = _HELD_EVENT.fullmatch(_HELD_TAIL.sub("", event.strip(" .!")))
     if m is None:
         return None
     blocker = _BLOCKER_VAGUE.sub("", m["t"], count=1)
-    waiter = _held_waiter(reader, subject.strip(), obj.strip())
+    past = verb.lower() in _PAST_VERBS
+    waiter = _held_waiter(reader, subject.strip(), obj.strip(), past=past)
     candidates: list[str | None]
+    if waiter == "":
+        return None
     if waiter is not None and waiter.lower() in _REF_TARGETS:
         candidates = [waiter]  # "it can't move until X": the item "it" names, or nothing
     elif waiter is not None:
@@ -3255,12 +3264,14 @@ def _held_subject(before: str) -> str:
     return segments[-1] if segments else ""
 
 
-def _held_waiter(reader: _Reader, subject: str, obj: str) -> str | None:
+def _held_waiter(reader: _Reader, subject: str, obj: str, *, past: bool = False) -> str | None:
     """The waiting side of ``_held_until`` as raw text for ``_Reader.blocked`` (None: the
     author's current item, else the author)."""
     low = subject.lower()
     if low.endswith((" is", " are")):
         low = low.rsplit(" ", 1)[0]
+    if low and low.split()[-1] in _NOT_WORKERS:
+        return ""  # "you can't log in until", "customers can't pay until": no work waits
     if low and low not in _NO_SUBJECT and low.split()[-1] not in ("i", "we"):
         toks = tokenise(subject)
         if all(t.cls in "n&p" for t in toks) and low not in ("they", "them", "those"):
@@ -3271,6 +3282,8 @@ def _held_waiter(reader: _Reader, subject: str, obj: str) -> str | None:
             if words[-1].lower() in ("them", "those", "these"):
                 break  # "run any of them": parts of the work, named before
             return " ".join(words[k + 1 :])
+    if past:
+        return None  # "can't go past the storage layer": a part, the topic waits
     if obj.lower() in ("it", "that", "this", "it up", "that up"):
         return obj.split()[0]
     if (
