@@ -175,6 +175,13 @@ P = "person"
             "Until the firewall change is approved, the partner sync can't be tested.",
             {o("Noa", "partner sync"), b("partner sync", "firewall change")},
         ),
+        # "until something like that exists": the thing the clause before described.
+        (
+            "Ines",
+            "- the payment tests want a real gateway. Priit said he could stand up a mock "
+            "gateway; until something like that exists the checkout tests can't run",
+            {o("Ines", "checkout tests"), b("checkout tests", "mock gateway")},
+        ),
         # "go further on X": X is the work that cannot move.
         (
             "Noa",

@@ -3162,12 +3162,14 @@ _HELD_EVENT = re.compile(
 )
 # Words after the event that say nothing of it: "before #4398 is merged though".
 _HELD_TAIL = re.compile(r"\s+(?:though|tho|anyway|either|yet|first|sadly|unfortunately)\Z")
+_LAST_NP = re.compile(r"\b(?:a|an|the)\s+(?P<np>[\w-]+(?:\s+[\w-]+){0,3})\s*\Z", re.IGNORECASE)
 _HELD_PREPOSED = re.compile(
-    r"(?:until|till)\s+(?P<ev>.+?)\s*,?\s+(?P<s>(?:the|our|my|their|this|that|it|we|i)\b"
-    r"[^,;]*?)\s+(?:cannot|can not|could not|is not going to|are not going to"
-    r"|is not able to|are not able to)\s+(?P<verb>[a-z][\w-]*)",
+    r"(?:until|till)\s+(?P<mid>.+?)\s+(?:cannot|can not|could not|is not going to"
+    r"|are not going to|is not able to|are not able to)\s+(?P<verb>[a-z][\w-]*)",
     re.IGNORECASE,
 )
+_WORD_GAP = re.compile(r"\s*,\s*|\s+")
+_PREPOSED_SUBJECT = re.compile(r"(?i:the|our|my|their|this|that|it|we|i)\b[^,;]*")
 # Verbs whose negation says nothing about work waiting: "can't wait until it ships".
 _NOT_HELD_VERBS = frozenset(
     """wait believe stop help remember imagine tell say sleep think promise guarantee
@@ -3203,7 +3205,13 @@ def _held_until(reader: _Reader, text: str) -> _Outcome | None:
         pre = _HELD_PREPOSED.match(text)
         if pre is None or pre["verb"].lower() in _NOT_HELD_VERBS:
             return None
-        event, subject, verb = pre["ev"], pre["s"], pre["verb"]
+        middle, verb = pre["mid"], pre["verb"]
+        for cut in _WORD_GAP.finditer(middle):  # "until X exists the sessions cannot ..."
+            event, subject = middle[: cut.start()], middle[cut.end() :]
+            if _HELD_EVENT.fullmatch(event) and _PREPOSED_SUBJECT.fullmatch(subject):
+                break
+        else:
+            return None
     else:
         neg = _HELD_NEG.search(text)
         if neg is None or neg["verb"].lower() in _NOT_HELD_VERBS:
@@ -3223,6 +3231,15 @@ def _held_until(reader: _Reader, text: str) -> _Outcome | None:
     if m is None:
         return None
     blocker = _BLOCKER_VAGUE.sub("", m["t"], count=1)
+    like = blocker != m["t"]  # "something like that": a kind of thing described before
+    if blocker.lower() in _REF_TARGETS and (like or reader.last_item is None):
+        # "Raj could add an allowlist rule; until something like that exists ...": the
+        # thing the clause before ends with (the last thing described, not the last item
+        # a frame read)
+        named = _LAST_NP.search(reader.previous_sentence())
+        if named is None:
+            return None
+        blocker = named["np"]
     past = verb.lower() in _PAST_VERBS
     waiter = _held_waiter(reader, subject.strip(), obj.strip(), past=past)
     candidates: list[str | None]
