@@ -194,6 +194,18 @@ P = "person"
             "Re: PROJ-12 — I can't do anything on this until PROJ-9 merges.",
             {o("Noa", "PROJ-12"), b("PROJ-12", "PROJ-9")},
         ),
+        # A need that a following "so ... stuck" says holds the work up is a wait.
+        (
+            "Hana",
+            "Yara's fare rules need the zone map and Ivo's timetable import needs the GTFS "
+            "feed, so both of those are stuck for now.",
+            {
+                o("Yara", "fare rules"),
+                o("Ivo", "timetable import"),
+                b("fare rules", "zone map"),
+                b("timetable import", "GTFS feed"),
+            },
+        ),
         # The waiting items listed after a colon, the subject vague or absent.
         (
             "Efua",

@@ -2423,6 +2423,29 @@ _AFTER_THAT = re.compile(r"(?i:after (?:that|this)),?\s+(?=(?i:i|we|it|they|he|s
 
 
 _MORE_PREPS = frozenset("against across through via toward towards within beyond upon".split())
+_STALL_REFS = frozenset("both it they all those these that this each either".split())
+
+
+def _needs_that_stall(parts: list[_Clause]) -> None:
+    """ "Tomás's app login needs the v2 sessions and Jonas's suite needs the SSO page,
+    so both of those are stuck": a need that a following "so ... stuck" says holds the
+    work up is a wait (a bare "X needs Y" is not: "the importer needs more tests")."""
+    last = parts[-1]
+    if (
+        last.kind != "so"
+        or "S" not in last.classes
+        or not last.toks
+        or last.toks[0].low not in _STALL_REFS
+    ):
+        return
+    for part in parts[:-1]:
+        classes = part.classes
+        if "R" in classes and classes[0] == "n" and part.kind in ("", "and", ","):
+            for tok in part.toks:
+                if tok.cls == "R":
+                    tok.cls = "W"
+
+
 # Classes a clause opens with when it is a wait without its subject.
 _WAIT_FIRST = frozenset("WCScR")
 
@@ -2491,6 +2514,8 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     ):
         text = f"{text[: split.start()]}{split['v']} {split['p']} {split['o']}{text[split.end() :]}"
     parts = _lift_asides(_join_colon_lists(clauses(tokenise(text))))
+    if len(parts) > 1 and "R" in parts[0].classes:
+        _needs_that_stall(parts)  # "X needs Y, so it's stuck": the need is a wait
     reason: str | None = None
     skip_next = False
     label_relation: str | None = None  # "Owner:", "Blockers:", "Done:" name the relation
