@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.extract.rules import extract
-from tests.test_extract_rules import b, facts_of, o
+from tests.test_extract_rules import b, d, facts_of, o
 
 P = "person"
 
@@ -107,6 +107,16 @@ P = "person"
             "Ines",
             "Vendor portal — anything beyond the login stub is waiting on the SSO rework.",
             {o("Ines", "Vendor portal"), b("Vendor portal", "SSO rework")},
+        ),
+        # A part of the heading's item named by its place ("the indexing half").
+        (
+            "Kofi",
+            "Store locator\n- map view done\n- the search part is blocked on the geocoder swap",
+            {
+                o("Kofi", "Store locator"),
+                b("Store locator", "geocoder swap"),
+                d("Kofi", "map view"),
+            },
         ),
         # Need/depend between items, "it" being the bullet's bold label (minutes).
         (

@@ -352,6 +352,10 @@ _BEYOND = re.compile(
     r"(?:anything|everything|all|whatever|most)(?:\s+else)?\s+(?:beyond|past|after|other than"
     r"|besides|apart from|except)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?"
 )
+# A part of the topic item named by its place: "that half is parked", "the indexing half
+# relies on X", "the other part".
+_PART_HEADS = (" half", " part", " portion")
+_PART_REF = re.compile(r"(?:that|this|the other|the|(?:the\s+)?[\w-]+)\s+(?:half|part|portion)")
 # A title line naming a ticket: "**QA-57 · Login regression suite** — comment by Jo".
 _TITLE_TICKET = re.compile(
     r"[#*_\s]*(?P<id>[A-Z][A-Z0-9]+-\d+|#\d+)[*_]*(?:\s*[·:—–|-]\s*(?P<title>[^*\n—–]+?))?"
@@ -896,17 +900,20 @@ class _Reader:
             ):  # "Re: PROJ-12 — I can't do anything on this until PROJ-9 merges"
                 ref = label
                 out.items.append(ref)
-            elif low in _TOPIC_REFS or (low.startswith(_BEYOND_FIRST) and _BEYOND.fullmatch(low)):
+            elif (
+                low in _TOPIC_REFS
+                or (low.startswith(_BEYOND_FIRST) and _BEYOND.fullmatch(low))
+                or (low.endswith(_PART_HEADS) and _PART_REF.fullmatch(low))
+            ):
                 # "the real work is stuck", "anything beyond scaffolding is waiting on X":
                 # the topic item's remaining work is the topic item
-                ref = (
-                    self.topic_item()
-                    or self.last_item
-                    or self._opening_label()
-                    or self.self_source()
-                )
-                if ref is not None and ref.type is ITEM:
+                ref = self.topic_item() or self.last_item or self._opening_label()
+                if ref is not None:
                     out.items.append(ref)
+                elif low in _TOPIC_REFS:
+                    ref = self.self_source()
+                else:  # "the spare part is waiting on X" with no topic: a name
+                    ref = self.any_entity(phrase, out)
             elif low in _REFS and self.last_item is None and not self.known:
                 # "this is on hold, it sits behind #77" with nothing named before: the
                 # thing the writer works on (an issue's own comment), so the writer
