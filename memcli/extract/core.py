@@ -516,13 +516,12 @@ def _lexicon() -> dict[str, str]:
         + _combine("at a standstill|stalled out", "until|till|pending|on|behind")
         + _combine("tied up|hung up", "behind|waiting on|waiting for|pending")
         # built on what another item provides: "the new endpoints sit on top of the rework"
-        + _combine(_inflect("sit,build,layer"), "on top of")
-        + _combine("built|layered|is built|are built", "on top of")
-        # left idle or switched off until then: "it's sitting there until X ships", "they
-        # stay skipped until the page is hooked up"
+        # (the cue-word screen keys on a phrase's longest word: "sit", not "built")
+        + _combine(_inflect("sit"), "on top of")
+        # left idle until then: "it's sitting there until X ships", "they stay skipped
+        # until the page is hooked up"
         + _combine(
-            "sitting there|sat there|sits there|sitting idle|sat idle|sits idle|idle|skipped"
-            "|disabled|marked skip|switched off|turned off|commented out|parked there",
+            "sitting there|sitting idle|sat idle|sits idle|skipped|parked there",
             "until|till|pending",
         ),
     )
@@ -2474,7 +2473,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     if text[:6] in _UNTIL_LEADS and (held := _held_until(reader, text)) is not None:
         reader.commit(held, text)  # "Until X is approved, the partner sync can't be tested"
         return [held], None
-    if ": " in text and _WAITERS_HINT.search(text) and (listed := _waiters_list(reader, text)):
+    if ": " in text and (listed := _waiters_list(reader, text)) is not None:
         reader.commit(listed, text)  # "Several things are sitting behind it: X, Y and Z"
         return [listed], None
     if " with " in text and (" on " in text) and (together := _working_with(reader, text)):
@@ -2514,7 +2513,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     ):
         text = f"{text[: split.start()]}{split['v']} {split['p']} {split['o']}{text[split.end() :]}"
     parts = _lift_asides(_join_colon_lists(clauses(tokenise(text))))
-    if len(parts) > 1 and "R" in parts[0].classes:
+    if len(parts) > 1 and parts[-1].kind == "so" and "R" in parts[0].classes:
         _needs_that_stall(parts)  # "X needs Y, so it's stuck": the need is a wait
     reason: str | None = None
     skip_next = False
@@ -3105,7 +3104,6 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
 # The waiting items listed after what they wait on
 # --------------------------------------------------------------------------------------
 
-_WAITERS_HINT = re.compile(r"(?i:sitting|waiting|blocked|stuck|queued|held|gated|depend|parked)")
 # "Several things are sitting behind it: X, Y and Z", "Waiting directly on AUTH-9: X, Y":
 # the list after the colon waits on what the clause names.
 _WAITERS_LIST = re.compile(
