@@ -258,6 +258,7 @@ def test_wait_of_the_topic_item(author: str, text: str, expected: set[tuple[str,
         "not much I can do until Friday",
         "can't do anything until after lunch",
         "can't wait until the new dashboards ship!",
+        "I won't be able to join until the migration is done",
         "there isn't much to do until the standup",
         # a need of a person, or of more of something, is no wait on another item
         "the importer needs more tests",

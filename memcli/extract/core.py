@@ -3196,7 +3196,8 @@ _PREPOSED_SUBJECT = re.compile(r"(?i:the|our|my|their|this|that|it|we|i)\b[^,;]*
 # Verbs whose negation says nothing about work waiting: "can't wait until it ships".
 _NOT_HELD_VERBS = frozenset(
     """wait believe stop help remember imagine tell say sleep think promise guarantee
-    commit confirm answer decide know afford see recall""".split()
+    commit confirm answer decide know afford see recall join attend come leave reply
+    respond travel relax rest eat""".split()
 )
 # Verbs of getting past a part of the work: "can't go past the storage layer until X":
 # the part is no waiting item, the work it belongs to is.
