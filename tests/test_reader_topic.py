@@ -108,6 +108,26 @@ P = "person"
             "Vendor portal — anything beyond the login stub is waiting on the SSO rework.",
             {o("Ines", "Vendor portal"), b("Vendor portal", "SSO rework")},
         ),
+        # "this one" on a line opened by a label, with nothing named since: the label's
+        # item (a weekly report's "Slipped" section).
+        (
+            "Gil",
+            "**Slipped**\n- Search reindex (OPS-9, me): Tuesday's attempt hit a disk alarm. "
+            "Next try Monday. The ranking sync and the ads export are still waiting on this one.",
+            {
+                o("Gil", "ranking sync"),
+                o("Gil", "ads export"),
+                b("ranking sync", "Search reindex"),
+                b("ads export", "Search reindex"),
+            },
+        ),
+        # "rolls out Friday" is a schedule: it names no item for "it" to mean.
+        (
+            "Gil",
+            "- **Fraud rules (RISK-4)** — Ana. Approved; rolls out Friday after a dry run. "
+            "The refund flow depends on it.",
+            {o("Gil", "refund flow"), b("refund flow", "Fraud rules")},
+        ),
         # A part of the heading's item named by its place ("the indexing half").
         (
             "Kofi",

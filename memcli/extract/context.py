@@ -410,6 +410,8 @@ class _Reader:
         self._projects: bool | None = None  # whether the text names any project
         self.says_unowned = False  # a sentence says something has no owner (reader.py)
         self.working: EntityRef | None = None  # the item the author says they work on
+        self.item_line = -1  # the line the last item was named on
+        self.label_line = -1  # the line whose own "Label:" names ``line_topic``
         self._title: tuple[EntityRef | None] | None = None  # the ticket a comment is on
 
     @property
@@ -544,6 +546,18 @@ class _Reader:
                 first = low.split(" ", 1)[0]
         if low in _REFS:
             ref = self.last_item
+            if (
+                self.label_line == self.line
+                and self.line_topic
+                and self.item_line != self.line
+                and low != "them"
+                and not _agent_shaped(self.line_topic, strict=True)
+            ):
+                # "Postgres 16 (INFRA-77): the attempt was rolled back. Two teams are
+                # waiting on this one": nothing named on the line since its label
+                ref = self._earlier(self.line_topic) or EntityRef(
+                    _parse_phrase(self.line_topic).core, ITEM
+                )
         elif (low in _SPECIAL_REFS or first in _SPECIAL_FIRST) and (
             special := self._special(low)
         ) is not None:
@@ -1130,6 +1144,7 @@ class _Reader:
                 key=lambda pair: (lowered.rfind(pair[1].name.lower()), pair[0]),
             )
             self.last_item = ranked[-1][1]
+            self.item_line = self.line
         for owner_key, item in out.current:
             self.current[owner_key] = item
         author = self._author_ref if self.author == self._author_of_ref else self.author_ref

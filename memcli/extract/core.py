@@ -2571,6 +2571,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             previous = heading = topic
             if topic:
                 reader.line_topic = _rebase(topic)[0]
+                reader.label_line = reader.line
                 if any(t.low in _OBJECT_PRONOUNS for p in parts[index + 1 :] for t in p.toks):
                     seen = _Outcome()  # "seat picker: Oren's on it": it is the heading's item
                     if reader.item(_parse_phrase(reader.line_topic), seen) is not None:
@@ -2813,11 +2814,11 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             continue
         if (
             "E" in classes
-            and ("go" in text or "Go" in text)
+            and ("go" in text or "Go" in text or "roll" in text or "Roll" in text)
             and any(
                 t.low in _GO_PRESENT and toks[i + 1].cls == "E" for i, t in enumerate(toks[:-1])
             )
-        ):  # "the EU launch goes live Monday": a schedule, not a completion
+        ):  # "the EU launch goes live Monday", "rolls out Thursday": a schedule
             reason, previous = "planned", toks
             continue
         asserted = classes.split("K", 1)[0]  # "X has to land before Y can ship": not a hedge
@@ -3729,7 +3730,7 @@ def _past_waits_end(reader: _Reader, outcomes: list[_Outcome], past_waits: list[
 _ADJUNCTS = frozenset({"after", "before", "while", "when", "since", "by"})
 
 
-_GO_PRESENT = frozenset({"go", "goes", "going"})
+_GO_PRESENT = frozenset({"go", "goes", "going", "roll", "rolls", "rolling"})
 # What makes "not blocked" an unblock: "not stuck anymore", "now that", "since X landed".
 _ANY_MORE = re.compile(r"\bany ?more\b|\bnow\b|\bsince\b|\bagain\b", re.IGNORECASE)
 
