@@ -96,6 +96,18 @@ P = "person"
             "the new search endpoints sit on top of the tokenizer rewrite",
             {o("Ines", "new search endpoints"), b("new search endpoints", "tokenizer rewrite")},
         ),
+        # "the real <work> for/of X" is X's work: X waits.
+        (
+            "Lior",
+            "- blocked: the real integration for SHOP-41 can't happen until the pricing "
+            "service v2 lands",
+            {o("Lior", "SHOP-41"), b("SHOP-41", "pricing service v2")},
+        ),
+        (
+            "Lior",
+            "the real testing of the exporter is waiting on the schema freeze",
+            {o("Lior", "exporter"), b("exporter", "schema freeze")},
+        ),
         # "the real work" and "anything beyond X" are what is left of the topic item.
         (
             "Ines",

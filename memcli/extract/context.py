@@ -352,6 +352,13 @@ _BEYOND = re.compile(
     r"(?:anything|everything|all|whatever|most)(?:\s+else)?\s+(?:beyond|past|after|other than"
     r"|besides|apart from|except)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?"
 )
+# The work still to do on an item, named by the item: "the real integration for WEB-88",
+# "the actual work on the exporter", "the remaining testing of PAY-3".
+_REAL_FIRST = ("real ", "actual ", "proper ", "remaining ")
+_REAL_WORK_ON = re.compile(
+    r"(?i:real|actual|proper|remaining)\s+(?i:work|integration|implementation|testing|wiring"
+    r"|hookup|hook-up|rollout|build|coding|dev|development)\s+(?i:on|for|of)\s+(?P<item>\S.*)"
+)
 # A part of the topic item named by its place: "that half is parked", "the indexing half
 # relies on X", "the other part".
 _PART_HEADS = (" half", " part", " portion")
@@ -914,6 +921,9 @@ class _Reader:
             ):  # "Re: PROJ-12 — I can't do anything on this until PROJ-9 merges"
                 ref = label
                 out.items.append(ref)
+            elif low.startswith(_REAL_FIRST) and (real := _REAL_WORK_ON.fullmatch(phrase.core)):
+                # "the real integration for WEB-88 can't happen until X": WEB-88 waits
+                ref = self.any_entity(_parse_phrase(real["item"], target=False), out)
             elif (
                 low in _TOPIC_REFS
                 or (low.startswith(_BEYOND_FIRST) and _BEYOND.fullmatch(low))
