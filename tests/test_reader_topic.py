@@ -248,6 +248,38 @@ P = "person"
                 b("timetable import", "GTFS feed"),
             },
         ),
+        # A blocker named by its head noun alone is the fuller name the sentence used
+        # before it.
+        (
+            "Jo",
+            "The checkout cases all run through the new payment sheet, so I can't record "
+            "them until Ravi's sheet is talking to the gateway.",
+            {o("Ravi", "new payment sheet"), b("Jo", "new payment sheet", P)},
+        ),
+        # "respectively": each waiting item with its own blocker; "they" is the list the
+        # sentence opens with.
+        (
+            "Sade",
+            "The fare engine and the seat map are one step further back, since they need the "
+            "zone table and the venue feed respectively.",
+            {
+                o("Sade", "fare engine"),
+                o("Sade", "seat map"),
+                b("fare engine", "zone table"),
+                b("seat map", "venue feed"),
+            },
+        ),
+        (
+            "Sade",
+            "The payout report and the tax form wait on the ledger sync and the VAT table "
+            "respectively.",
+            {
+                o("Sade", "payout report"),
+                o("Sade", "tax form"),
+                b("payout report", "ledger sync"),
+                b("tax form", "VAT table"),
+            },
+        ),
         # The waiting items listed after a colon, the subject vague or absent.
         (
             "Efua",

@@ -2473,6 +2473,9 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     if text[:6] in _UNTIL_LEADS and (held := _held_until(reader, text)) is not None:
         reader.commit(held, text)  # "Until X is approved, the partner sync can't be tested"
         return [held], None
+    if "respectively" in text and (paired := _respectively(reader, text)) is not None:
+        reader.commit(paired, text)  # "A and B need X and Y respectively"
+        return [paired], None
     if ": " in text and (listed := _waiters_list(reader, text)) is not None:
         reader.commit(listed, text)  # "Several things are sitting behind it: X, Y and Z"
         return [listed], None
@@ -3156,6 +3159,46 @@ _OPENING_TICKET = re.compile(
 )
 
 
+_RESPECTIVELY = re.compile(
+    r"(?P<s>[^,;:]+?)\s+(?:(?:are|is|were)\s+(?:still\s+)?)?(?P<v>need|needs|depend on|depends on"
+    r"|rely on|relies on|wait on|waits on|wait for|waits for|waiting on|waiting for|blocked on"
+    r"|blocked by|sit behind|sitting behind|gated on|stuck behind)\s+(?P<t>[^,;:]+?),?\s+"
+    r"respectively\b",
+    re.IGNORECASE,
+)
+_RESPECTIVE_SUBJECT = re.compile(r"(?P<s>[^,;:]+?)\s+(?:are|were|is|have|has|remain|stay)\b")
+
+
+def _respectively(reader: _Reader, text: str) -> _Outcome | None:
+    """ "The app login and the regression suite are one step further back, since they need
+    the session API and the SSO page respectively": each waiting item with its own
+    blocker, in order ("they" is the list the sentence opens with)."""
+    m = _RESPECTIVELY.search(text)
+    if m is None:
+        return None
+    waiting = m["s"].strip()
+    for lead in ("since ", "as ", "because ", "so "):
+        if waiting.lower().startswith(lead):
+            waiting = waiting[len(lead) :]
+    if waiting.lower() in ("they", "both", "both of them", "those", "these"):
+        opening = _RESPECTIVE_SUBJECT.match(text)
+        if opening is None or opening.end() > m.start():
+            return None
+        waiting = opening["s"]
+    waiters, blockers = split_items(_trim(waiting)), split_items(_trim(m["t"]))
+    if len(waiters) < 2 or len(waiters) != len(blockers):
+        return None
+    out = _Outcome()
+    for who, what in zip(waiters, blockers, strict=True):
+        one = reader.blocked(who, what)
+        if one is None or not any(d.relation is Relation.BLOCKED_BY for d in one.drafts):
+            return None
+        for name in ("drafts", "items", "people", "teams", "current"):
+            getattr(out, name).extend(getattr(one, name))
+    out.frame = "xs-wait-on-ys-respectively"
+    return out
+
+
 # --------------------------------------------------------------------------------------
 # Work that cannot move until an event, named by the context rather than the clause
 # --------------------------------------------------------------------------------------
@@ -3230,7 +3273,7 @@ def _held_until(reader: _Reader, text: str) -> _Outcome | None:
         pre = _HELD_PREPOSED.match(text)
         if pre is None or pre["verb"].lower() in _NOT_HELD_VERBS:
             return None
-        middle, verb = pre["mid"], pre["verb"]
+        middle, verb, event_at = pre["mid"], pre["verb"], 0
         for cut in _WORD_GAP.finditer(middle):  # "until X exists the sessions cannot ..."
             event, subject = middle[: cut.start()], middle[cut.end() :]
             if _HELD_EVENT.fullmatch(event) and _PREPOSED_SUBJECT.fullmatch(subject):
@@ -3249,13 +3292,13 @@ def _held_until(reader: _Reader, text: str) -> _Outcome | None:
             return None  # "if the CDN move slips we can't start until May": a condition
         subject = _held_subject(before)
         obj, verb = text[neg.end() : until.start()], neg["verb"]
-        event = text[until.end() :]
+        event, event_at = text[until.end() :], until.start()
         if (stop := _CLAUSE_STOP.search(event)) is not None:
             event = event[: stop.start()]
     m = _HELD_EVENT.fullmatch(_HELD_TAIL.sub("", event.strip(" .!")))
     if m is None:
         return None
-    blocker = _BLOCKER_VAGUE.sub("", m["t"], count=1)
+    blocker = _fuller_head(_BLOCKER_VAGUE.sub("", m["t"], count=1), text[:event_at])
     like = blocker != m["t"]  # "something like that": a kind of thing described before
     if blocker.lower() in _REF_TARGETS and (like or reader.last_item is None):
         # "Raj could add an allowlist rule; until something like that exists ...": the
@@ -3291,6 +3334,28 @@ def _held_until(reader: _Reader, text: str) -> _Outcome | None:
 
 _SEGMENTS = re.compile(r"[,;:—–]|\s(?:so|and|but|because|since)\s")
 _ASIDE_OPENERS = ("which ", "who ", "that ", "owned ", "led ", "run ")
+
+
+_OWNED_HEAD = re.compile(r"(?P<owner>\S+['’]s\s+|(?:the|our|my|their|that)\s+)?(?P<head>[a-z]+)")
+
+
+def _fuller_head(blocker: str, before: str) -> str:
+    """ "The web cases go through the new SSO page, so I can't run them until Lena's page
+    is talking to the backend": a blocker named by its head noun alone is the fuller
+    name the sentence used before it ("Lena's new SSO page")."""
+    m = _OWNED_HEAD.fullmatch(blocker)
+    if m is None or len(m["head"]) < 3:
+        return blocker
+    head = m["head"]
+    named = re.findall(
+        rf"\b(?:the|a|an|our|my|their)\s+((?:[\w-]+\s+){{1,3}}{re.escape(head)})\b", before
+    )
+    if not named:
+        return blocker
+    owner = m["owner"] or ""
+    if owner.strip().lower() in _DETERMINERS:
+        owner = ""
+    return f"{owner}{named[-1]}"
 
 
 def _held_subject(before: str) -> str:
