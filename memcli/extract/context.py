@@ -353,7 +353,7 @@ _BEYOND = re.compile(
     r"|besides|apart from|except)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?"
 )
 # The work still to do on an item, named by the item: "the real integration for WEB-88",
-# "the actual work on the exporter", "the remaining testing of PAY-3".
+# "the real testing of the exporter", "the remaining wiring for PAY-3".
 _REAL_FIRST = ("real ", "actual ", "proper ", "remaining ")
 _REAL_WORK_ON = re.compile(
     r"(?i:real|actual|proper|remaining)\s+(?i:work|integration|implementation|testing|wiring"
