@@ -341,6 +341,48 @@ def _key(ref: EntityRef) -> str:
     return _TYPE_KEYS[ref.type] + ref.name.casefold()
 
 
+# The work the update is about, named by what is left of it: "the real work is stuck".
+_TOPIC_REFS = frozenset(
+    {"real work", "the real work", "actual work", "the actual work", "proper work"}
+    | {"the real thing", "real thing", "real part", "the real part", "real stuff"}
+)
+# "anything beyond scaffolding", "everything past the stubs": the rest of the topic item.
+_BEYOND_FIRST = ("anything ", "everything ", "all ", "whatever ", "most ")
+_BEYOND = re.compile(
+    r"(?:anything|everything|all|whatever|most)(?:\s+else)?\s+(?:beyond|past|after|other than"
+    r"|besides|apart from|except)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?"
+)
+# The work still to do on an item, named by the item: "the real integration for WEB-88",
+# "the real testing of the exporter", "the remaining wiring for PAY-3".
+_REAL_FIRST = ("real ", "actual ", "proper ", "remaining ")
+_REAL_WORK_ON = re.compile(
+    r"(?i:real|actual|proper|remaining)\s+(?i:work|integration|implementation|testing|wiring"
+    r"|hookup|hook-up|rollout|build|coding|dev|development)\s+(?i:on|for|of)\s+(?P<item>\S.*)"
+)
+# A part of the topic item named by its place: "that half is parked", "the indexing half
+# relies on X", "the other part".
+_PART_HEADS = (" half", " part", " portion")
+_PART_REF = re.compile(r"(?:that|this|the other|the|(?:the\s+)?[\w-]+)\s+(?:half|part|portion)")
+# A title line naming a ticket: "**QA-57 · Login regression suite** — comment by Jo".
+_TITLE_TICKET = re.compile(
+    r"[#*_\s]*(?P<id>[A-Z][A-Z0-9]+-\d+|#\d+)[*_]*(?:\s*[·:—–|-]\s*(?P<title>[^*\n—–]+?))?"
+    r"[*_]*\s*(?:[—–-]\s*(?:comment|reply|update|note)\b.*)?\Z",
+    re.IGNORECASE,
+)
+_CHAT_OPENERS = frozenset(
+    "cc fyi hey hi hello ping ok okay update note also so quick heads thanks status".split()
+)
+# A label a sentence opens with: "Vendor portal — ...", "- Kiosk mode: ...".
+_OPENING_LABEL = re.compile(
+    r"\s*(?:[-*•]\s*)?(?i:re:\s*|fwd?:\s*)?[*_]*(?P<np>[^—–:,.;!?*_]{2,60}?)[*_]*\s*[—–:]\s"
+)
+# The subject a sentence opens with, before its verb: "our audit export (DATA-3) reads".
+_OPENING_SUBJECT = re.compile(
+    r"\s*(?:[-*•]\s*)?(?:[\w-]{1,20}:\s+)?(?i:the|our|my|their)\s+(?P<np>[\w/-]+(?:\s+[\w/-]+){0,4}?)\s+"
+    r"(?:\([^)]*\)\s+)?(?:is|are|was|were|has|have|[a-z]{2,}s)\b"
+)
+
+
 class _Reader:
     """Reads one text sentence by sentence, carrying the context rules need.
 
@@ -374,6 +416,10 @@ class _Reader:
         self._lowered: str | None = None  # the text lowercased, made on first use
         self._projects: bool | None = None  # whether the text names any project
         self.says_unowned = False  # a sentence says something has no owner (reader.py)
+        self.working: EntityRef | None = None  # the item the author says they work on
+        self.item_line = -1  # the line the last item was named on
+        self.label_line = -1  # the line whose own "Label:" names ``line_topic``
+        self._title: tuple[EntityRef | None] | None = None  # the ticket a comment is on
 
     @property
     def lower_words(self) -> frozenset[str]:
@@ -507,6 +553,18 @@ class _Reader:
                 first = low.split(" ", 1)[0]
         if low in _REFS:
             ref = self.last_item
+            if (
+                self.label_line == self.line
+                and self.line_topic
+                and self.item_line != self.line
+                and low != "them"
+                and not _agent_shaped(self.line_topic, strict=True)
+            ):
+                # "Postgres 16 (INFRA-77): the attempt was rolled back. Two teams are
+                # waiting on this one": nothing named on the line since its label
+                ref = self._earlier(self.line_topic) or EntityRef(
+                    _parse_phrase(self.line_topic).core, ITEM
+                )
         elif (low in _SPECIAL_REFS or first in _SPECIAL_FIRST) and (
             special := self._special(low)
         ) is not None:
@@ -599,6 +657,14 @@ class _Reader:
                 _parse_phrase(self.line_topic).core, ITEM
             )  # "Search indexer: its launch is pending X"
         return self.last_item
+
+    def previous_sentence(self) -> str:
+        """The clause just before the sentence being read, in the text ('' if none)."""
+        at = self._text.find(self.sentence) if self.sentence else -1
+        if at <= 0:
+            return ""
+        before = self._text[:at].rstrip(" \t.;!\n")
+        return _CLAUSE_END.split(before)[-1]
 
     def _previous_subject(self) -> EntityRef | None:
         """The subject of the sentence just before, when it opens "the X is/has/remains
@@ -771,6 +837,61 @@ class _Reader:
         """Implied or first-person waiter: the author's current work item, else the author."""
         return self.current.get(self.self_key) or self.author_ref
 
+    def topic_item(self) -> EntityRef | None:
+        """The update's current topic item, for a wait whose sentence names no waiting
+        work ("I can't do much until X exists", "nothing to run until Y is in"): the
+        heading or bullet label of the line, else the item the author's update made
+        current (blocked, or "Today: X"), else the item the author says they work on
+        in this update, else the ticket a comment is on (its title line)."""
+        return next(iter(self.topic_items()), None)
+
+    def topic_items(self) -> list[EntityRef]:
+        """``topic_item``'s candidates, best first (a heading may be no item: "hit the
+        same wall she did:"; the caller takes the first one its frame can use)."""
+        found: list[EntityRef] = []
+        if self.line_topic:
+            found.append(
+                self._earlier(self.line_topic)
+                or EntityRef(_parse_phrase(self.line_topic).core, ITEM)
+            )
+        for ref in (self.current.get(self.self_key), self.working, self._title_item()):
+            if ref is not None and ref.type is ITEM and ref not in found:
+                found.append(ref)
+        return found
+
+    def _title_item(self) -> EntityRef | None:
+        """ "**QA-57 · Login regression suite** — comment by Jonas", "PLAT-9: retry
+        budget": an update whose first line titles a ticket is a comment on it; the item
+        is named by its title when it has one (the guide: use the name), else by its id."""
+        if self._title is None:
+            self._title = (None,)
+            first = self._text.lstrip().split("\n", 1)[0]
+            m = _TITLE_TICKET.match(first)
+            if m is not None and "\n" in self._text.strip():
+                name = (m["title"] or "").strip(" *_:`") or m["id"]
+                if _valid_core(name):
+                    self._title = (EntityRef(name, ITEM),)
+        return self._title[0]
+
+    def _opening_label(self) -> EntityRef | None:
+        """The item a sentence opens with as a label ("Vendor portal — anything beyond
+        the stub is waiting on X"), for a waiter that names only what is left of it."""
+        m = _OPENING_LABEL.match(self.sentence)
+        if m is None or not _valid_core(m["np"]) or m["np"].lower() in _REFS:
+            return None
+        if "@" in m["np"] or m["np"].split()[0].lower() in _CHAT_OPENERS:
+            return None  # "cc @sam — this depends on X": an aside to someone, no item
+        return self._earlier(m["np"]) or EntityRef(_parse_phrase(m["np"]).core, ITEM)
+
+    def _opening_subject(self) -> EntityRef | None:
+        """The subject the sentence opens with ("our audit export reads the new claims,
+        so there's no way to finish it ..."): what a later "it" in the same sentence
+        means when nothing was named before it."""
+        m = _OPENING_SUBJECT.match(self.sentence)
+        if m is None or not _valid_core(m["np"]) or m["np"].lower() in _REFS:
+            return None
+        return self._earlier(m["np"]) or EntityRef(m["np"], ITEM)
+
     def waiter(
         self, raw: str | None, out: _Outcome
     ) -> list[tuple[EntityRef, _Phrase | None, bool]] | None:
@@ -790,6 +911,39 @@ class _Reader:
                 phrase, low = _Phrase("I"), "i"  # "im blocked on X": the writer
             if not self.author and (low in _FIRST_PERSON or low in _SELF_GROUPS):
                 ref = self.current.get("")
+            elif (
+                low in _REFS
+                and self.last_item is None
+                and not self.known
+                and (opening := self._opening_subject()) is not None
+            ):  # "the payroll sync reads the grades, so it's sitting there until X ships"
+                ref = opening
+                out.items.append(ref)
+            elif (
+                low in _REFS
+                and self.last_item is None
+                and not self.known
+                and (label := self._opening_label()) is not None
+            ):  # "Re: PROJ-12 — I can't do anything on this until PROJ-9 merges"
+                ref = label
+                out.items.append(ref)
+            elif low.startswith(_REAL_FIRST) and (real := _REAL_WORK_ON.fullmatch(phrase.core)):
+                # "the real integration for WEB-88 can't happen until X": WEB-88 waits
+                ref = self.any_entity(_parse_phrase(real["item"], target=False), out)
+            elif (
+                low in _TOPIC_REFS
+                or (low.startswith(_BEYOND_FIRST) and _BEYOND.fullmatch(low))
+                or (low.endswith(_PART_HEADS) and _PART_REF.fullmatch(low))
+            ):
+                # "the real work is stuck", "anything beyond scaffolding is waiting on X":
+                # the topic item's remaining work is the topic item
+                ref = self.topic_item() or self.last_item or self._opening_label()
+                if ref is not None:
+                    out.items.append(ref)
+                elif low in _TOPIC_REFS:
+                    ref = self.self_source()
+                else:  # "the spare part is waiting on X" with no topic: a name
+                    ref = self.any_entity(phrase, out)
             elif low in _REFS and self.last_item is None and not self.known:
                 # "this is on hold, it sits behind #77" with nothing named before: the
                 # thing the writer works on (an issue's own comment), so the writer
@@ -1006,11 +1160,15 @@ class _Reader:
                 key=lambda pair: (lowered.rfind(pair[1].name.lower()), pair[0]),
             )
             self.last_item = ranked[-1][1]
+            self.item_line = self.line
         for owner_key, item in out.current:
             self.current[owner_key] = item
+        author = self._author_ref if self.author == self._author_of_ref else self.author_ref
         for d in out.drafts:
             if d.relation is Relation.OWNS and not d.tentative:
                 self.owner_of.setdefault(_key(d.target), d.source)
+                if d.source is author or (author is not None and d.source == author):
+                    self.working = d.target  # "picking up the importer today"
             if d.relation is Relation.BLOCKED_BY:
                 if d.source.type is ITEM:
                     self.last_wait = (d.source, d.target)

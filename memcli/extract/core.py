@@ -42,6 +42,7 @@ from memcli.extract.phrases import (
     _orgish,
     _parse_phrase,
     _trim,
+    split_items,
 )
 from memcli.models import EntityRef, EntityType, Relation
 
@@ -155,6 +156,7 @@ def action_assignee(text: str) -> str | None:
 
 _AUX = (
     "is are am was were be been being has have had get gets got getting remains remain stays having"
+    " stay stayed"
 )
 _MODALS = (
     "might may could would should will shall can must maybe perhaps probably possibly likely"
@@ -417,6 +419,8 @@ def _lexicon() -> dict[str, str]:
     add("-", ["anymore", "any more", "any longer", "lmk", "fyi", "btw", "imo", "tbh", "ty"])
     add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm", "only", "fwiw", "re"])
     add("-", ["together", "please", "too", "tho", "itself", "themselves"])
+    add("-", ["instead", "meanwhile", "in the meantime"])  # "started on X instead"
+    add("p", ["instead of", "rather than"])  # "X instead of Y": Y is another item
     add(  # phrasal verbs with "out" that finish nothing: "the query times out"
         "n",
         _combine(
@@ -518,7 +522,16 @@ def _lexicon() -> dict[str, str]:
         _combine(_inflect("ride,piggyback"), "on|upon")
         + _combine("downstream of|queued up behind|in line behind|waiting in line behind", "")
         + _combine("at a standstill|stalled out", "until|till|pending|on|behind")
-        + _combine("tied up|hung up", "behind|waiting on|waiting for|pending"),
+        + _combine("tied up|hung up", "behind|waiting on|waiting for|pending")
+        # built on what another item provides: "the new endpoints sit on top of the rework"
+        # (the cue-word screen keys on a phrase's longest word: "sit", not "built")
+        + _combine(_inflect("sit"), "on top of")
+        # left idle until then: "it's sitting there until X ships", "they stay skipped
+        # until the page is hooked up"
+        + _combine(
+            "sitting there|sitting idle|sat idle|sits idle|skipped|parked there",
+            "until|till|pending",
+        ),
     )
     add("S", ["at a standstill", "stalled out"])
     add(  # queued: "in the queue behind the rebalance", "got bumped behind X"
@@ -806,7 +819,7 @@ _WORK_GERUNDS = frozenset(
     """porting benchmarking profiling documenting scoping speccing tuning hardening
     instrumenting polishing retrying rerunning testing reworking redesigning automating
     consolidating untangling backfilling migrating integrating upgrading""".split()
-)
+) | {"starting", "started"}  # "- starting the app login flow (MOB-31)": work in hand
 
 
 def _work_in_hand(out: list[_Tok], k: int) -> bool:
@@ -1120,6 +1133,7 @@ _LY_NOUNS = frozenset(
     " friendly costly timely orderly likely unlikely only poly multiply comply".split()
 )
 _PERSONS = frozenset("i we you he she they".split())
+_REF_TARGETS = frozenset("it that this".split())
 _DETERMINERS = frozenset("the a an our my their his her its this that these those".split())
 
 
@@ -1314,6 +1328,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("y-blocks-x", "blocked", rf"(?P<t>{_NP})x*K(?P<s>{_NP})(?:M.*)?"),
     ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})(?:p?x*[DE])?F"),
     ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})(?:p?x*[DE])?F"),
+    ("x-needs-it", "blocked_ref", rf"(?P<s>{_NP})x*R(?P<t>n)"),
     ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*)?"),
     ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*cp?(?P<s>{_NP})L(?P<t>{_NP})(?:x+[DEn]*)?"),
     ("x-cannot-move", "stalled", rf"(?P<s>{_NP})x*c"),
@@ -1690,6 +1705,18 @@ def _apply(
         if s is not None and s.lower().endswith(("'s", "’s")):
             s = s[:-2]
         return reader.blocked(s, t) if t else None
+    if handler == "blocked_ref":  # "Both the refund batch and the tax export need it"
+        s, t = g("s"), g("t")
+        if s is None or t is None or not (t.lower() in _REF_TARGETS or _TICKET.fullmatch(t)):
+            return None  # "the importer needs more tests": a need, not another item
+        first = s.split()[0].lower()
+        if (
+            first in _PERSONS
+            or first in ("me", "us", "everyone", "someone")
+            or _agent_shaped(s, strict=True)
+        ):
+            return None  # "we need it", "Dana needs that": a person's want
+        return reader.blocked(s, t)
     if handler == "blocked_mv":  # "... before any team can start the pilot"
         verb, t = g("v"), g("t")
         if verb is None or verb.lower() not in _MOVE_VERBS or not t:
@@ -2397,8 +2424,69 @@ def _working_with(reader: _Reader, text: str) -> _Outcome | None:
     return out
 
 
+# "after that I'm stuck until X": "after that" is "then", no subordinate clause.
+_AFTER_LEADS = frozenset({"after ", "After ", "AFTER "})
+_AFTER_THAT = re.compile(r"(?i:after (?:that|this)),?\s+(?=(?i:i|we|it|they|he|she)\b)")
+
+
+_MORE_PREPS = frozenset("against across through via toward towards within beyond upon".split())
+_STALL_REFS = frozenset("both it they all those these that this each either".split())
+
+
+def _needs_that_stall(parts: list[_Clause]) -> None:
+    """ "Tomás's app login needs the v2 sessions and Jonas's suite needs the SSO page,
+    so both of those are stuck": a need that a following "so ... stuck" says holds the
+    work up is a wait (a bare "X needs Y" is not: "the importer needs more tests")."""
+    last = parts[-1]
+    if (
+        last.kind != "so"
+        or "S" not in last.classes
+        or not last.toks
+        or last.toks[0].low not in _STALL_REFS
+    ):
+        return
+    for part in parts[:-1]:
+        classes = part.classes
+        if "R" in classes and classes[0] == "n" and part.kind in ("", "and", ","):
+            for tok in part.toks:
+                if tok.cls == "R":
+                    tok.cls = "W"
+
+
+# Classes a clause opens with when it is a wait without its subject.
+_WAIT_FIRST = frozenset("WCScR")
+
+
+def _reduced_clause(toks: list[_Tok]) -> bool:
+    """ "tests written against the new format": a noun, a participle after it and a
+    preposition after that is a clause (a report), not a noun phrase; "the cleanup of
+    orphaned rows" is a noun phrase."""
+    for k in range(1, len(toks)):
+        tok = toks[k]
+        if (
+            (_verb_like(tok) or tok.low in _IRREGULAR_PARTICIPLES)
+            and toks[k - 1].cls == "n"
+            and toks[k - 1].low not in _DETERMINERS
+            and (k + 1 == len(toks) or toks[k + 1].cls in "pb" or toks[k + 1].low in _MORE_PREPS)
+        ):
+            return True
+    return False
+
+
 def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     """``read_core`` for a sentence with no closing thanks."""
+    if text[:6] in _AFTER_LEADS and (then := _AFTER_THAT.match(text)) is not None:
+        text = text[then.end() :]
+    said = text  # the sentence as read, for the frames over it whole (``_held_until``)
+    if text[:6] in _UNTIL_LEADS and (held := _held_until(reader, text)) is not None:
+        reader.commit(held, text)  # "Until X is approved, the partner sync can't be tested"
+        return [held], None
+    if "respectively" in text and (paired := _respectively(reader, text)) is not None:
+        reader.commit(paired, text)  # "A and B need X and Y respectively"
+        return [paired], None
+    if ": " in text and (listed := _waiters_list(reader, text)) is not None:
+        reader.commit(listed, text)  # "Several things are sitting behind it: X, Y and Z"
+        return [listed], None
     if " with " in text and (" on " in text) and (together := _working_with(reader, text)):
         reader.commit(together, text)
         return [together], None
@@ -2436,10 +2524,13 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     ):
         text = f"{text[: split.start()]}{split['v']} {split['p']} {split['o']}{text[split.end() :]}"
     parts = _lift_asides(_join_colon_lists(clauses(tokenise(text))))
+    if len(parts) > 1 and parts[-1].kind == "so" and "R" in parts[0].classes:
+        _needs_that_stall(parts)  # "X needs Y, so it's stuck": the need is a wait
     reason: str | None = None
     skip_next = False
     label_relation: str | None = None  # "Owner:", "Blockers:", "Done:" name the relation
     heading: list[_Tok] = []  # "Invoice sync: ..." is the subject of what follows
+    dash_label: list[_Tok] = []  # "login page — ..., waiting for auth": a subjectless wait's
     if reader.line_topic:  # set by an earlier sentence of the same line
         heading = _plain(reader.line_topic)
     named: list[_Tok] = []  # the last work item a clause of this sentence named
@@ -2491,6 +2582,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             previous = heading = topic
             if topic:
                 reader.line_topic = _rebase(topic)[0]
+                reader.label_line = reader.line
                 if any(t.low in _OBJECT_PRONOUNS for p in parts[index + 1 :] for t in p.toks):
                     seen = _Outcome()  # "seat picker: Oren's on it": it is the heading's item
                     if reader.item(_parse_phrase(reader.line_topic), seen) is not None:
@@ -2649,6 +2741,19 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         if (
             index == 0
             and len(parts) > 1
+            and parts[1].kind in ("—", "–")
+            and not heading
+            and toks
+            and toks[0].low not in ("the", "our", "my", "this", "that")
+            and _HEADING_NP.fullmatch(classes)
+            and " ".join(t.low for t in toks) not in _LABELS
+            and not _verb_like(toks[0])
+            and not _agent_shaped(_rebase(toks)[0], strict=True)
+        ):  # "login page — same as all week, waiting for auth": the label is the subject
+            dash_label = toks  # of a clause that opens with its predicate
+        if (
+            index == 0
+            and len(parts) > 1
             and parts[1].kind in ("—", "–", "-")
             and toks
             and toks[0].low in ("the", "our", "my", "this", "that")
@@ -2720,11 +2825,11 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             continue
         if (
             "E" in classes
-            and ("go" in text or "Go" in text)
+            and ("go" in text or "Go" in text or "roll" in text or "Roll" in text)
             and any(
                 t.low in _GO_PRESENT and toks[i + 1].cls == "E" for i, t in enumerate(toks[:-1])
             )
-        ):  # "the EU launch goes live Monday": a schedule, not a completion
+        ):  # "the EU launch goes live Monday", "rolls out Thursday": a schedule
             reason, previous = "planned", toks
             continue
         asserted = classes.split("K", 1)[0]  # "X has to land before Y can ship": not a hedge
@@ -2791,10 +2896,15 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                                 obj = obj[:-1]
                             if obj and obj[0].cls == "n" and all(t.cls in "n&p" for t in obj):
                                 subject = _trim_tail(obj)  # not "held at QA": no object
+                    elif heading and _reduced_clause(subject):
+                        # "API-9: tests written against X, can't merge until Y": a report
+                        subject = []  # under the heading, which is what waits
                     if not subject and index and parts[index - 1].kind in _RELATIVE:
                         subject = _leading_np(main_clause)  # "X, which ..., is live"
                 if not subject and heading:
                     subject = heading  # "Cert renewal: ...; can't start until X is done"
+                elif not subject and dash_label and classes[0] in _WAIT_FIRST:
+                    subject = dash_label  # "checkout banner — still waiting on the API"
             stand_in = (named or heading) if not subject else None
             if (
                 stand_in
@@ -2808,6 +2918,9 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             body, rebased = _rebase(subject + toks)
             out = _read(reader, rebased, body, main)
             borrowed = out is not None and bool(subject)
+            if out is None and subject and dash_label and classes[0] in _WAIT_FIRST:
+                body, rebased = _rebase(dash_label + toks)  # "X — same as ever, waiting on Y"
+                out = _read(reader, rebased, body, main)
             if out is None and subject:
                 body, rebased = _rebase(toks)
                 out = _read(reader, rebased, body, main)
@@ -2984,11 +3097,317 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 for d in out.drafts
                 if not (d.relation is Relation.BLOCKED_BY and (d.source, d.target) in freed)
             ]
+    if (
+        (" until " in said or " till " in said or " before " in said or said[:6] in _UNTIL_LEADS)
+        and reason not in _NOT_READ
+        and not any(d.relation is Relation.BLOCKED_BY for o in outcomes for d in o.drafts)
+        and (held := _held_until(reader, said)) is not None
+    ):  # "there isn't much I can do on it until X exists": the waiting work is the topic
+        reader.commit(held, said)
+        outcomes.append(held)
     if outcomes:
         return outcomes, None
     if reason is None and all(_TRIGGERS.isdisjoint(c.classes) for c in parts):
         reason = "no predicate"
     return [], reason
+
+
+# --------------------------------------------------------------------------------------
+# The waiting items listed after what they wait on
+# --------------------------------------------------------------------------------------
+
+# "Several things are sitting behind it: X, Y and Z", "Waiting directly on AUTH-9: X, Y":
+# the list after the colon waits on what the clause names.
+_WAITERS_LIST = re.compile(
+    r"(?:(?:several|a few|a couple of|a number of|many|multiple|two|three|four|five|six)"
+    r"\s+(?:things|items|pieces of work|workstreams|projects|tickets|features|streams)"
+    r"|these|the following)\s+(?:are|were)\s+(?:all\s+|still\s+|now\s+)?|(?=\w)",
+    re.IGNORECASE,
+)
+_WAITERS_VERB = re.compile(
+    r"(?:sitting|waiting|blocked|stuck|queued(?:\s+up)?|held\s+up|gated|depending|parked"
+    r"|lined\s+up)(?:\s+(?:directly|still|now|all))?\s+(?:on|for|behind|by|upon)\s+"
+    r"(?P<t>[^:,;]+?)\s*:\s*(?P<list>\S.+)",
+    re.IGNORECASE,
+)
+
+
+def _waiters_list(reader: _Reader, text: str) -> _Outcome | None:
+    """ "Several things are sitting behind it: the SSO page, session API v2 and the audit
+    export", "Waiting directly on AUTH-9: X, Y": a vague subject (or none) waits on Y, and
+    the list the colon opens names what waits."""
+    lead = _WAITERS_LIST.match(text)
+    if lead is None:
+        return None
+    m = _WAITERS_VERB.fullmatch(text, lead.end())
+    if m is None:
+        return None
+    target = m["t"]
+    if target.lower() in _REF_TARGETS and reader.last_item is None:
+        # "PLAT-88 (Sam) moves to next week. Waiting on it: ...": the ticket the sentence
+        # before opened with, named though no frame read that sentence
+        opening = _OPENING_TICKET.match(reader.previous_sentence())
+        if opening is None:
+            return None
+        target = opening["id"]
+    out = _Outcome()
+    for part in split_items(m["list"].rstrip(" .")):
+        one = reader.blocked(part, target)
+        if one is not None:
+            for name in ("drafts", "items", "people", "teams", "current"):
+                getattr(out, name).extend(getattr(one, name))
+    if not any(d.relation is Relation.BLOCKED_BY for d in out.drafts):
+        return None
+    out.frame = "waiting-on-y-colon-xs"
+    return out
+
+
+_OPENING_TICKET = re.compile(
+    r"[\s*•-]*(?:[A-Za-z][\w /]{0,24}:\s*)?[*_]*(?P<id>[A-Z][A-Z0-9]+-\d+|#\d+)\b"
+)
+
+
+_RESPECTIVELY = re.compile(
+    r"(?P<s>[^,;:]+?)\s+(?:(?:are|is|were)\s+(?:still\s+)?)?(?P<v>need|needs|depend on|depends on"
+    r"|rely on|relies on|wait on|waits on|wait for|waits for|waiting on|waiting for|blocked on"
+    r"|blocked by|sit behind|sitting behind|gated on|stuck behind)\s+(?P<t>[^,;:]+?),?\s+"
+    r"respectively\b",
+    re.IGNORECASE,
+)
+_RESPECTIVE_SUBJECT = re.compile(r"(?P<s>[^,;:]+?)\s+(?:are|were|is|have|has|remain|stay)\b")
+
+
+def _respectively(reader: _Reader, text: str) -> _Outcome | None:
+    """ "The app login and the regression suite are one step further back, since they need
+    the session API and the SSO page respectively": each waiting item with its own
+    blocker, in order ("they" is the list the sentence opens with)."""
+    m = _RESPECTIVELY.search(text)
+    if m is None:
+        return None
+    waiting = m["s"].strip()
+    for lead in ("since ", "as ", "because ", "so "):
+        if waiting.lower().startswith(lead):
+            waiting = waiting[len(lead) :]
+    if waiting.lower() in ("they", "both", "both of them", "those", "these"):
+        opening = _RESPECTIVE_SUBJECT.match(text)
+        if opening is None or opening.end() > m.start():
+            return None
+        waiting = opening["s"]
+    waiters, blockers = split_items(_trim(waiting)), split_items(_trim(m["t"]))
+    if len(waiters) < 2 or len(waiters) != len(blockers):
+        return None
+    out = _Outcome()
+    for who, what in zip(waiters, blockers, strict=True):
+        one = reader.blocked(who, what)
+        if one is None or not any(d.relation is Relation.BLOCKED_BY for d in one.drafts):
+            return None
+        for name in ("drafts", "items", "people", "teams", "current"):
+            getattr(out, name).extend(getattr(one, name))
+    out.frame = "xs-wait-on-ys-respectively"
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Work that cannot move until an event, named by the context rather than the clause
+# --------------------------------------------------------------------------------------
+
+_UNTIL_LEADS = frozenset({"until ", "Until ", "till t", "Till t"})
+# Readings ``_held_until`` does not overrule ("hedged" it checks itself: "there's not much
+# I can do" holds a modal, "we might not be able to start until" a hedge).
+_NOT_READ = frozenset({"conditional", "question", "a decision, question or plan"})
+# Negated ability or progress: "cannot merge anything real", "there is not much I can do
+# on it", "no real way to finish it", "nothing to talk to", "unable to test".
+_HELD_NEG = re.compile(
+    r"\b(?:cannot|can not|could not|unable to|not able to|no (?:\w+ )?way to"
+    r"|(?:will|would) not be able to|nothing (?:\w+ )?to|(?:not much|little|not a lot"
+    r"|nothing|nothing much|not anything) (?:i|we|anyone|they) can)\s+(?P<verb>[a-z][\w-]*)",
+    re.IGNORECASE,
+)
+_HELD_UNTIL = re.compile(r"\s(?:until|till|before)\s", re.IGNORECASE)
+# The event the blocker waits for: "until X exists", "before that ships", "until Y is in".
+# A time, a meeting or a state of something ("until Friday", "until staging is on 16")
+# names no work that has to happen.
+_HELD_EVENT = re.compile(
+    r"(?P<t>.+?)\s+(?:(?:is|are|gets|get|has been|have been)\s+(?:\w+ly\s+)?(?:in|there|merged"
+    r"|done|out|live|ready|shipped|landed|deployed|released|fixed|approved|signed off"
+    r"|provisioned|available|hooked up|wired up|sorted|finished|complete|completed|in place"
+    r"|talking to\b.*|upgraded|migrated|rolled out|through|resolved|up and running)"
+    r"|exists?|ships?|lands?|merges?|goes (?:out|live|in)|arrives?|is talking\b.*)",
+    re.IGNORECASE,
+)
+# Words after the event that say nothing of it: "before #4398 is merged though".
+_HELD_TAIL = re.compile(r"\s+(?:though|tho|anyway|either|yet|first|sadly|unfortunately)\Z")
+_LAST_NP = re.compile(r"\b(?:a|an|the)\s+(?P<np>[\w-]+(?:\s+[\w-]+){0,3})\s*\Z", re.IGNORECASE)
+_HELD_PREPOSED = re.compile(
+    r"(?:until|till)\s+(?P<mid>.+?)\s+(?:cannot|can not|could not|is not going to"
+    r"|are not going to|is not able to|are not able to)\s+(?P<verb>[a-z][\w-]*)",
+    re.IGNORECASE,
+)
+_WORD_GAP = re.compile(r"\s*,\s*|\s+")
+_PREPOSED_SUBJECT = re.compile(r"(?i:the|our|my|their|this|that|it|we|i)\b[^,;]*")
+# Verbs whose negation says nothing about work waiting: "can't wait until it ships".
+_NOT_HELD_VERBS = frozenset(
+    """wait believe stop help remember imagine tell say sleep think promise guarantee
+    commit confirm answer decide know afford see recall join attend come leave reply
+    respond travel relax rest eat""".split()
+)
+# Verbs of getting past a part of the work: "can't go past the storage layer until X":
+# the part is no waiting item, the work it belongs to is.
+_PAST_VERBS = frozenset("go get move look push progress".split())
+# Who cannot do something that is no work of theirs: "you can't log in until X ships".
+_NOT_WORKERS = frozenset(
+    """you they users user customers customer people folks everyone anyone nobody
+    clients client visitors members shoppers""".split()
+)
+_HEDGE_WORDS = frozenset("if unless might may maybe probably perhaps could would should".split())
+_NO_SUBJECT = frozenset(
+    {"i", "we", "you", "one", "there", "there is", "there are", "honestly", "still", "so"}
+    | {"and", "but", "really", "frankly", "basically"}
+)
+_BLOCKER_VAGUE = re.compile(r"(?:something|anything)\s+like\s+", re.IGNORECASE)
+_CLAUSE_STOP = re.compile(r"\s*(?:[,;:(—–]|\s(?:so|and|but|because|since|as)\s)")
+
+
+def _held_until(reader: _Reader, text: str) -> _Outcome | None:
+    """ "there isn't much I can do on it until Priya's endpoints exist", "can't go past
+    the storage layer until the refactor is merged", "until something like that exists
+    the sessions can't happen": negated ability or progress, then until/before/till a
+    work item and the event it waits for. The waiting work is the clause's own work-item
+    subject, else what "it"/"that" names, else the "for X" the verb is about, else the
+    update's topic item (heading, bullet label, current or claimed item, the ticket a
+    comment is on), else the author."""
+    subject = obj = ""
+    if text[:6] in _UNTIL_LEADS:
+        pre = _HELD_PREPOSED.match(text)
+        if pre is None or pre["verb"].lower() in _NOT_HELD_VERBS:
+            return None
+        middle, verb, event_at = pre["mid"], pre["verb"], 0
+        for cut in _WORD_GAP.finditer(middle):  # "until X exists the sessions cannot ..."
+            event, subject = middle[: cut.start()], middle[cut.end() :]
+            if _HELD_EVENT.fullmatch(event) and _PREPOSED_SUBJECT.fullmatch(subject):
+                break
+        else:
+            return None
+    else:
+        neg = _HELD_NEG.search(text)
+        if neg is None or neg["verb"].lower() in _NOT_HELD_VERBS:
+            return None
+        until = _HELD_UNTIL.search(text, neg.end())
+        if until is None:
+            return None
+        before = text[: neg.start()]
+        if not _HEDGE_WORDS.isdisjoint(before.lower().split()):
+            return None  # "if the CDN move slips we can't start until May": a condition
+        subject = _held_subject(before)
+        obj, verb = text[neg.end() : until.start()], neg["verb"]
+        event, event_at = text[until.end() :], until.start()
+        if (stop := _CLAUSE_STOP.search(event)) is not None:
+            event = event[: stop.start()]
+    m = _HELD_EVENT.fullmatch(_HELD_TAIL.sub("", event.strip(" .!")))
+    if m is None:
+        return None
+    blocker = _fuller_head(_BLOCKER_VAGUE.sub("", m["t"], count=1), text[:event_at])
+    like = blocker != m["t"]  # "something like that": a kind of thing described before
+    if blocker.lower() in _REF_TARGETS and (like or reader.last_item is None):
+        # "Raj could add an allowlist rule; until something like that exists ...": the
+        # thing the clause before ends with (the last thing described, not the last item
+        # a frame read)
+        named = _LAST_NP.search(reader.previous_sentence())
+        if named is None:
+            return None
+        blocker = named["np"]
+    past = verb.lower() in _PAST_VERBS
+    waiter = _held_waiter(reader, subject.strip(), obj.strip(), past=past)
+    candidates: list[str | None]
+    if waiter == "":
+        return None
+    if waiter is not None and waiter.lower() in _REF_TARGETS:
+        candidates = [waiter]  # "it can't move until X": the item "it" names, or nothing
+    elif waiter is not None:
+        candidates = [waiter, None]
+    else:
+        candidates = [*(t.name for t in reader.topic_items()), None]
+    for who in candidates:
+        out = reader.blocked(who, blocker)
+        waits = [d for d in out.drafts if d.relation is Relation.BLOCKED_BY] if out else []
+        if not waits or out is None:
+            continue
+        if who is not None and who.lower() in _REF_TARGETS:
+            if any(d.source.type is not ITEM_TYPE for d in waits):
+                return None  # "it" named no item: the writer is not what "it" is
+        out.frame = "cannot-move-until-y-event"
+        return out
+    return None
+
+
+_SEGMENTS = re.compile(r"[,;:—–]|\s(?:so|and|but|because|since)\s")
+_ASIDE_OPENERS = ("which ", "who ", "that ", "owned ", "led ", "run ")
+
+
+_OWNED_HEAD = re.compile(r"(?P<owner>\S+['’]s\s+|(?:the|our|my|their|that)\s+)?(?P<head>[a-z]+)")
+
+
+def _fuller_head(blocker: str, before: str) -> str:
+    """ "The web cases go through the new SSO page, so I can't run them until Lena's page
+    is talking to the backend": a blocker named by its head noun alone is the fuller
+    name the sentence used before it ("Lena's new SSO page")."""
+    m = _OWNED_HEAD.fullmatch(blocker)
+    if m is None or len(m["head"]) < 3:
+        return blocker
+    head = m["head"]
+    named = re.findall(
+        rf"\b(?:the|a|an|our|my|their)\s+((?:[\w-]+\s+){{1,3}}{re.escape(head)})\b", before
+    )
+    if not named:
+        return blocker
+    owner = m["owner"] or ""
+    if owner.strip().lower() in _DETERMINERS:
+        owner = ""
+    return f"{owner}{named[-1]}"
+
+
+def _held_subject(before: str) -> str:
+    """The subject of the negated clause: the words just before it, else (when a dash,
+    colon or relative aside comes between) the label or noun phrase before those:
+    "PLAT-9 ACL cleanup — can't start until ...", "X, which Growth owns, cannot ..."."""
+    segments = [seg.strip() for seg in _SEGMENTS.split(before)]
+    last = segments.pop() if segments else ""
+    if last or not segments or before.rstrip()[-1:] not in ",—–":
+        return last  # "Raj: can't start until ...": Raj speaks, the topic waits
+    while segments and (not segments[-1] or segments[-1].lower().startswith(_ASIDE_OPENERS)):
+        segments.pop()
+    return segments[-1] if segments else ""
+
+
+def _held_waiter(reader: _Reader, subject: str, obj: str, *, past: bool = False) -> str | None:
+    """The waiting side of ``_held_until`` as raw text for ``_Reader.blocked`` (None: the
+    author's current item, else the author)."""
+    low = subject.lower()
+    if low.endswith((" is", " are")):
+        low = low.rsplit(" ", 1)[0]
+    if low and low.split()[-1] in _NOT_WORKERS:
+        return ""  # "you can't log in until", "customers can't pay until": no work waits
+    if low and low not in _NO_SUBJECT and low.split()[-1] not in ("i", "we"):
+        toks = tokenise(subject)
+        if all(t.cls in "n&p" for t in toks) and low not in ("they", "them", "those"):
+            return subject  # "the sessions can't happen", "it is not able to ..."
+    words = obj.split()
+    for k in range(len(words) - 2, -1, -1):
+        if words[k].lower() in ("for", "on"):  # "do on it", "merge X for API-140"
+            if words[-1].lower() in ("them", "those", "these"):
+                break  # "run any of them": parts of the work, named before
+            return " ".join(words[k + 1 :])
+    if past:
+        return None  # "can't go past the storage layer": a part, the topic waits
+    if obj.lower() in ("it", "that", "this", "it up", "that up"):
+        return obj.split()[0]
+    if (
+        words
+        and words[0].lower() in ("the", "our", "my")
+        and all(t.cls in "n&p" for t in tokenise(obj))
+    ):
+        return obj  # "can't record the demo until X lands"
+    return None  # the topic item, else the author (``_held_until`` tries them in turn)
 
 
 _OWNER_WORDS = frozenset("owner owners lead dri assignee assignees".split())
@@ -3396,7 +3815,7 @@ def _past_waits_end(reader: _Reader, outcomes: list[_Outcome], past_waits: list[
 _ADJUNCTS = frozenset({"after", "before", "while", "when", "since", "by"})
 
 
-_GO_PRESENT = frozenset({"go", "goes", "going"})
+_GO_PRESENT = frozenset({"go", "goes", "going", "roll", "rolls", "rolling"})
 # What makes "not blocked" an unblock: "not stuck anymore", "now that", "since X landed".
 _ANY_MORE = re.compile(r"\bany ?more\b|\bnow\b|\bsince\b|\bagain\b", re.IGNORECASE)
 

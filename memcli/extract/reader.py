@@ -914,6 +914,27 @@ def _said_unowned(
     return keys
 
 
+_BOLD_LABEL = re.compile(r"\s*[-*+•]\s+\*\*(?P<label>[^*\n]{2,80}?)[:\s]*\*\*")
+
+
+def _bold_label(reader: _Reader, line: str) -> None:
+    """A bullet that opens with a bold label naming an item ("- **Postgres 16 on staging
+    (INFRA-77)** — Hannah. ... Both X and Y need it.") is about that item: its "it" means
+    the label's item, though no fact names it (a section title names none)."""
+    m = _BOLD_LABEL.match(line)
+    if m is None:
+        return
+    label = _normalise(m["label"])
+    if not label or any(w.lower().strip(":") in _TITLE_WORDS for w in label.split()):
+        return
+    if any(t.cls not in "n&p" for t in tokenise(label)):
+        return  # "**Blocked on X**": a statement, read as one
+    seen = _Outcome()
+    named = reader.items(label, seen)
+    if named and len(named) == 1:
+        reader.commit(seen, label)
+
+
 def extract(text: str, author: str | None) -> Extraction:
     """Read blocker, ownership, completion and unblock facts from one status update.
 
@@ -947,6 +968,8 @@ def extract(text: str, author: str | None) -> Extraction:
     for sentence, heading, number in sentences:
         if number != reader.line:
             reader.line, reader.line_topic = number, None
+            if "**" in sentence:
+                _bold_label(reader, lines[number] if lines else text)  # "- **X (T-1)** — Raj."
             if lines and not minutes.active:
                 topic = _line_topic(lines, bullets, number, topic)
                 reader.line_topic = topic if topic and bullets[number] else None
