@@ -437,8 +437,83 @@ def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> 
         text = _trim(m["rest"])
     if text.lower() in _REFS:
         return _Phrase(text, tuple(owners))
+    if target and " " in text:
+        text = _trim_adjuncts(_drop_leading_verb(text))
     text = _strip_determiners(text, owners)
     return _Phrase(text, tuple(owners))
+
+
+_NUMBER = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\ few|few|several|a\ couple\ of|couple\ of)"
+_PERIOD = r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|sprints?|quarters?)"
+# Adjuncts after an item's name that belong to the clause, not to the name: the release
+# it went out in ("in 4.2.1", "in the 2.14 release"), a span of time ("for the rest of the
+# week", "in about two hours", "around noon"), a manner ("full-time", "as planned"), the
+# larger effort it is part of ("as part of PAY-88"), and the place a phrasal verb moves it
+# to or from ("pulled X out of the gateway", "folded X into the client"). Everything from
+# the adjunct on is cut.
+_ADJUNCTS = re.compile(
+    rf"""\s+(?:
+    in\s+(?:the\s+|our\s+)?(?:v?\d+(?:\.\d+)+[\w.-]*|v\d+[\w.-]*|(?:release|build|version)\s+v?\d[\w.-]*
+        |v?\d[\w.-]*\s+(?:release|build|version))
+    |for\s+(?:the\s+)?(?:rest\s+of\s+the|rest\s+of\s+this|remainder\s+of\s+the|next|coming|past)\s+(?:{_NUMBER}\s+)?{_PERIOD}
+    |(?:for|in|within|over)\s+(?:the\s+next\s+|the\s+past\s+|another\s+)?(?:about\s+|around\s+|roughly\s+|under\s+|~)?{_NUMBER}\s+(?:more\s+)?{_PERIOD}
+    |(?:around|about|at|by|before|after)\s+(?:noon|midday|midnight|lunch|lunchtime)
+    |full-?time|part-?time|solo|again|for\s+now|as\s+planned|on\s+time|on\s+schedule
+    |as\s+part\s+of
+    )\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# Words one of which every ``_ADJUNCTS`` match holds: most phrases have none.
+_ADJUNCT_WORDS = frozenset(
+    "in for within over around about at by before after full-time fulltime part-time"
+    " parttime solo again as out into onto".split()
+)
+# "out of", "into", "onto", "over to" after a thing the verb moved: the verb's, unless the
+# word before is a noun made from a verb ("the migration of the ledger into Postgres").
+_MOVED_TO = re.compile(r"\s+(?:out\s+of|into|onto|over\s+to)\s+\S", re.IGNORECASE)
+_ACTION_NOUN = re.compile(
+    r"(?:tion|sion|ment|ance|ence|al|ure)s?\Z|\A(?:move|moves|port|switch|cutover|upgrade"
+    r"|rollout|push|import|merge|transfer|handover|hand-?off|backport)\Z",
+    re.IGNORECASE,
+)
+
+
+_PAST_VERBS = _words(
+    "took got made did put pulled pushed moved merged shipped finished closed fixed wrote"
+    " sent built ran kept left brought cut split dropped added removed rewrote reworked"
+)
+_DETERMINER_WORDS = _words("the a an our my their his her its this that these those")
+
+
+def _drop_leading_verb(text: str) -> str:
+    """ "pulled the token issuer": a past-tense verb before a determiner is the clause's
+    verb left in the span, not the start of the item's name."""
+    first, _, rest = text.partition(" ")
+    if (
+        first.islower()
+        and (first.endswith("ed") or first in _PAST_VERBS)
+        and rest.partition(" ")[0].lower() in _DETERMINER_WORDS
+        and " " in rest
+    ):
+        return rest
+    return text
+
+
+def _trim_adjuncts(text: str) -> str:
+    """Cut a clause's adjunct off the end of an item's name (``_ADJUNCTS``, ``_MOVED_TO``);
+    a cut that would leave nothing keeps the phrase whole."""
+    if _ADJUNCT_WORDS.isdisjoint(text.casefold().split()):
+        return text
+    if (m := _ADJUNCTS.search(text)) and m.start() > 0:
+        text = _trim(text[: m.start()])
+    if (m := _MOVED_TO.search(text)) and m.start() > 0:
+        words = text[: m.start()].split()
+        heads = [words[-1]] + [
+            w for w, nxt in zip(words[:-1], words[1:], strict=True) if nxt.lower() == "of"
+        ]
+        if not any(_ACTION_NOUN.search(head) for head in heads):  # "import of X into Y"
+            text = _trim(text[: m.start()])
+    return text
 
 
 # One search that any tail needs: the tails above without their "head" group.
@@ -476,6 +551,24 @@ _CONTAINER = re.compile(
 )
 
 
+_COUNT = (
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|few|several|a\s+couple"
+    r"\s+of|couple\s+of|some|all|most|half)"
+)
+# Pieces counted against an item name the item: "the last two tickets for X", "2 PRs for
+# X", "three of the five X" (a part of the set X); "the real integration for WEB-88",
+# "the actual wiring for OPS-311": the ticket names the work the generic head describes.
+_COUNTED = re.compile(
+    rf"""\A(?:the\s+)?(?:
+    (?:(?:last|first|final|remaining|other|next)\s+)?{_COUNT}\s+(?:more\s+)?(?:tickets?|prs?|pull\s+requests?
+        |bits?|pieces?|items?|tasks?|changes?|fixes|steps?|issues?|cards?|stories|commits?|patches
+        |subtasks?|sub-tasks?|bugs?|parts?)\s+(?:for|of|on|in)
+    |(?:last|first|final|remaining)\s+(?:tickets?|prs?|items?|tasks?|subtasks?|stories|cards?)\s+(?:for|of|on|in)
+    |{_COUNT}\s+of\s+(?:the|our|my|their)(?:\s+{_COUNT})?
+    |(?:real|actual|proper)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:for|of|on)(?=\s+[A-Za-z][\w/.-]*[#-]\d+\Z|\s+\#\d+\Z)
+    )\s+(?=\S)""",
+    re.IGNORECASE | re.VERBOSE,
+)
 # ``_CONTAINER`` ends in one of these words: a phrase without any is no container.
 _CONTAINER_LINKS = frozenset({"on", "of", "for"})
 _STATE_ADJ = frozenset(
@@ -500,7 +593,9 @@ def _may_open(text: str, leads: str) -> bool:
 
 def _strip_determiners(text: str, owners: list[str]) -> str:
     """Remove a leading article or possessive, recording the possessor as an owner."""
-    if not _CONTAINER_LINKS.isdisjoint(text.casefold().split()) and (m := _CONTAINER.match(text)):
+    if not _CONTAINER_LINKS.isdisjoint(text.casefold().split()) and (
+        (m := _CONTAINER.match(text)) or (m := _COUNTED.match(text))
+    ):
         text = text[m.end() :]
     had_article = False
     if _may_open(text, _ARTICLE_LEADS) and (m := _LEADING_ARTICLE.match(text)):
@@ -691,5 +786,18 @@ def _valid_core(core: str) -> bool:
         return False  # "21/34 pts", "80% of tests": a measurement, no work item
     return not (
         _QUANTITY.match(core)
-        or (("ing" in low or not core.isascii()) and _GERUND_CLAUSE.match(core))
+        or (
+            ("ing" in low or not core.isascii())
+            and _GERUND_CLAUSE.match(core)
+            and not (lows[0] in _CAPABILITY_NOUNS and lows[1] == "for")
+        )
     )
+
+
+# "-ing" words that name what a system does, as nouns: "paging for the queue alert" is an
+# item (the paging), not a clause like "waiting for the queue alert".
+_CAPABILITY_NOUNS = _words(
+    "paging alerting logging tracing monitoring caching billing routing wiring batching"
+    " throttling sharding indexing pooling metering invoicing onboarding offboarding"
+    " provisioning labelling labeling tagging versioning signing"
+)

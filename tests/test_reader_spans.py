@@ -1,0 +1,194 @@
+"""Where an item's name starts and ends inside the span a frame gives it.
+
+A frame hands the reader a stretch of words for each role; the work item's name is a noun
+phrase inside it. Words around the name that belong to the verb or to the clause (the
+release something shipped in, how long it took, a time, a partner, a particle of a phrasal
+verb, a quantity of tickets counted against the item) are not part of the name, while
+the item's own modifiers ("migration of the ledger to Postgres 15", "dark mode for the
+admin console") are.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memcli.extract.rules import extract
+from tests.test_extract_rules import b, d, facts_of, o
+
+# The release, version or build something went out in belongs to the verb ("shipped X in
+# 4.2"), not to X.
+RELEASE_TAILS = [
+    ("Ines", "Shipped the login crash fix in 4.2.1 this morning.", {d("Ines", "login crash fix")}),
+    (
+        "Ines",
+        "- Done: the offline banner in v3.8 (finally)",
+        {d("Ines", "offline banner")},
+    ),
+    (
+        "Ines",
+        "Tariq released the CSV importer in the 2.14 release.",
+        {d("Tariq", "CSV importer")},
+    ),
+    (
+        "Ines",
+        "Minutes: Oyelaran deployed the tenant switcher in the 7.2 build.",
+        {d("Oyelaran", "tenant switcher")},
+    ),
+    (
+        "Ines",
+        "The Platform team delivered the audit log export in release 31 as planned.",
+        {d("Platform team", "audit log export", "team")},
+    ),
+]
+
+# A time, a duration or a span of the calendar at the end says when, not what.
+TIME_TAILS = [
+    (
+        "Arjun",
+        "Today:\n- cache warmup for the rest of the week",
+        {o("Arjun", "cache warmup")},
+    ),
+    (
+        "Arjun",
+        "Kenji shipped the queue consumer around noon.",
+        {d("Kenji", "queue consumer")},
+    ),
+    (
+        "Arjun",
+        "Yesterday: finished the load test for the checkout service in about two hours",
+        {d("Arjun", "load test for the checkout service")},
+    ),
+    (
+        "Arjun",
+        "Lorenzo is working on the tax rules engine full-time until the audit.",
+        {o("Lorenzo", "tax rules engine")},
+    ),
+    (
+        "Arjun",
+        "Today:\n- fraud rules tuning for another two days",
+        {o("Arjun", "fraud rules tuning")},
+    ),
+]
+
+# Counting pieces of an item, or calling it "the real X for Y", names Y.
+QUANTITY_HEADS = [
+    (
+        "Mehmet",
+        "Closed out the last two tickets for the billing export.",
+        {d("Mehmet", "billing export")},
+    ),
+    (
+        "Mehmet",
+        "Yesterday:\n- merged 2 PRs for the SSO fix",
+        {d("Mehmet", "SSO fix")},
+    ),
+    (
+        "Mehmet",
+        "Wrapped up three of the five dashboard migrations.",
+        {d("Mehmet", "dashboard migrations")},
+    ),
+    (
+        "Mehmet",
+        "Starting the real integration for WEB-88 today; the stub is gone.",
+        {o("Mehmet", "WEB-88")},
+    ),
+    (
+        "Mehmet",
+        "Action: Saoirse to finish the actual wiring for OPS-311.",
+        {o("Saoirse", "OPS-311")},
+    ),
+]
+
+# A verb's particle and the place it moves something to or from belong to the verb:
+# "pulled X out of the gateway", "wired X into the flow". A noun made from a verb keeps
+# its own complement ("the migration of the ledger to Postgres 15").
+VERB_COMPLEMENTS = [
+    (
+        "Noa",
+        "Yesterday:\n- pulled the token issuer out of the gateway",
+        {d("Noa", "token issuer")},
+    ),
+    (
+        "Noa",
+        "Finished folding the retry helper into the shared client.",
+        {d("Noa", "retry helper")},
+    ),
+    (
+        "Noa",
+        "Per the notes, Dagny merged the rate card parser onto the new ledger branch.",
+        {d("Dagny", "rate card parser")},
+    ),
+    (
+        "Noa",
+        "I'm driving the migration of the ledger to Postgres 15.",
+        {o("Noa", "migration of the ledger to Postgres 15")},
+    ),
+    (
+        "Noa",
+        "Shipped dark mode for the admin console.",
+        {d("Noa", "dark mode for the admin console")},
+    ),
+]
+
+# "as part of X" says which larger piece of work it belongs to, not what it is.
+PART_OF = [
+    (
+        "Wei",
+        "Kenji shipped the queue consumer as part of PAY-88.",
+        {d("Kenji", "queue consumer")},
+    ),
+    (
+        "Wei",
+        "- merged the feature flag cleanup as part of the Q3 hygiene push",
+        {d("Wei", "feature flag cleanup")},
+    ),
+]
+
+
+# In an action item the verb decides whose a "for" phrase is: booking or drafting
+# something *for* someone or some occasion leaves it out of the name; adding or building
+# something for a system keeps it ("paging for the queue alert").
+ACTION_FOR = [
+    (
+        "Ilse",
+        "ACTION: Ilse to book the boardroom for the offsite.",
+        {o("Ilse", "boardroom")},
+    ),
+    (
+        "Ilse",
+        "ACTION: Tomasz to draft the rollout FAQ for the support desk.",
+        {o("Tomasz", "rollout FAQ")},
+    ),
+    (
+        "Ilse",
+        "AI - Farid to add alerting for the payout queue",
+        {o("Farid", "alerting for the payout queue")},
+    ),
+    (
+        "Ilse",
+        "TODO: Bea to build dark mode for the admin console",
+        {o("Bea", "dark mode for the admin console")},
+    ),
+    (
+        "Ilse",
+        "Follow-ups: Kwabena to finish the wiring for the tax engine",
+        {o("Kwabena", "wiring for the tax engine")},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    RELEASE_TAILS + TIME_TAILS + QUANTITY_HEADS + VERB_COMPLEMENTS + PART_OF + ACTION_FOR,
+)
+def test_item_name_boundaries(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+def test_a_noun_made_from_a_verb_keeps_its_destination() -> None:
+    facts = facts_of(
+        extract("Migration of the billing DB into Aurora is blocked on the VPC peering.", "Lu")
+    )
+    assert b("Migration of the billing DB into Aurora", "VPC peering") in facts
+    waits = facts_of(extract("I'm waiting on the import of the price list into the catalog.", "Lu"))
+    assert waits == {b("Lu", "import of the price list into the catalog", "person")}
