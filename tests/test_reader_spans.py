@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.extract.rules import extract
-from tests.test_extract_rules import b, d, facts_of, o
+from tests.test_extract_rules import b, d, facts_of, o, u
 
 # The release, version or build something went out in belongs to the verb ("shipped X in
 # 4.2"), not to X.
@@ -177,9 +177,49 @@ ACTION_FOR = [
 ]
 
 
+# Sentence adverbs at the end of a span ("which in turn", "as well"), and a verb of existence or schedule left after the name ("until the
+# endpoints exist", "rolls into next sprint"), belong to the clause.
+ASIDES = [
+    (
+        "Oskar",
+        "QA-90 is parked on the export page, which in turn is waiting on the pricing API.",
+        {
+            o("Oskar", "QA-90"),
+            o("Oskar", "export page"),
+            b("QA-90", "export page"),
+            b("export page", "pricing API"),
+        },
+    ),
+    (
+        "Oskar",
+        "The refund report was waiting on RPT-12 as well, so it's unblocked now that RPT-12 merged.",
+        {u("refund report", "RPT-12"), d("Oskar", "RPT-12")},
+    ),
+    (
+        "Oskar",
+        "We can't begin the data retention job until Halima's archive buckets exist.",
+        {
+            o("Oskar", "data retention job"),
+            o("Halima", "archive buckets"),
+            b("data retention job", "archive buckets"),
+        },
+    ),
+    (
+        "Oskar",
+        "Status: the vendor sync slips into next sprint, still blocked on the SFTP creds rotation.",
+        {o("Oskar", "vendor sync"), b("vendor sync", "SFTP creds rotation")},
+    ),
+    (
+        "Oskar",
+        "- blocked?: sort of. the render worker waits on IMG-4",
+        {o("Oskar", "render worker"), b("render worker", "IMG-4")},
+    ),
+]
+
+
 @pytest.mark.parametrize(
     ("author", "text", "expected"),
-    RELEASE_TAILS + TIME_TAILS + QUANTITY_HEADS + VERB_COMPLEMENTS + PART_OF + ACTION_FOR,
+    RELEASE_TAILS + TIME_TAILS + QUANTITY_HEADS + VERB_COMPLEMENTS + PART_OF + ACTION_FOR + ASIDES,
 )
 def test_item_name_boundaries(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected

@@ -169,6 +169,7 @@ _VAGUE = _words(
     train bus flight taxi kids kid dog weather laundry snacks tea package parcel
     """
 ) | frozenset({"other things", "other stuff", "other teams", "a lot", "the go-ahead"})
+_VAGUE |= frozenset({"kind of", "sort of", "kinda", "sorta", "not really"})
 _VAGUE |= frozenset({"ci run", "ci runs", "a green build", "green ci", "ci checks", "green build"})
 
 # Everyday nouns: "waiting on my coffee" is not a dependency.
@@ -437,8 +438,8 @@ def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> 
         text = _trim(m["rest"])
     if text.lower() in _REFS:
         return _Phrase(text, tuple(owners))
-    if target and " " in text:
-        text = _trim_adjuncts(_drop_leading_verb(text))
+    if " " in text:  # a subject keeps a leading verb ("merged PRs"), loses the adjuncts
+        text = _trim_adjuncts(_drop_leading_verb(text) if target else text)
     text = _strip_determiners(text, owners)
     return _Phrase(text, tuple(owners))
 
@@ -460,13 +461,18 @@ _ADJUNCTS = re.compile(
     |(?:around|about|at|by|before|after)\s+(?:noon|midday|midnight|lunch|lunchtime)
     |full-?time|part-?time|solo|again|for\s+now|as\s+planned|on\s+time|on\s+schedule
     |as\s+part\s+of
+    |in\s+turn|as\s+well|instead|in\s+the\s+meantime|meanwhile|as\s+soon\s+as
+    |(?:exist|exists|are\s+there|is\s+there)\s*\Z
+    |(?:rolls|rolled|slips|slipped|slid|moves|moved|carries|carried|spills|spilled|pushed)
+        \s+(?:over\s+)?(?:into|to)\s+(?:the\s+)?(?:next|this|another|following)
     )\b""",
     re.IGNORECASE | re.VERBOSE,
 )
 # Words one of which every ``_ADJUNCTS`` match holds: most phrases have none.
 _ADJUNCT_WORDS = frozenset(
     "in for within over around about at by before after full-time fulltime part-time"
-    " parttime solo again as out into onto".split()
+    " parttime solo again as out into onto instead meanwhile exist exists"
+    " there to".split()
 )
 # "out of", "into", "onto", "over to" after a thing the verb moved: the verb's, unless the
 # word before is a noun made from a verb ("the migration of the ledger into Postgres").
