@@ -79,13 +79,13 @@ QUANTITY_HEADS = [
     ),
     (
         "Mehmet",
-        "Yesterday:\n- merged 2 PRs for the SSO fix",
-        {d("Mehmet", "SSO fix")},
+        "Today:\n- 2 more PRs for the SSO fix",
+        {o("Mehmet", "SSO fix")},
     ),
     (
         "Mehmet",
-        "Wrapped up three of the five dashboard migrations.",
-        {d("Mehmet", "dashboard migrations")},
+        "Two of the four region cutovers are blocked on the DNS change.",
+        {o("Mehmet", "region cutovers"), b("region cutovers", "DNS change")},
     ),
     (
         "Mehmet",
@@ -127,6 +127,27 @@ VERB_COMPLEMENTS = [
         "Noa",
         "Shipped dark mode for the admin console.",
         {d("Noa", "dark mode for the admin console")},
+    ),
+]
+
+# A list joined by "plus" is several items, like one joined by "and"; a phrasal verb's
+# particle after the object ("gave X back") and "for real" are the verb's.
+LISTS_AND_PARTICLES = [
+    (
+        "Rasmus",
+        "Kai merged the retry logic plus the backoff tweak.",
+        {d("Kai", "retry logic"), d("Kai", "backoff tweak")},
+    ),
+    (
+        "Rasmus",
+        "- Done: the CSV export plus the PDF export (both behind flags)",
+        {d("Rasmus", "CSV export"), d("Rasmus", "PDF export")},
+    ),
+    ("Rasmus", "Handed the slotting work back to Yara.", {o("Yara", "slotting work")}),
+    (
+        "Rasmus",
+        "Ayla landed the retry logic for real this time.",
+        {d("Ayla", "retry logic")},
     ),
 ]
 
@@ -217,9 +238,24 @@ ASIDES = [
 ]
 
 
+def test_some_pieces_done_do_not_finish_the_item() -> None:
+    for text in (
+        "Wrapped up three of the five dashboard migrations.",
+        "Yesterday:\n- merged 2 PRs for the SSO fix",
+    ):
+        assert not any(f[2] == "completed" for f in facts_of(extract(text, "Mehmet")))
+
+
 @pytest.mark.parametrize(
     ("author", "text", "expected"),
-    RELEASE_TAILS + TIME_TAILS + QUANTITY_HEADS + VERB_COMPLEMENTS + PART_OF + ACTION_FOR + ASIDES,
+    RELEASE_TAILS
+    + TIME_TAILS
+    + QUANTITY_HEADS
+    + VERB_COMPLEMENTS
+    + PART_OF
+    + ACTION_FOR
+    + ASIDES
+    + LISTS_AND_PARTICLES,
 )
 def test_item_name_boundaries(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected

@@ -112,6 +112,15 @@ _PART_OF = re.compile(
     r"(?:batch|phase|part|wave|stage|chunk|round|tranche|slice))\s+of\s",
     re.IGNORECASE,
 )
+# Some of an item's pieces done is not the item done: "three of the five migrations",
+# "2 PRs for the SSO fix" ("the last two tickets for X" finish X).
+_PIECES_OF = re.compile(
+    r"\s*(?:the\s+)?(?:\d+|two|three|four|five|six|seven|eight|nine|ten|several|a\s+few|few"
+    r"|a\s+couple(?:\s+of)?|some)\s+(?:of\s|(?:more\s+)?(?:tickets?|prs?|pull\s+requests?"
+    r"|bits?|pieces?|items?|tasks?|changes?|fixes|steps?|issues?|cards?|stories|commits?"
+    r"|patches|subtasks?|bugs?|parts?)\s+(?:for|of|on)\s)",
+    re.IGNORECASE,
+)
 # Done for some of its parts only: "complete for 61 of 64 controls", "12/20 migrated".
 _DONE_FOR_SOME = re.compile(
     r"\b(?:complete|completed|done|finished|migrated|shipped)\s+(?:for|on|in)\s+\d+\s*"
@@ -1114,7 +1123,7 @@ class _Reader:
         sentence = self.sentence
         if ("of " in sentence or "/" in sentence) and _DONE_FOR_SOME.search(sentence):
             return None  # "evidence collection: complete for 61 of 64 controls"
-        if part := _PART_OF.match(item_raw):  # "half of the migration is done": the
+        if part := (_PART_OF.match(item_raw) or _PIECES_OF.match(item_raw)):  # "half of"
             out = _Outcome()  # migration is not; it is named, for "the rest" after it
             self.items(item_raw[part.end() :], out)
             return out

@@ -361,7 +361,8 @@ _ITEM_SPLIT = re.compile(
     r"|maintained|from|by|so|but|because|since|as|eta|hopefully|expected|probably|maybe"
     r"|though|although|meaning|and then|and we|and i|to|until|before|first|for|in|on)\b)"
     r"|\s+(?:and|&)\s+(?=(?:the|a|an|our|my|their|his|her)\s)"
-    r"|\s+(?:and|&)\s+(?=[A-Z][\w-]*'s\s)|\s+\+\s+",
+    r"|\s+(?:and|&)\s+(?=[A-Z][\w-]*'s\s)|\s+\+\s+"
+    r"|\s+(?:plus|as\s+well\s+as|along\s+with)\s+(?=(?:the|a|an|our|my|their|his|her)\s)",
     re.IGNORECASE,
 )
 
@@ -369,7 +370,15 @@ _ITEM_SPLIT = re.compile(
 def split_items(text: str) -> list[str]:
     """``_ITEM_SPLIT.split(text)``: every split needs a comma, "and", "&" or "+", and most
     phrases name one item, so those without any are returned whole without a search."""
-    if "," in text or "&" in text or "+" in text or "and" in text.casefold():
+    if (
+        "," in text
+        or "&" in text
+        or "+" in text
+        or "and" in text.casefold()
+        or " plus " in text
+        or " as well as " in text
+        or " along with " in text
+    ):
         if " between " in text.casefold() and "," not in text:
             return [text]  # "the link between the gateway and billing" is one item
         return _ITEM_SPLIT.split(text)
@@ -461,7 +470,7 @@ _ADJUNCTS = re.compile(
     |(?:around|about|at|by|before|after)\s+(?:noon|midday|midnight|lunch|lunchtime)
     |full-?time|part-?time|solo|again|for\s+now|as\s+planned|on\s+time|on\s+schedule
     |as\s+part\s+of
-    |in\s+turn|as\s+well|instead|in\s+the\s+meantime|meanwhile|as\s+soon\s+as
+    |in\s+turn|as\s+well(?!\s+as)|instead|for\s+(?:real|good)|this\s+time|in\s+the\s+meantime|meanwhile|as\s+soon\s+as
     |(?:exist|exists|are\s+there|is\s+there)\s*\Z
     |(?:rolls|rolled|slips|slipped|slid|moves|moved|carries|carried|spills|spilled|pushed)
         \s+(?:over\s+)?(?:into|to)\s+(?:the\s+)?(?:next|this|another|following)
@@ -472,7 +481,7 @@ _ADJUNCTS = re.compile(
 _ADJUNCT_WORDS = frozenset(
     "in for within over around about at by before after full-time fulltime part-time"
     " parttime solo again as out into onto instead meanwhile exist exists"
-    " there to".split()
+    " there to this back away aside along".split()
 )
 # "out of", "into", "onto", "over to" after a thing the verb moved: the verb's, unless the
 # word before is a noun made from a verb ("the migration of the ledger into Postgres").
@@ -505,6 +514,13 @@ def _drop_leading_verb(text: str) -> str:
     return text
 
 
+# A phrasal verb's particle left after its object ("giving the slotting work back",
+# "passing the scorecard over"); after these verbs the two words are a noun instead
+# ("the cut over", "the hand over", "a fall back").
+_PARTICLES = frozenset("back over away aside along".split())
+_PARTICLE_NOUNS = frozenset("cut hand take change push carry roll start turn fall".split())
+
+
 def _trim_adjuncts(text: str) -> str:
     """Cut a clause's adjunct off the end of an item's name (``_ADJUNCTS``, ``_MOVED_TO``);
     a cut that would leave nothing keeps the phrase whole."""
@@ -519,6 +535,10 @@ def _trim_adjuncts(text: str) -> str:
         ]
         if not any(_ACTION_NOUN.search(head) for head in heads):  # "import of X into Y"
             text = _trim(text[: m.start()])
+    head, _, last = text.rpartition(" ")
+    if last.lower() in _PARTICLES and " " in head:
+        if head.rsplit(None, 1)[-1].lower() not in _PARTICLE_NOUNS:
+            text = _trim(head)
     return text
 
 
