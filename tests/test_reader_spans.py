@@ -130,6 +130,41 @@ VERB_COMPLEMENTS = [
     ),
 ]
 
+# A ticket id after a comma names the same item as the words before it; an action line
+# whose first word is a noun ("deprecation notice for X") names the work, not a verb.
+APPOSITION_AND_NOUNS = [
+    (
+        "Lucia",
+        "the card for the kiosk reboot loop, OPS-5120 — assigned to me since this morning",
+        {o("Lucia", "OPS-5120")},
+    ),
+    (
+        "Lucia",
+        "the label printer bug, HW-2207 — assigned to me as of today",
+        {o("Lucia", "label printer bug")},
+    ),
+    (
+        "Lucia",
+        "Action items\n- Benedikt: retirement plan for the old SDK",
+        {o("Benedikt", "retirement plan for the old SDK")},
+    ),
+    (
+        "Lucia",
+        "Action items\n- Rosalind: settlement report for the card scheme",
+        {o("Rosalind", "settlement report for the card scheme")},
+    ),
+    (
+        "Lucia",
+        "Infra: the rack rebuild is on hold, and the switch migration can't start until the"
+        " hardware order goes through.",
+        {
+            o("Lucia", "rack rebuild"),
+            o("Lucia", "switch migration"),
+            b("switch migration", "hardware order"),
+        },
+    ),
+]
+
 # A list joined by "plus" is several items, like one joined by "and"; a phrasal verb's
 # particle after the object ("gave X back") and "for real" are the verb's.
 LISTS_AND_PARTICLES = [
@@ -255,7 +290,8 @@ def test_some_pieces_done_do_not_finish_the_item() -> None:
     + PART_OF
     + ACTION_FOR
     + ASIDES
-    + LISTS_AND_PARTICLES,
+    + LISTS_AND_PARTICLES
+    + APPOSITION_AND_NOUNS,
 )
 def test_item_name_boundaries(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected

@@ -48,7 +48,7 @@ from memcli.extract.phrases import (
     _split_waiters,
     _trim,
     _valid_core,
-    split_items,
+    split_named_items,
 )
 from memcli.models import RELATION_TYPES, EntityRef, EntityType, Relation
 
@@ -791,7 +791,7 @@ class _Reader:
     ) -> list[tuple[EntityRef, _Phrase]] | None:
         """Resolve a list of work items ('X and the Y'); None if any part fails."""
         result: list[tuple[EntityRef, _Phrase]] = []
-        parts = split_items(_trim(raw))
+        parts = split_named_items(_trim(raw))
         several = len(parts) > 1
         for part in parts:
             if several and (

@@ -385,6 +385,14 @@ def split_items(text: str) -> list[str]:
     return [text]
 
 
+def split_named_items(text: str) -> list[str]:
+    """``split_items``, except that a description and the ticket id after its comma are
+    one item ("the ticket for the ward printers, INC-30912")."""
+    if text.count(",") == 1 and _named_ticket(text):
+        return [text]
+    return split_items(text)
+
+
 _MEMBER_OF = re.compile(
     r"(?P<who>.+?)\s+(?:from|of|on|in)\s+(?:the\s+)?\S+(?:\s+\S+)?\s+team", _FLAGS
 )
@@ -449,6 +457,8 @@ def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> 
         return _Phrase(text, tuple(owners))
     if " " in text:  # a subject keeps a leading verb ("merged PRs"), loses the adjuncts
         text = _trim_adjuncts(_drop_leading_verb(text) if target else text)
+    if "," in text and (m := _named_ticket(text)):
+        text = m["id"] if m["head"].lower() in _TICKET_HEADS else _trim(m["name"])
     text = _strip_determiners(text, owners)
     return _Phrase(text, tuple(owners))
 
@@ -471,7 +481,7 @@ _ADJUNCTS = re.compile(
     |full-?time|part-?time|solo|again|for\s+now|as\s+planned|on\s+time|on\s+schedule
     |as\s+part\s+of
     |in\s+turn|as\s+well(?!\s+as)|instead|for\s+(?:real|good)|this\s+time|in\s+the\s+meantime|meanwhile|as\s+soon\s+as
-    |(?:exist|exists|are\s+there|is\s+there)\s*\Z
+    |(?:exist|exists|are\s+there|is\s+there|(?:goes|went|gone|comes|came)(?:\s+through)?)\s*\Z
     |(?:rolls|rolled|slips|slipped|slid|moves|moved|carries|carried|spills|spilled|pushed)
         \s+(?:over\s+)?(?:into|to)\s+(?:the\s+)?(?:next|this|another|following)
     )\b""",
@@ -481,7 +491,7 @@ _ADJUNCTS = re.compile(
 _ADJUNCT_WORDS = frozenset(
     "in for within over around about at by before after full-time fulltime part-time"
     " parttime solo again as out into onto instead meanwhile exist exists"
-    " there to this back away aside along".split()
+    " there to this back away aside along through goes went gone comes came".split()
 )
 # "out of", "into", "onto", "over to" after a thing the verb moved: the verb's, unless the
 # word before is a noun made from a verb ("the migration of the ledger into Postgres").
@@ -519,6 +529,27 @@ def _drop_leading_verb(text: str) -> str:
 # ("the cut over", "the hand over", "a fall back").
 _PARTICLES = frozenset("back over away aside along".split())
 _PARTICLE_NOUNS = frozenset("cut hand take change push carry roll start turn fall".split())
+
+
+# "the ticket for the ward printers, INC-30912": a description and its id, one item. A
+# generic head ("ticket", "issue") makes the id its name; a real name keeps its words.
+_NAMED_TICKET = re.compile(
+    r"(?P<name>(?:(?:the|a|an|our|my)\s+)?(?P<head>[\w-]+)(?:\s+.+?)?)\s*,\s*"
+    r"(?P<id>[A-Z][A-Z0-9]+-\d+|#\d+|[\w.-]+/[\w.-]+#\d+)",
+)
+_HAS_ID = re.compile(r"[#-]\d")
+
+
+def _named_ticket(text: str) -> re.Match[str] | None:
+    """``_NAMED_TICKET`` when the words before the comma describe something: two words or
+    more and no id of their own ("OPS-1, OPS-2" is a list, "ok, #2231" a reply)."""
+    m = _NAMED_TICKET.fullmatch(text)
+    if m is None or _HAS_ID.search(m["name"]):
+        return None
+    return m if len(_LEADING_ARTICLE.sub("", m["name"]).split()) >= 2 else None
+
+
+_TICKET_HEADS = frozenset("ticket issue bug card incident request story task pr".split())
 
 
 def _trim_adjuncts(text: str) -> str:
