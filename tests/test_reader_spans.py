@@ -165,6 +165,34 @@ APPOSITION_AND_NOUNS = [
     ),
 ]
 
+# A relative clause without "that" after the head noun ("the change Wojtek requested",
+# "the harness they asked for") is no part of the name; a name before a participle that
+# modifies the next noun ("Grafana based alerting") is.
+CONTACT_CLAUSES = [
+    (
+        "Zuzana",
+        "I'm blocked on the IAM change Wojtek requested last week.",
+        {b("Zuzana", "IAM change", "person")},
+    ),
+    (
+        "Zuzana",
+        "- today: the load test harness they asked for",
+        {o("Zuzana", "load test harness")},
+    ),
+    ("Zuzana", "Kai is on the import bug you reported.", {o("Kai", "import bug")}),
+    (
+        "Zuzana",
+        "Done: the cleanup script I promised in standup.",
+        {d("Zuzana", "cleanup script")},
+    ),
+    (
+        "Zuzana",
+        "The Kafka consumer is waiting on the ACL change Marta filed.",
+        {o("Zuzana", "Kafka consumer"), b("Kafka consumer", "ACL change")},
+    ),
+    ("Zuzana", "Shipped the Grafana based alerting.", {d("Zuzana", "Grafana based alerting")}),
+]
+
 # A list joined by "plus" is several items, like one joined by "and"; a phrasal verb's
 # particle after the object ("gave X back") and "for real" are the verb's.
 LISTS_AND_PARTICLES = [
@@ -291,7 +319,8 @@ def test_some_pieces_done_do_not_finish_the_item() -> None:
     + ACTION_FOR
     + ASIDES
     + LISTS_AND_PARTICLES
-    + APPOSITION_AND_NOUNS,
+    + APPOSITION_AND_NOUNS
+    + CONTACT_CLAUSES,
 )
 def test_item_name_boundaries(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected

@@ -457,6 +457,8 @@ def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> 
         return _Phrase(text, tuple(owners))
     if " " in text:  # a subject keeps a leading verb ("merged PRs"), loses the adjuncts
         text = _trim_adjuncts(_drop_leading_verb(text) if target else text)
+        if " " in text:
+            text = _cut_contact_clause(text)
     if "," in text and (m := _named_ticket(text)):
         text = m["id"] if m["head"].lower() in _TICKET_HEADS else _trim(m["name"])
     text = _strip_determiners(text, owners)
@@ -550,6 +552,38 @@ def _named_ticket(text: str) -> re.Match[str] | None:
 
 
 _TICKET_HEADS = frozenset("ticket issue bug card incident request story task pr".split())
+
+
+# A relative clause without "that" ("the retry logic Kai had drafted", "the change we
+# talked about", "the script I mentioned on Monday"): a subject and its verb after the
+# head noun end the name. A pronoun subject is always one; a name only when the clause
+# runs to the end (with at most a time or a preposition after the verb), so "the
+# Terraform managed buckets" keeps its words.
+_CONTACT_CLAUSE = re.compile(
+    r"\s+(?P<subj>(?i:we|you|they|he|she)|I|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+"
+    r"(?:(?i:had|has|have|just|already|originally|first)\s+)?"
+    r"(?:[a-z]+ed|wrote|built|drew|took|made|did|began|ran|set|put|sent|brought|found|saw"
+    r"|dug|spun|kicked|left|kept)\b(?P<rest>.*)"
+)
+_CLAUSE_END_WORDS = _words(
+    "about for on up out in to with over yesterday today earlier before last week monday"
+    " tuesday wednesday thursday friday this morning afternoon night ago a an two few days"
+    " weeks sprint"
+)
+
+
+def _cut_contact_clause(text: str) -> str:
+    """``_CONTACT_CLAUSE`` removed from the end of a name (see there)."""
+    m = _CONTACT_CLAUSE.search(text)
+    if m is None or m.start() == 0:
+        return text
+    subj = m["subj"]
+    if subj.lower() not in _PRONOUNS:
+        if not _name_like(subj.split()[0]) or not _CLAUSE_END_WORDS.issuperset(
+            m["rest"].lower().split()
+        ):
+            return text
+    return _trim(text[: m.start()])
 
 
 def _trim_adjuncts(text: str) -> str:
