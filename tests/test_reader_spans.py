@@ -193,6 +193,38 @@ CONTACT_CLAUSES = [
     ("Zuzana", "Shipped the Grafana based alerting.", {d("Zuzana", "Grafana based alerting")}),
 ]
 
+# What opens the span before the item: an adverb and its preposition ("back to X"), a
+# light verb's noun ("a stab at X", "a go at X"), the preposition a phrasal verb takes
+# ("carry on with X", "get back to X"); and "all day" at its end.
+OPENINGS = [
+    ("Femi", "Today:\n- back to the invoice matcher", {o("Femi", "invoice matcher")}),
+    (
+        "Femi",
+        "Today:\n- taking a stab at the rota export",
+        {o("Femi", "rota export")},
+    ),
+    (
+        "Femi",
+        "Today:\n- having another go at the geofence alerts",
+        {o("Femi", "geofence alerts")},
+    ),
+    (
+        "Femi",
+        "ACTION: Marisol to carry on with the claims intake form",
+        {o("Marisol", "claims intake form")},
+    ),
+    (
+        "Femi",
+        "AI - Oduya to get back to the tariff loader after the freeze",
+        {o("Oduya", "tariff loader")},
+    ),
+    (
+        "Femi",
+        "Today:\n- heads down on the SLA report all day",
+        {o("Femi", "SLA report")},
+    ),
+]
+
 # A list joined by "plus" is several items, like one joined by "and"; a phrasal verb's
 # particle after the object ("gave X back") and "for real" are the verb's.
 LISTS_AND_PARTICLES = [
@@ -320,7 +352,8 @@ def test_some_pieces_done_do_not_finish_the_item() -> None:
     + ASIDES
     + LISTS_AND_PARTICLES
     + APPOSITION_AND_NOUNS
-    + CONTACT_CLAUSES,
+    + CONTACT_CLAUSES
+    + OPENINGS,
 )
 def test_item_name_boundaries(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected

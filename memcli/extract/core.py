@@ -81,6 +81,9 @@ _ACTION_COUNT = re.compile(
     r"\A(?:two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several|\d+)\s+(?=\S)",
     re.IGNORECASE,
 )
+_PARTICLE_PREP = re.compile(
+    r"(?:with|to|at|into|on)\s+(?=(?:the|a|an|our|my|their|his|her)\s)", re.I
+)
 _OBJ_START_PREP = re.compile(r"(?:with|to|about|for|at|in|into|from)\b", re.IGNORECASE)
 
 
@@ -117,6 +120,8 @@ def read_action(reader: _Reader, text: str, who: str | None = None) -> _Outcome 
     if m is None:
         return None
     obj = m["obj"]
+    if m["particle"] and (lead := _PARTICLE_PREP.match(obj)):
+        obj = obj[lead.end() :]  # "carry on with X", "get back to X": X is the object
     if m["verb"].lower() in _ASPECT_VERBS and not m["particle"]:
         obj = _GERUND.sub("", obj, count=1)
     obj = _ACTION_TAIL.sub("", obj).strip(" .;,")

@@ -480,6 +480,7 @@ _ADJUNCTS = re.compile(
     |for\s+(?:the\s+)?(?:rest\s+of\s+the|rest\s+of\s+this|remainder\s+of\s+the|next|coming|past)\s+(?:{_NUMBER}\s+)?{_PERIOD}
     |(?:for|in|within|over)\s+(?:the\s+next\s+|the\s+past\s+|another\s+)?(?:about\s+|around\s+|roughly\s+|under\s+|~)?{_NUMBER}\s+(?:more\s+)?{_PERIOD}
     |(?:around|about|at|by|before|after)\s+(?:noon|midday|midnight|lunch|lunchtime)
+    |(?:all|the\s+whole|the\s+entire)\s+(?:day|morning|afternoon|evening|night|week|sprint)
     |full-?time|part-?time|solo|again|for\s+now|as\s+planned|on\s+time|on\s+schedule
     |as\s+part\s+of
     |in\s+turn|as\s+well(?!\s+as)|instead|for\s+(?:real|good)|this\s+time|in\s+the\s+meantime|meanwhile|as\s+soon\s+as
@@ -493,7 +494,8 @@ _ADJUNCTS = re.compile(
 _ADJUNCT_WORDS = frozenset(
     "in for within over around about at by before after full-time fulltime part-time"
     " parttime solo again as out into onto instead meanwhile exist exists"
-    " there to this back away aside along through goes went gone comes came".split()
+    " there to this back away aside along through goes went gone comes came all whole"
+    " entire".split()
 )
 # "out of", "into", "onto", "over to" after a thing the verb moved: the verb's, unless the
 # word before is a noun made from a verb ("the migration of the ledger into Postgres").
@@ -509,16 +511,24 @@ _PAST_VERBS = _words(
     "took got made did put pulled pushed moved merged shipped finished closed fixed wrote"
     " sent built ran kept left brought cut split dropped added removed rewrote reworked"
 )
-_DETERMINER_WORDS = _words("the a an our my their his her its this that these those")
+_DETERMINER_WORDS = _words("the a an our my their his her its this that these those another")
+
+
+_BACK_TO = re.compile(
+    r"(?:back|straight|right)\s+(?:to|on|onto|into|at|in)\s+(?=\S)", re.IGNORECASE
+)
 
 
 def _drop_leading_verb(text: str) -> str:
-    """ "pulled the token issuer": a past-tense verb before a determiner is the clause's
-    verb left in the span, not the start of the item's name."""
+    """ "pulled the token issuer", "having another go at X": a verb before a determiner
+    is the clause's verb left in the span, not the start of the item's name; so is an
+    adverb and its preposition ("back to the auth refactor")."""
+    if text[:1] in "bBsSrR" and (m := _BACK_TO.match(text)):
+        return text[m.end() :]
     first, _, rest = text.partition(" ")
     if (
         first.islower()
-        and (first.endswith("ed") or first in _PAST_VERBS)
+        and (first.endswith(("ed", "ing")) or first in _PAST_VERBS)
         and rest.partition(" ")[0].lower() in _DETERMINER_WORDS
         and " " in rest
     ):
@@ -650,18 +660,19 @@ _COUNT = (
 # X", "three of the five X" (a part of the set X); "the real integration for WEB-88",
 # "the actual wiring for OPS-311": the ticket names the work the generic head describes.
 _COUNTED = re.compile(
-    rf"""\A(?:the\s+)?(?:
+    rf"""\A(?:(?:the|a|an)\s+)?(?:
     (?:(?:last|first|final|remaining|other|next)\s+)?{_COUNT}\s+(?:more\s+)?(?:tickets?|prs?|pull\s+requests?
         |bits?|pieces?|items?|tasks?|changes?|fixes|steps?|issues?|cards?|stories|commits?|patches
         |subtasks?|sub-tasks?|bugs?|parts?)\s+(?:for|of|on|in)
     |(?:last|first|final|remaining)\s+(?:tickets?|prs?|items?|tasks?|subtasks?|stories|cards?)\s+(?:for|of|on|in)
     |{_COUNT}\s+of\s+(?:the|our|my|their)(?:\s+{_COUNT})?
+    |(?:another\s+|first\s+|second\s+|quick\s+|proper\s+)?(?:stab|go|crack|shot|swing|pass|attempt)\s+at
     |(?:real|actual|proper)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:for|of|on)(?=\s+[A-Za-z][\w/.-]*[#-]\d+\Z|\s+\#\d+\Z)
     )\s+(?=\S)""",
     re.IGNORECASE | re.VERBOSE,
 )
 # ``_CONTAINER`` ends in one of these words: a phrase without any is no container.
-_CONTAINER_LINKS = frozenset({"on", "of", "for"})
+_CONTAINER_LINKS = frozenset({"on", "of", "for", "at"})
 _STATE_ADJ = frozenset(
     "delayed late ongoing outstanding continued pending timely successful overdue slipped"
     " stalled".split()
