@@ -225,6 +225,30 @@ OPENINGS = [
     ),
 ]
 
+# One possessive shared by two owners names one item of both, not a person and an item.
+SHARED_OWNERS = [
+    (
+        "Wanjiru",
+        "Tomas and Kai's payout batcher is blocked on the bank API.",
+        {o("Tomas", "payout batcher"), o("Kai", "payout batcher"), b("payout batcher", "bank API")},
+    ),
+    (
+        "Wanjiru",
+        "The rollout is blocked on Lena and Dev's auth refactor.",
+        {
+            o("Wanjiru", "rollout"),
+            o("Lena", "auth refactor"),
+            o("Dev", "auth refactor"),
+            b("rollout", "auth refactor"),
+        },
+    ),
+    (
+        "Wanjiru",
+        "Shipped Priya's and Kai's fixes.",
+        {o("Priya", "fixes"), o("Kai", "fixes"), d("Wanjiru", "fixes")},
+    ),
+]
+
 # A list joined by "plus" is several items, like one joined by "and"; a phrasal verb's
 # particle after the object ("gave X back") and "for real" are the verb's.
 LISTS_AND_PARTICLES = [
@@ -353,7 +377,8 @@ def test_some_pieces_done_do_not_finish_the_item() -> None:
     + LISTS_AND_PARTICLES
     + APPOSITION_AND_NOUNS
     + CONTACT_CLAUSES
-    + OPENINGS,
+    + OPENINGS
+    + SHARED_OWNERS,
 )
 def test_item_name_boundaries(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected

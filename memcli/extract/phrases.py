@@ -387,10 +387,29 @@ def split_items(text: str) -> list[str]:
 
 def split_named_items(text: str) -> list[str]:
     """``split_items``, except that a description and the ticket id after its comma are
-    one item ("the ticket for the ward printers, INC-30912")."""
+    one item ("the ticket for the ward printers, INC-30912"), and that a possessive shared
+    by two owners is one item of each ("Tomas and Kai's batcher")."""
     if text.count(",") == 1 and _named_ticket(text):
         return [text]
-    return split_items(text)
+    return split_items(_shared_possessive(text))
+
+
+# "Tomas and Kai's payout batcher", "Priya's and Kai's fixes": one thing (or one kind of
+# thing) with two owners, not a list of a person and an item. Written out as "Tomas's X
+# and Kai's X" so each owner is read from its own possessive.
+_SHARED_POSSESSIVE = re.compile(
+    r"(?P<a>[A-Z][\w-]+)(?:['’]s)?\s+(?:and|&)\s+(?P<b>[A-Z][\w-]+)['’]s\s+(?P<x>\S.*)"
+)
+
+
+def _shared_possessive(text: str) -> str:
+    """``_SHARED_POSSESSIVE`` written out (see there); other text as it is."""
+    if "'" not in text and "’" not in text:
+        return text
+    m = _SHARED_POSSESSIVE.fullmatch(text)
+    if m is None or not (_name_like(m["a"]) or _orgish(m["a"])) or not _name_like(m["b"]):
+        return text
+    return f"{m['a']}'s {m['x']} and {m['b']}'s {m['x']}"
 
 
 _MEMBER_OF = re.compile(
@@ -743,7 +762,7 @@ def _split_waiters(raw: str) -> list[str]:
     raw = _trim(raw)
     if (m := _APPOSITION.fullmatch(raw)) is not None:
         return [m["second"]]
-    parts = split_items(raw)
+    parts = split_items(_shared_possessive(raw))
     if len(parts) == 1:
         people = _AGENT_SPLIT.split(parts[0])
         if len(people) > 1 and all(_agent_shaped(_trim(p), strict=True) for p in people):
