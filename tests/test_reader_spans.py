@@ -357,6 +357,20 @@ ASIDES = [
 ]
 
 
+# What something was closed or shipped as ("as a dupe of PAY-12", "as a beta") says how it
+# ended, not what it is; an appositive that only points back ("the new one") names nothing.
+AS_AND_ONE = [
+    ("Ana", "Closed PAY-77 as a dupe of PAY-12.", {d("Ana", "PAY-77")}),
+    ("Ana", "Marta shipped the importer as a beta.", {d("Marta", "importer")}),
+    ("Ana", "Closed the vendor ticket as won't fix.", {d("Ana", "vendor ticket")}),
+    (
+        "Ana",
+        "The exporter, the new one, is blocked on the schema change.",
+        {o("Ana", "exporter"), b("exporter", "schema change")},
+    ),
+]
+
+
 def test_some_pieces_done_do_not_finish_the_item() -> None:
     for text in (
         "Wrapped up three of the five dashboard migrations.",
@@ -378,7 +392,8 @@ def test_some_pieces_done_do_not_finish_the_item() -> None:
     + APPOSITION_AND_NOUNS
     + CONTACT_CLAUSES
     + OPENINGS
-    + SHARED_OWNERS,
+    + SHARED_OWNERS
+    + AS_AND_ONE,
 )
 def test_item_name_boundaries(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected

@@ -1701,6 +1701,8 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
             tail_only and first and toks[first - 1].low in _GENERIC
         ):
             return ", ".join(t.text for t in tickets)  # "the disk alert tickets OPS-1/OPS-2"
+        if toks[0] in tickets and len(toks) > 1 and toks[1].low == "as":
+            return toks[0].text  # "closed PAY-77 as a dupe of PAY-12": what it was closed as
         if toks[0] in tickets and len(toks) > 1 and toks[1].text[:1].islower():
             if toks[1].cls in "pL":  # "PAY-1 for the rate lookups": the ticket is the head
                 return text[toks[0].start : toks[-1].end]

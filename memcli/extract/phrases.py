@@ -502,6 +502,7 @@ _ADJUNCTS = re.compile(
     |(?:all|the\s+whole|the\s+entire)\s+(?:day|morning|afternoon|evening|night|week|sprint)
     |full-?time|part-?time|solo|again|for\s+now|as\s+planned|on\s+time|on\s+schedule
     |as\s+part\s+of
+    |as\s+(?:a\s+|an\s+)?(?!service\b|code\b)[\w'-]+(?:\s+[\w'-]+)?\s*\Z
     |in\s+turn|as\s+well(?!\s+as)|instead|for\s+(?:real|good)|this\s+time|in\s+the\s+meantime|meanwhile|as\s+soon\s+as
     |(?:exist|exists|are\s+there|is\s+there|(?:goes|went|gone|comes|came)(?:\s+through)?)\s*\Z
     |(?:rolls|rolled|slips|slipped|slid|moves|moved|carries|carried|spills|spilled|pushed)
@@ -748,6 +749,8 @@ def _strip_determiners(text: str, owners: list[str]) -> str:
     return _trim(text)
 
 
+# "the new one", "our old one": an appositive that only points back names nothing new.
+_ONE_REF = re.compile(r"(?:the|our|its)\s+(?:[\w-]+\s+)?ones?", re.IGNORECASE)
 _APPOSITION = re.compile(
     r"(?P<first>[^,&]+?),\s+(?P<second>(?:the|our|its)\s+[^,&]+?)",
     re.IGNORECASE,
@@ -761,6 +764,8 @@ def _split_waiters(raw: str) -> list[str]:
     phrase after the comma, which says what it is."""
     raw = _trim(raw)
     if (m := _APPOSITION.fullmatch(raw)) is not None:
+        if _ONE_REF.fullmatch(m["second"]):  # "the exporter, the new one": the exporter
+            return [m["first"]]
         return [m["second"]]
     parts = split_items(_shared_possessive(raw))
     if len(parts) == 1:
