@@ -7,9 +7,11 @@ would see: ``doctor``, the merges ``analyze`` reports, ``entities``, observation
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 
+from memcli.extract.aliases import stated_names
 from tests.conftest import Cli, update
 
 G = "depot"
@@ -56,3 +58,23 @@ def test_doctor_finds_no_damage_in_a_store_holding_a_name_beside_a_ticket(
     result = cli("doctor", ok=False)
     assert result.exit_code == 0, result.stdout + result.stderr
     assert "damaged" not in result.stdout + result.stderr
+
+
+def test_a_screenshot_pasted_into_an_update_does_not_stall_reading_names() -> None:
+    """An update with an image pasted inline (a data URI of a few hundred kilobytes)
+    is read in a moment; reading names beside tickets must stay linear in its length.
+    Compared with the same reading of a text of the same size (no timing threshold of
+    its own: the ratio is what grows when the reading is quadratic)."""
+    small = "![board](data:image/png;base64," + "QUJD" * 500 + ")"
+    large = "![board](data:image/png;base64," + "QUJD" * 8_000 + ")"
+
+    def cost(text: str) -> float:
+        best = float("inf")
+        for _ in range(3):
+            started = time.process_time()
+            stated_names(text)
+            best = min(best, time.process_time() - started)
+        return best
+
+    # 16 times the text: linear reading costs about 16 times as much, quadratic 256.
+    assert cost(large) < 64 * max(cost(small), 1e-4)

@@ -34,8 +34,10 @@ _TITLE = re.compile(
     rf"^[\s>*_`#\-\u2022]*(?:\[({TICKET})\]\s*|({TICKET})[*_`]*\s*([\u00b7|\u2013\u2014:])\s*)"
     r"[*_`]*([^*_`\n]+?)[*_`]*\s*(?:$|\s[-\u2013\u2014]\s|[\u2013\u2014(])"
 )
-# The other order: "CORE-11 (dark mode toggle)", "#512 (retry jitter)".
-_TICKET_THEN_NAME = re.compile(rf"({TICKET})\s*\(\s*([^()\n]{{3,60}}?)\s*\)")
+# The other order: "CORE-11 (dark mode toggle)", "#512 (retry jitter)". A ticket starts
+# where a word does (or at its "#"): tried inside a long run of word characters (a
+# pasted image's base64), each start would scan the rest of the run for an "owner/repo".
+_TICKET_THEN_NAME = re.compile(rf"(?:(?<![\w.-])|(?=#))({TICKET})\s*\(\s*([^()\n]{{3,60}}?)\s*\)")
 _WORD = re.compile(r"[\w][\w'\u2019&+./-]*")
 
 # Words a name does not run back over: articles and other determiners, pronouns,
