@@ -60,6 +60,26 @@ def test_doctor_finds_no_damage_in_a_store_holding_a_name_beside_a_ticket(
     assert "damaged" not in result.stdout + result.stderr
 
 
+def test_a_ticket_id_in_parentheses_is_not_another_tickets_name(
+    cli: Cli, write: Callable[..., Path]
+) -> None:
+    """'AUTH-31 (AUTH-30)' relates two tickets; it does not say they are one. Merging
+    them would put the work waiting on either under one blocker."""
+    assert stated_names("- PAY-31 (PAY-30): the refund flow needs the new ledger") == []
+    assert stated_names("blocked by PAY-31 (PAY-30) since Monday") == []
+    _ingest(
+        cli,
+        write,
+        ("Ana Costa", "2026-11-02T09:00:00Z", "The refund screen is blocked by PAY-30."),
+        ("Bo Lind", "2026-11-03T09:00:00Z", "The payout report is waiting on PAY-31."),
+        ("Cy Farr", "2026-11-04T09:00:00Z", "- PAY-31 (PAY-30): the ledger change comes first."),
+    )
+    [run] = cli.json("analyze", "--graph", G)
+    assert run["merged"] == []
+    names = _merged(cli)
+    assert names["PAY-30"] is None and names["PAY-31"] is None
+
+
 def test_a_screenshot_pasted_into_an_update_does_not_stall_reading_names() -> None:
     """An update with an image pasted inline (a data URI of a few hundred kilobytes)
     is read in a moment; reading names beside tickets must stay linear in its length.
