@@ -344,8 +344,25 @@ def stated_resolve(store: Store, graph: str) -> list[dict[str, Any]]:
     """Make the merges the updates' own text asks for (``identity.stated_merges``): a
     name written beside a ticket id into that ticket, each recorded as decided by 'auto'
     with the update that said so. Call inside a transaction. Reads only the pairs whose
-    name and ticket are both entities of the graph, so it runs on every analyze."""
+    name and ticket are both entities of the graph, so it runs on every analyze.
+
+    A merge made this way whose update no longer says it (retracted, or moved to
+    another graph) is undone first, by 'auto': its only evidence is gone. Such an undo
+    is no refusal; another update stating the pair merges it again."""
     pairs = store.stated_pairs(graph)
+    said = {(n, t) for _e, _w, t, n in pairs}
+    for m in store.merges(graph):
+        if (
+            m["decided_by"] == AUTO
+            and m["reason"].startswith(identity.STATED)
+            and (m["entity_id"], m["canonical_id"]) not in said
+        ):
+            store.undo_merge(
+                m["id"],
+                by=AUTO,
+                reason="no update states it any more (retracted, or moved to another graph)",
+                now=utcnow(),
+            )
     if not pairs:
         return []
     ids = {i for _e, _w, t, n in pairs for i in (t, n)}

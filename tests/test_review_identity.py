@@ -7,6 +7,7 @@ would see: ``doctor``, the merges ``analyze`` reports, ``entities``, observation
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -98,3 +99,37 @@ def test_a_screenshot_pasted_into_an_update_does_not_stall_reading_names() -> No
 
     # 16 times the text: linear reading costs about 16 times as much, quadratic 256.
     assert cost(large) < 64 * max(cost(small), 1e-4)
+
+
+def test_retracting_the_update_that_named_a_ticket_undoes_its_merge(
+    cli: Cli, write: Callable[..., Path]
+) -> None:
+    """The merge's only evidence is the update; once it is withdrawn, the next analyze
+    must not keep fusing the two names on its word."""
+    _ingest(cli, write, KIOSK, NAMED, REFUND)
+    [run] = cli.json("analyze", "--graph", G)
+    assert [m["canonical"]["name"] for m in run["merged"]] == ["TRN-88"]
+    cli("episode", "retract", str(_episode(cli, "Bo Lind")))
+    cli("analyze", "--graph", G)
+    assert _merged(cli)["fare calculator rewrite"] is None
+    roots = sorted(o["root_entities"][0] for o in cli.json("observations", "--graph", G))
+    assert "TRN-88 (fare calculator rewrite)" not in json.dumps(
+        cli.json("observations", "--graph", G)
+    )
+    assert roots != ["TRN-88"]
+
+
+def test_moving_the_update_that_named_a_ticket_to_another_graph_undoes_its_merge(
+    cli: Cli, write: Callable[..., Path]
+) -> None:
+    _ingest(cli, write, KIOSK, NAMED, REFUND)
+    cli("analyze", "--graph", G)
+    cli("episode", "move", str(_episode(cli, "Bo Lind")), "--to", "elsewhere")
+    cli("analyze", "--graph", G)
+    assert _merged(cli)["fare calculator rewrite"] is None
+    # that undo was not a person's refusal: a new update saying it merges them again
+    said = "Dee Moss", "2026-11-05T09:00:00Z", "Reviewing the fare calculator rewrite (TRN-88)."
+    _ingest(cli, write, said)
+    [run] = cli.json("analyze", "--graph", G)
+    assert [m["alias"]["name"] for m in run["merged"]] == ["fare calculator rewrite"]
+    assert _merged(cli)["fare calculator rewrite"] == "TRN-88"

@@ -335,14 +335,16 @@ class IdentityMixin(StoreBase):
         )
 
     def refused_merges(self, graph_id: str) -> set[tuple[int, int]]:
-        """(alias, canonical) pairs a merge of which was undone: never merged again
-        automatically, never suggested again."""
+        """(alias, canonical) pairs a merge of which was undone by a person: never
+        merged again automatically, never suggested again. A merge analyze undid itself
+        (its stated evidence withdrawn) is no refusal."""
         with self._lock:
             return {
                 (int(a), int(b))
                 for a, b in self.conn.execute(
                     "SELECT entity_id, canonical_id FROM entity_merges"
-                    " WHERE graph_id = ? AND undone_at IS NOT NULL",
+                    " WHERE graph_id = ? AND undone_at IS NOT NULL"
+                    " AND undone_by IS NOT 'auto'",
                     (graph_id,),
                 )
             }
