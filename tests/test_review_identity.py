@@ -8,6 +8,7 @@ would see: ``doctor``, the merges ``analyze`` reports, ``entities``, observation
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -200,3 +201,22 @@ def test_a_persons_name_before_a_ticket_is_not_the_tickets_title(
     cli("analyze", "--graph", G)
     [obs] = cli.json("observations", "--graph", G)
     assert "Jordan Lee" not in obs["summary"]
+
+
+def test_a_tickets_titles_are_read_by_ticket_not_by_scanning_the_graph(
+    cli: Cli, write: Callable[..., Path], db_path: Path
+) -> None:
+    """The prose looks up the names written beside each root ticket. With only a
+    graph index, each lookup read every pair of the graph: on 18,000 updates naming
+    6,000 tickets, a full analyze took 10.6 s instead of 2.0 s. The lookup must be able
+    to seek by ticket (what SQLite plans for the query the store runs)."""
+    _ingest(cli, write, KIOSK, NAMED, REFUND)
+    with sqlite3.connect(db_path) as conn:
+        plan = " ".join(
+            row[-1]
+            for row in conn.execute(
+                "EXPLAIN QUERY PLAN SELECT e.id, s.name FROM entities e JOIN stated_names s"
+                " ON s.graph_id = e.graph_id AND s.ticket_norm = e.norm WHERE e.id IN (1, 2)"
+            )
+        )
+    assert "ticket_norm=?" in plan, plan

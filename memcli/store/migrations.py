@@ -426,7 +426,7 @@ def m007_stated_names(db: Database) -> None:
             name TEXT NOT NULL,            -- the name as written beside the ticket
             PRIMARY KEY (episode_id, ticket_norm, name_norm)
         ) WITHOUT ROWID;
-        CREATE INDEX stated_names_graph ON stated_names(graph_id);
+        CREATE INDEX stated_names_graph ON stated_names(graph_id, ticket_norm);
         """
     )
 

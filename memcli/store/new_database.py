@@ -289,7 +289,7 @@ STATEMENTS: tuple[str, ...] = (
             name TEXT NOT NULL,            -- the name as written beside the ticket
             PRIMARY KEY (episode_id, ticket_norm, name_norm)
         ) WITHOUT ROWID""",
-    """CREATE INDEX stated_names_graph ON stated_names(graph_id)""",
+    """CREATE INDEX stated_names_graph ON stated_names(graph_id, ticket_norm)""",
     """INSERT INTO episodes_fts (episodes_fts) VALUES ('rebuild')""",
     """INSERT INTO observations_fts (observations_fts) VALUES ('rebuild')""",
 )  # end of STATEMENTS
