@@ -346,23 +346,27 @@ def stated_resolve(store: Store, graph: str) -> list[dict[str, Any]]:
     with the update that said so. Call inside a transaction. Reads only the pairs whose
     name and ticket are both entities of the graph, so it runs on every analyze.
 
-    A merge made this way whose update no longer says it (retracted, or moved to
-    another graph) is undone first, by 'auto': its only evidence is gone. Such an undo
-    is no refusal; another update stating the pair merges it again."""
+    A merge made this way is undone first, by 'auto', when no update says it any more
+    (retracted, or moved to another graph: its only evidence is gone), or when a later
+    update writes the same name beside another ticket (which one it means is no longer
+    said: the updates read at once would not have merged it). Such an undo is no
+    refusal; the pairs decide again at each analyze."""
     pairs = store.stated_pairs(graph)
-    said = {(n, t) for _e, _w, t, n in pairs}
+    canon = store.entity_canon(graph)
+    beside: dict[int, set[int]] = defaultdict(set)  # name -> the tickets it is written beside
+    for _e, _w, t, n in pairs:
+        beside[n].add(t)
     for m in store.merges(graph):
-        if (
-            m["decided_by"] == AUTO
-            and m["reason"].startswith(identity.STATED)
-            and (m["entity_id"], m["canonical_id"]) not in said
-        ):
-            store.undo_merge(
-                m["id"],
-                by=AUTO,
-                reason="no update states it any more (retracted, or moved to another graph)",
-                now=utcnow(),
-            )
+        if m["decided_by"] != AUTO or not m["reason"].startswith(identity.STATED):
+            continue
+        tickets = beside.get(m["entity_id"], set())
+        if m["canonical_id"] not in tickets:
+            why = "no update states it any more (retracted, or moved to another graph)"
+        elif len({canon.get(t, t) for t in tickets}) > 1:
+            why = "the name is written beside another ticket too: which one is not said"
+        else:
+            continue
+        store.undo_merge(m["id"], by=AUTO, reason=why, now=utcnow())
     if not pairs:
         return []
     ids = {i for _e, _w, t, n in pairs for i in (t, n)}
@@ -372,7 +376,7 @@ def stated_resolve(store: Store, graph: str) -> list[dict[str, Any]]:
     ]
     made = []
     now = utcnow()
-    canon = store.entity_canon(graph)
+    canon = store.entity_canon(graph)  # without the merges undone above
     for c in identity.stated_merges(stated, canon, refused=store.refused_merges(graph)):
         store.record_merge(
             graph, c.alias.id, c.canonical.id, decided_by=AUTO, reason=c.reasons[0], now=now

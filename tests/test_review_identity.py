@@ -220,3 +220,22 @@ def test_a_tickets_titles_are_read_by_ticket_not_by_scanning_the_graph(
             )
         )
     assert "ticket_norm=?" in plan, plan
+
+
+def test_a_name_later_written_beside_another_ticket_is_no_longer_merged(
+    cli: Cli, write: Callable[..., Path]
+) -> None:
+    """Read at once, a name written beside two tickets merges into neither (which one
+    is meant is not said). Read in two batches, the first merge must not stay just
+    because it came first."""
+    other = (
+        "Ed Nye",
+        "2026-11-06T09:00:00Z",
+        "- Today: pairing on the fare calculator rewrite (TRN-90), the discount rules.",
+    )
+    _ingest(cli, write, KIOSK, NAMED, REFUND)
+    cli("analyze", "--graph", G)
+    assert _merged(cli)["fare calculator rewrite"] == "TRN-88"
+    _ingest(cli, write, other, ("Fay Orr", "2026-11-07T09:00:00Z", "The fare app waits on TRN-90."))
+    cli("analyze", "--graph", G)
+    assert _merged(cli)["fare calculator rewrite"] is None
