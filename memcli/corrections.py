@@ -13,6 +13,7 @@ what is stored; observations stay read-only and follow on the next analyze.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -270,6 +271,7 @@ def auto_resolve(store: Store, graph: str, *, since: str | None = None) -> list[
     ``since``: the start of the last analyze, when only ingest and merge decisions
     changed the names after it (none was dropped): only the names near those created
     since, or whose merge changed since the last check, are read (``_names_near``)."""
+    _recheck_short_forms(store, graph)  # an undo makes this a full pass
     canon = store.entity_canon(graph)
     made = []
     now = utcnow()
@@ -294,6 +296,56 @@ def auto_resolve(store: Store, graph: str, *, since: str | None = None) -> list[
         )
         made.append(c.as_dict())
     return made
+
+
+# How the reasons of the short forms that hold only while one name fits begin or read
+# (``identity.short_forms``): a first name, a bare number, a project key.
+_ONLY_ONE = re.compile(r"is the first name|is the number of the only|is the project of the only")
+
+
+def _recheck_short_forms(store: Store, graph: str) -> bool:
+    """Undo, by 'auto', each short-form merge made while one name fitted that no longer
+    holds: "Tunde" once the graph has a second Tunde, "auth" once it has a second AUTH
+    ticket. Read at once, those updates would not have merged it; a merge that came
+    first must not stay for that alone. No refusal: the next check decides again.
+    Whether any was undone (an undo marks the graph for a full pass)."""
+    merges = [
+        m for m in store.merges(graph) if m["decided_by"] == AUTO and _ONLY_ONE.search(m["reason"])
+    ]
+    if not merges:
+        return False
+    canon = store.entity_canon(graph)
+    aliases = [
+        identity.Name._make(r)
+        for r in store.identity_rows_by_id(graph, [m["entity_id"] for m in merges])
+    ]
+    live = [a for a in aliases if a.type == "work_item"]
+    numbers = [a for a in live if a.name.isdigit()]
+    bases = [a for a in live if " " not in a.norm and not a.name.isdigit()]
+    people = [identity.Name._make(r) for r in store.person_rows(graph) if r[0] not in canon]
+    people += [a for a in aliases if a.type == "person"]
+    tickets = [
+        identity.Name._make(r)
+        for r in store.rows_ending(graph, [n.name for n in numbers])
+        if r[0] not in canon
+    ]
+    keyed = [
+        identity.Name._make(r)
+        for r in store.rows_keyed(graph, [b.norm for b in bases])
+        if r[0] not in canon
+    ]
+    still = {
+        (c.alias.id, c.canonical.id)
+        for c in identity.short_forms(people, numbers, tickets, bases=[*bases, *keyed])
+    }
+    undone = False
+    for m in merges:
+        if m["canonical_id"] in canon or (m["entity_id"], m["canonical_id"]) in still:
+            continue  # still the only fit, or a person merged the full name on: theirs
+        why = "another name fits it too now: which one is meant is not said"
+        store.undo_merge(m["id"], by=AUTO, reason=why, now=utcnow())
+        undone = True
+    return undone
 
 
 def _short_forms(
