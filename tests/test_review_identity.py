@@ -294,3 +294,19 @@ def test_a_merge_a_person_undid_stays_undone_after_export_and_import(
     cli("--db", other, "import", str(exported))
     [run] = cli.json("--db", other, "analyze", "--graph", G)
     assert run["merged"] == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="'work' is read as a vague last word everywhere: 'the paper work' (forms "
+    "to fill in) is merged into 'the paper' (an article being written)",
+)
+def test_paper_work_is_not_the_paper(cli: Cli, write: Callable[..., Path]) -> None:
+    _ingest(
+        cli,
+        write,
+        ("Ana Costa", "2026-11-02T09:00:00Z", "The visa application is waiting on the paper work."),
+        ("Bo Lind", "2026-11-03T09:00:00Z", "The conference talk is blocked by the paper."),
+    )
+    [run] = cli.json("analyze", "--graph", G)
+    assert run["merged"] == []
