@@ -13,6 +13,7 @@ what is stored; observations stay read-only and follow on the next analyze.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -270,6 +271,7 @@ def auto_resolve(store: Store, graph: str, *, since: str | None = None) -> list[
     ``since``: the start of the last analyze, when only ingest and merge decisions
     changed the names after it (none was dropped): only the names near those created
     since, or whose merge changed since the last check, are read (``_names_near``)."""
+    _recheck_short_forms(store, graph)  # an undo makes this a full pass
     canon = store.entity_canon(graph)
     made = []
     now = utcnow()
@@ -294,6 +296,56 @@ def auto_resolve(store: Store, graph: str, *, since: str | None = None) -> list[
         )
         made.append(c.as_dict())
     return made
+
+
+# How the reasons of the short forms that hold only while one name fits begin or read
+# (``identity.short_forms``): a first name, a bare number, a project key.
+_ONLY_ONE = re.compile(r"is the first name|is the number of the only|is the project of the only")
+
+
+def _recheck_short_forms(store: Store, graph: str) -> bool:
+    """Undo, by 'auto', each short-form merge made while one name fitted that no longer
+    holds: "Tunde" once the graph has a second Tunde, "auth" once it has a second AUTH
+    ticket. Read at once, those updates would not have merged it; a merge that came
+    first must not stay for that alone. No refusal: the next check decides again.
+    Whether any was undone (an undo marks the graph for a full pass)."""
+    merges = [
+        m for m in store.merges(graph) if m["decided_by"] == AUTO and _ONLY_ONE.search(m["reason"])
+    ]
+    if not merges:
+        return False
+    canon = store.entity_canon(graph)
+    aliases = [
+        identity.Name._make(r)
+        for r in store.identity_rows_by_id(graph, [m["entity_id"] for m in merges])
+    ]
+    live = [a for a in aliases if a.type == "work_item"]
+    numbers = [a for a in live if a.name.isdigit()]
+    bases = [a for a in live if " " not in a.norm and not a.name.isdigit()]
+    people = [identity.Name._make(r) for r in store.person_rows(graph) if r[0] not in canon]
+    people += [a for a in aliases if a.type == "person"]
+    tickets = [
+        identity.Name._make(r)
+        for r in store.rows_ending(graph, [n.name for n in numbers])
+        if r[0] not in canon
+    ]
+    keyed = [
+        identity.Name._make(r)
+        for r in store.rows_keyed(graph, [b.norm for b in bases])
+        if r[0] not in canon
+    ]
+    still = {
+        (c.alias.id, c.canonical.id)
+        for c in identity.short_forms(people, numbers, tickets, bases=[*bases, *keyed])
+    }
+    undone = False
+    for m in merges:
+        if m["canonical_id"] in canon or (m["entity_id"], m["canonical_id"]) in still:
+            continue  # still the only fit, or a person merged the full name on: theirs
+        why = "another name fits it too now: which one is meant is not said"
+        store.undo_merge(m["id"], by=AUTO, reason=why, now=utcnow())
+        undone = True
+    return undone
 
 
 def _short_forms(
@@ -344,8 +396,29 @@ def stated_resolve(store: Store, graph: str) -> list[dict[str, Any]]:
     """Make the merges the updates' own text asks for (``identity.stated_merges``): a
     name written beside a ticket id into that ticket, each recorded as decided by 'auto'
     with the update that said so. Call inside a transaction. Reads only the pairs whose
-    name and ticket are both entities of the graph, so it runs on every analyze."""
+    name and ticket are both entities of the graph, so it runs on every analyze.
+
+    A merge made this way is undone first, by 'auto', when no update says it any more
+    (retracted, or moved to another graph: its only evidence is gone), or when a later
+    update writes the same name beside another ticket (which one it means is no longer
+    said: the updates read at once would not have merged it). Such an undo is no
+    refusal; the pairs decide again at each analyze."""
     pairs = store.stated_pairs(graph)
+    canon = store.entity_canon(graph)
+    beside: dict[int, set[int]] = defaultdict(set)  # name -> the tickets it is written beside
+    for _e, _w, t, n in pairs:
+        beside[n].add(t)
+    for m in store.merges(graph):
+        if m["decided_by"] != AUTO or not m["reason"].startswith(identity.STATED):
+            continue
+        tickets = beside.get(m["entity_id"], set())
+        if m["canonical_id"] not in tickets:
+            why = "no update states it any more (retracted, or moved to another graph)"
+        elif len({canon.get(t, t) for t in tickets}) > 1:
+            why = "the name is written beside another ticket too: which one is not said"
+        else:
+            continue
+        store.undo_merge(m["id"], by=AUTO, reason=why, now=utcnow())
     if not pairs:
         return []
     ids = {i for _e, _w, t, n in pairs for i in (t, n)}
@@ -355,7 +428,7 @@ def stated_resolve(store: Store, graph: str) -> list[dict[str, Any]]:
     ]
     made = []
     now = utcnow()
-    canon = store.entity_canon(graph)
+    canon = store.entity_canon(graph)  # without the merges undone above
     for c in identity.stated_merges(stated, canon, refused=store.refused_merges(graph)):
         store.record_merge(
             graph, c.alias.id, c.canonical.id, decided_by=AUTO, reason=c.reasons[0], now=now

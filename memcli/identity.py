@@ -467,6 +467,11 @@ class Stated(NamedTuple):
     name: Name
 
 
+# How the reason of a merge ``stated_merges`` asks for begins: analyze finds these
+# merges again to undo one whose update no longer says it.
+STATED = "written beside "
+
+
 def stated_merges(
     stated: Iterable[Stated],
     canon: Mapping[int, int],
@@ -499,7 +504,7 @@ def stated_merges(
         (target,) = targets
         if target == name_id or target != s.ticket.id or (name_id, target) in no:
             continue  # a ticket merged into another name is a person's to follow up
-        reason = f"written beside {s.ticket.name} as {s.written!r} (update {s.episode_id})"
+        reason = f"{STATED}{s.ticket.name} as {s.written!r} (update {s.episode_id})"
         out.append(Candidate(s.name, s.ticket, [reason], automatic=True))
     return out
 

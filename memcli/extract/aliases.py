@@ -34,8 +34,11 @@ _TITLE = re.compile(
     rf"^[\s>*_`#\-\u2022]*(?:\[({TICKET})\]\s*|({TICKET})[*_`]*\s*([\u00b7|\u2013\u2014:])\s*)"
     r"[*_`]*([^*_`\n]+?)[*_`]*\s*(?:$|\s[-\u2013\u2014]\s|[\u2013\u2014(])"
 )
-# The other order: "CORE-11 (dark mode toggle)", "#512 (retry jitter)".
-_TICKET_THEN_NAME = re.compile(rf"({TICKET})\s*\(\s*([^()\n]{{3,60}}?)\s*\)")
+# The other order: "CORE-11 (dark mode toggle)", "#512 (retry jitter)". A ticket starts
+# where a word does (or at its "#"): tried inside a long run of word characters (a
+# pasted image's base64), each start would scan the rest of the run for an "owner/repo".
+_TICKET_THEN_NAME = re.compile(rf"(?:(?<![\w.-])|(?=#))({TICKET})\s*\(\s*([^()\n]{{3,60}}?)\s*\)")
+_ID = re.compile(TICKET)
 _WORD = re.compile(r"[\w][\w'\u2019&+./-]*")
 
 # Words a name does not run back over: articles and other determiners, pronouns,
@@ -218,4 +221,6 @@ def stated_names(text: str) -> list[tuple[str, str]]:
             words = _label(line, m.start(), m.end()) or _back_to_break(before)
             if words:
                 out[(m.group(1), " ".join(words))] = None
-    return list(out)
+    # "PAY-31 (PAY-30)", "- QA-58 · QA-57 follow-up": two tickets side by side are
+    # related work (a parent, a duplicate, a blocker), never one name for the other.
+    return [(t, name) for t, name in out if not any(map(_ID.fullmatch, name.split()))]

@@ -253,6 +253,20 @@ class IdentityMixin(StoreBase):
                 (graph_id,),
             ).fetchall()
 
+    def rows_keyed(self, graph_id: str, keys: Iterable[str]) -> list[_Row]:
+        """Work items of the graph whose key starts with one of these words and a space
+        ("auth 212" for "auth"): the tickets a project key may stand for."""
+        out: list[_Row] = []
+        with self._lock:
+            for key in sorted(set(keys)):
+                escaped = key.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+                out += self.conn.execute(
+                    "SELECT id, name, norm, type FROM entities WHERE graph_id = ?"
+                    " AND type = 'work_item' AND norm LIKE ? ESCAPE '\\'",
+                    (graph_id, escaped + " %"),
+                ).fetchall()
+        return out
+
     def rows_ending(self, graph_id: str, endings: Iterable[str]) -> list[_Row]:
         """Work items of the graph whose key is one of these words or ends with one
         ("wms 2210" for "2210", "auth refactor" for "refactor"), as (id, name, norm,
@@ -335,14 +349,16 @@ class IdentityMixin(StoreBase):
         )
 
     def refused_merges(self, graph_id: str) -> set[tuple[int, int]]:
-        """(alias, canonical) pairs a merge of which was undone: never merged again
-        automatically, never suggested again."""
+        """(alias, canonical) pairs a merge of which was undone by a person: never
+        merged again automatically, never suggested again. A merge analyze undid itself
+        (its stated evidence withdrawn) is no refusal."""
         with self._lock:
             return {
                 (int(a), int(b))
                 for a, b in self.conn.execute(
                     "SELECT entity_id, canonical_id FROM entity_merges"
-                    " WHERE graph_id = ? AND undone_at IS NOT NULL",
+                    " WHERE graph_id = ? AND undone_at IS NOT NULL"
+                    " AND undone_by IS NOT 'auto'",
                     (graph_id,),
                 )
             }

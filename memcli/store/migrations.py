@@ -413,18 +413,20 @@ def m007_stated_names(db: Database) -> None:
     Kept as normalised keys, not entities: a name written only beside its ticket is not
     a piece of work of its own. Analyze merges the two entities when facts name both
     (``memcli.identity.stated_merges``); a retracted update's pairs no longer count.
+    The key's columns come first: SQLite 3.40's integrity check reports the other NOT
+    NULL columns of a WITHOUT ROWID table as NULL when they sit between its key columns.
     """
     db.executescript(
         """
         CREATE TABLE stated_names (
             episode_id INTEGER NOT NULL REFERENCES episodes(id),
-            graph_id TEXT NOT NULL REFERENCES graphs(id),
             ticket_norm TEXT NOT NULL,     -- the ticket's key ("auth 212")
-            name TEXT NOT NULL,            -- the name as written beside it
-            name_norm TEXT NOT NULL,       -- its key ("auth refactor")
+            name_norm TEXT NOT NULL,       -- the name's key ("auth refactor")
+            graph_id TEXT NOT NULL REFERENCES graphs(id),
+            name TEXT NOT NULL,            -- the name as written beside the ticket
             PRIMARY KEY (episode_id, ticket_norm, name_norm)
         ) WITHOUT ROWID;
-        CREATE INDEX stated_names_graph ON stated_names(graph_id);
+        CREATE INDEX stated_names_graph ON stated_names(graph_id, ticket_norm);
         """
     )
 

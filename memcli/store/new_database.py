@@ -283,13 +283,13 @@ STATEMENTS: tuple[str, ...] = (
     """CREATE INDEX entity_merges_graph ON entity_merges(graph_id, undone_at)""",
     """CREATE TABLE stated_names (
             episode_id INTEGER NOT NULL REFERENCES episodes(id),
-            graph_id TEXT NOT NULL REFERENCES graphs(id),
             ticket_norm TEXT NOT NULL,     -- the ticket's key ("auth 212")
-            name TEXT NOT NULL,            -- the name as written beside it
-            name_norm TEXT NOT NULL,       -- its key ("auth refactor")
+            name_norm TEXT NOT NULL,       -- the name's key ("auth refactor")
+            graph_id TEXT NOT NULL REFERENCES graphs(id),
+            name TEXT NOT NULL,            -- the name as written beside the ticket
             PRIMARY KEY (episode_id, ticket_norm, name_norm)
         ) WITHOUT ROWID""",
-    """CREATE INDEX stated_names_graph ON stated_names(graph_id)""",
+    """CREATE INDEX stated_names_graph ON stated_names(graph_id, ticket_norm)""",
     """INSERT INTO episodes_fts (episodes_fts) VALUES ('rebuild')""",
     """INSERT INTO observations_fts (observations_fts) VALUES ('rebuild')""",
 )  # end of STATEMENTS
