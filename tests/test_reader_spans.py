@@ -191,6 +191,12 @@ CONTACT_CLAUSES = [
         {o("Zuzana", "Kafka consumer"), b("Kafka consumer", "ACL change")},
     ),
     ("Zuzana", "Shipped the Grafana based alerting.", {d("Zuzana", "Grafana based alerting")}),
+    (
+        "Zuzana",
+        "- took over OPS-7 from Lin\n- hit the same snag he did: can't go on until"
+        " the DNS cutover is done",
+        {o("Zuzana", "OPS-7"), b("OPS-7", "DNS cutover")},
+    ),
 ]
 
 # What opens the span before the item: an adverb and its preposition ("back to X"), a

@@ -602,10 +602,15 @@ _CLAUSE_END_WORDS = _words(
 )
 
 
+_SAME = re.compile(r"\bsame\b", re.IGNORECASE)
+
+
 def _cut_contact_clause(text: str) -> str:
     """``_CONTACT_CLAUSE`` removed from the end of a name (see there)."""
     m = _CONTACT_CLAUSE.search(text)
     if m is None or m.start() == 0:
+        return text
+    if _SAME.search(text, 0, m.start()):  # "hit the same wall she did": a comparison
         return text
     subj = m["subj"]
     if subj.lower() not in _PRONOUNS:
