@@ -48,7 +48,7 @@ from memcli.extract.phrases import (
     _split_waiters,
     _trim,
     _valid_core,
-    split_items,
+    split_named_items,
 )
 from memcli.models import RELATION_TYPES, EntityRef, EntityType, Relation
 
@@ -110,6 +110,15 @@ _PART_OF = re.compile(
     r"\s*(?:the\s+)?(?:half|most|part|parts|some|bulk|majority|portion|first\s+half"
     r"|first\s+part|\d+\s*%|\d+\s+(?:out\s+)?of\s+\d+|(?:first|second|third|next)\s+"
     r"(?:batch|phase|part|wave|stage|chunk|round|tranche|slice))\s+of\s",
+    re.IGNORECASE,
+)
+# Some of an item's pieces done is not the item done: "three of the five migrations",
+# "2 PRs for the SSO fix" ("the last two tickets for X" finish X).
+_PIECES_OF = re.compile(
+    r"\s*(?:the\s+)?(?:\d+|two|three|four|five|six|seven|eight|nine|ten|several|a\s+few|few"
+    r"|a\s+couple(?:\s+of)?|some)\s+(?:of\s|(?:more\s+)?(?:tickets?|prs?|pull\s+requests?"
+    r"|bits?|pieces?|items?|tasks?|changes?|fixes|steps?|issues?|cards?|stories|commits?"
+    r"|patches|subtasks?|bugs?|parts?)\s+(?:for|of|on)\s)",
     re.IGNORECASE,
 )
 # Done for some of its parts only: "complete for 61 of 64 controls", "12/20 migrated".
@@ -782,7 +791,7 @@ class _Reader:
     ) -> list[tuple[EntityRef, _Phrase]] | None:
         """Resolve a list of work items ('X and the Y'); None if any part fails."""
         result: list[tuple[EntityRef, _Phrase]] = []
-        parts = split_items(_trim(raw))
+        parts = split_named_items(_trim(raw))
         several = len(parts) > 1
         for part in parts:
             if several and (
@@ -1114,7 +1123,7 @@ class _Reader:
         sentence = self.sentence
         if ("of " in sentence or "/" in sentence) and _DONE_FOR_SOME.search(sentence):
             return None  # "evidence collection: complete for 61 of 64 controls"
-        if part := _PART_OF.match(item_raw):  # "half of the migration is done": the
+        if part := (_PART_OF.match(item_raw) or _PIECES_OF.match(item_raw)):  # "half of"
             out = _Outcome()  # migration is not; it is named, for "the rest" after it
             self.items(item_raw[part.end() :], out)
             return out

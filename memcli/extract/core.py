@@ -60,7 +60,10 @@ _ACTION = re.compile(
     re.IGNORECASE,
 )
 _ACTION_TAIL = re.compile(
-    r"\s+(?:once|by|before|after|when|if|from|with|for|via|at|on|in|until|so|to|weekly"
+    r"\s+(?:once|by|before|after|when|if|from|with|for(?=\s+(?:next|this|tomorrow|today|tonight"
+    r"|the\s+(?:next|rest|team|meeting|call|demo|review|retro|standup|board)\b|review\b"
+    r"|approval\b|sign-?off\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
+    r"|[A-Z][a-z]+\s*(?:[.,;]|\Z)|[a-z]+\s*\Z))|via|at|on|in|until|so|to|weekly"
     r"|daily|asap|next|this|each|every|and report|and share|onto|into|over|across"
     r"|through|within|without|against|today|tomorrow|tonight|eod|eow|(?:mon|tues|wednes"
     r"|thurs|fri|satur|sun)day)\b(?!-).*",
@@ -68,7 +71,7 @@ _ACTION_TAIL = re.compile(
 )
 # "keep pushing X", "start drafting X": the gerund is the action, X its object.
 _ASPECT_VERBS = frozenset("keep continue start stop finish resume begin".split())
-_GERUND = re.compile(r"[a-z]+ing\s+(?=\S)")
+_GERUND = re.compile(r"\A[a-z]+ing\s+(?=\S)")  # "keep pushing X", not "the wiring"
 _ACTION_VAGUE = re.compile(
     r"(?:a|an|the)?\s*(?:revised\s+|new\s+|updated\s+)?(?:eta|date|estimate|update|status"
     r"|numbers|answer|thoughts|options|notes|time|call|meeting|slot)s?",
@@ -77,6 +80,9 @@ _ACTION_VAGUE = re.compile(
 _ACTION_COUNT = re.compile(
     r"\A(?:two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|several|\d+)\s+(?=\S)",
     re.IGNORECASE,
+)
+_PARTICLE_PREP = re.compile(
+    r"(?:with|to|at|into|on)\s+(?=(?:the|a|an|our|my|their|his|her)\s)", re.I
 )
 _OBJ_START_PREP = re.compile(r"(?:with|to|about|for|at|in|into|from)\b", re.IGNORECASE)
 
@@ -96,6 +102,13 @@ _ACTIVITY_NOUNS = {
     "pilot": "pilot",
 }
 _ARTICLE = re.compile(r"(?:the|a|an|our|my|their|his|her)\s+", re.IGNORECASE)
+# Verbs whose "for" phrase says who or what occasion the thing is for ("book the room for
+# the offsite", "draft the notes for the board"); with other verbs ("add paging for the
+# queue alert", "build dark mode for the console") the "for" phrase is part of the item.
+_FOR_WHOM_VERBS = frozenset(
+    "book reserve draft write prepare send share present schedule organise organize order buy"
+    " arrange circulate collect gather summarise summarize compile".split()
+)
 
 
 def read_action(reader: _Reader, text: str, who: str | None = None) -> _Outcome | None:
@@ -107,9 +120,17 @@ def read_action(reader: _Reader, text: str, who: str | None = None) -> _Outcome 
     if m is None:
         return None
     obj = m["obj"]
+    if m["particle"] and (lead := _PARTICLE_PREP.match(obj)):
+        obj = obj[lead.end() :]  # "carry on with X", "get back to X": X is the object
     if m["verb"].lower() in _ASPECT_VERBS and not m["particle"]:
         obj = _GERUND.sub("", obj, count=1)
     obj = _ACTION_TAIL.sub("", obj).strip(" .;,")
+    if " for " in obj and (
+        m["verb"].lower() in _FOR_WHOM_VERBS
+        or _agent_shaped(obj.rsplit(" for ", 1)[1], strict=True)
+        or _is_org(obj.rsplit(" for ", 1)[1])
+    ):  # "book the room for the offsite", "write up X for the guild": for whom, not what
+        obj = obj.rsplit(" for ", 1)[0]
     obj = _ACTION_COUNT.sub("", obj, count=1)  # "line up two pilot cohorts": the cohorts
     if not obj or _OBJ_START_PREP.match(obj) or _ACTION_VAGUE.fullmatch(obj):
         return None
@@ -1680,6 +1701,8 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
             tail_only and first and toks[first - 1].low in _GENERIC
         ):
             return ", ".join(t.text for t in tickets)  # "the disk alert tickets OPS-1/OPS-2"
+        if toks[0] in tickets and len(toks) > 1 and toks[1].low == "as":
+            return toks[0].text  # "closed PAY-77 as a dupe of PAY-12": what it was closed as
         if toks[0] in tickets and len(toks) > 1 and toks[1].text[:1].islower():
             if toks[1].cls in "pL":  # "PAY-1 for the rate lookups": the ticket is the head
                 return text[toks[0].start : toks[-1].end]

@@ -169,6 +169,7 @@ _VAGUE = _words(
     train bus flight taxi kids kid dog weather laundry snacks tea package parcel
     """
 ) | frozenset({"other things", "other stuff", "other teams", "a lot", "the go-ahead"})
+_VAGUE |= frozenset({"kind of", "sort of", "kinda", "sorta", "not really"})
 _VAGUE |= frozenset({"ci run", "ci runs", "a green build", "green ci", "ci checks", "green build"})
 
 # Everyday nouns: "waiting on my coffee" is not a dependency.
@@ -360,7 +361,8 @@ _ITEM_SPLIT = re.compile(
     r"|maintained|from|by|so|but|because|since|as|eta|hopefully|expected|probably|maybe"
     r"|though|although|meaning|and then|and we|and i|to|until|before|first|for|in|on)\b)"
     r"|\s+(?:and|&)\s+(?=(?:the|a|an|our|my|their|his|her)\s)"
-    r"|\s+(?:and|&)\s+(?=[A-Z][\w-]*'s\s)|\s+\+\s+",
+    r"|\s+(?:and|&)\s+(?=[A-Z][\w-]*'s\s)|\s+\+\s+"
+    r"|\s+(?:plus|as\s+well\s+as|along\s+with)\s+(?=(?:the|a|an|our|my|their|his|her)\s)",
     re.IGNORECASE,
 )
 
@@ -368,11 +370,46 @@ _ITEM_SPLIT = re.compile(
 def split_items(text: str) -> list[str]:
     """``_ITEM_SPLIT.split(text)``: every split needs a comma, "and", "&" or "+", and most
     phrases name one item, so those without any are returned whole without a search."""
-    if "," in text or "&" in text or "+" in text or "and" in text.casefold():
+    if (
+        "," in text
+        or "&" in text
+        or "+" in text
+        or "and" in text.casefold()
+        or " plus " in text
+        or " as well as " in text
+        or " along with " in text
+    ):
         if " between " in text.casefold() and "," not in text:
             return [text]  # "the link between the gateway and billing" is one item
         return _ITEM_SPLIT.split(text)
     return [text]
+
+
+def split_named_items(text: str) -> list[str]:
+    """``split_items``, except that a description and the ticket id after its comma are
+    one item ("the ticket for the ward printers, INC-30912"), and that a possessive shared
+    by two owners is one item of each ("Tomas and Kai's batcher")."""
+    if text.count(",") == 1 and _named_ticket(text):
+        return [text]
+    return split_items(_shared_possessive(text))
+
+
+# "Tomas and Kai's payout batcher", "Priya's and Kai's fixes": one thing (or one kind of
+# thing) with two owners, not a list of a person and an item. Written out as "Tomas's X
+# and Kai's X" so each owner is read from its own possessive.
+_SHARED_POSSESSIVE = re.compile(
+    r"(?P<a>[A-Z][\w-]+)(?:['’]s)?\s+(?:and|&)\s+(?P<b>[A-Z][\w-]+)['’]s\s+(?P<x>\S.*)"
+)
+
+
+def _shared_possessive(text: str) -> str:
+    """``_SHARED_POSSESSIVE`` written out (see there); other text as it is."""
+    if "'" not in text and "’" not in text:
+        return text
+    m = _SHARED_POSSESSIVE.fullmatch(text)
+    if m is None or not (_name_like(m["a"]) or _orgish(m["a"])) or not _name_like(m["b"]):
+        return text
+    return f"{m['a']}'s {m['x']} and {m['b']}'s {m['x']}"
 
 
 _MEMBER_OF = re.compile(
@@ -437,8 +474,172 @@ def _parse_phrase(raw: str, *, target: bool = True, from_owner: bool = True) -> 
         text = _trim(m["rest"])
     if text.lower() in _REFS:
         return _Phrase(text, tuple(owners))
+    if " " in text:  # a subject keeps a leading verb ("merged PRs"), loses the adjuncts
+        text = _trim_adjuncts(_drop_leading_verb(text) if target else text)
+        if " " in text:
+            text = _cut_contact_clause(text)
+    if "," in text and (m := _named_ticket(text)):
+        text = m["id"] if m["head"].lower() in _TICKET_HEADS else _trim(m["name"])
     text = _strip_determiners(text, owners)
     return _Phrase(text, tuple(owners))
+
+
+_NUMBER = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\ few|few|several|a\ couple\ of|couple\ of)"
+_PERIOD = r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|sprints?|quarters?)"
+# Adjuncts after an item's name that belong to the clause, not to the name: the release
+# it went out in ("in 4.2.1", "in the 2.14 release"), a span of time ("for the rest of the
+# week", "in about two hours", "around noon"), a manner ("full-time", "as planned"), the
+# larger effort it is part of ("as part of PAY-88"), and the place a phrasal verb moves it
+# to or from ("pulled X out of the gateway", "folded X into the client"). Everything from
+# the adjunct on is cut.
+_ADJUNCTS = re.compile(
+    rf"""\s+(?:
+    in\s+(?:the\s+|our\s+)?(?:v?\d+(?:\.\d+)+[\w.-]*|v\d+[\w.-]*|(?:release|build|version)\s+v?\d[\w.-]*
+        |v?\d[\w.-]*\s+(?:release|build|version))
+    |for\s+(?:the\s+)?(?:rest\s+of\s+the|rest\s+of\s+this|remainder\s+of\s+the|next|coming|past)\s+(?:{_NUMBER}\s+)?{_PERIOD}
+    |(?:for|in|within|over)\s+(?:the\s+next\s+|the\s+past\s+|another\s+)?(?:about\s+|around\s+|roughly\s+|under\s+|~)?{_NUMBER}\s+(?:more\s+)?{_PERIOD}
+    |(?:around|about|at|by|before|after)\s+(?:noon|midday|midnight|lunch|lunchtime)
+    |(?:all|the\s+whole|the\s+entire)\s+(?:day|morning|afternoon|evening|night|week|sprint)
+    |full-?time|part-?time|solo|again|for\s+now|as\s+planned|on\s+time|on\s+schedule
+    |as\s+part\s+of
+    |as\s+(?:a\s+|an\s+)?(?!service\b|code\b)[\w'-]+(?:\s+[\w'-]+)?\s*\Z
+    |in\s+turn|as\s+well(?!\s+as)|instead|for\s+(?:real|good)|this\s+time|in\s+the\s+meantime|meanwhile|as\s+soon\s+as
+    |(?:exist|exists|are\s+there|is\s+there|(?:goes|went|gone|comes|came)(?:\s+through)?)\s*\Z
+    |(?:rolls|rolled|slips|slipped|slid|moves|moved|carries|carried|spills|spilled|pushed)
+        \s+(?:over\s+)?(?:into|to)\s+(?:the\s+)?(?:next|this|another|following)
+    )\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# Words one of which every ``_ADJUNCTS`` match holds: most phrases have none.
+_ADJUNCT_WORDS = frozenset(
+    "in for within over around about at by before after full-time fulltime part-time"
+    " parttime solo again as out into onto instead meanwhile exist exists"
+    " there to this back away aside along through goes went gone comes came all whole"
+    " entire".split()
+)
+# "out of", "into", "onto", "over to" after a thing the verb moved: the verb's, unless the
+# word before is a noun made from a verb ("the migration of the ledger into Postgres").
+_MOVED_TO = re.compile(r"\s+(?:out\s+of|into|onto|over\s+to)\s+\S", re.IGNORECASE)
+_ACTION_NOUN = re.compile(
+    r"(?:tion|sion|ment|ance|ence|al|ure)s?\Z|\A(?:move|moves|port|switch|cutover|upgrade"
+    r"|rollout|push|import|merge|transfer|handover|hand-?off|backport)\Z",
+    re.IGNORECASE,
+)
+
+
+_PAST_VERBS = _words(
+    "took got made did put pulled pushed moved merged shipped finished closed fixed wrote"
+    " sent built ran kept left brought cut split dropped added removed rewrote reworked"
+)
+_DETERMINER_WORDS = _words("the a an our my their his her its this that these those another")
+
+
+_BACK_TO = re.compile(
+    r"(?:back|straight|right)\s+(?:to|on|onto|into|at|in)\s+(?=\S)", re.IGNORECASE
+)
+
+
+def _drop_leading_verb(text: str) -> str:
+    """ "pulled the token issuer", "having another go at X": a verb before a determiner
+    is the clause's verb left in the span, not the start of the item's name; so is an
+    adverb and its preposition ("back to the auth refactor")."""
+    if text[:1] in "bBsSrR" and (m := _BACK_TO.match(text)):
+        return text[m.end() :]
+    first, _, rest = text.partition(" ")
+    if (
+        first.islower()
+        and (first.endswith(("ed", "ing")) or first in _PAST_VERBS)
+        and rest.partition(" ")[0].lower() in _DETERMINER_WORDS
+        and " " in rest
+    ):
+        return rest
+    return text
+
+
+# A phrasal verb's particle left after its object ("giving the slotting work back",
+# "passing the scorecard over"); after these verbs the two words are a noun instead
+# ("the cut over", "the hand over", "a fall back").
+_PARTICLES = frozenset("back over away aside along".split())
+_PARTICLE_NOUNS = frozenset("cut hand take change push carry roll start turn fall".split())
+
+
+# "the ticket for the ward printers, INC-30912": a description and its id, one item. A
+# generic head ("ticket", "issue") makes the id its name; a real name keeps its words.
+_NAMED_TICKET = re.compile(
+    r"(?P<name>(?:(?:the|a|an|our|my)\s+)?(?P<head>[\w-]+)(?:\s+.+?)?)\s*,\s*"
+    r"(?P<id>[A-Z][A-Z0-9]+-\d+|#\d+|[\w.-]+/[\w.-]+#\d+)",
+)
+_HAS_ID = re.compile(r"[#-]\d")
+
+
+def _named_ticket(text: str) -> re.Match[str] | None:
+    """``_NAMED_TICKET`` when the words before the comma describe something: two words or
+    more and no id of their own ("OPS-1, OPS-2" is a list, "ok, #2231" a reply)."""
+    m = _NAMED_TICKET.fullmatch(text)
+    if m is None or _HAS_ID.search(m["name"]):
+        return None
+    return m if len(_LEADING_ARTICLE.sub("", m["name"]).split()) >= 2 else None
+
+
+_TICKET_HEADS = frozenset("ticket issue bug card incident request story task pr".split())
+
+
+# A relative clause without "that" ("the retry logic Kai had drafted", "the change we
+# talked about", "the script I mentioned on Monday"): a subject and its verb after the
+# head noun end the name. A pronoun subject is always one; a name only when the clause
+# runs to the end (with at most a time or a preposition after the verb), so "the
+# Terraform managed buckets" keeps its words.
+_CONTACT_CLAUSE = re.compile(
+    r"\s+(?P<subj>(?i:we|you|they|he|she)|I|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+"
+    r"(?:(?i:had|has|have|just|already|originally|first)\s+)?"
+    r"(?:[a-z]+ed|wrote|built|drew|took|made|did|began|ran|set|put|sent|brought|found|saw"
+    r"|dug|spun|kicked|left|kept)\b(?P<rest>.*)"
+)
+_CLAUSE_END_WORDS = _words(
+    "about for on up out in to with over yesterday today earlier before last week monday"
+    " tuesday wednesday thursday friday this morning afternoon night ago a an two few days"
+    " weeks sprint"
+)
+
+
+_SAME = re.compile(r"\bsame\b", re.IGNORECASE)
+
+
+def _cut_contact_clause(text: str) -> str:
+    """``_CONTACT_CLAUSE`` removed from the end of a name (see there)."""
+    m = _CONTACT_CLAUSE.search(text)
+    if m is None or m.start() == 0:
+        return text
+    if _SAME.search(text, 0, m.start()):  # "hit the same wall she did": a comparison
+        return text
+    subj = m["subj"]
+    if subj.lower() not in _PRONOUNS:
+        if not _name_like(subj.split()[0]) or not _CLAUSE_END_WORDS.issuperset(
+            m["rest"].lower().split()
+        ):
+            return text
+    return _trim(text[: m.start()])
+
+
+def _trim_adjuncts(text: str) -> str:
+    """Cut a clause's adjunct off the end of an item's name (``_ADJUNCTS``, ``_MOVED_TO``);
+    a cut that would leave nothing keeps the phrase whole."""
+    if _ADJUNCT_WORDS.isdisjoint(text.casefold().split()):
+        return text
+    if (m := _ADJUNCTS.search(text)) and m.start() > 0:
+        text = _trim(text[: m.start()])
+    if (m := _MOVED_TO.search(text)) and m.start() > 0:
+        words = text[: m.start()].split()
+        heads = [words[-1]] + [
+            w for w, nxt in zip(words[:-1], words[1:], strict=True) if nxt.lower() == "of"
+        ]
+        if not any(_ACTION_NOUN.search(head) for head in heads):  # "import of X into Y"
+            text = _trim(text[: m.start()])
+    head, _, last = text.rpartition(" ")
+    if last.lower() in _PARTICLES and " " in head:
+        if head.rsplit(None, 1)[-1].lower() not in _PARTICLE_NOUNS:
+            text = _trim(head)
+    return text
 
 
 # One search that any tail needs: the tails above without their "head" group.
@@ -476,8 +677,27 @@ _CONTAINER = re.compile(
 )
 
 
+_COUNT = (
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|few|several|a\s+couple"
+    r"\s+of|couple\s+of|some|all|most|half)"
+)
+# Pieces counted against an item name the item: "the last two tickets for X", "2 PRs for
+# X", "three of the five X" (a part of the set X); "the real integration for WEB-88",
+# "the actual wiring for OPS-311": the ticket names the work the generic head describes.
+_COUNTED = re.compile(
+    rf"""\A(?:(?:the|a|an)\s+)?(?:
+    (?:(?:last|first|final|remaining|other|next)\s+)?{_COUNT}\s+(?:more\s+)?(?:tickets?|prs?|pull\s+requests?
+        |bits?|pieces?|items?|tasks?|changes?|fixes|steps?|issues?|cards?|stories|commits?|patches
+        |subtasks?|sub-tasks?|bugs?|parts?)\s+(?:for|of|on|in)
+    |(?:last|first|final|remaining)\s+(?:tickets?|prs?|items?|tasks?|subtasks?|stories|cards?)\s+(?:for|of|on|in)
+    |{_COUNT}\s+of\s+(?:the|our|my|their)(?:\s+{_COUNT})?
+    |(?:another\s+|first\s+|second\s+|quick\s+|proper\s+)?(?:stab|go|crack|shot|swing|pass|attempt)\s+at
+    |(?:real|actual|proper)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:for|of|on)(?=\s+[A-Za-z][\w/.-]*[#-]\d+\Z|\s+\#\d+\Z)
+    )\s+(?=\S)""",
+    re.IGNORECASE | re.VERBOSE,
+)
 # ``_CONTAINER`` ends in one of these words: a phrase without any is no container.
-_CONTAINER_LINKS = frozenset({"on", "of", "for"})
+_CONTAINER_LINKS = frozenset({"on", "of", "for", "at"})
 _STATE_ADJ = frozenset(
     "delayed late ongoing outstanding continued pending timely successful overdue slipped"
     " stalled".split()
@@ -500,7 +720,9 @@ def _may_open(text: str, leads: str) -> bool:
 
 def _strip_determiners(text: str, owners: list[str]) -> str:
     """Remove a leading article or possessive, recording the possessor as an owner."""
-    if not _CONTAINER_LINKS.isdisjoint(text.casefold().split()) and (m := _CONTAINER.match(text)):
+    if not _CONTAINER_LINKS.isdisjoint(text.casefold().split()) and (
+        (m := _CONTAINER.match(text)) or (m := _COUNTED.match(text))
+    ):
         text = text[m.end() :]
     had_article = False
     if _may_open(text, _ARTICLE_LEADS) and (m := _LEADING_ARTICLE.match(text)):
@@ -532,6 +754,8 @@ def _strip_determiners(text: str, owners: list[str]) -> str:
     return _trim(text)
 
 
+# "the new one", "our old one": an appositive that only points back names nothing new.
+_ONE_REF = re.compile(r"(?:the|our|its)\s+(?:[\w-]+\s+)?ones?", re.IGNORECASE)
 _APPOSITION = re.compile(
     r"(?P<first>[^,&]+?),\s+(?P<second>(?:the|our|its)\s+[^,&]+?)",
     re.IGNORECASE,
@@ -545,8 +769,10 @@ def _split_waiters(raw: str) -> list[str]:
     phrase after the comma, which says what it is."""
     raw = _trim(raw)
     if (m := _APPOSITION.fullmatch(raw)) is not None:
+        if _ONE_REF.fullmatch(m["second"]):  # "the exporter, the new one": the exporter
+            return [m["first"]]
         return [m["second"]]
-    parts = split_items(raw)
+    parts = split_items(_shared_possessive(raw))
     if len(parts) == 1:
         people = _AGENT_SPLIT.split(parts[0])
         if len(people) > 1 and all(_agent_shaped(_trim(p), strict=True) for p in people):
@@ -691,5 +917,18 @@ def _valid_core(core: str) -> bool:
         return False  # "21/34 pts", "80% of tests": a measurement, no work item
     return not (
         _QUANTITY.match(core)
-        or (("ing" in low or not core.isascii()) and _GERUND_CLAUSE.match(core))
+        or (
+            ("ing" in low or not core.isascii())
+            and _GERUND_CLAUSE.match(core)
+            and not (lows[0] in _CAPABILITY_NOUNS and lows[1] == "for")
+        )
     )
+
+
+# "-ing" words that name what a system does, as nouns: "paging for the queue alert" is an
+# item (the paging), not a clause like "waiting for the queue alert".
+_CAPABILITY_NOUNS = _words(
+    "paging alerting logging tracing monitoring caching billing routing wiring batching"
+    " throttling sharding indexing pooling metering invoicing onboarding offboarding"
+    " provisioning labelling labeling tagging versioning signing"
+)

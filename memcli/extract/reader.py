@@ -355,6 +355,9 @@ _ACTION_DASH = re.compile(
     re.IGNORECASE,
 )
 _VERB_FIRST = re.compile(r"[a-z]+\s+(?:the|a|an|our|their|his|her|its|this|that|all|up|out)\b")
+# A first word with a noun-forming suffix opens a noun phrase, not an imperative:
+# "deprecation notice for X", "settlement report", "readiness review".
+_NOUN_FIRST = re.compile(r"[a-z]+(?:tion|sion|ment|ance|ence|ness|ity|ure)s?\s", re.IGNORECASE)
 _WHO_TO = re.compile(r"\s*@?(?P<who>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?)\s+to\s+[a-z]+\s+\S")
 _ACTION_START = re.compile(r"\W*(?:action|ai\b|todo|to-do|follow|next)", re.IGNORECASE)
 
@@ -695,7 +698,10 @@ def _read_minutes_line(
     if not plain and heading is not None and _ACTION_HEADING.fullmatch(heading):
         # under "Action items": "- Bartek: automate X", "- Dana to migrate Y"
         if m := _NAME_COLON.match(sentence):
-            plain = _normalise(f"ACTION: {m['who']} to {m['rest']}")
+            rest = m["rest"]
+            if _NOUN_FIRST.match(rest) and not _VERB_FIRST.match(rest):
+                rest = f"own {rest}"  # "Tariq: deprecation notice for X" names the work
+            plain = _normalise(f"ACTION: {m['who']} to {rest}")
         elif _NAME_TO.match(sentence):
             plain = _normalise(f"ACTION: {sentence}")
     if (
