@@ -438,7 +438,7 @@ def store_episodes(
     )
     rows: list[tuple[str, int, int, str, int, str, str, str | None]] = []
     signed: list[tuple[_Key, str, _Key]] = []  # per row: (source, relation, target) keys
-    about: list[tuple[str, str]] = []  # per row: the episode's hash, the source's type
+    about: list[tuple[str, str, str]] = []  # per row: the episode's hash, source's type, key
     for n, episode_id in zip(new, episode_ids, strict=True):
         stated: set[tuple[int, str, int]] = set()
         for src, relation, tgt, fact in n.facts:
@@ -459,7 +459,7 @@ def store_episodes(
                 )
             )
             signed.append((src, relation, tgt))
-            about.append((n.digest, src[1]))
+            about.append((n.digest, src[1], src[2]))
     fact_ids = store.insert_fact_rows(rows, about, now=now)
     report.facts_new += len(fact_ids)
     # Signatures per distinct (source, relation, target): the same fact recurs across a

@@ -517,6 +517,25 @@ def _initial(word: str) -> bool:
     return len(word.rstrip(".")) == 1 and word[0].isalpha()
 
 
+def may_be_one_person(a: str, b: str) -> bool:
+    """Whether two people's keys can name one person: one is the other's first name(s)
+    ("tunde" and "tunde adeyemi") or first name and the initial of the last ("tomasz k"
+    and "tomasz kowalski"). Ingest uses it so that "Tunde is on X" does not end Tunde
+    Adeyemi's ownership of X as if a new owner had taken it over; analyze decides later
+    whether the two are merged (``short_forms``)."""
+    return _short_of(a.split(), b.split()) or _short_of(b.split(), a.split())
+
+
+def _short_of(short: list[str], long: list[str]) -> bool:
+    """``short`` is the first words of ``long``, or those and its last word's initial."""
+    if not short or len(short) > len(long) or short == long:
+        return False
+    if len(short) < len(long) and long[: len(short)] == short:
+        return True
+    head, last = short[:-1], short[-1]
+    return len(last) == 1 and bool(head) and long[: len(head)] == head and long[-1][0] == last
+
+
 def short_forms(
     people: Sequence[Name],
     numbers: Sequence[Name],

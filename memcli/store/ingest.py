@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from operator import itemgetter
 from typing import Any
 
+from memcli.identity import may_be_one_person
 from memcli.store.connection import StoreBase, chunks, utcnow
 from memcli.store.schema import ENTITY_ALIASES, FACT_TEXT
 
@@ -18,7 +19,9 @@ from memcli.store.schema import ENTITY_ALIASES, FACT_TEXT
 #   1. a is ``blocked_by(_, X)`` and b ``completed(_, X)``, a valid at or before b;
 #   2. a is ``blocked_by(S, X)`` and b ``unblocked_from(S, X)``, a valid at or before b;
 #   3. a is ``owns(Q, X)`` and b ``owns(P, X)``, P != Q of the same entity type (a person
-#      replaces a person, a team a team), a valid before b.
+#      replaces a person, a team a team), a valid before b; not when P and Q may be one
+#      person under a short and a full name ("Tunde", "Tunde Adeyemi": see
+#      ``memcli.identity.may_be_one_person``).
 # Every pair with a new fact on either side counts, so an older update ingested after a
 # newer one is stored already ended. A fact ends at its earliest contradiction whatever
 # order the updates arrive in: its earliest contradictor is picked (ties by the
@@ -33,8 +36,9 @@ from memcli.store.schema import ENTITY_ALIASES, FACT_TEXT
 _FACT_ROW = """
     SELECT f.id, f.relation, f.source_id, f.target_id, f.valid_at, f.invalid_at,
         ef.content_hash, f.episode_id, e.content_hash, e.retracted_at IS NOT NULL,
-        (SELECT type FROM entities WHERE id = f.source_id)
+        s.type, s.norm
     FROM facts f JOIN episodes e ON e.id = f.episode_id
+    JOIN entities s ON s.id = f.source_id
     LEFT JOIN episodes ef ON ef.id = f.invalidated_by
 """
 # The facts of some targets; those of a transaction's new ones are left out by ranges
@@ -83,7 +87,12 @@ def _contradicts(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
             return bool(a[4] <= b[4])
         return bool(b[1] == "unblocked_from" and b[2] == a[2] and a[4] <= b[4])
     return bool(
-        a[1] == "owns" and b[1] == "owns" and b[2] != a[2] and a[4] < b[4] and a[10] == b[10]
+        a[1] == "owns"
+        and b[1] == "owns"
+        and b[2] != a[2]
+        and a[4] < b[4]
+        and a[10] == b[10]
+        and not (a[10] == "person" and may_be_one_person(a[11], b[11]))
     )
 
 
@@ -514,20 +523,20 @@ class IngestMixin(StoreBase):
     def insert_fact_rows(
         self,
         rows: list[tuple[str, int, int, str, int, str, str, str | None]],
-        about: list[tuple[str, str]],
+        about: list[tuple[str, str, str]],
         *,
         now: str,
     ) -> list[int]:
         """Insert facts no episode states yet (no two rows of one episode equal) in one
         statement; their ids, in order. Rows: (graph, episode id, source id, relation,
         target id, sentence, valid_at, invalid_at); ``about`` each fact's (episode
-        content hash, source entity type), which the contradiction rules then need not
-        read back."""
+        content hash, source entity type, source key), which the contradiction rules
+        then need not read back."""
         if not rows:
             return []
         first = self._next_id("facts")
         ids = list(range(first, first + len(rows)))
-        for i, row, (digest, source_type) in zip(ids, rows, about, strict=True):
+        for i, row, (digest, source_type, source_norm) in zip(ids, rows, about, strict=True):
             # as ``_TARGET_FACTS`` reads it: not ended by another fact, not retracted
             self._written[i] = (
                 i,
@@ -541,6 +550,7 @@ class IngestMixin(StoreBase):
                 digest,
                 0,
                 source_type,
+                source_norm,
             )
         # The contradiction rules run before the rows go in, outside a savepoint: a new
         # fact is written with its end (an UPDATE of each ended row cost more than the
