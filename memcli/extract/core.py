@@ -555,6 +555,14 @@ def _lexicon() -> dict[str, str]:
         ),
     )
     add("S", ["at a standstill", "stalled out"])
+    add(  # an event that ends a wait: "until the permit comes through", "...comes back"
+        "e",
+        _combine(
+            "comes|come|came|coming",
+            "through|thru|back|in|out|good",
+        )
+        + _combine("arrives|arrive|arrived|happens|happen|happened|turns up|shows up", ""),
+    )
     add(  # queued: "in the queue behind the rebalance", "got bumped behind X"
         "W",
         _combine("in the queue|stuck in line|stuck in the queue|bumped|pushed|sequenced", "behind")
@@ -1331,7 +1339,10 @@ _LATER_VERBS = frozenset(
 
 _NP = r"n(?:[n&p]*n)?"
 # What may follow a blocker: "(to be finished) (first)", "(is done)".
-_TO_BE_DONE = r"I?(?:px+[DE])?F?(?:x+[DEn])?"  # also "#58 landing first"
+# also "#58 landing first"; an event and where it comes from: "is back from the vendor",
+# "is agreed with the ward teams", "comes through", "comes back from legal"
+_EVENT = r"(?:x+[DEn](?:p[n&p]*n)?|e(?:p[n&p]*n)?)"
+_TO_BE_DONE = rf"I?(?:px+[DE])?F?{_EVENT}?"
 # "until the sign-off is obtained from the records team": who delivers it, in the blocker
 _BY_WHOM = rf"(?:x+[nD][pb]{_NP})?"
 _PP = rf"(?:[pL]{_NP})"
@@ -1350,7 +1361,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})(?:p?x*[DE])?F"),
     ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})(?:p?x*[DE])?F"),
     ("x-needs-it", "blocked_ref", rf"(?P<s>{_NP})x*R(?P<t>n)"),
-    ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*)?"),
+    ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*|{_EVENT})?"),
     ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*cp?(?P<s>{_NP})L(?P<t>{_NP})(?:x+[DEn]*)?"),
     ("x-cannot-move", "stalled", rf"(?P<s>{_NP})x*c"),
     ("x-dependency-on-y", "blocked", rf"(?P<s>{_NP})Y(?P<t>{_NP})(?:x.*)?"),
@@ -3763,9 +3774,29 @@ def _lift_asides(parts: list[_Clause]) -> list[_Clause]:
             out.append(_Clause(",", clause.toks, antecedent))
             i += 2
             continue
+        if (
+            out
+            and clause.kind in _DASHES
+            and i + 1 < len(parts)
+            and parts[i + 1].kind == clause.kind
+            and out[-1].toks
+            and all(t.cls in "n&p" for t in out[-1].toks)
+            and clause.toks
+            and all(t.cls in "n&p" for t in clause.toks)
+            and parts[i + 1].toks
+            and parts[i + 1].toks[0].cls not in "n&p|"
+        ):  # "the rubric revision — the piece the board asked for — can't go ahead until
+            # X": the aside between dashes names the subject again; the predicate is its
+            host = out[-1]
+            out[-1] = _Clause(host.kind, host.toks + parts[i + 1].toks, host.antecedent)
+            i += 2
+            continue
         out.append(clause)
         i += 1
     return out
+
+
+_DASHES = frozenset({"—", "–"})
 
 
 def _join_colon_lists(parts: list[_Clause]) -> list[_Clause]:
@@ -3781,7 +3812,7 @@ def _join_colon_lists(parts: list[_Clause]) -> list[_Clause]:
         nxt = parts[i + 1] if i + 1 < len(parts) else None
         if (
             nxt is not None
-            and nxt.kind in (":", "—", "–", "-")
+            and nxt.kind in (":", "—", "–", "-", ",")
             and len(toks) >= 2
             and toks[-1].low in _SOME_THINGS
         ):

@@ -1,0 +1,81 @@
+"""Waits and their ends in the everyday wording of writers the reader was not tuned on.
+
+People say "blocked" in many shapes: the event that ends the wait comes after its blocker
+("until the permit comes through", "until the audit is back from legal"), the subject is
+named twice around an aside between dashes, the blockers are counted before they are
+listed ("blocked on two things, A and B"). Each case pins the general form (the class of
+verb, the shape of the clause, which side waits) with sentences written for this file,
+so a rule that reads one of them reads its siblings too; the last tests pin what must
+stay no wait."""
+
+from __future__ import annotations
+
+import pytest
+
+from memcli.extract.rules import extract
+from tests.test_extract_rules import b, facts_of, o
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # An arrival verb after the blocker ends the wait: "comes through", "comes back".
+        (
+            "Lotte",
+            "the roof membrane job is parked until the scaffold licence comes through",
+            {o("Lotte", "roof membrane job"), b("roof membrane job", "scaffold licence")},
+        ),
+        (
+            "Lotte",
+            "the kiln relining is on hold until the refractory survey comes back",
+            {o("Lotte", "kiln relining"), b("kiln relining", "refractory survey")},
+        ),
+        # A state and where it comes from: "is back from X", "is agreed with X".
+        (
+            "Lotte",
+            "the lab move can't go ahead until the fume hood audit is back from the assessors",
+            {o("Lotte", "lab move"), b("lab move", "fume hood audit")},
+        ),
+        (
+            "Lotte",
+            "the archive purge can't proceed until the retention schedule is agreed with "
+            "the records office",
+            {o("Lotte", "archive purge"), b("archive purge", "retention schedule")},
+        ),
+        # The subject named again between dashes: the predicate is still the subject's.
+        (
+            "Lotte",
+            "The donor portal refresh — the piece trustees asked for in spring — can't go "
+            "ahead until the consent review is signed off.",
+            {o("Lotte", "donor portal refresh"), b("donor portal refresh", "consent review")},
+        ),
+        # Blockers counted first, then listed after a comma.
+        (
+            "Lotte",
+            "the tram timetable import is blocked on two things, the depot codes table and "
+            "the fares schema",
+            {
+                o("Lotte", "tram timetable import"),
+                b("tram timetable import", "depot codes table"),
+                b("tram timetable import", "fares schema"),
+            },
+        ),
+    ],
+)
+def test_wait_in_everyday_wording(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # an arrival with no wait is no fact
+        "the scaffold licence came through this morning",
+        "the parcel arrived late again",
+        # a dash aside after a subject with no predicate of its own
+        "The donor portal refresh — the piece trustees asked for — went down well.",
+    ],
+)
+def test_no_wait_from_events_alone(text: str) -> None:
+    facts = facts_of(extract(text, "Lotte"))
+    assert not any(f[2] == "blocked_by" for f in facts), facts
