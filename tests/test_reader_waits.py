@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.extract.rules import extract
-from tests.test_extract_rules import b, facts_of, o
+from tests.test_extract_rules import b, d, facts_of, o, u
 
 
 @pytest.mark.parametrize(
@@ -64,6 +64,56 @@ from tests.test_extract_rules import b, facts_of, o
 )
 def test_wait_in_everyday_wording(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "X is unblocked" and why, after a colon: the cause clause names what it waited on.
+        (
+            "Tove",
+            "the stock sync is unblocked: Oskar shipped the warehouse API yesterday.",
+            {d("Oskar", "warehouse API"), u("stock sync", "warehouse API")},
+        ),
+        # The cause is an arrival, after a comma: "Y came through".
+        (
+            "Tove",
+            "grading's unblocked, the colour LUTs from the lab finally came thru",
+            {u("grading", "colour LUTs from the lab")},
+        ),
+        # The arrival first, the freed work in the next sentence: "can finally <move>".
+        (
+            "Tove",
+            "the harbour permit came through today!! so the pontoon repair can finally start",
+            {u("pontoon repair", "harbour permit")},
+        ),
+        # "which means X can now move": a consequence, read like "so".
+        (
+            "Tove",
+            "the tariff tables landed, which means the quote engine can now go ahead",
+            {d("Tove", "tariff tables"), u("quote engine", "tariff tables")},
+        ),
+    ],
+)
+def test_unblock_in_everyday_wording(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # "can now start X" with an object is a plan, not the end of a wait
+        "we can now start the pontoon repair",
+        "if the permit comes through, the pontoon repair can now go ahead",
+        # a definition is no consequence
+        "Where we say red, that means the date is in doubt.",
+    ],
+)
+def test_no_unblock_from_plans(text: str) -> None:
+    facts = facts_of(extract(text, "Tove"))
+    assert not any(f[2] in ("unblocked_from", "blocked_by") for f in facts), facts
 
 
 @pytest.mark.parametrize(

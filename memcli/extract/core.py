@@ -248,7 +248,11 @@ def _lexicon() -> dict[str, str]:
         + _combine(  # "now that Y is out, X can move again"
             "can|could", "move again|proceed again|resume|restart|move forward again"
         )
-        + _combine("can|could", "now|finally", "move|proceed|go ahead|resume|start|begin|continue")
+        + _combine(
+            "can|could",
+            "now|finally",
+            "move|proceed|go ahead|go in|go out|resume|start|begin|continue|restart|happen",
+        )
         + ["can proceed", "could proceed", "good to go", "is good to go", "are good to go"],
     )
     add("V", _combine("no longer|not", "blocking|holding up|gating|blocks"))
@@ -2815,7 +2819,15 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             if toks and kind not in _CAUSAL and toks[0].low in ("following", "after"):
                 kind = "after"  # "Following approval of Y, X was unblocked"
                 toks = toks[1:]
-            if kind in _CAUSAL - {","} and toks:
+            arrived = _ARRIVED.fullmatch(classes) if "e" in classes else None
+            if arrived is not None:  # "the permit came through", "the figures came back"
+                cause = _rebase(toks[: arrived.end("y")])[0] or None
+                if cause and kind not in _CONDITIONAL and not hedged_subject:
+                    reader.recent_done = cause  # "Y came through! so X can finally start"
+                if unblocked_waiter and cause and (kind in _CAUSAL or kind in _BREAKS):
+                    _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
+                    unblocked_waiter = None  # "X is unblocked, the permit came through"
+            elif kind in _CAUSAL - {","} and toks:
                 cause = _rebase(_trailing_np(toks))[0] or None
                 acted = _agent_acted(reader, toks)  # "now that Hee-won pushed the image"
                 if acted is not None:
@@ -3003,7 +3015,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             last_doer = done[0].source.name
         if not done and out.frame in ("w-done", "w-was-done") and out.items:
             cause = out.items[-1].name  # done, by nobody named (a scribe's minutes)
-            if unblocked_waiter and (kind in _CAUSAL or kind in (",", "—", "–", ";", "-")):
+            if unblocked_waiter and (kind in _CAUSAL or kind in _BREAKS):
                 _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
                 unblocked_waiter = None
         if done:
@@ -3014,7 +3026,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 if unblocked_waiter:
                     _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
                     unblocked_waiter = None
-            elif unblocked_waiter and kind in (",", "—", "–", ";", "-"):
+            elif unblocked_waiter and kind in _BREAKS:
                 _add_unblock(reader, outcomes, unblocked_waiter, cause, text)  # "X is
                 unblocked_waiter = None  # unblocked, the IAM changes went out": the reason
         if out.frame.endswith("unblocked-from-y") and not any(
@@ -3797,6 +3809,11 @@ def _lift_asides(parts: list[_Clause]) -> list[_Clause]:
 
 
 _DASHES = frozenset({"—", "–"})
+# Punctuation between "X is unblocked" and the clause that says why: "X is unblocked: the
+# ledger API shipped", "X is unblocked — Y went out", "X's unblocked, Y came through".
+_BREAKS = frozenset({",", "—", "–", ";", "-", ":"})
+# An arrival: "the permit came through", "the figures came back from audit" (y: what came).
+_ARRIVED = re.compile(rf"(?P<y>{_NP})x*e(?:p[n&p]*n)?")
 
 
 def _join_colon_lists(parts: list[_Clause]) -> list[_Clause]:

@@ -122,10 +122,28 @@ _LEADING_FILLER = re.compile(
     re.IGNORECASE,
 )
 
+# "X can now start", "X can finally move" (nothing after the verb): the "now" says the
+# wait is over, so it stays; "we can now start the audit" is a plan, and loses it.
+# "..., which means X can move", "That means X is unblocked": a consequence, read as "so".
+_MEANS = re.compile(
+    r"(?:\A|,\s*|\s+)(?:which|that|this)\s+(?:means|meant)(?:\s+that)?\s+(?=\S)", re.IGNORECASE
+)
+
+
+def _moves_now(word: str) -> str:
+    """After ``word``: not "can <word> <move>" with nothing after the verb."""
+    return (
+        rf"(?:(?<!can {word})(?<!could {word})|(?!\s+(?:move|proceed|go ahead|go in|go out"
+        r"|resume|start|begin|continue|restart|happen)(?:\s*(?:$|[,;.!—–)])|\s+(?:and|so|but"
+        r"|again|today|tomorrow|tonight|once|since|as|because|from)\b)))"
+    )
+
+
 _ADVERBS = re.compile(
-    r"\b(?:right now|also|still(?!\s+on\b)|(?<=\w )still|currently|now(?!\s+that\b)|just|really"
+    r"\b(?:right now|also|still(?!\s+on\b)|(?<=\w )still|currently"
+    rf"|now(?!\s+that\b){_moves_now('now')}|just|really"
     r"|actually|again"
-    r"|basically|unfortunately|sadly|officially|finally|already|totally|completely|fully"
+    rf"|basically|unfortunately|sadly|officially|finally{_moves_now('finally')}|already|totally|completely|fully"
     r"|effectively|literally|definitely|certainly|honestly|apparently|unsurprisingly"
     r"|both(?!\s+of\b))\b",
     re.IGNORECASE,
@@ -456,6 +474,8 @@ def _normalise(sentence: str) -> str:
     s = " ".join(s.split()).strip(" \t.,;:!-—–")
     if not _ADVERB_WORDS.isdisjoint(s.lower().replace(",", " ").split()):
         s = _ADVERBS.sub(" ", s)
+    if " mean" in s and (means := _MEANS.search(s)) is not None:
+        s = f"{s[: means.start()]}{', so ' if means.start() else ''}{s[means.end() :]}"
     if " for " in s and _may_match(_DURATION_LOWER, s):
         s = _DURATION.sub(" ", s)
     if ", " in s and _connective_after_comma(s):
