@@ -60,6 +60,77 @@ from tests.test_extract_rules import b, d, facts_of, o, u
                 b("tram timetable import", "fares schema"),
             },
         ),
+        # Held, and why: "on hold because of X", "paused owing to X".
+        (
+            "Lotte",
+            "the ward 6 refit is on hold because of the asbestos survey",
+            {o("Lotte", "ward 6 refit"), b("ward 6 refit", "asbestos survey")},
+        ),
+        (
+            "Lotte",
+            "the ticket gate upgrade was paused owing to the fare system migration",
+            {o("Lotte", "ticket gate upgrade"), b("ticket gate upgrade", "fare system migration")},
+        ),
+        # A learner's active for the passive: "blocking by" is "blocked by".
+        (
+            "Lotte",
+            "I am still blocking by the new tariff schema",
+            {b("Lotte", "new tariff schema", "person")},
+        ),
+        # No progress at all until Y, with the subject in a heading or before a connective.
+        (
+            "Lotte",
+            "Crane hire: no movement until the site insurance is renewed.",
+            {o("Lotte", "Crane hire"), b("Crane hire", "site insurance")},
+        ),
+        (
+            "Lotte",
+            "The volunteer rota app, on the other hand, is going nowhere until the data "
+            "protection review is signed.",
+            {o("Lotte", "volunteer rota app"), b("volunteer rota app", "data protection review")},
+        ),
+        # A cleft, blocker first: "Y is what X is sitting behind", "the one thing X needs".
+        (
+            "Lotte",
+            "The bridge load test is what the deck resurfacing is sitting behind.",
+            {o("Lotte", "deck resurfacing"), b("deck resurfacing", "bridge load test")},
+        ),
+        (
+            "Lotte",
+            "The pricing sign-off is the one thing the winter brochure is waiting on.",
+            {o("Lotte", "winter brochure"), b("winter brochure", "pricing sign-off")},
+        ),
+        # The blockers counted as the subject, then listed after a colon.
+        (
+            "Lotte",
+            "Two things are holding up the seed bank audit: the freezer logs and the "
+            "cataloguing backlog.",
+            {
+                o("Lotte", "seed bank audit"),
+                b("seed bank audit", "freezer logs"),
+                b("seed bank audit", "cataloguing backlog"),
+            },
+        ),
+        # An aside that lists the subject's members: each member waits.
+        (
+            "Lotte",
+            "the exhibits you mentioned — the whale skeleton, the map room and the tide "
+            "model — are all waiting on the insurance valuation.",
+            {
+                o("Lotte", "whale skeleton"),
+                o("Lotte", "map room"),
+                o("Lotte", "tide model"),
+                b("whale skeleton", "insurance valuation"),
+                b("map room", "insurance valuation"),
+                b("tide model", "insurance valuation"),
+            },
+        ),
+        # "the single blocker for X"
+        (
+            "Lotte",
+            "The boiler permit is the single blocker for the hostel reopening.",
+            {o("Lotte", "hostel reopening"), b("hostel reopening", "boiler permit")},
+        ),
     ],
 )
 def test_wait_in_everyday_wording(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
@@ -122,6 +193,10 @@ def test_no_unblock_from_plans(text: str) -> None:
         # an arrival with no wait is no fact
         "the scaffold licence came through this morning",
         "the parcel arrived late again",
+        # a wait told in the past tense in a cleft is over
+        "@rosa that was the last thing you were waiting on, so the map room is yours",
+        # "all" that is no floating quantifier stays
+        "all waiting rooms were repainted",
         # a dash aside after a subject with no predicate of its own
         "The donor portal refresh — the piece trustees asked for — went down well.",
     ],

@@ -290,7 +290,7 @@ def _lexicon() -> dict[str, str]:
         _combine(
             "is|are|was|were|remains|remain|stays|has been|have been",
             "on hold|on ice",
-            "pending|until|till|behind",
+            "pending|until|till|behind|because of|due to|owing to",
         ),
     )
     add(
@@ -305,7 +305,7 @@ def _lexicon() -> dict[str, str]:
         + _combine("a|the|", "prerequisite|prereq|dependency|hard dependency", "for|of|to")
         + _combine(  # "is the outstanding dependency for the refund batch"
             "a|the|one",
-            "outstanding|key|main|critical|remaining|last|only|major|big|hard|open|sole",
+            "outstanding|key|main|critical|remaining|last|only|major|big|hard|open|sole|single",
             "dependency|prerequisite|blocker|prereq",
             "for|of|to|on",
         )
@@ -559,6 +559,33 @@ def _lexicon() -> dict[str, str]:
         ),
     )
     add("S", ["at a standstill", "stalled out"])
+    add(  # held, and why: "on hold because of the Wi-Fi upgrade", "paused owing to X"
+        "W",
+        _combine(
+            "on hold|on ice|frozen|halted|suspended|paused|parked|stalled|stuck|blocked|held up",
+            "because of|due to|owing to|on account of",
+        )
+        # a learner's active for the passive: "I am still blocking by the new schema"
+        + ["blocking by", "blocking on"],
+    )
+    add(  # no progress at all until: "no movement until X", "going nowhere until X"
+        "C",
+        _combine(
+            "going nowhere|getting nowhere|goes nowhere|went nowhere|no movement|no progress"
+            "|nothing moving|nothing moves|nothing will move|not moving|not going anywhere"
+            "|nothing happening|nothing can happen|nothing can move|nothing to do",
+            "until|till|pending|before|without",
+        ),
+    )
+    add(  # a cleft, blocker first: "Y is what X is sitting behind", "Y is the one thing X
+        # waits on" (the object of the wait is gapped; the copula and head are one token)
+        "h",
+        _combine(
+            "is|are",  # (not "was the last thing you were waiting on": that wait is over)
+            "what|the one thing|the only thing|the last thing|the main thing|the one item"
+            "|the only item|the one piece|the only piece|the one thing that|the only thing that",
+        ),
+    )
     add(  # an event that ends a wait: "until the permit comes through", "...comes back"
         "e",
         _combine(
@@ -1358,6 +1385,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("x-unblocked-from-y", "unblocked", rf"(?P<s>{_NP})x*U(?P<t>{_NP})?"),
     ("unblocked-from-y", "unblocked", rf"x*U(?P<t>{_NP})?"),
     ("y-unblocks-x", "unblocked", rf"(?P<t>{_NP}(?:b{_NP})?)x*V(?P<s>{_NP})"),
+    ("y-is-what-x-waits-on", "blocked", rf"(?P<t>{_NP})h(?P<s>{_NP})x*[WR]"),
     ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP}(?:b{_NP})?{_BY_WHOM}){_TO_BE_DONE}"),
     ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP}(?:b{_NP})?{_BY_WHOM}){_TO_BE_DONE}"),
     ("y-blocks-x-can-start-z", "blocked_mv", rf"(?P<t>{_NP})x*K{_NP}M(?P<v>n)(?P<s>{_NP})"),
@@ -3800,9 +3828,10 @@ def _lift_asides(parts: list[_Clause]) -> list[_Clause]:
         ):  # "the rubric revision — the piece the board asked for — can't go ahead until
             # X": the aside between dashes names the subject again; the predicate is its
             host = out[-1]
-            out[-1] = _Clause(host.kind, host.toks + parts[i + 1].toks, host.antecedent)
-            i += 2
-            continue
+            subject = clause.toks if any(t.cls == "&" for t in clause.toks) else host.toks
+            out[-1] = _Clause(host.kind, subject + parts[i + 1].toks, host.antecedent)
+            i += 2  # (an aside that lists the subject's members names who waits: "the
+            continue  # three reports — A, B and C — wait on X")
         out.append(clause)
         i += 1
     return out
@@ -3838,6 +3867,20 @@ def _join_colon_lists(parts: list[_Clause]) -> list[_Clause]:
                 k -= 1
             if k and toks[k - 1].cls in "WRK":
                 out.append(_Clause(clause.kind, toks[:k] + nxt.toks))
+                skip = True
+                continue
+        if nxt is not None and nxt.kind in (":", "—", "–", "-") and nxt.toks:
+            k = next((j for j, t in enumerate(toks) if t.cls != "n"), len(toks))
+            rest = clause.classes[k:].lstrip("x")
+            after = parts[i + 2].kind if i + 2 < len(parts) else ""
+            if (
+                2 <= k <= 4
+                and toks[k - 1].low in _SOME_THINGS
+                and rest[:1] == "K"
+                and after not in _RELATIVE  # "..., and B that SRE runs": B's, kept in place
+            ):
+                # "Two things are holding up X: A and B": A and B hold up X
+                out.append(_Clause(clause.kind, nxt.toks + toks[k:]))
                 skip = True
                 continue
         out.append(clause)

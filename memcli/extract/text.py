@@ -145,7 +145,10 @@ _ADVERBS = re.compile(
     r"|actually|again"
     rf"|basically|unfortunately|sadly|officially|finally{_moves_now('finally')}|already|totally|completely|fully"
     r"|effectively|literally|definitely|certainly|honestly|apparently|unsurprisingly"
-    r"|both(?!\s+of\b))\b",
+    r"|both(?!\s+of\b)"
+    # a floating "all": "A, B and C are all waiting on X"
+    r"|(?:(?<=\bare )|(?<=\bwere ))all(?=\s+(?:waiting|blocked|stuck|held|sitting|parked|gated"
+    r"|pending|dependent|depending|on hold|queued)\b))\b",
     re.IGNORECASE,
 )
 
@@ -175,13 +178,15 @@ _CONNECTIVE = re.compile(
     r"|as previously reported|as reported|as noted|as noted last week|as mentioned|as expected"
     r"|at the time of writing|in the interim|in the meantime|meanwhile|moreover|furthermore"
     r"|nonetheless|nevertheless|consequently|as a result|in practice|for now|so far"
-    r"|unfortunately|fortunately|once again|again|too|also|by the way)\s*,(?=\s)",
+    r"|unfortunately|fortunately|once again|again|too|also|by the way|on the other hand"
+    r"|for its part|for their part|in any case|either way|as it stands|for the moment"
+    r"|on balance|in short|in fact|admittedly)\s*,(?=\s)",
     re.IGNORECASE,
 )
 _CONNECTIVE_FIRST = frozenset(
     """however though therefore thus hence by in as at meanwhile moreover furthermore
     nonetheless nevertheless consequently for so unfortunately fortunately once again too
-    also""".split()
+    also on either admittedly""".split()
 )
 
 
@@ -515,7 +520,7 @@ _NONE_LEAD = re.compile(r"(?:none|nothing|nope|no blockers?)\s*[,;—–-]+\s*(?
 _ADVERB_WORDS = frozenset(
     """right also still currently now just really actually again basically unfortunately
     sadly officially finally already totally completely fully effectively literally
-    definitely certainly honestly apparently unsurprisingly both""".split()
+    definitely certainly honestly apparently unsurprisingly both all""".split()
 )
 # A status emoji opening a line is a label: "✅ X" is done, "🔄 X" in progress.
 _STATUS_EMOJI = re.compile(r"\s*(?P<e>[✅✔☑]|🔄|🚧|⏳|🏗|🛠|⛔|🚫|🛑)\ufe0f?\s*")
