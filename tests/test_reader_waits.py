@@ -125,6 +125,34 @@ from tests.test_extract_rules import b, d, facts_of, o, u
                 b("tide model", "insurance valuation"),
             },
         ),
+        # A subjectless wait on the bullet after the one that named the work: that work
+        # waits (a template's "Blocked:" line still speaks for the writer).
+        (
+            "Lotte",
+            "- still on the tide gauge calibration\n- blocked by the harbour office's datum survey",
+            {
+                o("Lotte", "tide gauge calibration"),
+                ("harbour office", "team", "owns", "datum survey", "work_item"),
+                b("tide gauge calibration", "datum survey"),
+            },
+        ),
+        (
+            "Lotte",
+            "- still on the tide gauge calibration\nBlocked: on the datum survey",
+            {o("Lotte", "tide gauge calibration"), b("Lotte", "datum survey", "person")},
+        ),
+        # A status set on a ticket: "Marking X as blocked by Y".
+        (
+            "Lotte",
+            "Marking HARB-12 as blocked by HARB-9.",
+            {o("Lotte", "HARB-12"), b("HARB-12", "HARB-9")},
+        ),
+        # A learner's "depends from" is "depends on".
+        (
+            "Lotte",
+            "the buoy firmware depends from the radio driver update",
+            {o("Lotte", "buoy firmware"), b("buoy firmware", "radio driver update")},
+        ),
         # "the single blocker for X"
         (
             "Lotte",
@@ -158,6 +186,18 @@ def test_wait_in_everyday_wording(author: str, text: str, expected: set[tuple[st
             "the harbour permit came through today!! so the pontoon repair can finally start",
             {u("pontoon repair", "harbour permit")},
         ),
+        # The cause told as what somebody did, after a dash.
+        (
+            "Tove",
+            "the ferry timetable import is unblocked — ops approved the berth schedule today.",
+            {u("ferry timetable import", "berth schedule")},
+        ),
+        # "X can go in now, Y was merged": the "now" after the verb.
+        (
+            "Tove",
+            "#412 can go in now, #409 was merged by @mirja this morning.",
+            {d("mirja", "#409"), u("#412", "#409")},
+        ),
         # "which means X can now move": a consequence, read like "so".
         (
             "Tove",
@@ -178,6 +218,8 @@ def test_unblock_in_everyday_wording(
         # "can now start X" with an object is a plan, not the end of a wait
         "we can now start the pontoon repair",
         "if the permit comes through, the pontoon repair can now go ahead",
+        # a ticket moved to a board column is no wait on the board
+        "Moving this ticket to Blocked on the board.",
         # a definition is no consequence
         "Where we say red, that means the date is in doubt.",
     ],

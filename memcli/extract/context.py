@@ -351,6 +351,8 @@ def _key(ref: EntityRef) -> str:
 
 
 # The work the update is about, named by what is left of it: "the real work is stuck".
+# A template's "Blocked:" line speaks for the writer, not for the line above it.
+_BLOCKED_LABEL = re.compile(r"\s*[-*•]?\s*(?i:blocked|blockers?|blocking|b)\s*[:—–-]")
 _TOPIC_REFS = frozenset(
     {"real work", "the real work", "actual work", "the actual work", "proper work"}
     | {"the real thing", "real thing", "real part", "the real part", "real stuff"}
@@ -426,6 +428,7 @@ class _Reader:
         self._projects: bool | None = None  # whether the text names any project
         self.says_unowned = False  # a sentence says something has no owner (reader.py)
         self.working: EntityRef | None = None  # the item the author says they work on
+        self.working_line = -1  # the line that said so
         self.item_line = -1  # the line the last item was named on
         self.label_line = -1  # the line whose own "Label:" names ``line_topic``
         self._title: tuple[EntityRef | None] | None = None  # the ticket a comment is on
@@ -911,6 +914,15 @@ class _Reader:
         """
         if raw is None:
             ref = self.self_source()
+            if (
+                ref is not None
+                and ref == self.author_ref
+                and self.working is not None
+                and self.working.type is ITEM
+                and self.working_line == self.line - 1
+                and not _BLOCKED_LABEL.match(self.sentence)
+            ):  # "- still on the rate limiter / - blocked by the cache upgrade": the line
+                ref = self.working  # before named the work the subjectless wait is about
             return [(ref, None, ref.type is not ITEM)] if ref else None
         result: list[tuple[EntityRef, _Phrase | None, bool]] = []
         for part in _split_waiters(raw):
@@ -1178,6 +1190,7 @@ class _Reader:
                 self.owner_of.setdefault(_key(d.target), d.source)
                 if d.source is author or (author is not None and d.source == author):
                     self.working = d.target  # "picking up the importer today"
+                    self.working_line = self.line
             if d.relation is Relation.BLOCKED_BY:
                 if d.source.type is ITEM:
                     self.last_wait = (d.source, d.target)

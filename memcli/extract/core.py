@@ -566,7 +566,8 @@ def _lexicon() -> dict[str, str]:
             "because of|due to|owing to|on account of",
         )
         # a learner's active for the passive: "I am still blocking by the new schema"
-        + ["blocking by", "blocking on"],
+        + ["blocking by", "blocking on"]
+        + _combine("depends|depend|depending|depended|dependent", "from"),
     )
     add(  # no progress at all until: "no movement until X", "going nowhere until X"
         "C",
@@ -2855,6 +2856,18 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 if unblocked_waiter and cause and (kind in _CAUSAL or kind in _BREAKS):
                     _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
                     unblocked_waiter = None  # "X is unblocked, the permit came through"
+            elif (
+                unblocked_waiter
+                and kind in _BREAKS
+                and (verb := _past_verb(toks)) is not None
+                and (did := _rebase(toks[verb + 1 :])[0])
+            ):  # "X is unblocked — finance approved the new rate card": what was done
+                acted = _agent_acted(reader, toks)
+                if acted is not None:
+                    reader.commit(acted, text)
+                    outcomes.append(acted)
+                _add_unblock(reader, outcomes, unblocked_waiter, did, text)
+                unblocked_waiter = None
             elif kind in _CAUSAL - {","} and toks:
                 cause = _rebase(_trailing_np(toks))[0] or None
                 acted = _agent_acted(reader, toks)  # "now that Hee-won pushed the image"
@@ -3885,6 +3898,17 @@ def _join_colon_lists(parts: list[_Clause]) -> list[_Clause]:
                 continue
         out.append(clause)
     return out
+
+
+def _past_verb(toks: list[_Tok]) -> int | None:
+    """Where a past verb outside the lexicon follows a short subject and comes before an
+    object: "finance approved the rate card", "ops rotated the keys" (else None)."""
+    verb = next((k for k, t in enumerate(toks[:4]) if k and t.low.endswith("ed")), None)
+    if verb is None or verb + 1 >= len(toks) or toks[verb + 1].cls != "n":
+        return None
+    if any(t.cls != "n" for t in toks[:verb]) or toks[0].low in _DETERMINERS:
+        return None  # "the approved rate card": no subject before the verb
+    return verb
 
 
 def _agent_acted(reader: _Reader, toks: list[_Tok]) -> _Outcome | None:

@@ -130,6 +130,18 @@ _MEANS = re.compile(
 )
 
 
+_MOVE_NOW = re.compile(
+    r"\b(can|could)\s+(move|proceed|go ahead|go in|go out|resume|start|begin|continue|restart)"
+    r"\s+now\b(?=\s*(?:$|[,;.!—–)])|\s+(?:and|so|but)\b)",
+    re.IGNORECASE,
+)
+# A status set on a ticket: "Marking DOCS-9 as blocked by DOCS-7" says DOCS-9 is blocked.
+_MARKED_AS = re.compile(
+    r"(?i:marking|marked|flagging|flagged)\s+(?P<x>[^,;:()]{1,60}?)"
+    r"\s+(?i:as)\s+(?=(?i:blocked|waiting|dependent|depending|on hold|stalled|parked)\b)"
+)
+
+
 def _moves_now(word: str) -> str:
     """After ``word``: not "can <word> <move>" with nothing after the verb."""
     return (
@@ -477,8 +489,12 @@ def _normalise(sentence: str) -> str:
     if "'" in s:
         s = _contract(s)
     s = " ".join(s.split()).strip(" \t.,;:!-—–")
+    if " now" in s and (" can " in s or " could " in s):
+        s = _MOVE_NOW.sub(r"\1 now \2", s)  # "X can go in now" is "X can now go in"
     if not _ADVERB_WORDS.isdisjoint(s.lower().replace(",", " ").split()):
         s = _ADVERBS.sub(" ", s)
+    if s[:1] in "MmFf" and (marked := _MARKED_AS.match(s)) is not None:
+        s = f"{marked['x']} is {s[marked.end() :]}"  # "Marking X as blocked by Y"
     if " mean" in s and (means := _MEANS.search(s)) is not None:
         s = f"{s[: means.start()]}{', so ' if means.start() else ''}{s[means.end() :]}"
     if " for " in s and _may_match(_DURATION_LOWER, s):
