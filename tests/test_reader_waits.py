@@ -153,6 +153,20 @@ from tests.test_extract_rules import b, d, facts_of, o, u
             "the buoy firmware depends from the radio driver update",
             {o("Lotte", "buoy firmware"), b("buoy firmware", "radio driver update")},
         ),
+        # The waiters counted, then listed after a colon.
+        (
+            "Lotte",
+            "The grid survey is the single blocker for three projects: the solar canopy, "
+            "the heat pump trial and the battery shed.",
+            {
+                o("Lotte", "solar canopy"),
+                o("Lotte", "heat pump trial"),
+                o("Lotte", "battery shed"),
+                b("solar canopy", "grid survey"),
+                b("heat pump trial", "grid survey"),
+                b("battery shed", "grid survey"),
+            },
+        ),
         # "the single blocker for X"
         (
             "Lotte",
@@ -198,6 +212,13 @@ def test_wait_in_everyday_wording(author: str, text: str, expected: set[tuple[st
             "#412 can go in now, #409 was merged by @mirja this morning.",
             {d("mirja", "#409"), u("#412", "#409")},
         ),
+        # "nothing is blocking X now": X is free of what was just done.
+        (
+            "Tove",
+            "The cold store sensors are already deployed, so nothing's blocking the "
+            "stock audit now.",
+            {d("Tove", "cold store sensors"), u("stock audit", "cold store sensors")},
+        ),
         # "which means X can now move": a consequence, read like "so".
         (
             "Tove",
@@ -218,6 +239,8 @@ def test_unblock_in_everyday_wording(
         # "can now start X" with an object is a plan, not the end of a wait
         "we can now start the pontoon repair",
         "if the permit comes through, the pontoon repair can now go ahead",
+        # nothing blocking a person names no work
+        "nothing is blocking me",
         # a ticket moved to a board column is no wait on the board
         "Moving this ticket to Blocked on the board.",
         # a definition is no consequence

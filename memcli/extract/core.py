@@ -3799,6 +3799,7 @@ def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
     return out
 
 
+_COUNTS = frozenset("two three four five six several multiple both".split())
 _SOME_THINGS = frozenset(
     "things items dependencies blockers prerequisites pieces bits following".split()
 )
@@ -3873,7 +3874,15 @@ def _join_colon_lists(parts: list[_Clause]) -> list[_Clause]:
             nxt is not None
             and nxt.kind in (":", "—", "–", "-", ",")
             and len(toks) >= 2
-            and toks[-1].low in _SOME_THINGS
+            and (
+                toks[-1].low in _SOME_THINGS
+                or (  # "the single blocker for three workstreams: A, B and C"
+                    nxt.kind == ":"
+                    and toks[-2].low in _COUNTS
+                    and toks[-1].low.endswith("s")
+                    and len(toks[-1].low) > 3
+                )
+            )
         ):
             k = len(toks) - 1
             while k and toks[k - 1].cls == "n" and toks[k - 1].low not in _DETERMINERS:

@@ -142,6 +142,14 @@ _MARKED_AS = re.compile(
 )
 
 
+# "so nothing is blocking the banner now": the banner is free.
+_NOTHING_BLOCKS = re.compile(
+    r"\b[Nn]othing(?:\s+else)?\s+(?:is\s+)?(?:blocking|holding up|holding back|gating)"
+    r"\s+(?P<x>[^\s,;.!—–][^,;.!—–]{0,60}?)(?:\s+(?:now|anymore|any more|any longer))?"
+    r"(?=\s*(?:$|[,;.!—–]))"
+)
+
+
 def _moves_now(word: str) -> str:
     """After ``word``: not "can <word> <move>" with nothing after the verb."""
     return (
@@ -495,6 +503,8 @@ def _normalise(sentence: str) -> str:
         s = _ADVERBS.sub(" ", s)
     if s[:1] in "MmFf" and (marked := _MARKED_AS.match(s)) is not None:
         s = f"{marked['x']} is {s[marked.end() :]}"  # "Marking X as blocked by Y"
+    if "othing" in s and (free := _NOTHING_BLOCKS.search(s)) is not None:
+        s = f"{s[: free.start()]}{free['x']} is unblocked{s[free.end() :]}"
     if " mean" in s and (means := _MEANS.search(s)) is not None:
         s = f"{s[: means.start()]}{', so ' if means.start() else ''}{s[means.end() :]}"
     if " for " in s and _may_match(_DURATION_LOWER, s):
