@@ -167,6 +167,19 @@ from tests.test_extract_rules import b, d, facts_of, o, u
                 b("battery shed", "grid survey"),
             },
         ),
+        # A pull request's subjectless "Depends on Y": the request titled above waits.
+        (
+            "Lotte",
+            "**PR #731 — Gaelic place names**\nDepends on #722 (the gazetteer import); "
+            "leaving this as a draft for now.",
+            {o("Lotte", "Gaelic place names"), b("Gaelic place names", "gazetteer import")},
+        ),
+        # ... with the event and "first" after the blocker.
+        (
+            "Lotte",
+            "the ferry app depends on #57 being merged first",
+            {o("Lotte", "ferry app"), b("ferry app", "#57")},
+        ),
         # "the single blocker for X"
         (
             "Lotte",

@@ -376,7 +376,7 @@ _PART_HEADS = (" half", " part", " portion")
 _PART_REF = re.compile(r"(?:that|this|the other|the|(?:the\s+)?[\w-]+)\s+(?:half|part|portion)")
 # A title line naming a ticket: "**QA-57 · Login regression suite** — comment by Jo".
 _TITLE_TICKET = re.compile(
-    r"[#*_\s]*(?P<id>[A-Z][A-Z0-9]+-\d+|#\d+)[*_]*(?:\s*[·:—–|-]\s*(?P<title>[^*\n—–]+?))?"
+    r"[#*_\s]*(?P<id>[A-Z][A-Z0-9]+-\d+|(?:(?:PR|MR)\s*)?#\d+)[*_]*(?:\s*[·:—–|-]\s*(?P<title>[^*\n—–]+?))?"
     r"[*_]*\s*(?:[—–-]\s*(?:comment|reply|update|note)\b.*)?\Z",
     re.IGNORECASE,
 )
@@ -923,6 +923,8 @@ class _Reader:
                 and not _BLOCKED_LABEL.match(self.sentence)
             ):  # "- still on the rate limiter / - blocked by the cache upgrade": the line
                 ref = self.working  # before named the work the subjectless wait is about
+            elif ref is not None and ref == self.author_ref and self.working is None:
+                ref = self._title_item() or ref  # "PR #88: ..." then "Depends on #80"
             return [(ref, None, ref.type is not ITEM)] if ref else None
         result: list[tuple[EntityRef, _Phrase | None, bool]] = []
         for part in _split_waiters(raw):

@@ -1374,7 +1374,7 @@ _NP = r"n(?:[n&p]*n)?"
 # also "#58 landing first"; an event and where it comes from: "is back from the vendor",
 # "is agreed with the ward teams", "comes through", "comes back from legal"
 _EVENT = r"(?:x+[DEn](?:p[n&p]*n)?|e(?:p[n&p]*n)?)"
-_TO_BE_DONE = rf"I?(?:px+[DE])?F?{_EVENT}?"
+_TO_BE_DONE = rf"I?(?:px+[DE])?F?{_EVENT}?F?"  # "#80 being merged first"
 # "until the sign-off is obtained from the records team": who delivers it, in the blocker
 _BY_WHOM = rf"(?:x+[nD][pb]{_NP})?"
 _PP = rf"(?:[pL]{_NP})"
