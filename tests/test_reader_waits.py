@@ -180,6 +180,18 @@ from tests.test_extract_rules import b, d, facts_of, o, u
             "the ferry app depends on #57 being merged first",
             {o("Lotte", "ferry app"), b("ferry app", "#57")},
         ),
+        # A prerequisite with no waiter in its clause: the stalled item before it, or the
+        # item that "then" can move after it, waits on it.
+        (
+            "Lotte",
+            "the lock gate repaint - blocked, the dry dock booking has to land first",
+            {o("Lotte", "lock gate repaint"), b("lock gate repaint", "dry dock booking")},
+        ),
+        (
+            "Lotte",
+            "the tenancy audit has to be signed off first, then the rent review can start",
+            {o("Lotte", "rent review"), b("rent review", "tenancy audit")},
+        ),
         # "the single blocker for X"
         (
             "Lotte",
@@ -232,6 +244,28 @@ def test_wait_in_everyday_wording(author: str, text: str, expected: set[tuple[st
             "stock audit now.",
             {d("Tove", "cold store sensors"), u("stock audit", "cold store sensors")},
         ),
+        # Blocker first, the way now open.
+        (
+            "Tove",
+            "the noise survey cleared the way for the facade cleaning",
+            {u("facade cleaning", "noise survey")},
+        ),
+        (
+            "Tove",
+            "the lease renewal came through, clearing the way for the shop fit",
+            {u("shop fit", "lease renewal")},
+        ),
+        # "Y landing means X can proceed"; "free to go now that Y is in".
+        (
+            "Tove",
+            "the ward rota landing means the bed audit can proceed",
+            {d("Tove", "ward rota"), u("bed audit", "ward rota")},
+        ),
+        (
+            "Tove",
+            "the roof survey is free to go now that the access licence is in",
+            {d("Tove", "access licence"), u("roof survey", "access licence")},
+        ),
         # "which means X can now move": a consequence, read like "so".
         (
             "Tove",
@@ -252,6 +286,8 @@ def test_unblock_in_everyday_wording(
         # "can now start X" with an object is a plan, not the end of a wait
         "we can now start the pontoon repair",
         "if the permit comes through, the pontoon repair can now go ahead",
+        # a prerequisite alone names no waiter
+        "the dry dock booking has to land first",
         # nothing blocking a person names no work
         "nothing is blocking me",
         # a ticket moved to a board column is no wait on the board

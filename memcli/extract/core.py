@@ -243,6 +243,7 @@ def _lexicon() -> dict[str, str]:
         + ["unblocked by", "unblocked after", "no longer waiting", "no longer stuck"]
         + ["back on track", "taken off hold", "out of limbo"]
         + ["clear to proceed", "clear to start", "free to proceed", "free to start"]
+        + _combine("clear|free", "to go|to go ahead|to begin|to resume|to move")
         + ["moving again", "no longer blocked"]
         + _combine("no longer|not", "waits|wait|depends|depend|relies|rely|hinges", "on|for|upon")
         + _combine(  # "now that Y is out, X can move again"
@@ -568,6 +569,28 @@ def _lexicon() -> dict[str, str]:
         # a learner's active for the passive: "I am still blocking by the new schema"
         + ["blocking by", "blocking on"]
         + _combine("depends|depend|depending|depended|dependent", "from"),
+    )
+    add(  # a prerequisite with no waiter in its clause: "the permit has to land first"
+        "q",
+        _combine(
+            "has to|have to|needs to|need to|must|got to|has got to",
+            "land|ship|merge|go in|go out|happen|finish|complete|be done|be merged|be finished"
+            "|be approved|be signed off|be fixed|be in place|be sorted|be ready|be in|be live"
+            "|be deployed|be released|be agreed|come through|come back",
+            "first",
+        ),
+    )
+    add(  # blocker first, the way now open: "Y cleared the way for X"
+        "V",
+        _combine(
+            "cleared|clears|clearing|paved|paves|paving|opened|opens|opening",
+            "the way for|the path for",
+        )
+        + _combine(
+            "removed|removes|removing",
+            "the last obstacle to|the last obstacle for|the last blocker for|the blocker on"
+            "|the blocker for|the last blocker on",
+        ),
     )
     add(  # no progress at all until: "no movement until X", "going nowhere until X"
         "C",
@@ -2603,6 +2626,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     named: list[_Tok] = []  # the last work item a clause of this sentence named
     unblocked_waiter: str | None = None  # "X is unblocked" still looking for its Y
     stalled_waiter: str | None = None  # "X is blocked" still looking for its blocker
+    first_needed: str | None = None  # "Y has to land first" still looking for its waiter
     cause: str | None = None  # what a "now that Y landed" clause named
     last_doer: str | None = None  # the named doer of the last completion
     main_clause: list[_Tok] = []  # the last clause that was not a relative one
@@ -2689,6 +2713,35 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 stalled_waiter = None
                 previous = toks
                 continue
+        first = _FIRST_NEEDED.fullmatch(classes) if "q" in classes else None
+        if first is not None and (y := _rebase(toks[: first.end("y")])[0]):
+            # "X - blocked, Y has to land first": X waits on Y; else "Y has to land first,
+            # then X can start": the next clause names the waiter
+            need = reader.blocked(stalled_waiter, y) if stalled_waiter is not None else None
+            if need is not None and need.drafts:
+                need.frame = "x-is-stalled-y-first"
+                reader.commit(need, text)
+                outcomes.append(need)
+            else:
+                first_needed = y
+            stalled_waiter = None
+            previous = toks
+            continue
+        if (
+            first_needed is not None
+            and kind in _THEN_KINDS
+            and (then := _THEN_MOVES.fullmatch(classes)) is not None
+            and toks[-1].low in _MOVE_VERBS_NOW
+        ):  # "..., then the boiler swap can start": the swap waits on what comes first
+            need = reader.blocked(_rebase(toks[: then.end("s")])[0], first_needed)
+            first_needed = None
+            if need is not None and need.drafts:
+                need.frame = "y-first-then-x"
+                reader.commit(need, text)
+                outcomes.append(need)
+                previous = toks
+                continue
+        first_needed = None
         stalled_waiter = None
         if index and kind in (",", "—", "–", ";") and toks and toks[0].low in _ASKING:
             reason = reason or "question"  # "..., anyone know who owns that"
@@ -2878,7 +2931,8 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 if unblocked_waiter and cause:
                     _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
                     unblocked_waiter = None
-            previous = toks
+            # (what arrived is the subject a following "clearing the way for X" borrows)
+            previous = toks[: arrived.end("y")] if arrived is not None else toks
             continue
         if _MEASURE.match(toks[0].text):
             reason, previous = "a measurement, not a work item", toks
@@ -3852,6 +3906,14 @@ def _lift_asides(parts: list[_Clause]) -> list[_Clause]:
 
 
 _DASHES = frozenset({"—", "–"})
+# "the permit has to land first" (y: what has to happen first)
+_FIRST_NEEDED = re.compile(rf"(?P<y>{_NP})x*q")
+# "then the boiler swap can start", "and only then can X ship" (s: what waits)
+_THEN_MOVES = re.compile(rf"(?P<s>{_NP})Mn")
+_THEN_KINDS = frozenset({"then", ",", "and", "so", ";", "—", "–"})
+_MOVE_VERBS_NOW = frozenset(
+    "start begin proceed move ship launch resume continue merge land deploy release".split()
+)
 # Punctuation between "X is unblocked" and the clause that says why: "X is unblocked: the
 # ledger API shipped", "X is unblocked — Y went out", "X's unblocked, Y came through".
 _BREAKS = frozenset({",", "—", "–", ";", "-", ":"})

@@ -150,6 +150,15 @@ _NOTHING_BLOCKS = re.compile(
 )
 
 
+# "the permit landing means the swap can proceed": Y's landing frees X.
+_DONE_MEANS = re.compile(
+    r"(?P<y>[^,;:]{1,80}?)\s+(?:landing|shipping|merging|going (?:out|live|in)|being (?:done"
+    r"|merged|approved|signed off|finished|released|deployed|in|fixed))\s+means\s+"
+    r"(?:that\s+)?(?=\S)",
+    re.IGNORECASE,
+)
+
+
 def _moves_now(word: str) -> str:
     """After ``word``: not "can <word> <move>" with nothing after the verb."""
     return (
@@ -507,6 +516,8 @@ def _normalise(sentence: str) -> str:
         s = f"{s[: free.start()]}{free['x']} is unblocked{s[free.end() :]}"
     if " mean" in s and (means := _MEANS.search(s)) is not None:
         s = f"{s[: means.start()]}{', so ' if means.start() else ''}{s[means.end() :]}"
+    elif " means " in s and (done := _DONE_MEANS.match(s)) is not None:
+        s = f"{done['y']} is done, so {s[done.end() :]}"  # "Y landing means X can go"
     if " for " in s and _may_match(_DURATION_LOWER, s):
         s = _DURATION.sub(" ", s)
     if ", " in s and _connective_after_comma(s):
