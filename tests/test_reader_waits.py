@@ -192,6 +192,23 @@ from tests.test_extract_rules import b, d, facts_of, o, u
             "the tenancy audit has to be signed off first, then the rent review can start",
             {o("Lotte", "rent review"), b("rent review", "tenancy audit")},
         ),
+        # A chat question about what holds up X, answered on the next line with a list:
+        # the list is X's blockers (asking about it makes it nobody's).
+        (
+            "Mira",
+            "mira: what's holding the tram app 3.0 release?\n"
+            "jo: the map tiles fix (TRAM-41), the new fare table, and the ticket flow tests",
+            {
+                b("tram app 3.0 release", "map tiles fix"),
+                b("tram app 3.0 release", "new fare table"),
+                b("tram app 3.0 release", "ticket flow tests"),
+            },
+        ),
+        (
+            "Mira",
+            "what is the dune survey still waiting on?\nthe drone licence",
+            {b("dune survey", "drone licence")},
+        ),
         # "the single blocker for X"
         (
             "Lotte",
@@ -286,6 +303,9 @@ def test_unblock_in_everyday_wording(
         # "can now start X" with an object is a plan, not the end of a wait
         "we can now start the pontoon repair",
         "if the permit comes through, the pontoon repair can now go ahead",
+        # an answer that says no, or an answer two lines later, lists no blockers
+        "what's holding the tram app release?\njo: nothing, it went out",
+        "what's holding the tram app release?\nno idea\nthe fare table maybe",
         # a prerequisite alone names no waiter
         "the dry dock booking has to land first",
         # nothing blocking a person names no work
