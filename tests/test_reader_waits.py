@@ -209,6 +209,19 @@ from tests.test_extract_rules import b, d, facts_of, o, u
             "what is the dune survey still waiting on?\nthe drone licence",
             {b("dune survey", "drone licence")},
         ),
+        # A gerund that heads its noun phrase ("the kiln commissioning") is the waiter,
+        # and "Site (Name):" in notes makes Name the speaker, not the note-taker.
+        (
+            "Ruth Adler",
+            "Regional hubs call — notes (Ruth Adler)\n"
+            "Leeds (Omar): the new kiln commissioning is on hold pending the gas safety check.\n"
+            "Derby: the shift rota change was signed off by HR on Tuesday.",
+            {
+                o("Omar", "new kiln commissioning"),
+                b("new kiln commissioning", "gas safety check"),
+                ("HR", "team", "completed", "shift rota change", "work_item"),
+            },
+        ),
         # "the single blocker for X"
         (
             "Lotte",

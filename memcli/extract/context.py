@@ -1225,6 +1225,11 @@ _NAME_WORD = re.compile(r"[^\W\d_][\w'’.-]*\Z")
 _SPEAKER_COLON = re.compile(
     r"(?P<who>[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*){0,2})\s*:\s*(?P<rest>.+)"
 )
+# "Manchester (Piotr): the conveyor is on hold": the person speaks for the site or team.
+_SPEAKER_FOR = re.compile(
+    r"[^\W\d_][\w'’.&-]*(?:\s+[^\W\d_][\w'’.&-]*){0,3}\s*"
+    r"\((?P<who>[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*)?)\)\s*:\s*(?P<rest>.+)"
+)
 _SPEAKER_VERB = re.compile(
     r"(?P<who>[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*){0,2})\s+(?:reported|reports|confirmed"
     r"|confirms|said|says|noted|notes|mentioned|mentions|explained|shared|announced|stated"
@@ -1290,7 +1295,8 @@ def _meeting_title(text: str) -> bool:
 
 
 _SPEAKER_LINE = re.compile(
-    r"^[ \t]*(?:[-*•][ \t]*)?@?([A-Z][\w'’.-]*)[ \t]*:[ \t]*\S", re.MULTILINE
+    r"^[ \t]*(?:[-*•][ \t]*)?@?([A-Z][\w'’.-]*)(?:[ \t]+\([A-Z][\w'’.-]*\))?[ \t]*:[ \t]*\S",
+    re.MULTILINE,
 )
 
 
@@ -1378,7 +1384,7 @@ class Minutes:
         """
         if not self.active:
             return None
-        for pattern in (_SPEAKER_COLON, _SPEAKER_VERB):
+        for pattern in (_SPEAKER_COLON, _SPEAKER_VERB, _SPEAKER_FOR):
             m = pattern.match(sentence)
             if m is not None and (name := self.who(m["who"])) is not None:
                 return name, m["rest"]

@@ -1086,6 +1086,12 @@ def tokenise(text: str) -> list[_Tok]:
                 or out[k + 1].low in _SUBORDINATORS
                 or out[k - 1].low in _DETERMINERS
                 or (tok.cls == "I" and nxt in "np" and out[k - 1].low not in _PERSONS)
+                or (  # "the sorter commissioning is on hold pending X": the noun's head
+                    nxt in "WSCcRJKM"
+                    and nxt
+                    and out[k - 1].low not in _PERSONS
+                    and not _name_like(out[k - 1].text)
+                )
             )
             and not (
                 tok.cls == "O"
