@@ -222,6 +222,12 @@ from tests.test_extract_rules import b, d, facts_of, o, u
                 ("HR", "team", "completed", "shift rota change", "work_item"),
             },
         ),
+        # "until <plural agent> <verb> the Y": Y is the blocker, not the agent's deed.
+        (
+            "Lotte",
+            "the map reprint can't go ahead until the surveyors finish the contour check",
+            {o("Lotte", "map reprint"), b("map reprint", "contour check")},
+        ),
         # "the single blocker for X"
         (
             "Lotte",
@@ -319,6 +325,8 @@ def test_unblock_in_everyday_wording(
         # an answer that says no, or an answer two lines later, lists no blockers
         "what's holding the tram app release?\njo: nothing, it went out",
         "what's holding the tram app release?\nno idea\nthe fare table maybe",
+        # an adjective before the blocker is no verb
+        "the complete rewrite of the parser shipped",
         # a prerequisite alone names no waiter
         "the dry dock booking has to land first",
         # nothing blocking a person names no work

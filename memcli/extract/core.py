@@ -1552,6 +1552,10 @@ _AGENT_VERBS = frozenset(
 
 # What someone is waited on to do that yields a work item ("a DBA to provision the replica");
 # waiting on someone to review or approve is a vague blocker, no fact.
+# The same after a plural or collective agent: "until ops finish the JVM bump".
+_AGENT_VERBS_BASE = frozenset(
+    "finish approve deliver publish provide finalise finalize complete confirm".split()
+)
 _DELIVER_VERBS = frozenset(
     "finish ship land merge deploy release deliver provision publish fix complete build migrate"
     " upgrade finalise finalize create provide send update install configure rotate renew"
@@ -1604,7 +1608,11 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
                     return f"{head}'s {_drop_article(np)}"
                 return np
     for k in range(1, min(4, len(toks) - 1)):
-        if toks[k].low in _AGENT_VERBS or _acts_on(toks, k, text):
+        if (
+            toks[k].low in _AGENT_VERBS
+            or (toks[k].low in _AGENT_VERBS_BASE and toks[k - 1].low not in _DETERMINERS)
+            or _acts_on(toks, k, text)
+        ):
             head = text[toks[0].start : toks[k - 1].end]
             after = k + 1
             while after < len(toks) - 1 and toks[after].low in ("off", "on", "up", "out", "over"):
