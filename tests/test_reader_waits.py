@@ -345,6 +345,8 @@ def test_no_unblock_from_plans(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
+        # waiting for a ride is no dependency
+        "waiting for the 9:40 shuttle at the depot, online in 20",
         # an arrival with no wait is no fact
         "the scaffold licence came through this morning",
         "the parcel arrived late again",
