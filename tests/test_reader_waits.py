@@ -228,6 +228,17 @@ from tests.test_extract_rules import b, d, facts_of, o, u
             "the map reprint can't go ahead until the surveyors finish the contour check",
             {o("Lotte", "map reprint"), b("map reprint", "contour check")},
         ),
+        # A stalled item, then what is not done yet: that is what it waits on.
+        (
+            "Lotte",
+            "status: the visitor app v2 is stuck, design hasn't finalised the map icons.",
+            {o("Lotte", "visitor app v2"), b("visitor app v2", "map icons")},
+        ),
+        (
+            "Lotte",
+            "the pier lighting is on hold: the cable survey isn't done yet",
+            {o("Lotte", "pier lighting"), b("pier lighting", "cable survey")},
+        ),
         # "the single blocker for X"
         (
             "Lotte",
@@ -327,6 +338,8 @@ def test_unblock_in_everyday_wording(
         "what's holding the tram app release?\nno idea\nthe fare table maybe",
         # an adjective before the blocker is no verb
         "the complete rewrite of the parser shipped",
+        # the writer's own unfinished work is no blocker of theirs
+        "the pier lighting is stuck, I haven't finished the cable tests",
         # a prerequisite alone names no waiter
         "the dry dock booking has to land first",
         # nothing blocking a person names no work

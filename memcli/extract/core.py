@@ -2727,6 +2727,23 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 stalled_waiter = None
                 previous = toks
                 continue
+        if (
+            stalled_waiter is not None
+            and (kind in _BREAKS or kind in _BECAUSE)
+            and (undone := _UNDONE.fullmatch(classes)) is not None
+            and toks[0].low not in _SUBJECT_PRONOUNS  # "I haven't finished X": my own
+        ):  # "X is stuck, design hasn't finalised the empty states", "X is on hold: the
+            # vendor patch isn't out yet": X waits on what is not done
+            group = "o" if undone["o"] is not None else "y"
+            y = _rebase(toks[undone.start(group) : undone.end(group)])[0]
+            need = reader.blocked(stalled_waiter, y) if y else None
+            if need is not None and need.drafts:
+                need.frame = "x-is-stalled-y-not-done"
+                reader.commit(need, text)
+                outcomes.append(need)
+                stalled_waiter = None
+                previous = toks
+                continue
         first = _FIRST_NEEDED.fullmatch(classes) if "q" in classes else None
         if first is not None and (y := _rebase(toks[: first.end("y")])[0]):
             # "X - blocked, Y has to land first": X waits on Y; else "Y has to land first,
@@ -3920,6 +3937,9 @@ def _lift_asides(parts: list[_Clause]) -> list[_Clause]:
 
 
 _DASHES = frozenset({"—", "–"})
+# What is not done yet: "design has not finalised the empty states" (o), "the vendor patch
+# is not out yet" (y)
+_UNDONE = re.compile(rf"n{{1,3}}x+Nx*D(?P<o>{_NP})|(?P<y>{_NP})x*Nx*[DE]")
 # "the permit has to land first" (y: what has to happen first)
 _FIRST_NEEDED = re.compile(rf"(?P<y>{_NP})x*q")
 # "then the boiler swap can start", "and only then can X ship" (s: what waits)
