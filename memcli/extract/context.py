@@ -351,6 +351,8 @@ def _key(ref: EntityRef) -> str:
 
 
 # The work the update is about, named by what is left of it: "the real work is stuck".
+# A template's "Blocked:" line speaks for the writer, not for the line above it.
+_BLOCKED_LABEL = re.compile(r"\s*[-*•]?\s*(?i:blocked|blockers?|blocking|b)\s*[:—–-]")
 _TOPIC_REFS = frozenset(
     {"real work", "the real work", "actual work", "the actual work", "proper work"}
     | {"the real thing", "real thing", "real part", "the real part", "real stuff"}
@@ -374,7 +376,7 @@ _PART_HEADS = (" half", " part", " portion")
 _PART_REF = re.compile(r"(?:that|this|the other|the|(?:the\s+)?[\w-]+)\s+(?:half|part|portion)")
 # A title line naming a ticket: "**QA-57 · Login regression suite** — comment by Jo".
 _TITLE_TICKET = re.compile(
-    r"[#*_\s]*(?P<id>[A-Z][A-Z0-9]+-\d+|#\d+)[*_]*(?:\s*[·:—–|-]\s*(?P<title>[^*\n—–]+?))?"
+    r"[#*_\s]*(?P<id>[A-Z][A-Z0-9]+-\d+|(?:(?:PR|MR)\s*)?#\d+)[*_]*(?:\s*[·:—–|-]\s*(?P<title>[^*\n—–]+?))?"
     r"[*_]*\s*(?:[—–-]\s*(?:comment|reply|update|note)\b.*)?\Z",
     re.IGNORECASE,
 )
@@ -426,6 +428,7 @@ class _Reader:
         self._projects: bool | None = None  # whether the text names any project
         self.says_unowned = False  # a sentence says something has no owner (reader.py)
         self.working: EntityRef | None = None  # the item the author says they work on
+        self.working_line = -1  # the line that said so
         self.item_line = -1  # the line the last item was named on
         self.label_line = -1  # the line whose own "Label:" names ``line_topic``
         self._title: tuple[EntityRef | None] | None = None  # the ticket a comment is on
@@ -911,6 +914,17 @@ class _Reader:
         """
         if raw is None:
             ref = self.self_source()
+            if (
+                ref is not None
+                and ref == self.author_ref
+                and self.working is not None
+                and self.working.type is ITEM
+                and self.working_line == self.line - 1
+                and not _BLOCKED_LABEL.match(self.sentence)
+            ):  # "- still on the rate limiter / - blocked by the cache upgrade": the line
+                ref = self.working  # before named the work the subjectless wait is about
+            elif ref is not None and ref == self.author_ref and self.working is None:
+                ref = self._title_item() or ref  # "PR #88: ..." then "Depends on #80"
             return [(ref, None, ref.type is not ITEM)] if ref else None
         result: list[tuple[EntityRef, _Phrase | None, bool]] = []
         for part in _split_waiters(raw):
@@ -1178,6 +1192,7 @@ class _Reader:
                 self.owner_of.setdefault(_key(d.target), d.source)
                 if d.source is author or (author is not None and d.source == author):
                     self.working = d.target  # "picking up the importer today"
+                    self.working_line = self.line
             if d.relation is Relation.BLOCKED_BY:
                 if d.source.type is ITEM:
                     self.last_wait = (d.source, d.target)
@@ -1209,6 +1224,11 @@ _TITLES = frozenset("dr dr. mr mr. ms ms. mrs mrs. prof prof. pm vendor".split()
 _NAME_WORD = re.compile(r"[^\W\d_][\w'’.-]*\Z")
 _SPEAKER_COLON = re.compile(
     r"(?P<who>[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*){0,2})\s*:\s*(?P<rest>.+)"
+)
+# "Manchester (Piotr): the conveyor is on hold": the person speaks for the site or team.
+_SPEAKER_FOR = re.compile(
+    r"[^\W\d_][\w'’.&-]*(?:\s+[^\W\d_][\w'’.&-]*){0,3}\s*"
+    r"\((?P<who>[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*)?)\)\s*:\s*(?P<rest>.+)"
 )
 _SPEAKER_VERB = re.compile(
     r"(?P<who>[^\W\d_][\w'’.-]*(?:\s+[^\W\d_][\w'’.-]*){0,2})\s+(?:reported|reports|confirmed"
@@ -1275,7 +1295,8 @@ def _meeting_title(text: str) -> bool:
 
 
 _SPEAKER_LINE = re.compile(
-    r"^[ \t]*(?:[-*•][ \t]*)?@?([A-Z][\w'’.-]*)[ \t]*:[ \t]*\S", re.MULTILINE
+    r"^[ \t]*(?:[-*•][ \t]*)?@?([A-Z][\w'’.-]*)(?:[ \t]+\([A-Z][\w'’.-]*\))?[ \t]*:[ \t]*\S",
+    re.MULTILINE,
 )
 
 
@@ -1363,7 +1384,7 @@ class Minutes:
         """
         if not self.active:
             return None
-        for pattern in (_SPEAKER_COLON, _SPEAKER_VERB):
+        for pattern in (_SPEAKER_COLON, _SPEAKER_VERB, _SPEAKER_FOR):
             m = pattern.match(sentence)
             if m is not None and (name := self.who(m["who"])) is not None:
                 return name, m["rest"]

@@ -243,12 +243,17 @@ def _lexicon() -> dict[str, str]:
         + ["unblocked by", "unblocked after", "no longer waiting", "no longer stuck"]
         + ["back on track", "taken off hold", "out of limbo"]
         + ["clear to proceed", "clear to start", "free to proceed", "free to start"]
+        + _combine("clear|free", "to go|to go ahead|to begin|to resume|to move")
         + ["moving again", "no longer blocked"]
         + _combine("no longer|not", "waits|wait|depends|depend|relies|rely|hinges", "on|for|upon")
         + _combine(  # "now that Y is out, X can move again"
             "can|could", "move again|proceed again|resume|restart|move forward again"
         )
-        + _combine("can|could", "now|finally", "move|proceed|go ahead|resume|start|begin|continue")
+        + _combine(
+            "can|could",
+            "now|finally",
+            "move|proceed|go ahead|go in|go out|resume|start|begin|continue|restart|happen",
+        )
         + ["can proceed", "could proceed", "good to go", "is good to go", "are good to go"],
     )
     add("V", _combine("no longer|not", "blocking|holding up|gating|blocks"))
@@ -286,7 +291,7 @@ def _lexicon() -> dict[str, str]:
         _combine(
             "is|are|was|were|remains|remain|stays|has been|have been",
             "on hold|on ice",
-            "pending|until|till|behind",
+            "pending|until|till|behind|because of|due to|owing to",
         ),
     )
     add(
@@ -301,7 +306,7 @@ def _lexicon() -> dict[str, str]:
         + _combine("a|the|", "prerequisite|prereq|dependency|hard dependency", "for|of|to")
         + _combine(  # "is the outstanding dependency for the refund batch"
             "a|the|one",
-            "outstanding|key|main|critical|remaining|last|only|major|big|hard|open|sole",
+            "outstanding|key|main|critical|remaining|last|only|major|big|hard|open|sole|single",
             "dependency|prerequisite|blocker|prereq",
             "for|of|to|on",
         )
@@ -555,6 +560,64 @@ def _lexicon() -> dict[str, str]:
         ),
     )
     add("S", ["at a standstill", "stalled out"])
+    add(  # held, and why: "on hold because of the Wi-Fi upgrade", "paused owing to X"
+        "W",
+        _combine(
+            "on hold|on ice|frozen|halted|suspended|paused|parked|stalled|stuck|blocked|held up",
+            "because of|due to|owing to|on account of",
+        )
+        # a learner's active for the passive: "I am still blocking by the new schema"
+        + ["blocking by", "blocking on"]
+        + _combine("depends|depend|depending|depended|dependent", "from"),
+    )
+    add(  # a prerequisite with no waiter in its clause: "the permit has to land first"
+        "q",
+        _combine(
+            "has to|have to|needs to|need to|must|got to|has got to",
+            "land|ship|merge|go in|go out|happen|finish|complete|be done|be merged|be finished"
+            "|be approved|be signed off|be fixed|be in place|be sorted|be ready|be in|be live"
+            "|be deployed|be released|be agreed|come through|come back",
+            "first",
+        ),
+    )
+    add(  # blocker first, the way now open: "Y cleared the way for X"
+        "V",
+        _combine(
+            "cleared|clears|clearing|paved|paves|paving|opened|opens|opening",
+            "the way for|the path for",
+        )
+        + _combine(
+            "removed|removes|removing",
+            "the last obstacle to|the last obstacle for|the last blocker for|the blocker on"
+            "|the blocker for|the last blocker on",
+        ),
+    )
+    add(  # no progress at all until: "no movement until X", "going nowhere until X"
+        "C",
+        _combine(
+            "going nowhere|getting nowhere|goes nowhere|went nowhere|no movement|no progress"
+            "|nothing moving|nothing moves|nothing will move|not moving|not going anywhere"
+            "|nothing happening|nothing can happen|nothing can move|nothing to do",
+            "until|till|pending|before|without",
+        ),
+    )
+    add(  # a cleft, blocker first: "Y is what X is sitting behind", "Y is the one thing X
+        # waits on" (the object of the wait is gapped; the copula and head are one token)
+        "h",
+        _combine(
+            "is|are",  # (not "was the last thing you were waiting on": that wait is over)
+            "what|the one thing|the only thing|the last thing|the main thing|the one item"
+            "|the only item|the one piece|the only piece|the one thing that|the only thing that",
+        ),
+    )
+    add(  # an event that ends a wait: "until the permit comes through", "...comes back"
+        "e",
+        _combine(
+            "comes|come|came|coming",
+            "through|thru|back|in|out|good",
+        )
+        + _combine("arrives|arrive|arrived|happens|happen|happened|turns up|shows up", ""),
+    )
     add(  # queued: "in the queue behind the rebalance", "got bumped behind X"
         "W",
         _combine("in the queue|stuck in line|stuck in the queue|bumped|pushed|sequenced", "behind")
@@ -1023,6 +1086,12 @@ def tokenise(text: str) -> list[_Tok]:
                 or out[k + 1].low in _SUBORDINATORS
                 or out[k - 1].low in _DETERMINERS
                 or (tok.cls == "I" and nxt in "np" and out[k - 1].low not in _PERSONS)
+                or (  # "the sorter commissioning is on hold pending X": the noun's head
+                    nxt in "WSCcRJKM"
+                    and nxt
+                    and out[k - 1].low not in _PERSONS
+                    and not _name_like(out[k - 1].text)
+                )
             )
             and not (
                 tok.cls == "O"
@@ -1331,7 +1400,10 @@ _LATER_VERBS = frozenset(
 
 _NP = r"n(?:[n&p]*n)?"
 # What may follow a blocker: "(to be finished) (first)", "(is done)".
-_TO_BE_DONE = r"I?(?:px+[DE])?F?(?:x+[DEn])?"  # also "#58 landing first"
+# also "#58 landing first"; an event and where it comes from: "is back from the vendor",
+# "is agreed with the ward teams", "comes through", "comes back from legal"
+_EVENT = r"(?:x+[DEn](?:p[n&p]*n)?|e(?:p[n&p]*n)?)"
+_TO_BE_DONE = rf"I?(?:px+[DE])?F?{_EVENT}?F?"  # "#80 being merged first"
 # "until the sign-off is obtained from the records team": who delivers it, in the blocker
 _BY_WHOM = rf"(?:x+[nD][pb]{_NP})?"
 _PP = rf"(?:[pL]{_NP})"
@@ -1343,6 +1415,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("x-unblocked-from-y", "unblocked", rf"(?P<s>{_NP})x*U(?P<t>{_NP})?"),
     ("unblocked-from-y", "unblocked", rf"x*U(?P<t>{_NP})?"),
     ("y-unblocks-x", "unblocked", rf"(?P<t>{_NP}(?:b{_NP})?)x*V(?P<s>{_NP})"),
+    ("y-is-what-x-waits-on", "blocked", rf"(?P<t>{_NP})h(?P<s>{_NP})x*[WR]"),
     ("x-waits-on-y", "blocked", rf"(?P<s>{_NP})x*W(?P<t>{_NP}(?:b{_NP})?{_BY_WHOM}){_TO_BE_DONE}"),
     ("waits-on-y", "blocked", rf"x*W(?P<t>{_NP}(?:b{_NP})?{_BY_WHOM}){_TO_BE_DONE}"),
     ("y-blocks-x-can-start-z", "blocked_mv", rf"(?P<t>{_NP})x*K{_NP}M(?P<v>n)(?P<s>{_NP})"),
@@ -1350,7 +1423,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("x-needs-y-first", "blocked", rf"(?P<s>{_NP})x*R(?P<t>{_NP})(?:p?x*[DE])?F"),
     ("needs-y-first", "blocked", rf"x*R(?P<t>{_NP})(?:p?x*[DE])?F"),
     ("x-needs-it", "blocked_ref", rf"(?P<s>{_NP})x*R(?P<t>n)"),
-    ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*)?"),
+    ("x-cannot-move-until-y", "blocked", rf"(?P<s>{_NP})x*C(?P<t>{_NP})(?:x*[DEn]*|{_EVENT})?"),
     ("cannot-move-x-until-y", "blocked", rf"(?:{_NP})?x*cp?(?P<s>{_NP})L(?P<t>{_NP})(?:x+[DEn]*)?"),
     ("x-cannot-move", "stalled", rf"(?P<s>{_NP})x*c"),
     ("x-dependency-on-y", "blocked", rf"(?P<s>{_NP})Y(?P<t>{_NP})(?:x.*)?"),
@@ -1479,6 +1552,10 @@ _AGENT_VERBS = frozenset(
 
 # What someone is waited on to do that yields a work item ("a DBA to provision the replica");
 # waiting on someone to review or approve is a vague blocker, no fact.
+# The same after a plural or collective agent: "until ops finish the JVM bump".
+_AGENT_VERBS_BASE = frozenset(
+    "finish approve deliver publish provide finalise finalize complete confirm".split()
+)
 _DELIVER_VERBS = frozenset(
     "finish ship land merge deploy release deliver provision publish fix complete build migrate"
     " upgrade finalise finalize create provide send update install configure rotate renew"
@@ -1531,7 +1608,11 @@ def _agent_verb(toks: list[_Tok], text: str) -> str | None:
                     return f"{head}'s {_drop_article(np)}"
                 return np
     for k in range(1, min(4, len(toks) - 1)):
-        if toks[k].low in _AGENT_VERBS or _acts_on(toks, k, text):
+        if (
+            toks[k].low in _AGENT_VERBS
+            or (toks[k].low in _AGENT_VERBS_BASE and toks[k - 1].low not in _DETERMINERS)
+            or _acts_on(toks, k, text)
+        ):
             head = text[toks[0].start : toks[k - 1].end]
             after = k + 1
             while after < len(toks) - 1 and toks[after].low in ("off", "on", "up", "out", "over"):
@@ -2559,6 +2640,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     named: list[_Tok] = []  # the last work item a clause of this sentence named
     unblocked_waiter: str | None = None  # "X is unblocked" still looking for its Y
     stalled_waiter: str | None = None  # "X is blocked" still looking for its blocker
+    first_needed: str | None = None  # "Y has to land first" still looking for its waiter
     cause: str | None = None  # what a "now that Y landed" clause named
     last_doer: str | None = None  # the named doer of the last completion
     main_clause: list[_Tok] = []  # the last clause that was not a relative one
@@ -2645,6 +2727,52 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 stalled_waiter = None
                 previous = toks
                 continue
+        if (
+            stalled_waiter is not None
+            and (kind in _BREAKS or kind in _BECAUSE)
+            and (undone := _UNDONE.fullmatch(classes)) is not None
+            and toks[0].low not in _SUBJECT_PRONOUNS  # "I haven't finished X": my own
+        ):  # "X is stuck, design hasn't finalised the empty states", "X is on hold: the
+            # vendor patch isn't out yet": X waits on what is not done
+            group = "o" if undone["o"] is not None else "y"
+            y = _rebase(toks[undone.start(group) : undone.end(group)])[0]
+            need = reader.blocked(stalled_waiter, y) if y else None
+            if need is not None and need.drafts:
+                need.frame = "x-is-stalled-y-not-done"
+                reader.commit(need, text)
+                outcomes.append(need)
+                stalled_waiter = None
+                previous = toks
+                continue
+        first = _FIRST_NEEDED.fullmatch(classes) if "q" in classes else None
+        if first is not None and (y := _rebase(toks[: first.end("y")])[0]):
+            # "X - blocked, Y has to land first": X waits on Y; else "Y has to land first,
+            # then X can start": the next clause names the waiter
+            need = reader.blocked(stalled_waiter, y) if stalled_waiter is not None else None
+            if need is not None and need.drafts:
+                need.frame = "x-is-stalled-y-first"
+                reader.commit(need, text)
+                outcomes.append(need)
+            else:
+                first_needed = y
+            stalled_waiter = None
+            previous = toks
+            continue
+        if (
+            first_needed is not None
+            and kind in _THEN_KINDS
+            and (then := _THEN_MOVES.fullmatch(classes)) is not None
+            and toks[-1].low in _MOVE_VERBS_NOW
+        ):  # "..., then the boiler swap can start": the swap waits on what comes first
+            need = reader.blocked(_rebase(toks[: then.end("s")])[0], first_needed)
+            first_needed = None
+            if need is not None and need.drafts:
+                need.frame = "y-first-then-x"
+                reader.commit(need, text)
+                outcomes.append(need)
+                previous = toks
+                continue
+        first_needed = None
         stalled_waiter = None
         if index and kind in (",", "—", "–", ";") and toks and toks[0].low in _ASKING:
             reason = reason or "question"  # "..., anyone know who owns that"
@@ -2804,7 +2932,27 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             if toks and kind not in _CAUSAL and toks[0].low in ("following", "after"):
                 kind = "after"  # "Following approval of Y, X was unblocked"
                 toks = toks[1:]
-            if kind in _CAUSAL - {","} and toks:
+            arrived = _ARRIVED.fullmatch(classes) if "e" in classes else None
+            if arrived is not None:  # "the permit came through", "the figures came back"
+                cause = _rebase(toks[: arrived.end("y")])[0] or None
+                if cause and kind not in _CONDITIONAL and not hedged_subject:
+                    reader.recent_done = cause  # "Y came through! so X can finally start"
+                if unblocked_waiter and cause and (kind in _CAUSAL or kind in _BREAKS):
+                    _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
+                    unblocked_waiter = None  # "X is unblocked, the permit came through"
+            elif (
+                unblocked_waiter
+                and kind in _BREAKS
+                and (verb := _past_verb(toks)) is not None
+                and (did := _rebase(toks[verb + 1 :])[0])
+            ):  # "X is unblocked — finance approved the new rate card": what was done
+                acted = _agent_acted(reader, toks)
+                if acted is not None:
+                    reader.commit(acted, text)
+                    outcomes.append(acted)
+                _add_unblock(reader, outcomes, unblocked_waiter, did, text)
+                unblocked_waiter = None
+            elif kind in _CAUSAL - {","} and toks:
                 cause = _rebase(_trailing_np(toks))[0] or None
                 acted = _agent_acted(reader, toks)  # "now that Hee-won pushed the image"
                 if acted is not None:
@@ -2814,7 +2962,8 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 if unblocked_waiter and cause:
                     _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
                     unblocked_waiter = None
-            previous = toks
+            # (what arrived is the subject a following "clearing the way for X" borrows)
+            previous = toks[: arrived.end("y")] if arrived is not None else toks
             continue
         if _MEASURE.match(toks[0].text):
             reason, previous = "a measurement, not a work item", toks
@@ -2992,7 +3141,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             last_doer = done[0].source.name
         if not done and out.frame in ("w-done", "w-was-done") and out.items:
             cause = out.items[-1].name  # done, by nobody named (a scribe's minutes)
-            if unblocked_waiter and (kind in _CAUSAL or kind in (",", "—", "–", ";", "-")):
+            if unblocked_waiter and (kind in _CAUSAL or kind in _BREAKS):
                 _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
                 unblocked_waiter = None
         if done:
@@ -3003,7 +3152,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 if unblocked_waiter:
                     _add_unblock(reader, outcomes, unblocked_waiter, cause, text)
                     unblocked_waiter = None
-            elif unblocked_waiter and kind in (",", "—", "–", ";", "-"):
+            elif unblocked_waiter and kind in _BREAKS:
                 _add_unblock(reader, outcomes, unblocked_waiter, cause, text)  # "X is
                 unblocked_waiter = None  # unblocked, the IAM changes went out": the reason
         if out.frame.endswith("unblocked-from-y") and not any(
@@ -3735,6 +3884,7 @@ def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
     return out
 
 
+_COUNTS = frozenset("two three four five six several multiple both".split())
 _SOME_THINGS = frozenset(
     "things items dependencies blockers prerequisites pieces bits following".split()
 )
@@ -3763,9 +3913,46 @@ def _lift_asides(parts: list[_Clause]) -> list[_Clause]:
             out.append(_Clause(",", clause.toks, antecedent))
             i += 2
             continue
+        if (
+            out
+            and clause.kind in _DASHES
+            and i + 1 < len(parts)
+            and parts[i + 1].kind == clause.kind
+            and out[-1].toks
+            and all(t.cls in "n&p" for t in out[-1].toks)
+            and clause.toks
+            and all(t.cls in "n&p" for t in clause.toks)
+            and parts[i + 1].toks
+            and parts[i + 1].toks[0].cls not in "n&p|"
+        ):  # "the rubric revision — the piece the board asked for — can't go ahead until
+            # X": the aside between dashes names the subject again; the predicate is its
+            host = out[-1]
+            subject = clause.toks if any(t.cls == "&" for t in clause.toks) else host.toks
+            out[-1] = _Clause(host.kind, subject + parts[i + 1].toks, host.antecedent)
+            i += 2  # (an aside that lists the subject's members names who waits: "the
+            continue  # three reports — A, B and C — wait on X")
         out.append(clause)
         i += 1
     return out
+
+
+_DASHES = frozenset({"—", "–"})
+# What is not done yet: "design has not finalised the empty states" (o), "the vendor patch
+# is not out yet" (y)
+_UNDONE = re.compile(rf"n{{1,3}}x+Nx*D(?P<o>{_NP})|(?P<y>{_NP})x*Nx*[DE]")
+# "the permit has to land first" (y: what has to happen first)
+_FIRST_NEEDED = re.compile(rf"(?P<y>{_NP})x*q")
+# "then the boiler swap can start", "and only then can X ship" (s: what waits)
+_THEN_MOVES = re.compile(rf"(?P<s>{_NP})Mn")
+_THEN_KINDS = frozenset({"then", ",", "and", "so", ";", "—", "–"})
+_MOVE_VERBS_NOW = frozenset(
+    "start begin proceed move ship launch resume continue merge land deploy release".split()
+)
+# Punctuation between "X is unblocked" and the clause that says why: "X is unblocked: the
+# ledger API shipped", "X is unblocked — Y went out", "X's unblocked, Y came through".
+_BREAKS = frozenset({",", "—", "–", ";", "-", ":"})
+# An arrival: "the permit came through", "the figures came back from audit" (y: what came).
+_ARRIVED = re.compile(rf"(?P<y>{_NP})x*e(?:p[n&p]*n)?")
 
 
 def _join_colon_lists(parts: list[_Clause]) -> list[_Clause]:
@@ -3781,9 +3968,17 @@ def _join_colon_lists(parts: list[_Clause]) -> list[_Clause]:
         nxt = parts[i + 1] if i + 1 < len(parts) else None
         if (
             nxt is not None
-            and nxt.kind in (":", "—", "–", "-")
+            and nxt.kind in (":", "—", "–", "-", ",")
             and len(toks) >= 2
-            and toks[-1].low in _SOME_THINGS
+            and (
+                toks[-1].low in _SOME_THINGS
+                or (  # "the single blocker for three workstreams: A, B and C"
+                    nxt.kind == ":"
+                    and toks[-2].low in _COUNTS
+                    and toks[-1].low.endswith("s")
+                    and len(toks[-1].low) > 3
+                )
+            )
         ):
             k = len(toks) - 1
             while k and toks[k - 1].cls == "n" and toks[k - 1].low not in _DETERMINERS:
@@ -3792,8 +3987,33 @@ def _join_colon_lists(parts: list[_Clause]) -> list[_Clause]:
                 out.append(_Clause(clause.kind, toks[:k] + nxt.toks))
                 skip = True
                 continue
+        if nxt is not None and nxt.kind in (":", "—", "–", "-") and nxt.toks:
+            k = next((j for j, t in enumerate(toks) if t.cls != "n"), len(toks))
+            rest = clause.classes[k:].lstrip("x")
+            after = parts[i + 2].kind if i + 2 < len(parts) else ""
+            if (
+                2 <= k <= 4
+                and toks[k - 1].low in _SOME_THINGS
+                and rest[:1] == "K"
+                and after not in _RELATIVE  # "..., and B that SRE runs": B's, kept in place
+            ):
+                # "Two things are holding up X: A and B": A and B hold up X
+                out.append(_Clause(clause.kind, nxt.toks + toks[k:]))
+                skip = True
+                continue
         out.append(clause)
     return out
+
+
+def _past_verb(toks: list[_Tok]) -> int | None:
+    """Where a past verb outside the lexicon follows a short subject and comes before an
+    object: "finance approved the rate card", "ops rotated the keys" (else None)."""
+    verb = next((k for k, t in enumerate(toks[:4]) if k and t.low.endswith("ed")), None)
+    if verb is None or verb + 1 >= len(toks) or toks[verb + 1].cls != "n":
+        return None
+    if any(t.cls != "n" for t in toks[:verb]) or toks[0].low in _DETERMINERS:
+        return None  # "the approved rate card": no subject before the verb
+    return verb
 
 
 def _agent_acted(reader: _Reader, toks: list[_Tok]) -> _Outcome | None:

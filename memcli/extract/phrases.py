@@ -176,7 +176,7 @@ _VAGUE |= frozenset({"ci run", "ci runs", "a green build", "green ci", "ci check
 _EVERYDAY = _words(
     "coffee lunch dinner breakfast food pizza train bus flight taxi kids dog weather laundry"
     " snacks tea haircut dentist doctor groceries laptop phone wifi internet keyboard monitor"
-    " car commute headphones"
+    " car commute headphones shuttle cab uber ferry plane"
 )
 
 # Everyday nouns that never modify a work item's name ("dentist appointment").

@@ -146,6 +146,43 @@ def _doing_now(reader: _Reader, out: _Outcome) -> None:
         out.current.append((reader.self_key, owned[0]))
 
 
+# A question about what holds up some work: "what's holding the 4.2 release?", "what is
+# the export still waiting on?". The next line's answer lists the blockers.
+_ASKED_WAIT = re.compile(
+    r"\b(?i:what)(?:'s|’s|\s+is|\s+are)\s+(?:(?:still|currently)\s+)?(?:"
+    r"(?:holding|blocking|gating|holding back|stalling)\s+(?:up\s+)?(?P<x>[^?]{1,80}?)"
+    r"(?:\s+up)?"
+    r"|(?P<y>[^?]{1,80}?)\s+(?:still\s+)?(?:waiting on|waiting for|blocked on|blocked by"
+    r"|stuck on|stuck behind|held up by|sitting behind)"
+    r")\s*\?"
+)
+_SPEAKER = re.compile(r"@?[\w.-]{1,24}:\s+")
+
+
+def _answer_to_wait(reader: _Reader, sentence: str, asked: tuple[str, int]) -> _Outcome | None:
+    """The answer to a question about what holds up X: "omar: the crash fix, the privacy
+    manifest and QA sign-off" lists X's blockers (an answer with a verb is read as usual)."""
+    answer = sentence
+    if (speaker := _SPEAKER.match(answer)) is not None:
+        answer = answer[speaker.end() :]
+    answer = _normalise(answer)
+    toks = tokenise(answer) if answer else []
+    if not toks or any(t.cls not in "n&p|" for t in toks) or toks[0].low in _NOT_ANSWERS:
+        return None
+    out = reader.blocked(asked[0], answer)
+    if out is None or not out.drafts:
+        return None
+    out.frame = "answer-to-what-holds-x"
+    out.drafts = [  # the writer asked about the work: that makes it nobody's
+        d for d in out.drafts if not (d.relation is Relation.OWNS and d.tentative)
+    ]
+    reader.commit(out, answer)
+    return out
+
+
+_NOT_ANSWERS = frozenset("no nope nothing none idk dunno not yes yeah yep ok okay".split())
+
+
 def _read_sentence(
     reader: _Reader, sentence: str, text: str | None = None
 ) -> tuple[list[_Outcome], str | None]:
@@ -968,6 +1005,7 @@ def extract(text: str, author: str | None) -> Extraction:
         for line in lines
     ]
     topic: str | None = None  # a plain heading line naming the item its bullets are about
+    asked: tuple[str, int] | None = None  # the work a question asked the blockers of
     sentences = sentence_lines(text)
     if "..." in text or (not text.isascii() and "…" in text):
         sentences = _trailing_off(sentences)
@@ -989,7 +1027,16 @@ def extract(text: str, author: str | None) -> Extraction:
                 if found_speaker := minutes.speaker(sentence):
                     speaker, said = found_speaker
             reader.author = speaker
-        outcomes, reason = _read_minutes_line(reader, minutes, sentence, heading, said)
+        answered = (
+            _answer_to_wait(reader, sentence, asked) if asked and number == asked[1] + 1 else None
+        )
+        if answered is not None:
+            outcomes, reason = [answered], None
+        else:
+            outcomes, reason = _read_minutes_line(reader, minutes, sentence, heading, said)
+        asked = None
+        if sentence.rstrip().endswith("?") and (question := _ASKED_WAIT.search(sentence)):
+            asked = (question["x"] or question["y"], number)  # "what's holding X?"
         reader.end_sentence(outcomes)
         found = [d for out in outcomes for d in out.drafts]
         frames = [out.frame for out in outcomes if out.frame]

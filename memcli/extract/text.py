@@ -122,12 +122,62 @@ _LEADING_FILLER = re.compile(
     re.IGNORECASE,
 )
 
+# "X can now start", "X can finally move" (nothing after the verb): the "now" says the
+# wait is over, so it stays; "we can now start the audit" is a plan, and loses it.
+# "..., which means X can move", "That means X is unblocked": a consequence, read as "so".
+_MEANS = re.compile(
+    r"(?:\A|,\s*|\s+)(?:which|that|this)\s+(?:means|meant)(?:\s+that)?\s+(?=\S)", re.IGNORECASE
+)
+
+
+_MOVE_NOW = re.compile(
+    r"\b(can|could)\s+(move|proceed|go ahead|go in|go out|resume|start|begin|continue|restart)"
+    r"\s+now\b(?=\s*(?:$|[,;.!—–)])|\s+(?:and|so|but)\b)",
+    re.IGNORECASE,
+)
+# A status set on a ticket: "Marking DOCS-9 as blocked by DOCS-7" says DOCS-9 is blocked.
+_MARKED_AS = re.compile(
+    r"(?i:marking|marked|flagging|flagged)\s+(?P<x>[^,;:()]{1,60}?)"
+    r"\s+(?i:as)\s+(?=(?i:blocked|waiting|dependent|depending|on hold|stalled|parked)\b)"
+)
+
+
+# "so nothing is blocking the banner now": the banner is free.
+_NOTHING_BLOCKS = re.compile(
+    r"\b[Nn]othing(?:\s+else)?\s+(?:is\s+)?(?:blocking|holding up|holding back|gating)"
+    r"\s+(?P<x>[^\s,;.!—–][^,;.!—–]{0,60}?)(?:\s+(?:now|anymore|any more|any longer))?"
+    r"(?=\s*(?:$|[,;.!—–]))"
+)
+
+
+# "the permit landing means the swap can proceed": Y's landing frees X.
+_DONE_MEANS = re.compile(
+    r"(?P<y>[^,;:]{1,80}?)\s+(?:landing|shipping|merging|going (?:out|live|in)|being (?:done"
+    r"|merged|approved|signed off|finished|released|deployed|in|fixed))\s+means\s+"
+    r"(?:that\s+)?(?=\S)",
+    re.IGNORECASE,
+)
+
+
+def _moves_now(word: str) -> str:
+    """After ``word``: not "can <word> <move>" with nothing after the verb."""
+    return (
+        rf"(?:(?<!can {word})(?<!could {word})|(?!\s+(?:move|proceed|go ahead|go in|go out"
+        r"|resume|start|begin|continue|restart|happen)(?:\s*(?:$|[,;.!—–)])|\s+(?:and|so|but"
+        r"|again|today|tomorrow|tonight|once|since|as|because|from)\b)))"
+    )
+
+
 _ADVERBS = re.compile(
-    r"\b(?:right now|also|still(?!\s+on\b)|(?<=\w )still|currently|now(?!\s+that\b)|just|really"
+    r"\b(?:right now|also|still(?!\s+on\b)|(?<=\w )still|currently"
+    rf"|now(?!\s+that\b){_moves_now('now')}|just|really"
     r"|actually|again"
-    r"|basically|unfortunately|sadly|officially|finally|already|totally|completely|fully"
+    rf"|basically|unfortunately|sadly|officially|finally{_moves_now('finally')}|already|totally|completely|fully"
     r"|effectively|literally|definitely|certainly|honestly|apparently|unsurprisingly"
-    r"|both(?!\s+of\b))\b",
+    r"|both(?!\s+of\b)"
+    # a floating "all": "A, B and C are all waiting on X"
+    r"|(?:(?<=\bare )|(?<=\bwere ))all(?=\s+(?:waiting|blocked|stuck|held|sitting|parked|gated"
+    r"|pending|dependent|depending|on hold|queued)\b))\b",
     re.IGNORECASE,
 )
 
@@ -157,13 +207,15 @@ _CONNECTIVE = re.compile(
     r"|as previously reported|as reported|as noted|as noted last week|as mentioned|as expected"
     r"|at the time of writing|in the interim|in the meantime|meanwhile|moreover|furthermore"
     r"|nonetheless|nevertheless|consequently|as a result|in practice|for now|so far"
-    r"|unfortunately|fortunately|once again|again|too|also|by the way)\s*,(?=\s)",
+    r"|unfortunately|fortunately|once again|again|too|also|by the way|on the other hand"
+    r"|for its part|for their part|in any case|either way|as it stands|for the moment"
+    r"|on balance|in short|in fact|admittedly)\s*,(?=\s)",
     re.IGNORECASE,
 )
 _CONNECTIVE_FIRST = frozenset(
     """however though therefore thus hence by in as at meanwhile moreover furthermore
     nonetheless nevertheless consequently for so unfortunately fortunately once again too
-    also""".split()
+    also on either admittedly""".split()
 )
 
 
@@ -454,8 +506,18 @@ def _normalise(sentence: str) -> str:
     if "'" in s:
         s = _contract(s)
     s = " ".join(s.split()).strip(" \t.,;:!-—–")
+    if " now" in s and (" can " in s or " could " in s):
+        s = _MOVE_NOW.sub(r"\1 now \2", s)  # "X can go in now" is "X can now go in"
     if not _ADVERB_WORDS.isdisjoint(s.lower().replace(",", " ").split()):
         s = _ADVERBS.sub(" ", s)
+    if s[:1] in "MmFf" and (marked := _MARKED_AS.match(s)) is not None:
+        s = f"{marked['x']} is {s[marked.end() :]}"  # "Marking X as blocked by Y"
+    if "othing" in s and (free := _NOTHING_BLOCKS.search(s)) is not None:
+        s = f"{s[: free.start()]}{free['x']} is unblocked{s[free.end() :]}"
+    if " mean" in s and (means := _MEANS.search(s)) is not None:
+        s = f"{s[: means.start()]}{', so ' if means.start() else ''}{s[means.end() :]}"
+    elif " means " in s and (done := _DONE_MEANS.match(s)) is not None:
+        s = f"{done['y']} is done, so {s[done.end() :]}"  # "Y landing means X can go"
     if " for " in s and _may_match(_DURATION_LOWER, s):
         s = _DURATION.sub(" ", s)
     if ", " in s and _connective_after_comma(s):
@@ -495,7 +557,7 @@ _NONE_LEAD = re.compile(r"(?:none|nothing|nope|no blockers?)\s*[,;—–-]+\s*(?
 _ADVERB_WORDS = frozenset(
     """right also still currently now just really actually again basically unfortunately
     sadly officially finally already totally completely fully effectively literally
-    definitely certainly honestly apparently unsurprisingly both""".split()
+    definitely certainly honestly apparently unsurprisingly both all""".split()
 )
 # A status emoji opening a line is a label: "✅ X" is done, "🔄 X" in progress.
 _STATUS_EMOJI = re.compile(r"\s*(?P<e>[✅✔☑]|🔄|🚧|⏳|🏗|🛠|⛔|🚫|🛑)\ufe0f?\s*")
