@@ -388,6 +388,15 @@ def _lexicon() -> dict[str, str]:
         + ["slipped", "slips", "moving", "progressing", "in testing", "in qa", "close"]
         + ["sitting in review", "still in review", "up for review", "in code review"],
     )
+    add(  # "still on the hook for X": "still on" alone would take "the hook for X" as X
+        "O",
+        _combine(
+            "still|now|also|currently",
+            "on the hook for|on point for|responsible for|in charge of|the owner of",
+        )
+        + _combine("take|takes|taking|took|taken|has|have|had", "point on|point for|the lead on")
+        + _combine("is|am|are|was|were", "taking point on|taking point for|taking the lead on"),
+    )
     add("O", _combine("to", "own|take|drive|lead|handle|pick up|take over|take on"))
     add("O", _combine(_inflect("move on,switch over,switch,pivot"), "to"))  # "moved on to X"
     add(  # "which Ruth has volunteered to drive": a commitment to own it

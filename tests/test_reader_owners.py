@@ -1,0 +1,76 @@
+"""Owners and the items bullets sit under, as people lay them out in notes.
+
+Real notes nest bullets: an item as a bullet ending in a colon, what is known about it
+in deeper bullets ("- Kiln relining:" over "  * Odile is running it"); a standup's
+sections as bullets over their own ("- Today:" over "  - the importer"). The deeper
+bullets take the item (or the section) as their subject, and a bullet back at the
+outer level leaves it. Ownership phrases with an adverb or a light verb in front ("still
+on the hook for X", "is taking point on X") name X, and a time at the end of a clause
+("which Odile is running this term") is no item.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memcli.extract.rules import extract
+from tests.test_extract_rules import b, d, facts_of, o
+
+NESTED = [
+    (
+        "Wen",
+        "- Kiln relining:\n  * Odile is running it\n  * can't start until the refractory"
+        " bricks arrive\n- Piet: finished the glaze trials",
+        {
+            o("Odile", "Kiln relining"),
+            b("Kiln relining", "refractory bricks"),
+            d("Piet", "glaze trials"),
+        },
+    ),
+    (
+        "Wen",
+        "- Kiln relining:\n  - blocked on the refractory bricks\n- also fixed the vent fan",
+        {
+            o("Wen", "Kiln relining"),
+            b("Kiln relining", "refractory bricks"),
+            d("Wen", "vent fan"),
+        },
+    ),
+    (
+        "Wen",
+        "Minutes, studio sync\n- Kiln relining:\n  * Odile owns it\n  * waiting on the bricks",
+        {o("Odile", "Kiln relining"), b("Kiln relining", "bricks")},
+    ),
+    (
+        "Wen",
+        "- Yesterday:\n  - shipped the stock counter\n- Today:\n  - the reorder report",
+        {d("Wen", "stock counter"), o("Wen", "reorder report")},
+    ),
+    (
+        "Wen",
+        "* **Done:**\n  * the stock counter\n* **Today:**\n  * the reorder report",
+        {d("Wen", "stock counter"), o("Wen", "reorder report")},
+    ),
+]
+
+OWNER_PHRASES = [
+    ("Wen", "- still on the hook for the pallet audit", {o("Wen", "pallet audit")}),
+    ("Wen", "Odile is taking point on the supplier shortlist.", {o("Odile", "supplier shortlist")}),
+    ("Wen", "Piet took point on the loading bay rota.", {o("Piet", "loading bay rota")}),
+    ("Wen", "Odile has point on the kiln schedule.", {o("Odile", "kiln schedule")}),
+    ("Wen", "I'm now responsible for the kiln rota.", {o("Wen", "kiln rota")}),
+]
+
+
+@pytest.mark.parametrize(("author", "text", "expected"), NESTED + OWNER_PHRASES)
+def test_owners_and_nested_bullets(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+def test_a_time_at_the_end_of_a_clause_is_no_item() -> None:
+    for text in (
+        "The intake review, which Odile is running this cycle, is on track.",
+        "Piet is running it this term.",
+    ):
+        named = {f.target.name.lower() for f in extract(text, "Wen").facts}
+        assert not any(n.startswith("this ") for n in named), named
