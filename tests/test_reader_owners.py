@@ -74,3 +74,10 @@ def test_a_time_at_the_end_of_a_clause_is_no_item() -> None:
     ):
         named = {f.target.name.lower() for f in extract(text, "Wen").facts}
         assert not any(n.startswith("this ") for n in named), named
+
+
+def test_it_after_an_unblock_is_the_work_that_moves_again() -> None:
+    text = "The crate labelling is unblocked now that the scanner firmware shipped. Odile is running it."
+    facts = facts_of(extract(text, "Wen"))
+    assert o("Odile", "crate labelling") in facts
+    assert o("Odile", "scanner firmware") not in facts

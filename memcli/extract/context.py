@@ -1186,13 +1186,21 @@ class _Reader:
                     waits.append(d.target)
 
     def end_sentence(self, outcomes: Iterable[_Outcome]) -> None:
-        """People and teams named in this sentence become pronoun antecedents for the next."""
+        """People and teams named in this sentence become pronoun antecedents for the next.
+        So does the item a sentence frees: after "X is unblocked now that Y shipped",
+        "Rosa is picking it back up" is about X, the work that moves again, not Y."""
+        freed: EntityRef | None = None
         for out in outcomes:
             for person in out.people:
                 if not self._is_author(person.name):
                     self.last_person = person
             for team in out.teams:
                 self.last_team = team
+            for d in out.drafts:
+                if d.relation is Relation.UNBLOCKED_FROM and d.source.type is ITEM:
+                    freed = d.source
+        if freed is not None:
+            self.last_item = freed
 
 
 # --------------------------------------------------------------------------------------
