@@ -62,7 +62,37 @@ OWNER_PHRASES = [
 ]
 
 
-@pytest.mark.parametrize(("author", "text", "expected"), NESTED + OWNER_PHRASES)
+# Whose a blocker is, said in the clause after it.
+BLOCKER_OWNERS = [
+    (
+        "Wen",
+        "The kiln relining waits on the gas permit, which is in Odile's hands.",
+        {o("Wen", "kiln relining"), b("kiln relining", "gas permit"), o("Odile", "gas permit")},
+    ),
+    (
+        "Wen",
+        "The glaze trials are held up by the vent upgrade, which Piet in facilities owns.",
+        {o("Wen", "glaze trials"), b("glaze trials", "vent upgrade"), o("Piet", "vent upgrade")},
+    ),
+    (
+        "Wen",
+        "The shop launch is gated on the stock import, which the data team is finishing.",
+        {
+            o("Wen", "shop launch"),
+            b("shop launch", "stock import"),
+            o("data team", "stock import", "team"),
+        },
+    ),
+    ("Wen", "Ife from the data team owns the churn model.", {o("Ife", "churn model")}),
+    (
+        "Wen",
+        "The relining can't go ahead until the permit is signed; Odile is taking point on chasing it.",
+        {o("Wen", "relining"), b("relining", "permit"), o("Odile", "permit")},
+    ),
+]
+
+
+@pytest.mark.parametrize(("author", "text", "expected"), NESTED + OWNER_PHRASES + BLOCKER_OWNERS)
 def test_owners_and_nested_bullets(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
 
