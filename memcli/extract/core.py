@@ -1728,7 +1728,9 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
 # A person named with the group they sit in: "Marcus in integration", "Ife from the data
 # team". The person owns; the group only says where to find them.
 _OWNER_IN_UNIT = re.compile(
-    r"(?P<who>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)?)\s+(?:in|from|on|at|of)\s+(?:the\s+)?"
+    r"(?!(?:One|Two|Three|Four|Five|Six|Both|All|Some|Most|Several|Few|Many|None|Each|Either"
+    r"|Neither|Any|Half|Rest|Everyone|Someone|Anyone|Nobody)\b)"
+    r"(?P<who>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)?)\s+(?:in|from|on|at)\s+(?:the\s+)?"
     r"[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?\Z"
 )
 
