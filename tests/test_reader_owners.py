@@ -111,3 +111,17 @@ def test_it_after_an_unblock_is_the_work_that_moves_again() -> None:
     facts = facts_of(extract(text, "Wen"))
     assert o("Odile", "crate labelling") in facts
     assert o("Odile", "scanner firmware") not in facts
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Handing KLN-4 to @odile.m, who knows the burners.", {o("odile.m", "KLN-4")}),
+        ("@piet_v owns the glaze log.", {o("piet_v", "glaze log")}),
+        ("The glaze log is with @piet_v now.", {o("piet_v", "glaze log")}),
+    ],
+)
+def test_a_chat_handle_with_a_dot_or_underscore_is_a_person(
+    text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, "Wen")) == expected
