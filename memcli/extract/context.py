@@ -192,6 +192,7 @@ _CLAUSE_PART = re.compile(
 )
 
 
+_HANDLE = re.compile(r"(?<![\w.])@([A-Za-z][\w.-]*[A-Za-z0-9])")
 _HANDLE_ON = re.compile(r"@?[\w.-]+\s+(?:on|for|with)\s+(?:the\s+|their\s+)?(?P<rest>\S.*)")
 _LEAD_PREPS = frozenset(
     "against across through via toward towards within without behind beyond per upon".split()
@@ -404,6 +405,7 @@ class _Reader:
         self.author = author.strip() if author and author.strip() else None
         self._text = text
         self._lower_words: frozenset[str] | None = None
+        self._handles: frozenset[str] | None = None
         self.last_item: EntityRef | None = None
         self.last_person: EntityRef | None = None
         self.last_team: EntityRef | None = None
@@ -432,6 +434,19 @@ class _Reader:
         self.item_line = -1  # the line the last item was named on
         self.label_line = -1  # the line whose own "Label:" names ``line_topic``
         self._title: tuple[EntityRef | None] | None = None  # the ticket a comment is on
+
+    @property
+    def handles(self) -> frozenset[str]:
+        """The "@name" handles the text writes, lowercased, without the "@" (made on
+        first use): "hana.sato" is a person where the text wrote "@hana.sato", though
+        the reader's words lose the "@" and a dotted name is shaped like no name."""
+        if self._handles is None:
+            self._handles = (
+                frozenset(h.lower() for h in _HANDLE.findall(self._text))
+                if "@" in self._text
+                else frozenset()
+            )
+        return self._handles
 
     @property
     def lower_words(self) -> frozenset[str]:
@@ -495,9 +510,13 @@ class _Reader:
         core = _trim(_LEADING_ARTICLE.sub("", core, count=1))
         if (m := _MEMBER_OF.fullmatch(core)) and _agent_shaped(m["who"], strict=True):
             core = _trim(m["who"])  # "Dana from the identity team" is Dana
+        ref: EntityRef | None = None
+        if ("." in core or "_" in core) and core.lower() in self.handles:
+            ref = EntityRef(core, PERSON)  # "@hana.sato": a chat handle is someone
+            out.people.append(ref)
+            return ref
         if not _valid_core(core) and not _is_team(core):
             return None
-        ref: EntityRef | None = None
         tokens = core.split()
         if _is_team(core) or (loose and _is_org(core)):
             ref = EntityRef(core, TEAM)
@@ -1201,13 +1220,21 @@ class _Reader:
                     waits.append(d.target)
 
     def end_sentence(self, outcomes: Iterable[_Outcome]) -> None:
-        """People and teams named in this sentence become pronoun antecedents for the next."""
+        """People and teams named in this sentence become pronoun antecedents for the next.
+        So does the item a sentence frees: after "X is unblocked now that Y shipped",
+        "Rosa is picking it back up" is about X, the work that moves again, not Y."""
+        freed: EntityRef | None = None
         for out in outcomes:
             for person in out.people:
                 if not self._is_author(person.name):
                     self.last_person = person
             for team in out.teams:
                 self.last_team = team
+            for d in out.drafts:
+                if d.relation is Relation.UNBLOCKED_FROM and d.source.type is ITEM:
+                    freed = d.source
+        if freed is not None:
+            self.last_item = freed
 
 
 # --------------------------------------------------------------------------------------

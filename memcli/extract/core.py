@@ -393,6 +393,15 @@ def _lexicon() -> dict[str, str]:
         + ["slipped", "slips", "moving", "progressing", "in testing", "in qa", "close"]
         + ["sitting in review", "still in review", "up for review", "in code review"],
     )
+    add(  # "still on the hook for X": "still on" alone would take "the hook for X" as X
+        "O",
+        _combine(
+            "still|now|also|currently",
+            "on the hook for|on point for|responsible for|in charge of|the owner of",
+        )
+        + _combine("take|takes|taking|took|taken|has|have|had", "point on|point for|the lead on")
+        + _combine("is|am|are|was|were", "taking point on|taking point for|taking the lead on"),
+    )
     add("O", _combine("to", "own|take|drive|lead|handle|pick up|take over|take on"))
     add("O", _combine(_inflect("move on,switch over,switch,pivot"), "to"))  # "moved on to X"
     add(  # "which Ruth has volunteered to drive": a commitment to own it
@@ -1460,6 +1469,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
 # Relative clauses with the object gapped: "..., which Rohan owns", "that Paulo is doing".
 _OBJECT_GAP: tuple[tuple[str, str, str], ...] = (
     ("which-o-owns", "owns", rf"(?P<o>{_NP})x*[OGHQ]{_PP}?"),
+    ("which-o-is-finishing", "owns", rf"(?P<o>{_NP})x+I{_PP}?"),  # "which the team is finishing"
     ("which-d-did", "completed", rf"(?P<d>{_NP})x*D{_PP}?"),
     ("which-o-will-do", "owns", rf"(?P<o>{_NP})x*M+p?[nDO]{_PP}?"),
     ("which-s-needs", "blocked", rf"(?P<s>{_NP})x*[RW]p?F?"),
@@ -1796,6 +1806,16 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
     return span
 
 
+# A person named with the group they sit in: "Marcus in integration", "Ife from the data
+# team". The person owns; the group only says where to find them.
+_OWNER_IN_UNIT = re.compile(
+    r"(?!(?:One|Two|Three|Four|Five|Six|Both|All|Some|Most|Several|Few|Many|None|Each|Either"
+    r"|Neither|Any|Half|Rest|Everyone|Someone|Anyone|Nobody)\b)"
+    r"(?P<who>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)?)\s+(?:in|from|on|at)\s+(?:the\s+)?"
+    r"[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?\Z"
+)
+
+
 def _apply(
     reader: _Reader, handler: str, toks: list[_Tok], text: str, m: re.Match[str]
 ) -> _Outcome | None:
@@ -1838,6 +1858,8 @@ def _apply(
         o, w = g("o"), g("w")
         if w is None:
             return None
+        if o is not None and " " in o and (unit := _OWNER_IN_UNIT.fullmatch(o)):
+            o = unit["who"]  # "which Marcus in integration owns": Marcus
         if " " in w and (gerund := _GERUND_OBJECT.match(w)):
             w = w[gerund.end() :]  # "working on migrating the cron jobs": the cron jobs
         if handler == "owns" and m.re.pattern.startswith("(?P<o>") and o is not None:
@@ -2070,7 +2092,7 @@ _GERUND_OBJECT = re.compile(
     r"|hosting|mapping|ranking|training|marketing|accounting|shipping|staging|streaming"
     r"|alerting|reporting|logging|monitoring|packaging|licensing|branding|building|parsing"
     r"|signing|sharing|booking|labelling|labeling|recording|printing)\b)[a-z]+ing\s+"
-    r"(?=(?:the|a|an|our|my|their|some|all|its|this|that)\s)"
+    r"(?=(?:the|a|an|our|my|their|some|all|its|this|that)\s|(?:it|that|this|them)\Z)"
 )
 _TEAMISH = re.compile(r"(?:the\s+)?(?P<name>[^\W\d_][\w&/-]*(?:\s+[^\W\d_][\w&/-]*){0,2})")
 
@@ -2619,7 +2641,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         or "mark " in text
     ):  # "tagged v2.3", "cut the 4.2 release", "marked X as done"
         text = _release_cut(text)
-    if " plate" in text:  # "X landed on my plate" is "X is mine"
+    if " plate" in text or " hands" in text:  # "X landed on my plate" is "X is mine"
         text = _ON_PLATE.sub(_on_plate, text)
     if (
         (" it " in text or " that " in text or " them " in text or " this " in text)
@@ -3662,14 +3684,16 @@ _SPLIT_DONE = re.compile(
     r"|before\b|ahead\b))"
 )
 # "LEDG-77 landed on my plate", "the rework ended up on Mira's plate": whose it now is.
+# "... is in Sunita's hands" likewise.
 _ON_PLATE = re.compile(
     r"\b(?:landed|lands|ended up|ends up|is|are|was|were|fell|falls|now sits|sits|went)"
-    r"(?:\s+(?:now|squarely|firmly))?\s+(?:on|onto)\s+(?P<o>my|our|[A-Z][\w-]*['’]s)\s+plates?\b"
+    r"(?:\s+(?:now|squarely|firmly))?\s+(?:(?:on|onto)\s+(?P<o>my|our|[A-Z][\w-]*['’]s)\s+plates?"
+    r"|in\s+(?P<h>my|our|[A-Z][\w-]*['’]s)\s+(?:capable\s+)?hands)\b"
 )
 
 
 def _on_plate(m: re.Match[str]) -> str:
-    owner = m["o"]
+    owner = m["o"] or m["h"]
     return {"my": "is mine", "our": "is ours"}.get(owner, f"is {owner}")
 
 
@@ -4192,6 +4216,8 @@ def _read_gap(
                 continue  # "which we need": a person's wait, read as before
             out = reader.blocked(agent, antecedent)
         elif handler == "owns":
+            if " " in agent and (unit := _OWNER_IN_UNIT.fullmatch(agent)):
+                agent = unit["who"]  # "which Marcus in integration owns": Marcus
             out = reader.owns(agent, antecedent)
         else:
             out = reader.completed(agent, antecedent)

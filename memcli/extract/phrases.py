@@ -207,14 +207,14 @@ _TIME_PHRASE = re.compile(
     \d+)\s+)?(?:more\s+)?(?:minutes?|hours?|days?|weeks?|months?|sprints?|quarters?|while|bit)
     |today|tomorrow|yesterday|tonight|{_WEEKDAYS}|next\ (?:week|sprint|month|quarter)
     |(?:the\ )?weekend|end\ of\ (?:the\ )?(?:day|week|sprint|month|quarter)|eod|eow
-    |q[1-4]|this\ (?:week|sprint|month|quarter)|last\ (?:week|sprint|month)""",
+    |q[1-4]|(?:this|last|next)\ (?:week|sprint|month|quarter|cycle|term|semester|round|year)""",
     re.IGNORECASE | re.VERBOSE,
 )
 # The last word of every ``_TIME_PHRASE``: a phrase ending in another word is no time.
 _TIME_PHRASE_ENDS = frozenset(
     """minute minutes hour hours day days week weeks month months sprint sprints quarter
     quarters while bit today tomorrow yesterday tonight monday tuesday wednesday thursday
-    friday saturday sunday weekend eod eow q1 q2 q3 q4""".split()
+    friday saturday sunday weekend eod eow q1 q2 q3 q4 cycle term semester round year""".split()
 )
 _QUANTITY = re.compile(
     r"(?:\d+(?:[.,]\d+)?\s+(?:million|thousand|billion|hundred)|\d+|one|two|three|four|five|six|seven|eight|nine|ten|several|some|many|few|a few"

@@ -898,17 +898,37 @@ def _trailing_off(
 _BULLET_LEADS = frozenset("-*+•◦‣0123456789")
 
 
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
 def _line_topic(
-    lines: list[str], bullets: list[bool], number: int, topic: str | None
-) -> str | None:
-    """The item a plain heading line names ("design-system", "Release 4.1 readiness")
-    for the bullets under it, which take it as subject when they name none (the
-    contract's rule on headings); a bullet keeps the topic, any other line replaces it."""
-    if bullets[number]:
-        return topic
-    if number + 1 >= len(lines) or not bullets[number + 1]:
-        return None  # no bullets under it: not a heading
+    lines: list[str], bullets: list[bool], number: int, topic: tuple[str, int] | None
+) -> tuple[str, int] | None:
+    """The item a heading line names ("design-system", "Release 4.1 readiness") for the
+    bullets under it, which take it as subject when they name none (the contract's rule
+    on headings), with the indentation its bullets must exceed (-1 for a plain line:
+    every bullet). A bullet that ends with a colon over more deeply indented bullets is a
+    heading too ("- Sequencing run for cohort B:" over "  * Sana is running it"); a
+    bullet keeps the topic while it sits deeper than its heading, any other line
+    replaces it."""
     line = lines[number]
+    below = number + 1 < len(lines) and bullets[number + 1]
+    if bullets[number]:
+        here = _indent(line)
+        if below and line.rstrip().endswith(":") and _indent(lines[number + 1]) > here:
+            name = _heading_name(_BULLET_LINE.sub("", line, count=1))
+            if name is not None:
+                return name, here
+        return topic if topic is not None and here > topic[1] else None
+    if not below:
+        return None  # no bullets under it: not a heading
+    name = _heading_name(line)
+    return None if name is None else (name, -1)
+
+
+def _heading_name(line: str) -> str | None:
+    """The item a heading line names, or None when the line is no item's heading."""
     words = line.strip(" \t*_#:").split()
     if not 1 <= len(words) <= 5 or _NOT_HEADING.search(line):
         return None
@@ -1004,7 +1024,7 @@ def extract(text: str, author: str | None) -> Extraction:
         line.lstrip()[:1] in _BULLET_LEADS and _BULLET_LINE.match(line) is not None
         for line in lines
     ]
-    topic: str | None = None  # a plain heading line naming the item its bullets are about
+    topic: tuple[str, int] | None = None  # a heading naming the item its bullets are about
     asked: tuple[str, int] | None = None  # the work a question asked the blockers of
     sentences = sentence_lines(text)
     if "..." in text or (not text.isascii() and "…" in text):
@@ -1014,9 +1034,10 @@ def extract(text: str, author: str | None) -> Extraction:
             reader.line, reader.line_topic = number, None
             if "**" in sentence:
                 _bold_label(reader, lines[number] if lines else text)  # "- **X (T-1)** — Raj."
-            if lines and not minutes.active:
+            if lines:
                 topic = _line_topic(lines, bullets, number, topic)
-                reader.line_topic = topic if topic and bullets[number] else None
+                under = topic is not None and bullets[number] and _indent(lines[number]) > topic[1]
+                reader.line_topic = topic[0] if topic is not None and under else None
         if minutes.active:
             if minutes.roster_line(sentence):
                 per_sentence.append((sentence, [], None, "attendance list"))

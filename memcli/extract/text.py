@@ -314,6 +314,14 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
         if len(line.split(None, 3)) <= 3 and (m := _SECTION_LINE.fullmatch(line)):
             heading = m["h"]
             continue
+        if (  # a section as a bullet over its own bullets: "- Today:" / "  - wiring X"
+            line.rstrip(" *_").endswith(":")
+            and len(line.split(None, 4)) <= 4
+            and (b := _BULLET.match(line)) is not None
+            and (m := _SECTION_LINE.fullmatch(line[b.end() :])) is not None
+        ):
+            heading = m["h"]
+            continue
         if "[" in line and (box := _DONE_BOX.match(line)) is not None:
             line = f"Done: {line[box.end() :]}"  # "- [x] #501 drop Python 3.8": ticked off
         if (lead := line.lstrip()[:1]) in _BULLET_MARKS or lead.isdigit():
