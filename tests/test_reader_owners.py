@@ -125,3 +125,20 @@ def test_a_chat_handle_with_a_dot_or_underscore_is_a_person(
     text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, "Wen")) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "**KLN-12** — Relined the east kiln and fired a test load. Closing this.",
+        "KLN-12: relined the east kiln. Closing this.",
+        "**KLN-12**\nRelined the east kiln, test load fine. Closing this one.",
+    ],
+)
+def test_closing_this_closes_the_ticket_the_comment_is_on(text: str) -> None:
+    assert d("Wen", "KLN-12") in facts_of(extract(text, "Wen"))
+
+
+def test_closing_this_with_no_ticket_closes_nothing() -> None:
+    facts = facts_of(extract("Relined the east kiln. Closing this.", "Wen"))
+    assert not any(f[2] == "completed" and f[3] != "east kiln" for f in facts)

@@ -381,6 +381,10 @@ _TITLE_TICKET = re.compile(
     r"[*_]*\s*(?:[—–-]\s*(?:comment|reply|update|note)\b.*)?\Z",
     re.IGNORECASE,
 )
+# A ticket the whole update opens with as a label: "**PLAT-415** — ...", "OPS-7: ...".
+_OPENING_TICKET = re.compile(
+    r"[#*_\s]*(?P<id>[A-Z][A-Z0-9]+-\d+|(?:(?:PR|MR)\s*)?#\d+)[*_]*\s*[:—–]\s*\S"
+)
 _CHAT_OPENERS = frozenset(
     "cc fyi hey hi hello ping ok okay update note also so quick heads thanks status".split()
 )
@@ -903,6 +907,15 @@ class _Reader:
                 if _valid_core(name):
                     self._title = (EntityRef(name, ITEM),)
         return self._title[0]
+
+    def closed_item(self) -> EntityRef | None:
+        """What "Closing this." closes: the ticket the update is a comment on (its title
+        line, or a ticket the update opens with as a label: "**PLAT-415** — Applied the
+        rule ... Closing this.")."""
+        if (title := self._title_item()) is not None:
+            return title
+        m = _OPENING_TICKET.match(self._text)
+        return EntityRef(m["id"], ITEM) if m is not None else None
 
     def _opening_label(self) -> EntityRef | None:
         """The item a sentence opens with as a label ("Vendor portal — anything beyond

@@ -1930,6 +1930,9 @@ def _apply(
         return reader.completed(g("d"), w) if w and got in ("got", "get", "gets") else None
     if handler == "completed_ticket":
         w = g("w")
+        if w is not None and w.lower() in ("this", "it", "this one", "this ticket", "this issue"):
+            closed = reader.closed_item()  # "**PLAT-415** — ... Closing this."
+            return reader.completed(None, closed.name) if closed is not None else None
         return reader.completed(None, w) if w and _TICKET.fullmatch(w.split(", ")[0]) else None
     if handler == "completed":
         w = g("w")
