@@ -374,7 +374,9 @@ def store_episodes(
             continue
         known[(graph, digest)] = episode.occurred_at
         if episode.facts is not None:
-            extraction = Extraction(facts=list(episode.facts), unparsed=[])
+            extraction = Extraction(
+                facts=list(episode.facts), unparsed=[], releases=list(episode.releases)
+            )
             extractor_name = "given"
         else:
             extraction = extractor(episode.content, episode.author)

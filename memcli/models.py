@@ -210,3 +210,6 @@ class EpisodeInput:
     # (entity, another name for it) pairs to record, e.g. an issue's title, so that
     # search and lookups by that name find the entity.
     aliases: tuple[tuple[EntityRef, str], ...] = ()
+    # Releases given beside given ``facts`` (an export's): given facts are never read
+    # for releases, so an exported release travels this way.
+    releases: tuple[Release, ...] = ()

@@ -295,6 +295,31 @@ def test_a_release_of_an_item_with_no_known_wait_stores_nothing_visible(
     assert "ok" in cli("doctor").stdout
 
 
+def test_export_and_import_carry_the_release(cli: Cli, write: Write, tmp_path: Path) -> None:
+    cli("ingest", str(_file(write, "b.md", RELEASE)))
+    exported = tmp_path / "g.jsonl"
+    cli("export", "--graph", "g", "--output", str(exported))
+    [line] = [json.loads(x) for x in exported.read_text(encoding="utf-8").splitlines()]
+    assert line["facts"] == []
+    assert line["releases"] == [
+        {"item": "api migration", "item_type": "work_item", "sentence": RELEASE[2]}
+    ]
+    other = tmp_path / "other.db"
+    cli("--db", str(other), "import", str(exported))
+    cli("--db", str(other), "ingest", str(_file(write, "a.md", WAIT)))
+    assert {(f[1], f[3], f[6], f[7]) for f in _by_names(cli, other) if f[1] != "owns"} == {
+        ("blocked_by", "a.md", RELEASE[1], "b.md"),
+        ("unblocked_from", "b.md", None, None),
+    }
+    # releases are given only beside given facts: without them the text is read
+    del line["facts"]
+    exported.write_text(json.dumps(line), encoding="utf-8")
+    refused = cli("--db", str(tmp_path / "third.db"), "import", str(exported), ok=False)
+    assert refused.exit_code != 0 and "'releases' is read only beside a 'facts' list" in (
+        refused.stderr
+    )
+
+
 def test_a_moved_release_ends_waits_in_its_new_graph(cli: Cli, write: Write) -> None:
     cli("ingest", str(_file(write, "b.md", RELEASE)))
     [release] = cli.json("episodes", "--graph", "g")
