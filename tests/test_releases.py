@@ -59,6 +59,8 @@ def test_a_sentence_that_says_an_item_is_unblocked_is_a_release(sentence: str, i
         "Is the API migration unblocked?",
         "The API migration is unblocked?",
         "Once the API migration is unblocked we ship.",
+        "Once the API migration is unblocked.",
+        "Deploy waits until the API migration is unblocked.",
         "If the API migration is unblocked, we ship Friday.",
         "The API migration is not unblocked yet.",
         "I am unblocked.",

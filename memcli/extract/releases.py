@@ -20,8 +20,9 @@ What does not: hedges and plans ("should be unblocked soon", "will be unblocked 
 "might be unblocked": the copula must be a plain one, and the rest of the sentence is
 checked with the factuality labels), questions, conditions ("once X is unblocked"), and
 a sentence that already gave an ``unblocked_from`` fact for the item (it named the
-blocker, so it is an ordinary fact). Pure, and every pattern is matched once per
-sentence with no nested repetition, so the time is linear in the sentence.
+blocker, so it is an ordinary fact). Pure, and linear in the sentence: a cheap
+substring test skips nearly every sentence, and each pattern is anchored on a fixed word
+with no repetition that can match one stretch of text in two ways.
 """
 
 from __future__ import annotations
@@ -50,13 +51,13 @@ _TAIL = r"(?:\s+(?:now|again|today|as\s+of\s+(?:today|now)))?\s*[.!]*\s*$"
 
 # "X is unblocked", "X isn't blocked anymore": the item is what comes before the match.
 _STATED = re.compile(
-    rf"\s*(?:\b{_COPULA}\s+{_ADVERB}{_FREE}"
+    rf"(?:\b{_COPULA}\s+{_ADVERB}{_FREE}"
     rf"|\b{_NEGATED_COPULA}\s+{_ADVERB}(?:blocked|stuck)\s+any\s?more){_TAIL}",
     re.IGNORECASE,
 )
 # "X (now unblocked)", "X: unblocked".
 _NOTED = re.compile(
-    rf"\s*(?:\(\s*(?:now\s+)?{_FREE}\s*\)|:\s*(?:now\s+)?{_FREE}(?:\s+now)?)\s*[.!]*\s*$",
+    rf"(?:\(\s*(?:now\s+)?{_FREE}\s*\)|:\s*(?:now\s+)?{_FREE}(?:\s+now)?)\s*[.!]*\s*$",
     re.IGNORECASE,
 )
 # "it's unblocked", "that is unblocked now": the whole subject is a pronoun.
@@ -69,10 +70,12 @@ _LEAD = re.compile(
     re.IGNORECASE,
 )
 _ARTICLE = re.compile(r"^(?:the|our|my|their)\s+", re.IGNORECASE)
+# A subject that opens with a person or a quantifier, or holds a subordinator anywhere
+# ("deploy waits until the API migration"), is no item's name.
 _NOT_AN_ITEM = re.compile(
-    r"^(?:once|when|whenever|if|unless|until|after|before|as\s+soon\s+as|whether|since"
-    r"|because|while|i|we|you|he|she|they|everyone|everything|nothing|something|someone"
-    r"|nobody|all|none|who|what|which)\b",
+    r"^(?:i|we|you|he|she|they|everyone|everything|nothing|something|someone|nobody|all"
+    r"|none|who|what|which)\b|\b(?:once|when|whenever|if|unless|until|till|after|before"
+    r"|as\s+soon\s+as|whether|since|because|while)\b",
     re.IGNORECASE,
 )
 _MARKUP = re.compile(r"[*_`]+")
@@ -131,8 +134,7 @@ def release_item(sentence: str, pronoun: EntityRef | None = None) -> EntityRef |
     True
     """
     text = sentence.strip()
-    if not text or text.endswith("?"):
-        return None
+    # Both patterns end the sentence with "." or "!" at most: a question never matches.
     match = _STATED.search(text) or _NOTED.search(text)
     if match is None:
         return None
@@ -147,7 +149,7 @@ def release_item(sentence: str, pronoun: EntityRef | None = None) -> EntityRef |
     subject = _ARTICLE.sub("", subject).strip()
     if (
         not subject
-        or _NOT_AN_ITEM.match(subject)
+        or _NOT_AN_ITEM.search(subject)
         or len(subject.split()) > _ITEM_WORDS
         or not any(ch.isalnum() for ch in subject)
     ):
