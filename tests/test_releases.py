@@ -23,6 +23,7 @@ from memcli.extract.releases import find_releases, release_item
 from memcli.extract.rules import extract
 from memcli.models import EntityRef, EntityType, ExtractedFact, Relation
 from tests.conftest import Cli, update
+from tests.llm_stub import StubLLM
 
 API = EntityRef("API migration", EntityType.WORK_ITEM)
 
@@ -333,3 +334,33 @@ def test_a_moved_release_ends_waits_in_its_new_graph(cli: Cli, write: Write) -> 
         if f["relation"] == "blocked_by"
     ]
     assert (wait["invalid_at"], wait["invalidated_by"]) == (RELEASE[1], release["id"])
+
+
+def test_auto_keeps_the_release_and_sends_no_call_for_it(
+    cli: Cli, write: Write, llm_server: StubLLM
+) -> None:
+    """A release was read: ``--extractor auto`` asks no model about it, and keeps it
+    beside the rules' facts."""
+    cli("ingest", str(_file(write, "a.md", WAIT)))
+    report = cli.json("ingest", str(_file(write, "b.md", RELEASE)), "--extractor", "auto")
+    assert llm_server.requests == [] and report["llm"]["updates_skipped"] == 1
+    assert _wait_row(cli)["invalid_at"] == RELEASE[1]
+
+
+@pytest.mark.parametrize("model", ["up", "down"])
+def test_auto_keeps_the_release_beside_a_model_call(
+    cli: Cli, write: Write, llm_server: StubLLM, monkeypatch: pytest.MonkeyPatch, model: str
+) -> None:
+    """An update with a sentence worth a call and a release: the release stands whether
+    the model answers or is unreachable (the episode then waits, with the rules' reading)."""
+    hard = "The retention report hinges on whatever the audit log cleanup ends up looking like."
+    cli("ingest", str(_file(write, "a.md", WAIT)))
+    both = _file(write, "b.md", (RELEASE[0], RELEASE[1], f"{hard} {RELEASE[2]}"))
+    if model == "up":
+        llm_server.extractions[hard] = {"entities": [], "facts": []}
+    else:
+        monkeypatch.setenv("MEMCLI_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+        monkeypatch.setenv("MEMCLI_LLM_MAX_RETRIES", "0")
+    result = cli("ingest", str(both), "--extractor", "auto", ok=model == "up")
+    assert result.exit_code == (0 if model == "up" else 3)
+    assert _wait_row(cli)["invalid_at"] == RELEASE[1]

@@ -55,6 +55,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from memcli.extract import reader
+from memcli.extract.factuality import RELEASED
 from memcli.extract.releases import RELEASE_FRAME, find_releases
 from memcli.models import Extraction
 
@@ -78,8 +79,7 @@ def extract(text: str, author: str | None) -> Extraction:
         else replace(
             t,
             frame=RELEASE_FRAME,
-            reason=f"{released[t.sentence]} is no longer blocked: ingest ends the waits "
-            "of it that hold then",
+            reason=f"{RELEASED}: ingest ends the waits of {released[t.sentence]} that hold then",
         )
         for t in extraction.trace
     ]
