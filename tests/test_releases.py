@@ -41,6 +41,7 @@ API = EntityRef("API migration", EntityType.WORK_ITEM)
         ("API migration: unblocked", "API migration"),
         ("Good news: the API migration is unblocked.", "API migration"),
         ("**API migration** is unblocked", "API migration"),
+        ("Aiko merged it an hour ago so #2231 is unblocked.", "#2231"),
     ],
 )
 def test_a_sentence_that_says_an_item_is_unblocked_is_a_release(sentence: str, item: str) -> None:
@@ -65,9 +66,12 @@ def test_a_sentence_that_says_an_item_is_unblocked_is_a_release(sentence: str, i
         "If the API migration is unblocked, we ship Friday.",
         "The API migration is not unblocked yet.",
         "I am unblocked.",
+        "@mikko you're unblocked",
+        "@mikko is unblocked now.",
+        "Mikko you're unblocked now.",
     ],
 )
-def test_hedges_questions_and_conditions_are_not_releases(sentence: str) -> None:
+def test_hedges_questions_conditions_and_people_are_not_releases(sentence: str) -> None:
     found = extract(sentence, "Ana")
     assert found.releases == []
     assert release_item(sentence) is None

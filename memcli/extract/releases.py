@@ -70,11 +70,15 @@ _LEAD = re.compile(
     re.IGNORECASE,
 )
 _ARTICLE = re.compile(r"^(?:the|our|my|their)\s+", re.IGNORECASE)
-# A subject that opens with a person or a quantifier, or holds a subordinator anywhere
-# ("deploy waits until the API migration"), is no item's name.
+_CLAUSE_BREAK = re.compile(
+    r"\s[-–—]\s|[:;,]\s|\b(?:so|then|thus|hence|which\s+means)\s", re.IGNORECASE
+)
+# A subject that opens with a quantifier or a handle ("@mikko you're unblocked": a
+# person), or holds a personal pronoun or a subordinator anywhere ("deploy waits until
+# the API migration"), is no item's name.
 _NOT_AN_ITEM = re.compile(
-    r"^(?:i|we|you|he|she|they|everyone|everything|nothing|something|someone|nobody|all"
-    r"|none|who|what|which)\b|\b(?:once|when|whenever|if|unless|until|till|after|before"
+    r"^(?:everyone|everything|nothing|something|someone|nobody|all|none|who|what|which|@)"
+    r"|\b(?:i|we|you|he|she|they|once|when|whenever|if|unless|until|till|after|before"
     r"|as\s+soon\s+as|whether|since|because|while)\b",
     re.IGNORECASE,
 )
@@ -139,8 +143,9 @@ def release_item(sentence: str, pronoun: EntityRef | None = None) -> EntityRef |
     if match is None:
         return None
     subject = _MARKUP.sub("", text[: match.start()]).strip(" \t-–—,;:")
-    # "Good news: the X is unblocked": the item follows the last separator.
-    subject = re.split(r"\s[-–—]\s|[:;,]\s", subject)[-1].strip()
+    # "Good news: the X is unblocked", "Aiko merged it so X is unblocked": the item
+    # follows the last separator or consequence word.
+    subject = _CLAUSE_BREAK.split(subject)[-1].strip()
     subject = _LEAD.sub("", subject).strip()
     if why_not(subject + " is ready") is not None:  # hedged, conditional, reported...
         return None
