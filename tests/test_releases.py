@@ -42,6 +42,7 @@ API = EntityRef("API migration", EntityType.WORK_ITEM)
         ("Good news: the API migration is unblocked.", "API migration"),
         ("**API migration** is unblocked", "API migration"),
         ("Aiko merged it an hour ago so #2231 is unblocked.", "#2231"),
+        ("The api_v2 cutover is unblocked.", "api_v2 cutover"),
     ],
 )
 def test_a_sentence_that_says_an_item_is_unblocked_is_a_release(sentence: str, item: str) -> None:

@@ -82,7 +82,7 @@ _NOT_AN_ITEM = re.compile(
     r"|as\s+soon\s+as|whether|since|because|while)\b",
     re.IGNORECASE,
 )
-_MARKUP = re.compile(r"[*_`]+")
+_MARKUP = re.compile(r"[*`]+")  # bold and code marks; "_" belongs to names (api_v2)
 _ITEM_WORDS = 8  # a longer "item" is a clause, not a name
 
 
