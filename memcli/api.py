@@ -283,6 +283,15 @@ class _NewEpisode:
     facts: list[tuple[_Key, str, _Key, ExtractedFact]]  # (source, relation, target, fact)
     stated: list[tuple[str, str, str]]  # (ticket key, name, name key): ``_stated``
 
+    @property
+    def waits(self) -> list[tuple[_Key, _Key, str]]:
+        """(item, blocker, valid_at) of each ``blocked_by`` fact this episode states."""
+        return [
+            (src, tgt, fact.valid_at or self.episode.occurred_at)
+            for src, relation, tgt, fact in self.facts
+            if relation == "blocked_by"
+        ]
+
 
 def store_episodes(
     store: Store,
@@ -365,7 +374,9 @@ def store_episodes(
             continue
         known[(graph, digest)] = episode.occurred_at
         if episode.facts is not None:
-            extraction = Extraction(facts=list(episode.facts), unparsed=[])
+            extraction = Extraction(
+                facts=list(episode.facts), unparsed=[], releases=list(episode.releases)
+            )
             extractor_name = "given"
         else:
             extraction = extractor(episode.content, episode.author)
@@ -401,6 +412,8 @@ def store_episodes(
         new.append(_NewEpisode(episode, graph, digest, extraction, extractor_name, facts, beside))
     if not new:
         return [None] * len(slots)
+    releases = _released(store, new, ids)
+    late = _late_waits(store, new)
 
     # Nothing is written before this point.
     store.ensure_graphs(dict.fromkeys(n.graph for n in new), now=now)
@@ -436,6 +449,10 @@ def store_episodes(
         for n, episode_id in zip(new, episode_ids, strict=True)
         for t, name, key in n.stated
     )
+    store.insert_releases(
+        (episode_ids[i], graph, key[1], key[2], at, sentence)
+        for i, graph, key, at, sentence in releases
+    )
     rows: list[tuple[str, int, int, str, int, str, str, str | None]] = []
     signed: list[tuple[_Key, str, _Key]] = []  # per row: (source, relation, target) keys
     about: list[tuple[str, str, str]] = []  # per row: the episode's hash, source's type, key
@@ -460,6 +477,12 @@ def store_episodes(
             )
             signed.append((src, relation, tgt))
             about.append((n.digest, src[1], src[2]))
+    for episode_id, digest, src, tgt, sentence, at, says in late:  # stored releases
+        if ids[tgt] in says:
+            continue  # that update says so already
+        rows.append((src[0], episode_id, ids[src], "unblocked_from", ids[tgt], sentence, at, None))
+        signed.append((src, "unblocked_from", tgt))
+        about.append((digest, src[1], src[2]))
     fact_ids = store.insert_fact_rows(rows, about, now=now)
     report.facts_new += len(fact_ids)
     # Signatures per distinct (source, relation, target): the same fact recurs across a
@@ -491,6 +514,94 @@ def store_episodes(
         report.trace.extend((n.episode.source, t) for t in extraction.trace)
         report.graphs.add(n.graph)
     return [None if slot is None else episode_ids[slot] for slot in slots]
+
+
+def _released(
+    store: Store, new: list[_NewEpisode], ids: dict[_Key, int]
+) -> list[tuple[int, str, _Key, str, str]]:
+    """Turn the batch's releases ("X is unblocked", no blocker named) into facts, and
+    return them as rows to store: (index in ``new``, graph, item key, valid_at, sentence).
+
+    A release of X at t adds ``unblocked_from(X, B)`` to its own update (its sentence,
+    time t) for every ``blocked_by(X, B)`` valid at or before t, stored or in this
+    batch; the contradiction rules then end those waits as they end any. A wait that
+    had ended before t gets the fact too: which waits had ended depends on what has
+    arrived so far, and the facts an update adds must not depend on the order of
+    arrival (the earlier end stands: an end only ever moves earlier). Updates with
+    given facts have no releases. The stored waits' entities go into ``ids``.
+    """
+    wanted: dict[tuple[str, str], list[tuple[int, _Key, str, str, EntityRef]]] = {}
+    for i, n in enumerate(new):
+        for r in n.extraction.releases:
+            norm = resolved(r.item.name, r.item.type)[1]
+            if norm:
+                key = (n.graph, r.item.type.value, norm)
+                at = r.valid_at or n.episode.occurred_at
+                wanted.setdefault(key[:2], []).append((i, key, at, r.sentence, r.item))
+    if not wanted:
+        return []
+    waits: dict[_Key, list[tuple[_Key, str, str]]] = {}  # item -> (blocker, name, valid_at)
+    for n in new:
+        for src, tgt, at in n.waits:
+            waits.setdefault(src, []).append((tgt, "", at))
+    for (graph, type_), found in wanted.items():
+        for w in store.waits_of(graph, type_, {key[2] for _i, key, *_rest in found}):
+            item = (graph, type_, w["item_norm"])
+            blocker = (graph, w["blocker_type"], w["blocker_norm"])
+            ids[item], ids[blocker] = w["item_id"], w["blocker_id"]
+            waits.setdefault(item, []).append((blocker, w["blocker_name"], w["valid_at"]))
+    out = []
+    for found in wanted.values():
+        for i, key, at, sentence, ref in found:
+            n = new[i]
+            for blocker, name, since in waits.get(key, []):
+                if since <= at and blocker != key:
+                    target = EntityRef(name or blocker[2], EntityType(blocker[1]))
+                    fact = ExtractedFact(ref, Relation.UNBLOCKED_FROM, target, sentence, at)
+                    n.facts.append((key, Relation.UNBLOCKED_FROM.value, blocker, fact))
+            out.append((i, n.graph, key, at, sentence))
+    return out
+
+
+def _late_waits(
+    store: Store, new: list[_NewEpisode]
+) -> list[tuple[int, str, _Key, _Key, str, str, set[int]]]:
+    """The facts stored releases add for the batch's new waits, so that the order of
+    arrival does not matter: a wait ``blocked_by(X, B)`` valid at t meets every stored
+    release of X (from an update not retracted) at or after t, and that release's
+    update gains ``unblocked_from(X, B)`` (its sentence, its time), once. Rows: (release's
+    episode id, its content hash, item key, blocker key, sentence, valid_at, the ids of
+    the blockers that update already states the item is unblocked from)."""
+    # Most graphs hold no release: one probe per graph, and the batch's waits are not
+    # even gathered.
+    graphs = {g for g in dict.fromkeys(n.graph for n in new) if store.has_releases(g)}
+    if not graphs:
+        return []
+    wanted: dict[tuple[str, str], dict[str, list[tuple[_Key, _Key, str]]]] = {}
+    for n in new:
+        if n.graph in graphs:
+            for src, tgt, at in n.waits:
+                wanted.setdefault(src[:2], {}).setdefault(src[2], []).append((src, tgt, at))
+    out = []
+    added: set[tuple[int, _Key]] = set()
+    for (graph, type_), by_norm in wanted.items():
+        for r in store.releases_of(graph, type_, by_norm):
+            for src, tgt, since in by_norm[r["item_norm"]]:
+                episode_id = r["episode_id"]
+                if since <= r["valid_at"] and (episode_id, tgt) not in added and src != tgt:
+                    added.add((episode_id, tgt))
+                    out.append(
+                        (
+                            episode_id,
+                            r["content_hash"],
+                            src,
+                            tgt,
+                            r["sentence"],
+                            r["valid_at"],
+                            r["unblocked"],
+                        )
+                    )
+    return out
 
 
 _BARE_TICKET = re.compile(r"#\d+")

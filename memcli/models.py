@@ -151,6 +151,22 @@ class SentenceTrace:
     cue: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Release:
+    """An item a sentence says is no longer blocked, without naming what it waited on
+    ("The API migration is unblocked.").
+
+    Not a fact: a fact needs a target, and the reader does not know the item's stored
+    waits. The store does, so ingest turns a release into one ``unblocked_from`` fact per
+    wait of the item valid at its time (``memcli.api.store_episodes``).
+    """
+
+    item: EntityRef
+    sentence: str
+    # World time the text gives for it (ISO 8601 UTC); None: the episode's time.
+    valid_at: str | None = None
+
+
 @dataclass(slots=True)
 class Extraction:
     """What an extractor read from one episode, and what it could not read."""
@@ -162,6 +178,9 @@ class Extraction:
     # "done", or "pending" when a language model could not be used and these are only the
     # rules' facts: ``memcli extract --pending`` retries it later.
     status: str = "done"
+    # Items said to be unblocked with no blocker named (``memcli.extract.releases``);
+    # only the rules extractor reads them, so every other extractor leaves this empty.
+    releases: list[Release] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -191,3 +210,6 @@ class EpisodeInput:
     # (entity, another name for it) pairs to record, e.g. an issue's title, so that
     # search and lookups by that name find the entity.
     aliases: tuple[tuple[EntityRef, str], ...] = ()
+    # Releases given beside given ``facts`` (an export's): given facts are never read
+    # for releases, so an exported release travels this way.
+    releases: tuple[Release, ...] = ()

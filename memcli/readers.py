@@ -24,13 +24,14 @@ from memcli.models import (
     EpisodeInput,
     ExtractedFact,
     Relation,
+    Release,
 )
 
 TIME_KEYS = ("occurred_at", "datetime", "date", "time", "timestamp")
 # Keys memcli reads (title and tags are accepted and not used). Any other key is ignored
 # with a warning, so a typo such as "auther:" does not silently lose the author.
 KNOWN_KEYS = {"author", "graph", "source", "title", "tags", *TIME_KEYS}
-JSON_KEYS = KNOWN_KEYS | {"content", "facts"}
+JSON_KEYS = KNOWN_KEYS | {"content", "facts", "releases"}
 
 
 def _unknown(meta: dict[Any, Any], known: set[str]) -> tuple[str, ...]:
@@ -320,6 +321,13 @@ def episode_from_json(
         if not isinstance(obj["facts"], list):
             raise InputError(source, "'facts' must be a list")
         facts = [_parse_fact(f, source) for f in obj["facts"]]
+    releases: tuple[Release, ...] = ()
+    if obj.get("releases") is not None:
+        if facts is None:
+            raise InputError(source, "'releases' is read only beside a 'facts' list")
+        if not isinstance(obj["releases"], list):
+            raise InputError(source, "'releases' must be a list")
+        releases = tuple(_parse_release(r, source) for r in obj["releases"])
     occurred_at, dated = _time_from(obj, source, default_time)
     return EpisodeInput(
         content=content.strip(),
@@ -331,6 +339,24 @@ def episode_from_json(
         format="json",
         facts=facts,
         ignored_keys=_unknown(obj, JSON_KEYS),
+        releases=releases,
+    )
+
+
+def _parse_release(raw: Any, where: str) -> Release:
+    """One given release ({item, item_type, sentence}, as ``memcli export`` writes it):
+    an item said to be unblocked with no blocker named, kept so that a wait imported
+    after it is ended by it too."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("item"), str) or not raw["item"].strip():
+        raise InputError(where, "each release must be an object with a non-empty 'item'")
+    type_ = _ENTITY_TYPES.get(raw.get("item_type", "work_item"))
+    if type_ is None:
+        raise InputError(
+            where, f"release item_type must be one of {', '.join(sorted(_ENTITY_TYPES))}"
+        )
+    sentence = raw.get("sentence")
+    return Release(
+        EntityRef(raw["item"].strip(), type_), sentence if isinstance(sentence, str) else ""
     )
 
 

@@ -4,7 +4,10 @@ The export format is the JSON episode format every memcli reader already accepts
 ``memcli.readers``): one object a line with ``content``, ``author``, ``occurred_at``,
 ``graph``, ``source`` and ``facts`` ({source, relation, target, source_type,
 target_type, sentence}). Facts given this way bypass extraction, so an import
-reproduces exactly the facts that were stored, whatever extractor made them. Ended facts
+reproduces exactly the facts that were stored, whatever extractor made them. An update
+that said an item is unblocked without naming its blocker also carries ``releases``
+({item, item_type, sentence}): the facts it gave are among its ``facts`` already, and
+the release ends a wait imported after it, as it did where it was first stored. Ended facts
 are exported like the others and end again on import through the contradiction rules,
 which work in both directions of time; observations are not exported, ``memcli
 analyze`` derives them again from the evidence.
@@ -46,6 +49,8 @@ def episode_object(row: dict[str, Any]) -> dict[str, Any]:
             }
             for f in row["facts"]
         ]
+        if row.get("releases"):
+            obj["releases"] = row["releases"]
     return obj
 
 

@@ -1009,10 +1009,12 @@ def test_unparsed_lists_only_sentences_without_facts() -> None:
     }
 
 
-def test_unblocked_without_known_blocker_is_unparsed() -> None:
+def test_unblocked_without_known_blocker_is_a_release_not_a_fact() -> None:
+    # no target, so no fact; ingest ends its waits (tests/test_releases.py)
     result = extract("The API migration is unblocked.", "Alice")
     assert result.facts == []
-    assert result.unparsed == ["The API migration is unblocked."]
+    assert result.unparsed == []
+    assert [r.item.name for r in result.releases] == ["API migration"]
 
 
 def test_completion_without_any_doer_is_unparsed() -> None:

@@ -330,12 +330,15 @@ def print_ingest_report(
             markup=False,
         )
         if explain and report.trace:
+            from memcli.extract.releases import RELEASE_FRAME
+
             for source, t in report.trace:
-                how = (
-                    f"read by {t.frame} ({t.facts} fact(s))"
-                    if t.facts
-                    else f"not understood ({t.reason or 'no fact'})"
-                )
+                if t.facts:
+                    how = f"read by {t.frame} ({t.facts} fact(s))"
+                elif t.frame == RELEASE_FRAME:
+                    how = f"read as a release ({t.reason})"
+                else:
+                    how = f"not understood ({t.reason or 'no fact'})"
                 console.print(f"  {how}: {source}: {t.sentence}", markup=False)
         elif explain:
             for source, sentence in report.explain:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from memcli.extract.releases import RELEASE_FRAME
+
 
 def explain(text: str, author: str | None) -> list[dict[str, Any]]:
     """One dict per sentence: sentence, frame, reason, cue and the facts it gave."""
@@ -45,6 +47,8 @@ def describe(line: dict[str, Any]) -> str:
     if line["facts"]:
         facts = "; ".join(f"{f['source']} {f['relation']} {f['target']}" for f in line["facts"])
         return f"read by {line['frame']}: {facts}"
+    if line["frame"] == RELEASE_FRAME:
+        return f"read as a release: {line['reason']}"
     if line["frame"]:
         return f"read by {line['frame']}, no fact: {line['reason']}"
     return f"not understood: {line['reason'] or 'no predicate'}"

@@ -69,9 +69,11 @@ _LOWER_LABELS: tuple[tuple[str, re.Pattern[str]], ...] | None = (
 
 
 # Reasons the reader gives for a cue sentence it understood and chose not to turn into a
-# fact: the factuality labels above, plus the reader's own "nothing blocks" and "context
-# only". ``--extractor auto`` does not send such sentences to a model: they were read.
+# fact: the factuality labels above, plus the reader's own "nothing blocks", "context
+# only" and a release's reason (``memcli.extract.releases``: it opens with ``RELEASED``).
+# ``--extractor auto`` does not send such sentences to a model: they were read.
 UNDERSTOOD = frozenset(label for label, _ in _LABELS) | {"states that nothing blocks"}
+RELEASED = "no blocker named"
 
 
 def understood(reason: str | None) -> bool:
@@ -82,7 +84,9 @@ def understood(reason: str | None) -> bool:
     >>> understood(None), understood("no predicate")
     (False, False)
     """
-    return reason is not None and (reason in UNDERSTOOD or reason.startswith("context only"))
+    return reason is not None and (
+        reason in UNDERSTOOD or reason.startswith(("context only", RELEASED))
+    )
 
 
 def why_not(clause: str) -> str | None:

@@ -42,6 +42,9 @@ Known limits (what it cannot read; such sentences are reported as unparsed):
   marketing") or the subject of "owns" ("Networking owns X") is a team.
 * Completion with no named doer is credited to the author (in minutes: the speaker);
   "resolved by PR #62" credits the author, the PR is how, not who.
+* "X is unblocked" names no blocker, so it is no fact: it is a *release*
+  (``memcli.extract.releases``, ``Extraction.releases``), which ingest turns into
+  ``unblocked_from`` facts for the waits of X it knows; its trace frame is "release".
 * Names keep the words and case written in the text (a leading article, possessive,
   container head such as "progress on", or a ticket id before a title is removed);
   matching "auth refactor" with "auth service refactor" is left to entity resolution.
@@ -49,6 +52,35 @@ Known limits (what it cannot read; such sentences are reported as unparsed):
 
 from __future__ import annotations
 
-from memcli.extract.reader import extract
+from dataclasses import replace
 
-__all__ = ["extract"]
+from memcli.extract import reader
+from memcli.extract.factuality import RELEASED
+from memcli.extract.releases import RELEASE_FRAME, find_releases
+from memcli.models import Extraction
+
+__all__ = ["RELEASE_FRAME", "extract"]
+
+
+def extract(text: str, author: str | None) -> Extraction:
+    """The reader's facts, and the releases among the sentences (see the module's
+    known limits): a sentence read as a release is understood, so it leaves
+    ``unparsed`` and its trace says what it released."""
+    extraction = reader.extract(text, author)
+    releases = find_releases([t.sentence for t in extraction.trace], extraction.facts)
+    if not releases:
+        return extraction
+    released = {r.sentence: r.item.name for r in releases}
+    extraction.releases = releases
+    extraction.unparsed = [s for s in extraction.unparsed if s not in released]
+    extraction.trace = [
+        t
+        if t.sentence not in released
+        else replace(
+            t,
+            frame=RELEASE_FRAME,
+            reason=f"{RELEASED}: ingest ends the waits of {released[t.sentence]} that hold then",
+        )
+        for t in extraction.trace
+    ]
+    return extraction

@@ -364,14 +364,21 @@ class LLMExtractor:
     def __call__(self, text: str, author: str | None) -> Extraction:
         rules, ask, only, sent = self._plan(text, author)
         self.llm.usage.add(sentences_total=len(rules.trace))
+        # Where the rules' facts stand, so do their releases (no model reads a release:
+        # its sentence is understood, so ``auto`` never sends it).
         if ask is None:
             self.llm.usage.add(updates_skipped=1)
-            return Extraction(facts=rules.facts, unparsed=rules.unparsed)
+            return Extraction(facts=rules.facts, unparsed=rules.unparsed, releases=rules.releases)
         answer = self._answers.pop(ask.content_hash(), None) or self.llm.ask(ask)
         if not answer.cached:
             self.llm.usage.add(sentences_sent=sent)
         if not answer.ok:
-            return Extraction(facts=rules.facts, unparsed=rules.unparsed, status="pending")
+            return Extraction(
+                facts=rules.facts,
+                unparsed=rules.unparsed,
+                status="pending",
+                releases=rules.releases,
+            )
         assert isinstance(answer.value, ExtractionOut)
         if not answer.cached:
             self.llm.usage.add(dropped_facts=len(answer.context.get("dropped", [])))
@@ -385,4 +392,6 @@ class LLMExtractor:
             for s in rules.unparsed
             if not any(_mentions(normalize(s), r) or _mentions(r, normalize(s)) for r in read)
         ]
-        return Extraction(facts=facts, unparsed=unparsed)
+        return Extraction(
+            facts=facts, unparsed=unparsed, releases=rules.releases if self.floor else []
+        )

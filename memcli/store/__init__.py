@@ -12,6 +12,8 @@ One module per room, each holding that room's SQL and nothing else:
   chunked ``IN (...)`` helper;
 - ``migrations``: the numbered, append-only schema migrations;
 - ``ingest``: episode, entity, fact and signature writes; the contradiction rules;
+- ``releases``: "X is unblocked" with no blocker named, and the lookups that turn it
+  into facts at ingest;
 - ``analysis``: what one analyze reads (``load_analysis``) and writes (``apply``);
 - ``reads``: what the library's read functions return;
 - ``search``: full-text search and the evidence of its hits;
@@ -42,6 +44,7 @@ from memcli.store.identity import IdentityMixin
 from memcli.store.ingest import IngestMixin
 from memcli.store.llm_cache import LLMCacheMixin
 from memcli.store.reads import ReadsMixin
+from memcli.store.releases import ReleasesMixin
 from memcli.store.schema import SEARCH_TOKENIZER
 from memcli.store.search import SearchMixin
 
@@ -52,6 +55,7 @@ SCHEMA_VERSION = len(SCHEMA_MIGRATIONS)
 
 class Store(
     IngestMixin,
+    ReleasesMixin,
     AnalysisMixin,
     IdentityMixin,
     CorrectionsMixin,

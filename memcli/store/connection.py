@@ -41,6 +41,7 @@ SCHEMA_MIGRATIONS = (
     "m005_identity_corrections",
     "m006_search_sync_at_commit",
     "m007_stated_names",
+    "m008_releases",
 )
 # Id-cache entries a connection keeps between commits (~150 bytes each): a 1M-update
 # ingest held ~1.8 GB without a bound; re-reading an id after a drop costs one query.

@@ -111,9 +111,10 @@ class CorrectionsMixin(StoreBase):
         self.conn.execute(
             "UPDATE facts SET graph_id = ? WHERE episode_id = ?", (to_graph, episode_id)
         )
-        self.conn.execute(
-            "UPDATE stated_names SET graph_id = ? WHERE episode_id = ?", (to_graph, episode_id)
-        )
+        for table in ("stated_names", "releases"):  # keyed by names, not by entities
+            self.conn.execute(
+                f"UPDATE {table} SET graph_id = ? WHERE episode_id = ?", (to_graph, episode_id)
+            )
         self.conn.execute("UPDATE episodes SET graph_id = ? WHERE id = ?", (to_graph, episode_id))
 
     def repoint_fact(self, fact_id: int, source_id: int, target_id: int) -> None:

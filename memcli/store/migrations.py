@@ -431,6 +431,34 @@ def m007_stated_names(db: Database) -> None:
     )
 
 
+@migration
+def m008_releases(db: Database) -> None:
+    """Items an update says are no longer blocked without naming the blocker ("The API
+    migration is unblocked."), one row per item and update (``memcli.extract.releases``).
+
+    Ingest turns each into ``unblocked_from`` facts for the item's waits valid at its
+    time; the row is kept so that a wait ingested later (an older update arriving late)
+    is ended by it too, whatever the order. The item is a normalised key, not an
+    entity: an item no stored fact names is no entity of the graph, and the key moves
+    with its update to another graph unchanged. ``valid_at`` is the release's world
+    time (the update's, unless the text gives one). Key columns first, as in m007.
+    """
+    db.executescript(
+        """
+        CREATE TABLE releases (
+            episode_id INTEGER NOT NULL REFERENCES episodes(id),
+            item_type TEXT NOT NULL,       -- the item's entity type ("work_item")
+            item_norm TEXT NOT NULL,       -- the item's key ("api migration")
+            graph_id TEXT NOT NULL REFERENCES graphs(id),
+            valid_at TEXT NOT NULL,        -- when it was released (world time)
+            sentence TEXT NOT NULL,        -- the sentence that said so
+            PRIMARY KEY (episode_id, item_type, item_norm)
+        ) WITHOUT ROWID;
+        CREATE INDEX releases_item ON releases(graph_id, item_type, item_norm, valid_at);
+        """
+    )
+
+
 # The newest migration's number, counted rather than written down so that branches which
 # each append a migration do not have to agree on a constant.
 SCHEMA_VERSION = len(MIGRATION_NAMES)

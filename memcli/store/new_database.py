@@ -290,6 +290,16 @@ STATEMENTS: tuple[str, ...] = (
             PRIMARY KEY (episode_id, ticket_norm, name_norm)
         ) WITHOUT ROWID""",
     """CREATE INDEX stated_names_graph ON stated_names(graph_id, ticket_norm)""",
+    """CREATE TABLE releases (
+            episode_id INTEGER NOT NULL REFERENCES episodes(id),
+            item_type TEXT NOT NULL,       -- the item's entity type ("work_item")
+            item_norm TEXT NOT NULL,       -- the item's key ("api migration")
+            graph_id TEXT NOT NULL REFERENCES graphs(id),
+            valid_at TEXT NOT NULL,        -- when it was released (world time)
+            sentence TEXT NOT NULL,        -- the sentence that said so
+            PRIMARY KEY (episode_id, item_type, item_norm)
+        ) WITHOUT ROWID""",
+    """CREATE INDEX releases_item ON releases(graph_id, item_type, item_norm, valid_at)""",
     """INSERT INTO episodes_fts (episodes_fts) VALUES ('rebuild')""",
     """INSERT INTO observations_fts (observations_fts) VALUES ('rebuild')""",
 )  # end of STATEMENTS

@@ -113,8 +113,16 @@ class ReadsMixin(StoreBase):
                 ids,
             ):
                 facts[row.pop("episode_id")].append(row)
+            released: dict[int, list[dict[str, Any]]] = {}
+            for row in self.rows(
+                "SELECT episode_id, item_norm AS item, item_type, sentence FROM releases"
+                f" WHERE episode_id IN ({marks}) ORDER BY episode_id, item_type, item_norm",
+                ids,
+            ):
+                released.setdefault(row.pop("episode_id"), []).append(row)
             for e in episodes:
                 e["facts"] = facts[e["id"]]
+                e["releases"] = released.get(e["id"], [])
                 yield e
             last = ids[-1]
 
