@@ -622,7 +622,10 @@ def short_forms(
         if number.isdigit() and _TICKET_NUMBER.fullmatch(b.name):
             keyed[key].append(b)
     for v in vague:
-        base = plain.get(v.norm.rsplit(" ", 1)[0])
+        head, _, last = v.norm.rpartition(" ")
+        if last == "work" and head in WORK_COMPOUNDS:
+            continue  # "the paper work" is paperwork, not the paper
+        base = plain.get(head)
         if base is not None and base.id != v.id and (v.id, base.id) not in no:
             why = f"{v.name!r} says no more than {base.name!r}"
             out.append(Candidate(v, base, [why], automatic=True))
@@ -636,3 +639,9 @@ def short_forms(
 
 # Last words that add nothing to a work item's name: "the auth stuff" is "auth".
 VAGUE_ENDINGS = (" stuff", " thing", " things", " work", " bits")
+# Words that make one English word with "work" and mean something else than the word
+# alone: "the paper work" (forms to fill in) is not "the paper" (an article).
+WORK_COMPOUNDS = frozenset(
+    """paper ground leg frame home net art team field road foot guess busy clock patch
+    case needle fret wood iron stone brick metal glass""".split()
+)

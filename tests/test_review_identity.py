@@ -296,11 +296,6 @@ def test_a_merge_a_person_undid_stays_undone_after_export_and_import(
     assert run["merged"] == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="'work' is read as a vague last word everywhere: 'the paper work' (forms "
-    "to fill in) is merged into 'the paper' (an article being written)",
-)
 def test_paper_work_is_not_the_paper(cli: Cli, write: Callable[..., Path]) -> None:
     _ingest(
         cli,
