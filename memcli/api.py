@@ -140,6 +140,7 @@ __all__ = [
     "search",
     "split_speaker",
     "store_episode",
+    "release_stored",
     "store_episodes",
 ]
 
@@ -602,6 +603,76 @@ def _late_waits(
                         )
                     )
     return out
+
+
+def release_stored(store: Store, episode_id: int) -> list[int]:
+    """Meet a stored update's releases and waits with those of the graph it is in now,
+    as ingest does for a new update (``_released``, ``_late_waits``); the ids of the
+    ``unblocked_from`` facts added. For an update that changed graph
+    (``corrections.move_episode``) or gained waits after it was stored
+    (``extract_pending``): otherwise the facts would depend on where the update was
+    first ingested, or on whether the model answered at once.
+
+    Its releases (unless it is retracted) meet the graph's waits valid at or before
+    them; its waits meet the graph's releases at or after them, from updates not
+    retracted. Facts an update states already are left out; the caller's transaction
+    ends what the new facts contradict.
+    """
+    row = store.episode_row(episode_id)
+    if row is None:
+        return []
+    graph = row["graph_id"]
+    # release's episode -> (item id, blocker id) -> (sentence, valid_at, item key, blocker key)
+    adds: dict[int, dict[tuple[int, int], tuple[str, str, tuple[str, str], tuple[str, str]]]]
+    adds = {}
+    if row["retracted_at"] is None:
+        for r in store.episode_releases(episode_id):
+            for w in store.waits_of(graph, r["item_type"], [r["item_norm"]]):
+                if w["valid_at"] <= r["valid_at"] and w["blocker_id"] != w["item_id"]:
+                    adds.setdefault(episode_id, {}).setdefault(
+                        (w["item_id"], w["blocker_id"]),
+                        (
+                            r["sentence"],
+                            r["valid_at"],
+                            (r["item_type"], r["item_norm"]),
+                            (w["blocker_type"], w["blocker_norm"]),
+                        ),
+                    )
+    for w in store.episode_waits(episode_id):
+        if w["blocker_id"] == w["item_id"]:
+            continue
+        for r in store.releases_of(graph, w["item_type"], [w["item_norm"]]):
+            if w["valid_at"] <= r["valid_at"] and w["blocker_id"] not in r["unblocked"]:
+                adds.setdefault(r["episode_id"], {}).setdefault(
+                    (w["item_id"], w["blocker_id"]),
+                    (
+                        r["sentence"],
+                        r["valid_at"],
+                        (w["item_type"], w["item_norm"]),
+                        (w["blocker_type"], w["blocker_norm"]),
+                    ),
+                )
+    added: list[int] = []
+    signed: list[tuple[int, list[tuple[str, str]]]] = []
+    for release_id, pairs in adds.items():
+        stored = store.insert_facts(
+            release_id,
+            [
+                (graph, src, Relation.UNBLOCKED_FROM.value, tgt, sentence, at, None)
+                for (src, tgt), (sentence, at, _s, _t) in pairs.items()
+            ],
+        )
+        for (src, tgt), (_sentence, _at, src_key, tgt_key) in pairs.items():
+            fact_id = stored.get((src, Relation.UNBLOCKED_FROM.value, tgt))
+            if fact_id is not None:
+                added.append(fact_id)
+                signed.append(
+                    (fact_id, list(fact_signatures(src_key, Relation.UNBLOCKED_FROM, tgt_key)))
+                )
+    if signed:
+        ids = store.signature_ids(graph, (k for _, keys in signed for k in keys))
+        store.link_signatures([(fact_id, ids[key]) for fact_id, keys in signed for _, key in keys])
+    return added
 
 
 _BARE_TICKET = re.compile(r"#\d+")
@@ -1360,6 +1431,7 @@ def extract_pending(store: Store, extractor: Extractor, graph: str | None = None
         counts = IngestReport()
         with store.transaction():
             _store_facts(store, r["graph_id"], r["id"], r["occurred_at"], extraction, counts)
+            counts.facts_new += len(release_stored(store, r["id"]))
             store.set_extraction(
                 r["id"], status="done", extractor=extractor.name, unparsed=extraction.unparsed
             )

@@ -86,6 +86,29 @@ class ReleasesMixin(StoreBase):
             row["unblocked"] = set(json.loads(row["unblocked"]))
         return out
 
+    def episode_releases(self, episode_id: int) -> list[dict[str, Any]]:
+        """The releases one stored update makes: item type and key, time, sentence."""
+        return self.rows(
+            "SELECT item_type, item_norm, valid_at, sentence FROM releases"
+            " WHERE episode_id = ? ORDER BY item_type, item_norm",
+            (episode_id,),
+        )
+
+    def episode_waits(self, episode_id: int) -> list[dict[str, Any]]:
+        """The ``blocked_by`` facts one stored update states: the item's type, key and
+        id, the blocker's type, key and id, and when the wait began."""
+        return self.rows(
+            """
+            SELECT s.type AS item_type, s.norm AS item_norm, s.id AS item_id,
+              t.type AS blocker_type, t.norm AS blocker_norm, t.id AS blocker_id, f.valid_at
+            FROM facts f JOIN entities s ON s.id = f.source_id
+            JOIN entities t ON t.id = f.target_id
+            WHERE f.episode_id = ? AND f.relation = 'blocked_by'
+            ORDER BY f.id
+            """,
+            (episode_id,),
+        )
+
     def has_releases(self, graph_id: str) -> bool:
         """Whether the graph holds any release: a batch of waits skips the lookup when
         it holds none (most graphs, most of the time)."""
