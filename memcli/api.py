@@ -384,7 +384,12 @@ def store_episodes(
             extractor_name = extractor.name
         if episode.ticket_prefix or episode.subject:
             extraction = replace(
-                extraction, facts=[_in_context(f, episode) for f in extraction.facts]
+                extraction,
+                facts=[_in_context(f, episode) for f in extraction.facts],
+                releases=[
+                    replace(r, item=_prefixed(r.item, episode.ticket_prefix))
+                    for r in extraction.releases
+                ],
             )
         facts = []
         for fact in extraction.facts:
@@ -703,20 +708,22 @@ def _stated(episode: EpisodeInput) -> list[tuple[str, str, str]]:
 _TICKET = re.compile(r"(?:[\w.-]+/[\w.-]+)?#\d+|[A-Z][A-Z0-9_]*-\d+")
 
 
+def _prefixed(ref: EntityRef, prefix: str | None) -> EntityRef:
+    """A bare "#N" work item of a tracker item's text as "<prefix>#N" (its repository's
+    #N); any other reference unchanged. Facts and releases alike."""
+    if prefix and ref.type is EntityType.WORK_ITEM:
+        shown = display_name(ref.name, ref.type)
+        if _BARE_TICKET.fullmatch(shown):
+            return EntityRef(prefix + shown, ref.type)
+    return ref
+
+
 def _in_context(fact: ExtractedFact, episode: EpisodeInput) -> ExtractedFact:
     """A fact read from a tracker item's text, in that item's context (see EpisodeInput):
     bare "#N" work items become "<ticket_prefix>#N", and the author's own wait on another
     ticket becomes the subject's."""
     prefix = episode.ticket_prefix
-
-    def name(ref: EntityRef) -> EntityRef:
-        if prefix and ref.type is EntityType.WORK_ITEM:
-            shown = display_name(ref.name, ref.type)
-            if _BARE_TICKET.fullmatch(shown):
-                return EntityRef(prefix + shown, ref.type)
-        return ref
-
-    source, target = name(fact.source), name(fact.target)
+    source, target = _prefixed(fact.source, prefix), _prefixed(fact.target, prefix)
     if (
         episode.subject is not None
         and _TICKET.fullmatch(display_name(target.name, target.type))

@@ -244,6 +244,52 @@ def test_a_wait_the_model_reads_later_meets_the_stored_release(
     assert ended[5:] == ("2026-03-05T09:00:00Z", "r.md")
 
 
+# --- a tracker's text ---
+
+
+def test_a_bare_issue_number_released_in_an_issue_comment_is_that_repositorys_issue(
+    cli: Cli, write: Write, tmp_path: Path
+) -> None:
+    """Was: "#6 is unblocked now." in a comment on acme/web was stored as a release of
+    "6", which names none of acme/web#6's waits (facts read from the same text had their
+    "#6" made acme/web#6, releases did not), so the wait stayed current."""
+
+    def issue(n: int, who: str, body: str, comments: list[str]) -> dict[str, Any]:
+        return {
+            "number": n,
+            "title": f"Web task {n}",
+            "state": "OPEN",
+            "author": {"login": who},
+            "assignees": [{"login": who}],
+            "createdAt": f"2026-03-0{n - 3}T09:00:00Z",
+            "url": f"https://github.com/acme/web/issues/{n}",
+            "body": body,
+            "comments": [
+                {"author": {"login": who}, "body": c, "createdAt": "2026-03-09T09:00:00Z"}
+                for c in comments
+            ],
+        }
+
+    export = [
+        issue(5, "ana", "Set up the design tokens.", []),
+        issue(6, "ben", "Blocked by #5.", ["#6 is unblocked now."]),
+    ]
+    db = tmp_path / "gh.db"
+    source = write("web.json", json.dumps(export))
+    cli("--db", str(db), "ingest", "--from", "github", "-g", "web", str(source))
+    [wait] = [f for f in _table(cli, db, "web") if f[1] == "blocked_by"]
+    assert wait[:3] == ("acme/web#6", "blocked_by", "acme/web#5")
+    assert wait[5] == "2026-03-09T09:00:00Z"
+    exported = tmp_path / "web.jsonl"
+    cli("--db", str(db), "export", "-g", "web", "--output", str(exported))
+    releases = [
+        r
+        for line in exported.read_text(encoding="utf-8").splitlines()
+        for r in json.loads(line).get("releases", [])
+    ]
+    assert [r["item"] for r in releases] == ["acme web 6"]
+
+
 # --- owners' short names ---
 
 
