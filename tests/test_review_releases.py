@@ -244,6 +244,62 @@ def test_a_wait_the_model_reads_later_meets_the_stored_release(
     assert ended[5:] == ("2026-03-05T09:00:00Z", "r.md")
 
 
+# --- how the item is written ---
+
+
+def _ingest_all(cli: Cli, write: Write, db: Path, *said: tuple[str, str, str]) -> None:
+    paths = [_file(write, f"u{i}.md", x) for i, x in enumerate(said)]
+    cli("--db", str(db), "ingest", *map(str, paths))
+
+
+def test_an_owners_possessive_before_the_item_is_no_part_of_its_name(
+    cli: Cli, write: Write, tmp_path: Path
+) -> None:
+    """Was: the reader stores "Sebastián's registry mirror is blocked on X" as Sebastián
+    owning "registry mirror", but released "Sebastián's registry mirror", a key no wait
+    has, so "Sebastián's registry mirror is unblocked." (a release the dev corpus holds)
+    ended nothing."""
+    db = tmp_path / "p.db"
+    _ingest_all(
+        cli,
+        write,
+        db,
+        ("Ana", WAIT[1], "Sebastián's registry mirror is blocked on the DNS change."),
+        ("Ben", RELEASE[1], "Sebastián\u2019s registry mirror is unblocked."),
+    )
+    [wait] = [f for f in _table(cli, db) if f[1] == "blocked_by"]
+    assert wait[0] == "registry mirror" and wait[5:] == (RELEASE[1], "u1.md")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a release's subject is one item: 'A and B are unblocked' releases an item "
+    "named 'A and the B', which no wait has, and 'A, B: unblocked' only B (the comma is "
+    "taken for a clause break); release_item returns a single EntityRef",
+)
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The API migration and the billing export are unblocked.",
+        "API migration, billing export: unblocked",
+    ],
+)
+def test_two_items_released_in_one_sentence_are_both_released(
+    cli: Cli, write: Write, tmp_path: Path, said: str
+) -> None:
+    db = tmp_path / "two.db"
+    _ingest_all(
+        cli,
+        write,
+        db,
+        WAIT,
+        ("Cy", WAIT[1], "The billing export is blocked on the auth refactor."),
+        ("Ben", RELEASE[1], said),
+    )
+    ends = {f[0]: f[5] for f in _table(cli, db) if f[1] == "blocked_by"}
+    assert ends == {"API migration": RELEASE[1], "billing export": RELEASE[1]}
+
+
 # --- a tracker's text ---
 
 
