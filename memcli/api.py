@@ -589,13 +589,13 @@ def _late_waits(
             for src, tgt, at in n.waits:
                 wanted.setdefault(src[:2], {}).setdefault(src[2], []).append((src, tgt, at))
     out = []
-    added: set[tuple[int, _Key]] = set()
+    added: set[tuple[int, _Key, _Key]] = set()  # (release's update, item, blocker)
     for (graph, type_), by_norm in wanted.items():
         for r in store.releases_of(graph, type_, by_norm):
             for src, tgt, since in by_norm[r["item_norm"]]:
                 episode_id = r["episode_id"]
-                if since <= r["valid_at"] and (episode_id, tgt) not in added and src != tgt:
-                    added.add((episode_id, tgt))
+                if since <= r["valid_at"] and (episode_id, src, tgt) not in added and src != tgt:
+                    added.add((episode_id, src, tgt))
                     out.append(
                         (
                             episode_id,

@@ -108,6 +108,36 @@ def test_two_releases_a_completion_and_a_ticket_give_one_table_in_any_order(
     }
 
 
+def test_one_update_releasing_two_items_with_one_blocker_ends_both_waits_arriving_later(
+    cli: Cli, write: Write, tmp_path: Path
+) -> None:
+    """Was: a late wait met a stored release once per (update, blocker), whatever the
+    item, so of two items the update released, both waiting on the auth refactor and
+    ingested after it, only the first was ended; in the other order both were."""
+    release = _file(
+        write,
+        "r.md",
+        ("Ben", RELEASE[1], "The API migration is unblocked. The billing export is unblocked."),
+    )
+    waits = _file(
+        write,
+        "w.md",
+        (
+            "Ana",
+            WAIT[1],
+            "The API migration is blocked on the auth refactor. "
+            "The billing export is blocked on the auth refactor.",
+        ),
+    )
+    late, early = tmp_path / "late.db", tmp_path / "early.db"
+    for db, order in ((late, (release, waits)), (early, (waits, release))):
+        for path in order:
+            cli("--db", str(db), "ingest", str(path))
+    assert _table(cli, late) == _table(cli, early)
+    ends = {f[0]: f[5:] for f in _table(cli, late) if f[1] == "blocked_by"}
+    assert ends == {"API migration": (RELEASE[1], "r.md"), "billing export": (RELEASE[1], "r.md")}
+
+
 # --- moving an update to another graph ---
 
 
