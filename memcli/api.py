@@ -483,9 +483,15 @@ def store_episodes(
             )
             signed.append((src, relation, tgt))
             about.append((n.digest, src[1], src[2]))
-    for episode_id, digest, src, tgt, sentence, at, says in late:  # stored releases
+    retracted: dict[int, dict[tuple[int, int], _Unblock]] = {}
+    for episode_id, digest, src, tgt, sentence, at, says, gone in late:  # stored releases
         if ids[tgt] in says:
             continue  # that update says so already
+        if gone is not None:  # written after, read back with the retraction's flag
+            retracted.setdefault(episode_id, {}).setdefault(
+                (ids[src], ids[tgt]), (src[0], sentence, at, max(at, gone), src[1:], tgt[1:])
+            )
+            continue
         rows.append((src[0], episode_id, ids[src], "unblocked_from", ids[tgt], sentence, at, None))
         signed.append((src, "unblocked_from", tgt))
         about.append((digest, src[1], src[2]))
@@ -509,6 +515,7 @@ def store_episodes(
             for sig_id in linked[t]
         ]
     )
+    report.facts_new += len(_insert_unblocks(store, retracted))
 
     for n in new:
         extraction = n.extraction
@@ -571,13 +578,15 @@ def _released(
 
 def _late_waits(
     store: Store, new: list[_NewEpisode]
-) -> list[tuple[int, str, _Key, _Key, str, str, set[int]]]:
+) -> list[tuple[int, str, _Key, _Key, str, str, set[int], str | None]]:
     """The facts stored releases add for the batch's new waits, so that the order of
     arrival does not matter: a wait ``blocked_by(X, B)`` valid at t meets every stored
     release of X (from an update not retracted) at or after t, and that release's
-    update gains ``unblocked_from(X, B)`` (its sentence, its time), once. Rows: (release's
-    episode id, its content hash, item key, blocker key, sentence, valid_at, the ids of
-    the blockers that update already states the item is unblocked from)."""
+    update gains ``unblocked_from(X, B)`` (its sentence, its time), once. A retracted
+    update's release gives the fact too, ended at the retraction, as it would be had the
+    wait arrived before the retraction. Rows: (release's episode id, its content hash,
+    item key, blocker key, sentence, valid_at, the ids of the blockers that update
+    already states the item is unblocked from, its retraction time or None)."""
     # Most graphs hold no release: one probe per graph, and the batch's waits are not
     # even gathered.
     graphs = {g for g in dict.fromkeys(n.graph for n in new) if store.has_releases(g)}
@@ -605,9 +614,15 @@ def _late_waits(
                             r["sentence"],
                             r["valid_at"],
                             r["unblocked"],
+                            r["retracted_at"],
                         )
                     )
     return out
+
+
+# An unblocked_from fact a release adds to its update, by (item id, blocker id): (graph,
+# sentence, valid_at, invalid_at, item's (type, key), blocker's (type, key)).
+_Unblock = tuple[str, str, str, str | None, tuple[str, str], tuple[str, str]]
 
 
 def release_stored(store: Store, episode_id: int) -> list[int]:
@@ -619,17 +634,15 @@ def release_stored(store: Store, episode_id: int) -> list[int]:
     first ingested, or on whether the model answered at once.
 
     Its releases (unless it is retracted) meet the graph's waits valid at or before
-    them; its waits meet the graph's releases at or after them, from updates not
-    retracted. Facts an update states already are left out; the caller's transaction
-    ends what the new facts contradict.
+    them; its waits meet the graph's releases at or after them (a retracted update's
+    fact ends at its retraction). Facts an update states already are left out; the
+    caller's transaction ends what the new facts contradict.
     """
     row = store.episode_row(episode_id)
     if row is None:
         return []
     graph = row["graph_id"]
-    # release's episode -> (item id, blocker id) -> (sentence, valid_at, item key, blocker key)
-    adds: dict[int, dict[tuple[int, int], tuple[str, str, tuple[str, str], tuple[str, str]]]]
-    adds = {}
+    adds: dict[int, dict[tuple[int, int], _Unblock]] = {}  # release's update -> facts
     if row["retracted_at"] is None:
         for r in store.episode_releases(episode_id):
             for w in store.waits_of(graph, r["item_type"], [r["item_norm"]]):
@@ -637,8 +650,10 @@ def release_stored(store: Store, episode_id: int) -> list[int]:
                     adds.setdefault(episode_id, {}).setdefault(
                         (w["item_id"], w["blocker_id"]),
                         (
+                            graph,
                             r["sentence"],
                             r["valid_at"],
+                            None,
                             (r["item_type"], r["item_norm"]),
                             (w["blocker_type"], w["blocker_norm"]),
                         ),
@@ -648,35 +663,46 @@ def release_stored(store: Store, episode_id: int) -> list[int]:
             continue
         for r in store.releases_of(graph, w["item_type"], [w["item_norm"]]):
             if w["valid_at"] <= r["valid_at"] and w["blocker_id"] not in r["unblocked"]:
+                gone = r["retracted_at"]
                 adds.setdefault(r["episode_id"], {}).setdefault(
                     (w["item_id"], w["blocker_id"]),
                     (
+                        graph,
                         r["sentence"],
                         r["valid_at"],
+                        None if gone is None else max(r["valid_at"], gone),
                         (w["item_type"], w["item_norm"]),
                         (w["blocker_type"], w["blocker_norm"]),
                     ),
                 )
+    return _insert_unblocks(store, adds)
+
+
+def _insert_unblocks(store: Store, adds: dict[int, dict[tuple[int, int], _Unblock]]) -> list[int]:
+    """Write the ``unblocked_from`` facts releases add (per update), with signatures; the
+    ids of those stored (one an update states already is left out). The contradiction
+    rules read them back at the commit, their update's retraction with them."""
     added: list[int] = []
-    signed: list[tuple[int, list[tuple[str, str]]]] = []
+    signed: list[tuple[str, int, list[tuple[str, str]]]] = []
     for release_id, pairs in adds.items():
         stored = store.insert_facts(
             release_id,
             [
-                (graph, src, Relation.UNBLOCKED_FROM.value, tgt, sentence, at, None)
-                for (src, tgt), (sentence, at, _s, _t) in pairs.items()
+                (graph, src, Relation.UNBLOCKED_FROM.value, tgt, sentence, at, until)
+                for (src, tgt), (graph, sentence, at, until, _s, _t) in pairs.items()
             ],
         )
-        for (src, tgt), (_sentence, _at, src_key, tgt_key) in pairs.items():
+        for (src, tgt), (graph, _sentence, _at, _until, src_key, tgt_key) in pairs.items():
             fact_id = stored.get((src, Relation.UNBLOCKED_FROM.value, tgt))
             if fact_id is not None:
                 added.append(fact_id)
-                signed.append(
-                    (fact_id, list(fact_signatures(src_key, Relation.UNBLOCKED_FROM, tgt_key)))
-                )
+                keys = fact_signatures(src_key, Relation.UNBLOCKED_FROM, tgt_key)
+                signed.append((graph, fact_id, list(keys)))
     if signed:
-        ids = store.signature_ids(graph, (k for _, keys in signed for k in keys))
-        store.link_signatures([(fact_id, ids[key]) for fact_id, keys in signed for _, key in keys])
+        ids = store.signature_ids_of((g, kind, key) for g, _, keys in signed for kind, key in keys)
+        store.link_signatures(
+            [(fact_id, ids[(g, key)]) for g, fact_id, keys in signed for _, key in keys]
+        )
     return added
 
 
