@@ -140,6 +140,7 @@ __all__ = [
     "search",
     "split_speaker",
     "store_episode",
+    "release_stored",
     "store_episodes",
 ]
 
@@ -383,7 +384,12 @@ def store_episodes(
             extractor_name = extractor.name
         if episode.ticket_prefix or episode.subject:
             extraction = replace(
-                extraction, facts=[_in_context(f, episode) for f in extraction.facts]
+                extraction,
+                facts=[_in_context(f, episode) for f in extraction.facts],
+                releases=[
+                    replace(r, item=_prefixed(r.item, episode.ticket_prefix))
+                    for r in extraction.releases
+                ],
             )
         facts = []
         for fact in extraction.facts:
@@ -477,9 +483,15 @@ def store_episodes(
             )
             signed.append((src, relation, tgt))
             about.append((n.digest, src[1], src[2]))
-    for episode_id, digest, src, tgt, sentence, at, says in late:  # stored releases
+    retracted: dict[int, dict[tuple[int, int], _Unblock]] = {}
+    for episode_id, digest, src, tgt, sentence, at, says, gone in late:  # stored releases
         if ids[tgt] in says:
             continue  # that update says so already
+        if gone is not None:  # written after, read back with the retraction's flag
+            retracted.setdefault(episode_id, {}).setdefault(
+                (ids[src], ids[tgt]), (src[0], sentence, at, max(at, gone), src[1:], tgt[1:])
+            )
+            continue
         rows.append((src[0], episode_id, ids[src], "unblocked_from", ids[tgt], sentence, at, None))
         signed.append((src, "unblocked_from", tgt))
         about.append((digest, src[1], src[2]))
@@ -503,6 +515,7 @@ def store_episodes(
             for sig_id in linked[t]
         ]
     )
+    report.facts_new += len(_insert_unblocks(store, retracted))
 
     for n in new:
         extraction = n.extraction
@@ -565,13 +578,15 @@ def _released(
 
 def _late_waits(
     store: Store, new: list[_NewEpisode]
-) -> list[tuple[int, str, _Key, _Key, str, str, set[int]]]:
+) -> list[tuple[int, str, _Key, _Key, str, str, set[int], str | None]]:
     """The facts stored releases add for the batch's new waits, so that the order of
     arrival does not matter: a wait ``blocked_by(X, B)`` valid at t meets every stored
     release of X (from an update not retracted) at or after t, and that release's
-    update gains ``unblocked_from(X, B)`` (its sentence, its time), once. Rows: (release's
-    episode id, its content hash, item key, blocker key, sentence, valid_at, the ids of
-    the blockers that update already states the item is unblocked from)."""
+    update gains ``unblocked_from(X, B)`` (its sentence, its time), once. A retracted
+    update's release gives the fact too, ended at the retraction, as it would be had the
+    wait arrived before the retraction. Rows: (release's episode id, its content hash,
+    item key, blocker key, sentence, valid_at, the ids of the blockers that update
+    already states the item is unblocked from, its retraction time or None)."""
     # Most graphs hold no release: one probe per graph, and the batch's waits are not
     # even gathered.
     graphs = {g for g in dict.fromkeys(n.graph for n in new) if store.has_releases(g)}
@@ -583,13 +598,13 @@ def _late_waits(
             for src, tgt, at in n.waits:
                 wanted.setdefault(src[:2], {}).setdefault(src[2], []).append((src, tgt, at))
     out = []
-    added: set[tuple[int, _Key]] = set()
+    added: set[tuple[int, _Key, _Key]] = set()  # (release's update, item, blocker)
     for (graph, type_), by_norm in wanted.items():
         for r in store.releases_of(graph, type_, by_norm):
             for src, tgt, since in by_norm[r["item_norm"]]:
                 episode_id = r["episode_id"]
-                if since <= r["valid_at"] and (episode_id, tgt) not in added and src != tgt:
-                    added.add((episode_id, tgt))
+                if since <= r["valid_at"] and (episode_id, src, tgt) not in added and src != tgt:
+                    added.add((episode_id, src, tgt))
                     out.append(
                         (
                             episode_id,
@@ -599,9 +614,96 @@ def _late_waits(
                             r["sentence"],
                             r["valid_at"],
                             r["unblocked"],
+                            r["retracted_at"],
                         )
                     )
     return out
+
+
+# An unblocked_from fact a release adds to its update, by (item id, blocker id): (graph,
+# sentence, valid_at, invalid_at, item's (type, key), blocker's (type, key)).
+_Unblock = tuple[str, str, str, str | None, tuple[str, str], tuple[str, str]]
+
+
+def release_stored(store: Store, episode_id: int) -> list[int]:
+    """Meet a stored update's releases and waits with those of the graph it is in now,
+    as ingest does for a new update (``_released``, ``_late_waits``); the ids of the
+    ``unblocked_from`` facts added. For an update that changed graph
+    (``corrections.move_episode``) or gained waits after it was stored
+    (``extract_pending``): otherwise the facts would depend on where the update was
+    first ingested, or on whether the model answered at once.
+
+    Its releases (unless it is retracted) meet the graph's waits valid at or before
+    them; its waits meet the graph's releases at or after them (a retracted update's
+    fact ends at its retraction). Facts an update states already are left out; the
+    caller's transaction ends what the new facts contradict.
+    """
+    row = store.episode_row(episode_id)
+    if row is None:
+        return []
+    graph = row["graph_id"]
+    adds: dict[int, dict[tuple[int, int], _Unblock]] = {}  # release's update -> facts
+    if row["retracted_at"] is None:
+        for r in store.episode_releases(episode_id):
+            for w in store.waits_of(graph, r["item_type"], [r["item_norm"]]):
+                if w["valid_at"] <= r["valid_at"] and w["blocker_id"] != w["item_id"]:
+                    adds.setdefault(episode_id, {}).setdefault(
+                        (w["item_id"], w["blocker_id"]),
+                        (
+                            graph,
+                            r["sentence"],
+                            r["valid_at"],
+                            None,
+                            (r["item_type"], r["item_norm"]),
+                            (w["blocker_type"], w["blocker_norm"]),
+                        ),
+                    )
+    for w in store.episode_waits(episode_id):
+        if w["blocker_id"] == w["item_id"]:
+            continue
+        for r in store.releases_of(graph, w["item_type"], [w["item_norm"]]):
+            if w["valid_at"] <= r["valid_at"] and w["blocker_id"] not in r["unblocked"]:
+                gone = r["retracted_at"]
+                adds.setdefault(r["episode_id"], {}).setdefault(
+                    (w["item_id"], w["blocker_id"]),
+                    (
+                        graph,
+                        r["sentence"],
+                        r["valid_at"],
+                        None if gone is None else max(r["valid_at"], gone),
+                        (w["item_type"], w["item_norm"]),
+                        (w["blocker_type"], w["blocker_norm"]),
+                    ),
+                )
+    return _insert_unblocks(store, adds)
+
+
+def _insert_unblocks(store: Store, adds: dict[int, dict[tuple[int, int], _Unblock]]) -> list[int]:
+    """Write the ``unblocked_from`` facts releases add (per update), with signatures; the
+    ids of those stored (one an update states already is left out). The contradiction
+    rules read them back at the commit, their update's retraction with them."""
+    added: list[int] = []
+    signed: list[tuple[str, int, list[tuple[str, str]]]] = []
+    for release_id, pairs in adds.items():
+        stored = store.insert_facts(
+            release_id,
+            [
+                (graph, src, Relation.UNBLOCKED_FROM.value, tgt, sentence, at, until)
+                for (src, tgt), (graph, sentence, at, until, _s, _t) in pairs.items()
+            ],
+        )
+        for (src, tgt), (graph, _sentence, _at, _until, src_key, tgt_key) in pairs.items():
+            fact_id = stored.get((src, Relation.UNBLOCKED_FROM.value, tgt))
+            if fact_id is not None:
+                added.append(fact_id)
+                keys = fact_signatures(src_key, Relation.UNBLOCKED_FROM, tgt_key)
+                signed.append((graph, fact_id, list(keys)))
+    if signed:
+        ids = store.signature_ids_of((g, kind, key) for g, _, keys in signed for kind, key in keys)
+        store.link_signatures(
+            [(fact_id, ids[(g, key)]) for g, fact_id, keys in signed for _, key in keys]
+        )
+    return added
 
 
 _BARE_TICKET = re.compile(r"#\d+")
@@ -632,20 +734,22 @@ def _stated(episode: EpisodeInput) -> list[tuple[str, str, str]]:
 _TICKET = re.compile(r"(?:[\w.-]+/[\w.-]+)?#\d+|[A-Z][A-Z0-9_]*-\d+")
 
 
+def _prefixed(ref: EntityRef, prefix: str | None) -> EntityRef:
+    """A bare "#N" work item of a tracker item's text as "<prefix>#N" (its repository's
+    #N); any other reference unchanged. Facts and releases alike."""
+    if prefix and ref.type is EntityType.WORK_ITEM:
+        shown = display_name(ref.name, ref.type)
+        if _BARE_TICKET.fullmatch(shown):
+            return EntityRef(prefix + shown, ref.type)
+    return ref
+
+
 def _in_context(fact: ExtractedFact, episode: EpisodeInput) -> ExtractedFact:
     """A fact read from a tracker item's text, in that item's context (see EpisodeInput):
     bare "#N" work items become "<ticket_prefix>#N", and the author's own wait on another
     ticket becomes the subject's."""
     prefix = episode.ticket_prefix
-
-    def name(ref: EntityRef) -> EntityRef:
-        if prefix and ref.type is EntityType.WORK_ITEM:
-            shown = display_name(ref.name, ref.type)
-            if _BARE_TICKET.fullmatch(shown):
-                return EntityRef(prefix + shown, ref.type)
-        return ref
-
-    source, target = name(fact.source), name(fact.target)
+    source, target = _prefixed(fact.source, prefix), _prefixed(fact.target, prefix)
     if (
         episode.subject is not None
         and _TICKET.fullmatch(display_name(target.name, target.type))
@@ -1360,6 +1464,7 @@ def extract_pending(store: Store, extractor: Extractor, graph: str | None = None
         counts = IngestReport()
         with store.transaction():
             _store_facts(store, r["graph_id"], r["id"], r["occurred_at"], extraction, counts)
+            counts.facts_new += len(release_stored(store, r["id"]))
             store.set_extraction(
                 r["id"], status="done", extractor=extractor.name, unparsed=extraction.unparsed
             )

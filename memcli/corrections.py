@@ -497,6 +497,7 @@ def move_episode(store: Store, episode_id: int, to_graph: str) -> dict[str, Any]
     """Move an episode with its facts to ``to_graph`` (created if new). Its entities are
     resolved again in the new graph, its signatures re-derived, and the contradiction
     rules re-applied on both sides; both graphs' next analyze is a full pass."""
+    from memcli.api import release_stored
     from memcli.signatures import fact_signatures
 
     row = _episode(store, episode_id)
@@ -536,9 +537,11 @@ def move_episode(store: Store, episode_id: int, to_graph: str) -> dict[str, Any]
                 ),
             )
             old_entities |= {f["source_id"], f["target_id"]}
+        release_stored(store, episode_id)  # its releases and waits meet the new graph's
         if row["retracted_at"] is None:
             store.apply_contradictions(episode_id)
         _reapply(store, touched)
+        store.end_contradicted()
         dropped = store.drop_unused_entities(old_entities)
         for g in (old, to_graph):
             store.mark_needs_full(g)

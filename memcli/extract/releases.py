@@ -31,6 +31,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from memcli.extract.factuality import why_not
+from memcli.extract.phrases import _parse_phrase
 from memcli.models import EntityRef, EntityType, ExtractedFact, Relation, Release
 from memcli.resolve import normalize
 
@@ -152,6 +153,11 @@ def release_item(sentence: str, pronoun: EntityRef | None = None) -> EntityRef |
     if _PRONOUN.fullmatch(subject):
         return pronoun
     subject = _ARTICLE.sub("", subject).strip()
+    # "Sebastián's registry mirror": the reader stores a wait on it as Sebastián owning
+    # "registry mirror", so the release names that item too.
+    phrase = _parse_phrase(subject.replace("\u2019", "'"), target=False)
+    if phrase.owners:
+        subject = phrase.core
     if (
         not subject
         or _NOT_AN_ITEM.search(subject)

@@ -61,15 +61,20 @@ class ReleasesMixin(StoreBase):
     def releases_of(
         self, graph_id: str, item_type: str, norms: Iterable[str]
     ) -> list[dict[str, Any]]:
-        """The stored releases of these items (by key) from updates not retracted, each
-        with its update's content hash, and the blockers that update already says the
-        item is unblocked from (``unblocked``: entity ids), so a fact is added once."""
+        """The stored releases of these items (by key), each with its update's content
+        hash and retraction time (``retracted_at``, None unless retracted), and the
+        blockers that update already says the item is unblocked from (``unblocked``:
+        entity ids), so a fact is added once.
+
+        Retracted updates' releases are included, as ``waits_of`` includes retracted
+        waits: a wait stored before the retraction got its fact (ended by it), so one
+        arriving after it gets the same fact, ended at the retraction."""
         out: list[dict[str, Any]] = []
         for keys in _slices(norms):
             out += self.rows(
                 """
                 SELECT r.item_norm, r.episode_id, r.valid_at, r.sentence,
-                  e.content_hash,
+                  e.content_hash, e.retracted_at,
                   (SELECT json_group_array(f.target_id) FROM facts f
                    JOIN entities s ON s.id = f.source_id
                    WHERE f.episode_id = r.episode_id AND f.relation = 'unblocked_from'
@@ -77,7 +82,6 @@ class ReleasesMixin(StoreBase):
                 FROM releases r JOIN episodes e ON e.id = r.episode_id
                 WHERE r.graph_id = ? AND r.item_type = ?
                   AND r.item_norm IN (SELECT value FROM json_each(?))
-                  AND e.retracted_at IS NULL
                 ORDER BY r.valid_at, r.episode_id
                 """,
                 (graph_id, item_type, keys),
@@ -85,6 +89,29 @@ class ReleasesMixin(StoreBase):
         for row in out:
             row["unblocked"] = set(json.loads(row["unblocked"]))
         return out
+
+    def episode_releases(self, episode_id: int) -> list[dict[str, Any]]:
+        """The releases one stored update makes: item type and key, time, sentence."""
+        return self.rows(
+            "SELECT item_type, item_norm, valid_at, sentence FROM releases"
+            " WHERE episode_id = ? ORDER BY item_type, item_norm",
+            (episode_id,),
+        )
+
+    def episode_waits(self, episode_id: int) -> list[dict[str, Any]]:
+        """The ``blocked_by`` facts one stored update states: the item's type, key and
+        id, the blocker's type, key and id, and when the wait began."""
+        return self.rows(
+            """
+            SELECT s.type AS item_type, s.norm AS item_norm, s.id AS item_id,
+              t.type AS blocker_type, t.norm AS blocker_norm, t.id AS blocker_id, f.valid_at
+            FROM facts f JOIN entities s ON s.id = f.source_id
+            JOIN entities t ON t.id = f.target_id
+            WHERE f.episode_id = ? AND f.relation = 'blocked_by'
+            ORDER BY f.id
+            """,
+            (episode_id,),
+        )
 
     def has_releases(self, graph_id: str) -> bool:
         """Whether the graph holds any release: a batch of waits skips the lookup when
