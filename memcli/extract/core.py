@@ -1463,7 +1463,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("o-doing-w", "owns_doing", rf"(?P<o>n)G(?P<w>{_NP}){_PP}?"),
     ("assigned-to-o", "mention_agent", rf"x*o(?P<o>{_NP})"),
     ("o-took-it-over", "owns_it", rf"(?P<o>{_NP})x*(?P<v>O)(?:p{_NP})?"),
-    ("assigned-w-to-o", "owns", rf"(?:{_NP})?x*A(?P<w>{_NP})p(?P<o>{_NP})"),
+    ("assigned-w-to-o", "owns", rf"(?:{_NP})?x*A(?P<w>{_NP})p?p(?P<o>{_NP})"),
     ("o-was-assigned-w", "owns", rf"(?P<o>{_NP})x+A(?P<w>{_NP})"),
 )
 # Relative clauses with the object gapped: "..., which Rohan owns", "that Paulo is doing".
@@ -1808,6 +1808,8 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
 
 # A person named with the group they sit in: "Marcus in integration", "Ife from the data
 # team". The person owns; the group only says where to find them.
+# The particle of a hand-over verb, left after its object: "handing X off/back/over to Y".
+_HANDOVER = frozenset("off back over across".split())
 _OWNER_IN_UNIT = re.compile(
     r"(?!(?:One|Two|Three|Four|Five|Six|Both|All|Some|Most|Several|Few|Many|None|Each|Either"
     r"|Neither|Any|Half|Rest|Everyone|Someone|Anyone|Nobody)\b)"
@@ -1862,6 +1864,8 @@ def _apply(
             o = unit["who"]  # "which Marcus in integration owns": Marcus
         if " " in w and (gerund := _GERUND_OBJECT.match(w)):
             w = w[gerund.end() :]  # "working on migrating the cron jobs": the cron jobs
+        if " " in w and "x*A(" in m.re.pattern and w.rsplit(" ", 1)[1].lower() in _HANDOVER:
+            w = w.rsplit(" ", 1)[0]  # "passing the rota off to Efe": the particle is the verb's
         if handler == "owns" and m.re.pattern.startswith("(?P<o>") and o is not None:
             out = reader.owns(o, w)
             if out is None and o.split()[0].lower() not in _DETERMINERS:

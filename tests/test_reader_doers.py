@@ -1,0 +1,34 @@
+"""Who owns or did a piece of work when the sentence names them in a less direct way.
+
+New writers name an owner or a doer in shapes other than "X owns Y" / "X shipped Y":
+
+* a hand-over whose verb keeps its particle after the object ("passing the rota off to
+  Efe", "handing KLN-4 over to Odile"): the one handed to owns the object, and the
+  particle is the verb's, not part of the item's name;
+* a role field attached to an item in a status line ("Kiln relining: owner Odile",
+  "Glaze trials: Assignee: @piet_v", "the kiln audit, owner Wen Li"): the named person
+  owns the item the field is attached to, and the writer of the line does not.
+
+Each case is written fresh; none is copied from the benchmark corpus.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memcli.extract.rules import extract
+from tests.test_extract_rules import facts_of, o
+
+HANDOVERS = [
+    ("Wen", "Handing the kiln schedule over to Odile.", {o("Odile", "kiln schedule")}),
+    ("Wen", "Passing the glaze log off to Piet for two weeks.", {o("Piet", "glaze log")}),
+    ("Wen", "I handed the burner audit back to @odile.m.", {o("odile.m", "burner audit")}),
+    ("Wen", "Handing KLN-4 over to Piet, he knows the burners.", {o("Piet", "KLN-4")}),
+]
+
+
+@pytest.mark.parametrize(("author", "text", "expected"), HANDOVERS)
+def test_a_handover_with_a_particle_names_the_new_owner(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected
