@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.extract.rules import extract
-from tests.test_extract_rules import facts_of, o
+from tests.test_extract_rules import b, facts_of, o
 
 HANDOVERS = [
     ("Wen", "Handing the kiln schedule over to Odile.", {o("Odile", "kiln schedule")}),
@@ -29,6 +29,32 @@ HANDOVERS = [
 
 @pytest.mark.parametrize(("author", "text", "expected"), HANDOVERS)
 def test_a_handover_with_a_particle_names_the_new_owner(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+ROLE_FIELDS = [
+    ("Wen", "Kiln relining: owner Odile, in progress", {o("Odile", "Kiln relining")}),
+    ("Wen", "Glaze trials: Assignee: @piet_v", {o("piet_v", "Glaze trials")}),
+    (
+        "Wen",
+        "Doing: the burner audit, owner Odile Marchetti",
+        {o("Odile Marchetti", "burner audit")},
+    ),
+    ("Wen", "Doing: the burner audit (owner: Odile)", {o("Odile", "burner audit")}),
+    (
+        "Wen",
+        "The glaze log is waiting on the kiln audit, and the owner of the kiln audit is Piet.",
+        {o("Wen", "glaze log"), b("glaze log", "kiln audit"), o("Piet", "kiln audit")},
+    ),
+    # no name after the field: no owner
+    ("Wen", "Kiln relining: owner to be confirmed", set()),
+]
+
+
+@pytest.mark.parametrize(("author", "text", "expected"), ROLE_FIELDS)
+def test_a_role_field_names_the_owner_of_its_item(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, author)) == expected

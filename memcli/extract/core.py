@@ -2855,6 +2855,15 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     labelled.frame = "x-blocked-label-y"
             else:
                 labelled = _read_label(reader, label_relation, items)
+                if (
+                    labelled is not None
+                    and label_relation not in _LABELS_OF_OTHERS
+                    and index + 1 < len(parts)
+                    and parts[index + 1].classes.lstrip("x")[:1] == "o"
+                ):  # "In progress: X, owned by Nadia": hers, not the writer's
+                    labelled.drafts = [
+                        d for d in labelled.drafts if d.relation is not Relation.OWNS
+                    ]
             label_relation = label_waiter = None
             if labelled is not None:
                 reader.commit(labelled, text)
@@ -3848,6 +3857,8 @@ def _label_list(toks: list[_Tok]) -> str:
     return ", ".join(_noun_phrase(*_trimmed(part, text)) for part in parts if part)
 
 
+# Labels whose list names what others did or hold up, not the writer's work in hand.
+_LABELS_OF_OTHERS = frozenset({"blocked", "unblocked", "blocker", "done", "owner"})
 _BLOCKED_LABEL = re.compile(
     r"(?P<s>.+?)\s*(?:\bon|\bby|\bbehind|\bpending|\buntil|->|,|\bneeds|\brequires"
     r"|\bdepends on|\bwaits (?:on|for))\s+(?:waiting (?:on|for)\s+)?(?P<t>.+?)(?:\s+first)?"

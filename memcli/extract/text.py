@@ -459,6 +459,17 @@ def _names_only(inner: str) -> bool:
 
 
 _WONTFIX = re.compile(r"\bwon'?t[- ]fix\b", re.IGNORECASE)
+# A role field after an item, not in brackets: "Kiln relining: owner Odile", "the glaze
+# audit, Assignee: @piet", and "the owner of X is Odile": the person owns the item, as in
+# "X (owner: Odile)". The field's name must be followed by a name and end its clause.
+_FIELD_WHO = r"(?P<who>@[\w.-]*\w|[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)(?=\s*(?:$|[,;.]))"
+_ROLE_FIELD = re.compile(
+    r"\s*(?:[:,—–]|\s-)\s*(?i:owner|assignee|dri)(?:\s*[:=—–]\s*|\s+-\s+|\s+)" + _FIELD_WHO
+)
+_OWNER_OF_IS = re.compile(
+    r"\b(?:[Tt]he\s+)?[Oo]wner\s+(?:of|for)\s+(?P<item>[^,;:()]{2,80}?)\s+is\s+(?:now\s+)?"
+    + _FIELD_WHO
+)
 _OWNER_LABEL = re.compile(r"\s*(?:owner|owners|dri|lead|assignee)\s*[:=-]\s*@?(?P<who>[^:]+?)\s*")
 _EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
 _EMOTICON = re.compile(r"[:;]-?[()/|]+(?!\w)")  # ":(", ";)", ":-/"
@@ -501,6 +512,11 @@ def _normalise(sentence: str) -> str:
         if ":(" in s or ":)" in s or ":-" in s or ";)" in s or ":/" in s:
             s = _EMOTICON.sub(" ", s)
     s = s.replace("**", "").replace("__", "").replace("`", "").replace('"', "")
+    if ("wner" in s or "ssignee" in s or "DRI" in s) and (field := _ROLE_FIELD.search(s)):
+        s = f"{s[: field.start()]}, owned by {field['who']}{s[field.end() :]}"
+    elif "wner " in s and (owner_of := _OWNER_OF_IS.search(s)):
+        rest = s[owner_of.end() :]
+        s = f"{s[: owner_of.start()]}{owner_of['item']} is owned by {owner_of['who']}{rest}"
     if "@" in s:
         s = _MENTION.sub("", _INNER_VOCATIVE.sub("", _VOCATIVE.sub("", s, count=1)))
     if ">" in s or "→" in s or "⇒" in s:
