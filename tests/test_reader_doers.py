@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.extract.rules import extract
-from tests.test_extract_rules import b, facts_of, o
+from tests.test_extract_rules import b, d, facts_of, o
 
 HANDOVERS = [
     ("Wen", "Handing the kiln schedule over to Odile.", {o("Odile", "kiln schedule")}),
@@ -55,6 +55,32 @@ ROLE_FIELDS = [
 
 @pytest.mark.parametrize(("author", "text", "expected"), ROLE_FIELDS)
 def test_a_role_field_names_the_owner_of_its_item(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+# A subject carrying a relative clause with its object gapped ("the X (that) Odile owns
+# was ..."): X is the subject of the main predicate and the object of the inner verb.
+RELATIVE_SUBJECTS = [
+    (
+        "Wen",
+        "The kiln audit that Odile owns was finished by Piet.",
+        {o("Odile", "kiln audit"), d("Piet", "kiln audit")},
+    ),
+    (
+        "Wen",
+        "The glaze log Odile is running is blocked on the new burners.",
+        {o("Odile", "glaze log"), b("glaze log", "new burners")},
+    ),
+    ("Wen", "The vent survey it depends on was completed by Piet.", {d("Piet", "vent survey")}),
+    # no verb of the relative's own: the NP is just a subject
+    ("Wen", "The vent survey was completed by Piet.", {d("Piet", "vent survey")}),
+]
+
+
+@pytest.mark.parametrize(("author", "text", "expected"), RELATIVE_SUBJECTS)
+def test_a_relative_clause_in_the_subject(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, author)) == expected

@@ -3151,6 +3151,18 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             if out is None and heading and toks[-1].low in _OBJECT_PRONOUNS:
                 body, rebased = _rebase(toks[:-1] + heading)  # "Runbooks: Ifeanyi has them"
                 out = _read(reader, rebased, body, main)
+        if out is None and classes[0] == "n" and "x" in classes:
+            head = (
+                []  # a contact clause: "the lookup it relies on was fixed by Owen"
+                if kind not in _RELATIVE
+                else _trailing_np(previous)
+                if kind in ("that", "which") and previous and index
+                else None
+            )
+            if head is not None:
+                out = _relative_subject(reader, toks, head, main, gap, outcomes, text)
+                if out is not None:
+                    body, rebased = _rebase(head + toks)
         if out is None:
             reason = reason or "predicate without readable arguments"
             previous = toks
@@ -4209,6 +4221,59 @@ def _add_unblock(
         out.frame = "x-unblocked-now-that-y"
         reader.commit(out, text)
         outcomes.append(out)
+
+
+# A subject with a relative clause whose object is gapped, then the main predicate:
+# "the sync job (that) Bogdan owns was waiting on X", "the lookup it relies on was fixed
+# by Owen". The relative clause is one subject (a pronoun or a name) and a verb, with its
+# preposition; the main predicate opens with an auxiliary.
+_SUBJECT_RELATIVE = re.compile(r"(?P<rel>nx*[OGHQWRD]p?)(?P<main>x+[^x].*)")
+_RELATIVE_SUBJECTS = frozenset("i we you he she they it".split())
+
+
+def _relative_subject(
+    reader: _Reader,
+    toks: list[_Tok],
+    head: list[_Tok],
+    main: list[tuple[str, str, re.Pattern[str]]],
+    gap: list[tuple[str, str, re.Pattern[str]]],
+    outcomes: list[_Outcome],
+    text: str,
+) -> _Outcome | None:
+    """Read "HEAD [that] WHO VERB <main predicate>": HEAD is the subject of the main
+    predicate and the gapped object of WHO's verb ("that Bogdan owns": Bogdan owns HEAD).
+    ``head`` is the antecedent before "that"; empty, it is the clause's own opening noun
+    phrase, which ends where the relative clause's subject starts (a contact clause)."""
+    classes = "".join(t.cls for t in toks)
+    start = 0
+    if not head:  # a contact clause: "the lookup it relies on was fixed by Owen"
+        start = next((i for i, c in enumerate(classes) if c != "n"), 0) - 1
+        if start < 2 or classes[start - 1 : start] != "n":
+            return None
+        head = toks[:start]
+    m = _SUBJECT_RELATIVE.fullmatch(classes, start)
+    if m is None:
+        return None
+    who = toks[start]
+    if who.low not in _RELATIVE_SUBJECTS and not (
+        who.text[:1].isupper() and _agent_shaped(who.text, strict=True)
+    ):
+        return None
+    if not head or head[-1].cls != "n" or head[0].low in _RELATIVE_SUBJECTS:
+        return None
+    rest = toks[m.start("main") :]
+    body, rebased = _rebase(head + rest)
+    out = _read(reader, rebased, body, main)
+    if out is None:
+        return None
+    verb = classes[m.end("rel") - 1 if classes[m.end("rel") - 1] != "p" else m.end("rel") - 2]
+    if verb in "OGHQD" and who.low not in ("it", "they"):  # not a wait: "it relies on"
+        rel_body, rel_toks = _rebase(toks[start : m.end("rel")])
+        agent = _read_gap(reader, rel_toks, rel_body, gap, _rebase(head)[0])
+        if agent is not None and agent.drafts:
+            reader.commit(agent, text)
+            outcomes.append(agent)
+    return out
 
 
 def _read_gap(
