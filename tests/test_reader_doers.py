@@ -84,3 +84,24 @@ def test_a_relative_clause_in_the_subject(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+# An action item with a number after its marker ("AI-2", "AP3", "Action 4") is an action
+# item like an unnumbered one; a ticket key with a longer number is not.
+NUMBERED_ACTIONS = [
+    ("Wen", "AI-2 Odile: glaze log cleanup", {o("Odile", "glaze log cleanup")}),
+    ("Wen", "AP3 — Piet: book the kiln inspection", {o("Piet", "kiln inspection")}),
+    ("Wen", "Action 4: Odile to draft the burner rota", {o("Odile", "burner rota")}),
+    (
+        "Wen",
+        "AI-4521: the kiln move is blocked on the burner permit",
+        {b("kiln move", "burner permit")},  # minutes: the note-taker owns nothing
+    ),
+]
+
+
+@pytest.mark.parametrize(("author", "text", "expected"), NUMBERED_ACTIONS)
+def test_a_numbered_action_item_names_its_assignee(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(f"Kiln sync\nAttendees: Odile, Piet\n{text}", author)) == expected

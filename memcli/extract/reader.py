@@ -391,6 +391,11 @@ _ACTION_DASH = re.compile(
     r"(?:\s+[A-Z][\w.'-]*)?)\s*(?:—|–|-|:)\s*(?P<rest>\S.*)",
     re.IGNORECASE,
 )
+# A numbered action marker: "AI-1 Aoife: X", "AP2 — Nadia: triage Y", "Action 3: Owen to
+# book Z". Read as an unnumbered one; a ticket key ("AI-1234") has more digits.
+_ACTION_ID = re.compile(
+    r"(?P<lead>\W*)(?i:action(?:\s+items?)?|ai|ap|todo)[\s-]*#?\d{1,2}[a-z]?(?=\s*[:—–-]|\s+[A-Z@])"
+)
 _VERB_FIRST = re.compile(r"[a-z]+\s+(?:the|a|an|our|their|his|her|its|this|that|all|up|out)\b")
 # A first word with a noun-forming suffix opens a noun phrase, not an imperative:
 # "deprecation notice for X", "settlement report", "readiness review".
@@ -717,11 +722,10 @@ def _read_minutes_line(
     """Read a line: an action item, what a speaker said, or an ordinary sentence."""
     if sentence[:1] == "|" and sentence.count("|") >= 3 and (row := _table_row(reader, sentence)):
         return row
-    plain = (
-        _normalise(sentence)
-        if _may_start_action(sentence) and _ACTION_START.match(sentence)
-        else ""
-    )
+    marked = sentence
+    if (numbered := _ACTION_ID.match(sentence)) is not None:
+        marked = f"{numbered['lead']}ACTION{sentence[numbered.end() :]}"  # "AP2 — Nadia: X"
+    plain = _normalise(marked) if _may_start_action(marked) and _ACTION_START.match(marked) else ""
     if "(" in sentence and plain and (m := _TODO_PAREN.match(sentence)) is not None:
         plain = _normalise(f"ACTION: {m['who']} — {m['rest']}")  # "TODO(dana): rotate X"
     if not plain and (
