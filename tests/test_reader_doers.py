@@ -2,6 +2,8 @@
 
 New writers name an owner or a doer in shapes other than "X owns Y" / "X shipped Y":
 
+* a hand-over in the present ("ownership of X passes to Odile") or work said to sit with
+  someone ("X is sitting with the estates team");
 * a hand-over whose verb keeps its particle after the object ("passing the rota off to
   Efe", "handing KLN-4 over to Odile"): the one handed to owns the object, and the
   particle is the verb's, not part of the item's name;
@@ -24,6 +26,18 @@ HANDOVERS = [
     ("Wen", "Passing the glaze log off to Piet for two weeks.", {o("Piet", "glaze log")}),
     ("Wen", "I handed the burner audit back to @odile.m.", {o("odile.m", "burner audit")}),
     ("Wen", "Handing KLN-4 over to Piet, he knows the burners.", {o("Piet", "KLN-4")}),
+    # the present tense of a hand-over, and where the work now sits
+    (
+        "Wen",
+        "Ownership of the burner rota passes to Odile from Monday.",
+        {o("Odile", "burner rota")},
+    ),
+    (
+        "Wen",
+        "The kiln permit is sitting with the estates team.",
+        {o("estates team", "kiln permit", "team")},
+    ),
+    ("Wen", "The kiln move moves to Thursday.", set()),
 ]
 
 

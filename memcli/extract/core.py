@@ -481,6 +481,10 @@ def _lexicon() -> dict[str, str]:
         + _combine("sits|sit|lies|lie|rests|rest|sat|now sits|now lies|now rests", "with")
         + _combine("is|are|is now|are now", "with")  # "BILL-109 is with Priyanka"
         + _combine("transferred|transitioned|handed back", "to")
+        + _combine(  # the present of a hand-over: "ownership of X passes to Kwame"
+            "passes|passes over|transfers|transitions|moves|is passing|is moving", "to"
+        )
+        + _combine("is|are|is now|are now|now", "sitting with")  # "the novation is sitting with"
         + _combine("handed off|handed over|handed|given|passed|passed over|moved", "to")
         + _combine("been", "handed off|handed over|handed|given|passed|reassigned|assigned", "to")
         + _combine(  # "has been picked up by Svenja", "was taken over by the ops team"
