@@ -2,6 +2,7 @@
 
 New writers name an owner or a doer in shapes other than "X owns Y" / "X shipped Y":
 
+* a hand-over with the recipient before the object ("Odile handed me the kiln tickets");
 * a hand-over in the present ("ownership of X passes to Odile") or work said to sit with
   someone ("X is sitting with the estates team");
 * a hand-over whose verb keeps its particle after the object ("passing the rota off to
@@ -38,6 +39,10 @@ HANDOVERS = [
         {o("estates team", "kiln permit", "team")},
     ),
     ("Wen", "The kiln move moves to Thursday.", set()),
+    # the recipient before the object: "handed me the X", "handed Odile the X"
+    ("Wen", "Odile handed me the kiln tickets before her leave.", {o("Wen", "kiln tickets")}),
+    ("Wen", "I handed Piet the burner rota.", {o("Piet", "burner rota")}),
+    ("Wen", "Piet handed me a note.", set()),
 ]
 
 

@@ -1469,6 +1469,8 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("o-took-it-over", "owns_it", rf"(?P<o>{_NP})x*(?P<v>O)(?:p{_NP})?"),
     ("assigned-w-to-o", "owns", rf"(?:{_NP})?x*A(?P<w>{_NP})p?p(?P<o>{_NP})"),
     ("o-was-assigned-w", "owns", rf"(?P<o>{_NP})x+A(?P<w>{_NP})"),
+    # a hand-over with the recipient first: "Odile handed me the kiln tickets"
+    ("handed-o-w", "owns_given", rf"(?:{_NP})?A(?P<o>n)(?P<w>{_NP}){_PP}?"),
 )
 # Relative clauses with the object gapped: "..., which Rohan owns", "that Paulo is doing".
 _OBJECT_GAP: tuple[tuple[str, str, str], ...] = (
@@ -1812,6 +1814,10 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
 
 # A person named with the group they sit in: "Marcus in integration", "Ife from the data
 # team". The person owns; the group only says where to find them.
+# The recipient of a hand-over written before the object ("handed me the X"), and the
+# words an object that is no work item opens with ("handed me a note").
+_RECIPIENTS = frozenset("me him her us them".split())
+_NOT_GIVEN = frozenset("a an some more any another".split())
 # The particle of a hand-over verb, left after its object: "handing X off/back/over to Y".
 _HANDOVER = frozenset("off back over across".split())
 _OWNER_IN_UNIT = re.compile(
@@ -1860,6 +1866,13 @@ def _apply(
     if handler == "owns_doing":  # "Kojo: drafting the copy"; not "Payments: writing X"
         o, w = g("o"), g("w")
         return reader.owns(o, w) if o and w and _name_like(o) else None
+    if handler == "owns_given":  # "handed me the X", "handed Odile the X": the recipient
+        o, w = g("o"), g("w")
+        if not o or not w or w.split()[0].lower() in _NOT_GIVEN:
+            return None  # "handed me a note": no work item
+        if o.lower() not in _RECIPIENTS and not (o[:1].isupper() and _name_like(o)):
+            return None
+        return reader.owns(o, w)
     if handler in ("owns", "owns_on", "owns_has", "owns_poss"):
         o, w = g("o"), g("w")
         if w is None:
