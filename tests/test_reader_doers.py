@@ -12,6 +12,10 @@ New writers name an owner or a doer in shapes other than "X owns Y" / "X shipped
   "Glaze trials: Assignee: @piet_v", "the kiln audit, owner Wen Li"): the named person
   owns the item the field is attached to, and the writer of the line does not.
 
+* a turn handed to someone named at the head of a sentence ("Odile, you're up", "Piet,
+  the ball is back with you", "Odile the X is all yours"): they own the item named, else
+  the one last spoken of.
+
 Each case is written fresh; none is copied from the benchmark corpus.
 """
 
@@ -20,7 +24,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.extract.rules import extract
-from tests.test_extract_rules import b, d, facts_of, o
+from tests.test_extract_rules import b, d, facts_of, o, u
 
 HANDOVERS = [
     ("Wen", "Handing the kiln schedule over to Odile.", {o("Odile", "kiln schedule")}),
@@ -124,3 +128,38 @@ def test_a_numbered_action_item_names_its_assignee(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(f"Kiln sync\nAttendees: Odile, Piet\n{text}", author)) == expected
+
+
+# A turn handed to a person named at the head of the sentence: they own the item the
+# sentence names, else the one last spoken of (often the item just freed); not an item
+# just reported done, and not a word that only looks like a name.
+YOUR_TURN = [
+    (
+        "Wen",
+        "The burner patch is out, so the kiln page refresh is unblocked. Odile you're up",
+        {
+            d("Wen", "burner patch"),
+            u("kiln page refresh", "burner patch"),
+            o("Odile", "kiln page refresh"),
+        },
+    ),
+    (
+        "Wen",
+        "The glaze job is unblocked now that the kiln fix merged. Piet, the ball is back with you.",
+        {d("Wen", "kiln fix"), u("glaze job", "kiln fix"), o("Piet", "glaze job")},
+    ),
+    (
+        "Wen",
+        "Odile the kiln dashboard is all yours once finance signs off",
+        {o("Odile", "kiln dashboard")},
+    ),
+    ("Wen", "The glaze job is done. Piet you're next.", {d("Wen", "glaze job")}),
+    ("Wen", "The kiln page refresh is unblocked. Ok you're up", set()),  # a release
+]
+
+
+@pytest.mark.parametrize(("author", "text", "expected"), YOUR_TURN)
+def test_a_turn_handed_to_a_named_person(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected

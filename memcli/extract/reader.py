@@ -196,6 +196,12 @@ def _read_sentence(
     reader.sentence = sentence
     if "@" in sentence:
         reader.addressee = addressee(sentence) or reader.addressee
+    if (
+        text is None
+        and ("you" in sentence or "ball" in sentence)
+        and (turn := _your_turn(reader, sentence))
+    ):
+        return [turn], None
     raw = (sentence if text is None else text).lower()
     words = lower_words(sentence if text is None else text)  # the letter runs of raw
     if not _NO_OWNER_WORDS.isdisjoint(words):
@@ -250,6 +256,48 @@ def _read_sentence(
     if not has_cue(lowered):
         return [], "no predicate"
     return [], why_not(lowered) or "predicate without readable arguments"
+
+
+# A turn handed to someone named at the head of the sentence: "Odile, you're up", "@piet
+# the ball is back with you", "Odile the kiln dashboard is all yours". The named person
+# owns the item the sentence names, else the item last spoken of (often the one an
+# earlier clause freed: "X is unblocked. Odile you're up").
+_YOUR_TURN = re.compile(
+    r"\s*(?:@(?P<handle>[\w.-]*\w)|(?P<who>[A-Z][a-z][\w'’-]*))\s*[,:—–]?\s+"
+    r"(?:(?P<item>(?:the|this|that)\s+[^,;.!?]{1,60}?)\s+(?:is|are)\s+(?:now\s+)?)?"
+    r"(?:you(?:'re|’re|\s+are)\s+(?:up|next)|over\s+to\s+you|it'?s\s+your\s+turn|your\s+turn"
+    r"|(?:the\s+)?ball(?:'s|’s|\s+is)\s+(?:now\s+)?(?:back\s+)?(?:with\s+you|in\s+your\s+court)"
+    r"|(?:all\s+)?yours(?:\s+now)?(?:\s+to\s+[a-z]+)?)"
+    r"(?:\s+(?:whenever|when|once|after|from\s+here|now)\b[^.!?]*)?\s*[.!]*\s*"
+)
+_NOT_VOCATIVES = frozenset(
+    "ok okay so and but now well right yes hey hi thanks cool great also then update".split()
+)
+
+
+def _your_turn(reader: _Reader, sentence: str) -> _Outcome | None:
+    """Ownership handed over by "NAME, you're up" and kin (see ``_YOUR_TURN``)."""
+    m = _YOUR_TURN.fullmatch(sentence)
+    if m is None:
+        return None
+    who = m["handle"] or m["who"]
+    if m["who"] is not None and (
+        who.lower() in _NOT_VOCATIVES or not _agent_shaped(who, strict=True)
+    ):
+        return None
+    if (
+        m["item"] is None
+        and reader.last_item is not None
+        and reader.recent_done is not None
+        and reader.last_item.name.lower() == reader.recent_done.lower()
+    ):
+        return None  # "X is done. Piet, you're next": next for something else, not X
+    out = reader.owns(who, m["item"])
+    if out is None or not out.drafts:
+        return None
+    out.frame = "o-your-turn"
+    reader.commit(out, sentence)
+    return out
 
 
 # Reported speech inside a line: "Payments: Mei said the export is waiting on X".
