@@ -154,6 +154,11 @@ YOUR_TURN = [
         {o("Odile", "kiln dashboard")},
     ),
     ("Wen", "The glaze job is done. Piet you're next.", {d("Wen", "glaze job")}),
+    (
+        "Wen",
+        "The kiln fix merged so the glaze job is unblocked — Piet you're up",
+        {d("Wen", "kiln fix"), u("glaze job", "kiln fix"), o("Piet", "glaze job")},
+    ),
     ("Wen", "The kiln page refresh is unblocked. Ok you're up", set()),  # a release
 ]
 

@@ -199,9 +199,9 @@ def _read_sentence(
     if (
         text is None
         and ("you" in sentence or "ball" in sentence)
-        and (turn := _your_turn(reader, sentence))
+        and (turns := _your_turn(reader, sentence))
     ):
-        return [turn], None
+        return turns, None
     raw = (sentence if text is None else text).lower()
     words = lower_words(sentence if text is None else text)  # the letter runs of raw
     if not _NO_OWNER_WORDS.isdisjoint(words):
@@ -263,7 +263,7 @@ def _read_sentence(
 # owns the item the sentence names, else the item last spoken of (often the one an
 # earlier clause freed: "X is unblocked. Odile you're up").
 _YOUR_TURN = re.compile(
-    r"\s*(?:@(?P<handle>[\w.-]*\w)|(?P<who>[A-Z][a-z][\w'’-]*))\s*[,:—–]?\s+"
+    r"(?P<head>[^;—–]*[;—–]\s+)?\s*(?:@(?P<handle>[\w.-]*\w)|(?P<who>[A-Z][a-z][\w'’-]*))\s*[,:—–]?\s+"
     r"(?:(?P<item>(?:the|this|that)\s+[^,;.!?]{1,60}?)\s+(?:is|are)\s+(?:now\s+)?)?"
     r"(?:you(?:'re|’re|\s+are)\s+(?:up|next)|over\s+to\s+you|it'?s\s+your\s+turn|your\s+turn"
     r"|(?:the\s+)?ball(?:'s|’s|\s+is)\s+(?:now\s+)?(?:back\s+)?(?:with\s+you|in\s+your\s+court)"
@@ -275,8 +275,10 @@ _NOT_VOCATIVES = frozenset(
 )
 
 
-def _your_turn(reader: _Reader, sentence: str) -> _Outcome | None:
-    """Ownership handed over by "NAME, you're up" and kin (see ``_YOUR_TURN``)."""
+def _your_turn(reader: _Reader, sentence: str) -> list[_Outcome] | None:
+    """Ownership handed over by "NAME, you're up" and kin (see ``_YOUR_TURN``), alone or
+    as the last clause of a sentence ("X is unblocked; Ravi, you're up"): what comes
+    before is read first, as a sentence of its own."""
     m = _YOUR_TURN.fullmatch(sentence)
     if m is None:
         return None
@@ -285,19 +287,23 @@ def _your_turn(reader: _Reader, sentence: str) -> _Outcome | None:
         who.lower() in _NOT_VOCATIVES or not _agent_shaped(who, strict=True)
     ):
         return None
+    before: list[_Outcome] = []
+    if m["head"]:
+        before = _read_sentence(reader, sentence, m["head"].rstrip(" ;:—–"))[0]
+        reader.sentence = sentence
     if (
         m["item"] is None
         and reader.last_item is not None
         and reader.recent_done is not None
         and reader.last_item.name.lower() == reader.recent_done.lower()
     ):
-        return None  # "X is done. Piet, you're next": next for something else, not X
+        return before or None  # "X is done. Piet, you're next": not X
     out = reader.owns(who, m["item"])
     if out is None or not out.drafts:
-        return None
+        return before or None
     out.frame = "o-your-turn"
     reader.commit(out, sentence)
-    return out
+    return [*before, out]
 
 
 # Reported speech inside a line: "Payments: Mei said the export is waiting on X".
