@@ -16,6 +16,10 @@ New writers name an owner or a doer in shapes other than "X owns Y" / "X shipped
   the ball is back with you", "Odile the X is all yours"): they own the item named, else
   the one last spoken of.
 
+* completion said by outcome words ("X was achieved", "Delivered: A; B; C", "Key
+  milestones achieved: A (completed by the estates group), B"): each item is done, by
+  the agent named with it, else by the writer.
+
 Each case is written fresh; none is copied from the benchmark corpus.
 """
 
@@ -165,6 +169,46 @@ YOUR_TURN = [
 
 @pytest.mark.parametrize(("author", "text", "expected"), YOUR_TURN)
 def test_a_turn_handed_to_a_named_person(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+# A done label that qualifies a plural head ("Key milestones achieved:") is a done label;
+# "delivered", "achieved" and kin are done words; and the items of a done list after a
+# ";" are done too, while a clause after a ";" is read as a clause.
+DONE_LISTS = [
+    (
+        "Wen",
+        "Key milestones achieved: the kiln audit (completed by the estates group), burner"
+        " failover, and the glaze API.",
+        {
+            d("estates group", "kiln audit", "team"),
+            d("Wen", "burner failover"),
+            d("Wen", "glaze API"),
+        },
+    ),
+    (
+        "Wen",
+        "Delivered: kiln SSO for the east site; the glaze bulk import; burner audit v1.",
+        {
+            d("Wen", "kiln SSO for the east site"),
+            d("Wen", "glaze bulk import"),
+            d("Wen", "burner audit v1"),
+        },
+    ),
+    (
+        "Wen",
+        "Done: the kiln audit; the glaze job is blocked on the burner permit.",
+        {d("Wen", "kiln audit"), o("Wen", "glaze job"), b("glaze job", "burner permit")},
+    ),
+    ("Wen", "Glaze lock was achieved on Monday.", {d("Wen", "Glaze lock")}),
+    ("Wen", "We achieved a 20% cut in kiln costs.", set()),
+]
+
+
+@pytest.mark.parametrize(("author", "text", "expected"), DONE_LISTS)
+def test_done_lists_and_outcome_words(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, author)) == expected

@@ -514,7 +514,7 @@ def _lexicon() -> dict[str, str]:
         "ship,finish,complete,merge,land,deploy,release,launch,close,close out,wrap up"
         ",publish,roll out,deliver,fix,resolve,finalise,finalize,submit,cancel"
         ",decommission,retire,sunset,migrate,upgrade,install,update,kill,scrap"
-        ",shelve,abandon,descope,de-scope,sort out,sort,commission"
+        ",shelve,abandon,descope,de-scope,sort out,sort,commission,achieve,accomplish"
     )
     done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up", "wrapped", "sunset"]
     done += ["pushed live", "pushed to prod", "pushed to production"]
@@ -2706,7 +2706,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             and "x" not in classes
             and (
                 not any(c in _TRIGGERS for c in classes)
-                or " ".join(t.low for t in toks) in _LABEL_RELATIONS
+                or _label_relation(" ".join(t.low for t in toks)) is not None
             )  # "still on the SCIM bug: repro'd it" is a clause, not a heading
         ):
             label = " ".join(t.low for t in toks)
@@ -2714,7 +2714,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 continue  # "Bumping: still waiting on X": a nudge, not an item
             if label in _NOT_FACT_LABELS:
                 return outcomes, "a decision, question or plan"
-            label_relation = _LABEL_RELATIONS.get(label)
+            label_relation = _label_relation(label)
             label_waiter = (
                 parts[index - 1].toks
                 if index
@@ -3811,6 +3811,24 @@ _SPLIT_PRONOUN = re.compile(
 
 
 _HEADING_NP = re.compile(r"n+(?:p?n+)*")
+# Plural heads a done label may qualify: "Key milestones achieved:", "Items delivered:".
+_DONE_LIST_HEADS = frozenset(
+    "milestones items tasks deliverables tickets stories features changes goals objectives"
+    " things epics".split()
+)
+
+
+def _label_relation(label: str) -> str | None:
+    """The relation a label introduces ("Done:" done), also when a done word follows a
+    plural head it qualifies ("Key milestones achieved:" is "Done:")."""
+    relation = _LABEL_RELATIONS.get(label)
+    if relation is None and " " in label:
+        words = label.split()
+        if _LABEL_RELATIONS.get(words[-1]) == "done" and words[-2] in _DONE_LIST_HEADS:
+            return "done"
+    return relation
+
+
 _LABEL_RELATIONS = {
     **dict.fromkeys(
         ["owner", "owners", "owned by", "dri", "assignee", "assigned to", "lead"], "owner"
@@ -3822,7 +3840,8 @@ _LABEL_RELATIONS = {
     ),
     **dict.fromkeys(
         ["done", "shipped", "completed", "complete", "finished", "landed", "merged", "released"]
-        + ["deployed", "launched", "cancelled", "canceled", "closed", "fixed"],
+        + ["deployed", "launched", "cancelled", "canceled", "closed", "fixed"]
+        + ["delivered", "achieved", "accomplished", "resolved", "rolled out", "wrapped up"],
         "done",
     ),
     "blocked": "blocked",

@@ -327,13 +327,27 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
         if (lead := line.lstrip()[:1]) in _BULLET_MARKS or lead.isdigit():
             line = _BULLET.sub("", line, count=1)
         # a sentence ends at .!?; and a space: a line with none is one piece, unsplit
-        for piece in _SENTENCE_END.split(line) if _END_MARK.search(line) else (line,):
+        label = _LIST_LABEL.match(line) if ";" in line else None
+        for k, piece in enumerate(_SENTENCE_END.split(line) if _END_MARK.search(line) else (line,)):
             piece = piece.strip()
             if piece and (piece[:1].isalnum() or _ALNUM.search(piece)):
+                if label and k and _LIST_ITEM.fullmatch(piece):
+                    piece = f"{label['label']}: {piece}"  # "Delivered: X; Y; Z": Y too
                 sentences.append((piece, heading, number))
     return sentences
 
 
+# A line listing items after a done or work-in-hand label, with ";" between them: each
+# item after the first is the label's too ("Delivered: X; the Y; Z v1.").
+_LIST_LABEL = re.compile(
+    r"\s*(?P<label>(?i:done|delivered|shipped|completed|finished|achieved|closed|fixed"
+    r"|merged|released|landed|wip|doing|in progress|working on)):\s+(?!\s)"
+)
+# An item of such a list: a few words, no predicate of its own, no label.
+_LIST_ITEM = re.compile(
+    r"(?!(?:.*\s)?(?i:is|are|was|were|has|have|had|will|can|needs?|waiting|blocked)\b)"
+    r"[^:;]{1,60}?[;.]?"
+)
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
