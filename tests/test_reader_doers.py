@@ -203,6 +203,15 @@ DONE_LISTS = [
         {d("Wen", "kiln audit"), o("Wen", "glaze job"), b("glaze job", "burner permit")},
     ),
     ("Wen", "Glaze lock was achieved on Monday.", {d("Wen", "Glaze lock")}),
+    (  # one team named with "&", and two people joined by "&"
+        "Wen",
+        "Shipped: the kiln SSO (done by the Safety & Estates team), the glaze API by Piet & Odile.",
+        {
+            d("Safety & Estates team", "kiln SSO", "team"),
+            d("Piet", "glaze API"),
+            d("Odile", "glaze API"),
+        },
+    ),
     ("Wen", "We achieved a 20% cut in kiln costs.", set()),
 ]
 

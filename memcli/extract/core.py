@@ -3891,13 +3891,33 @@ def _lead_blocker(toks: list[_Tok]) -> list[_Tok] | None:
     return None
 
 
+_TEAM_HEADS = frozenset(
+    "group team office board committee unit squad guild department dept".split()
+)
+
+
+def _joint_team(toks: list[_Tok], k: int) -> bool:
+    """Whether the "&" at ``k`` joins the two words of one team's name ("Security &
+    Compliance group"): a capitalised word each side, then a team head."""
+    return (
+        0 < k < len(toks) - 2
+        and toks[k - 1].text[:1].isupper()
+        and toks[k + 1].text[:1].isupper()
+        and any(t.low in _TEAM_HEADS for t in toks[k + 2 : k + 4])
+    )
+
+
 def _label_list(toks: list[_Tok]) -> str:
     """The items after a label, each read as a noun phrase, joined by commas."""
     text, toks = _rebase(toks)
     parts: list[list[_Tok]] = [[]]
-    for tok in toks:
-        if tok.low in (",", "&", "+", "/", "and", ";") and not (
-            tok.low in ("and", "&") and any(t.low == "between" for t in parts[-1])
+    for k, tok in enumerate(toks):
+        if (
+            tok.low in (",", "&", "+", "/", "and", ";")
+            and not (tok.low in ("and", "&") and any(t.low == "between" for t in parts[-1]))
+            and not (
+                tok.low == "&" and _joint_team(toks, k)  # "by the Security & Compliance group"
+            )
         ):  # "mTLS between the gateway and billing" is one item
             parts.append([])
         else:
