@@ -20,6 +20,9 @@ New writers name an owner or a doer in shapes other than "X owns Y" / "X shipped
   milestones achieved: A (completed by the estates group), B"): each item is done, by
   the agent named with it, else by the writer.
 
+* a pronoun after "is taking/picking" whose antecedent is the line's label ("X: Odile is
+  taking this on"): the auxiliary and the particle belong to one ownership verb.
+
 Each case is written fresh; none is copied from the benchmark corpus.
 """
 
@@ -218,6 +221,25 @@ DONE_LISTS = [
 
 @pytest.mark.parametrize(("author", "text", "expected"), DONE_LISTS)
 def test_done_lists_and_outcome_words(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+# A pronoun object whose antecedent is the line's label: "X: Odile is taking this on".
+LABEL_ANTECEDENTS = [
+    (
+        "Wen",
+        "Retirement of the old kiln: Odile is taking this on.",
+        {o("Odile", "Retirement of the old kiln")},
+    ),
+    ("Wen", "Burner audit: Piet is taking it over.", {o("Piet", "Burner audit")}),
+    ("Wen", "Burner audit: Piet is picking it up.", {o("Piet", "Burner audit")}),
+]
+
+
+@pytest.mark.parametrize(("author", "text", "expected"), LABEL_ANTECEDENTS)
+def test_a_pronoun_takes_the_label_of_its_line(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, author)) == expected

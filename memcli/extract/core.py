@@ -415,7 +415,9 @@ def _lexicon() -> dict[str, str]:
     add("O", _combine("continue|continues|will continue", "to own|to drive|to lead|owning"))
     add(
         "O",
-        _combine("taking|took|take|takes|taken|picking|picked|pick", "it|that|this", "over|up|on"),
+        _combine("taking|took|take|takes|taken|picking|picked|pick", "it|that|this", "over|up|on")
+        # with its auxiliary, which "is taking" would otherwise take: "is taking this on"
+        + _combine("is|am|are|was|were", "taking|picking", "it|that|this", "over|up|on"),
     )
     add(  # a commitment or a stand-in: "signed up for the audit export", "is covering X"
         "O",
