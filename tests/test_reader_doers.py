@@ -243,3 +243,32 @@ def test_a_pronoun_takes_the_label_of_its_line(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+# ", and I ..." (or "we") after a relative clause opens a new main clause there.
+CLAUSE_AFTER_RELATIVE = [
+    (
+        "Wen",
+        "I've handed the kiln rota to Piet, who will run it from here, and I'm picking up the"
+        " glaze dashboard.",
+        {o("Piet", "kiln rota"), o("Wen", "glaze dashboard")},
+    ),
+    (  # only the writer is split off: "she" here has no antecedent the reader can use
+        "Wen",
+        "I handed the burner audit to Odile, who knows the estate, and she is driving the"
+        " kiln move.",
+        {o("Odile", "burner audit")},
+    ),
+    (
+        "Wen",
+        "I traced the fault, and I have a one-line kiln patch ready.",
+        {o("Wen", "one-line kiln patch")},
+    ),
+]
+
+
+@pytest.mark.parametrize(("author", "text", "expected"), CLAUSE_AFTER_RELATIVE)
+def test_a_main_clause_after_a_relative_clause(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected

@@ -1319,6 +1319,14 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
             if nxt is not None and nxt.low in _PERSONS and tok.low == ",":
                 split = tok.low  # "you keep X, I'll take Y"
             if (
+                tok.low == ","
+                and nxt is not None
+                and nxt.low == "and"
+                and i + 2 < len(toks)
+                and toks[i + 2].low in ("i", "we")
+            ):
+                split = tok.low  # "X, who will run it from here, and I'm picking up Y"
+            if (
                 nxt is not None
                 and nxt.low == "as"
                 and i + 2 < len(toks)
@@ -1883,6 +1891,8 @@ def _apply(
             o = unit["who"]  # "which Marcus in integration owns": Marcus
         if " " in w and (gerund := _GERUND_OBJECT.match(w)):
             w = w[gerund.end() :]  # "working on migrating the cron jobs": the cron jobs
+        if handler == "owns_has" and w.lower().endswith(" ready"):
+            w = w[: -len(" ready")]  # "I have a config fix ready": the fix, in a state
         if " " in w and "x*A(" in m.re.pattern and w.rsplit(" ", 1)[1].lower() in _HANDOVER:
             w = w.rsplit(" ", 1)[0]  # "passing the rota off to Efe": the particle is the verb's
         if handler == "owns" and m.re.pattern.startswith("(?P<o>") and o is not None:
