@@ -235,6 +235,9 @@ LABEL_ANTECEDENTS = [
     ),
     ("Wen", "Burner audit: Piet is taking it over.", {o("Piet", "Burner audit")}),
     ("Wen", "Burner audit: Piet is picking it up.", {o("Piet", "Burner audit")}),
+    # an ownership verb with no object under a label: the label is what is taken
+    ("Wen", "- Glaze rota: Odile taking over from Piet as of today", {o("Odile", "Glaze rota")}),
+    ("Wen", "- Glaze rota: Tuesday taking over", set()),
 ]
 
 

@@ -1824,6 +1824,8 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
 
 # A person named with the group they sit in: "Marcus in integration", "Ife from the data
 # team". The person owns; the group only says where to find them.
+# The last word of an ownership verb that needs no object ("taking over", "picking it up").
+_TAKEN_OVER = frozenset("over up on it this that".split())
 # The recipient of a hand-over written before the object ("handed me the X"), and the
 # words an object that is no work item opens with ("handed me a note").
 _RECIPIENTS = frozenset("me him her us them".split())
@@ -3180,6 +3182,21 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             if out is None and heading and toks[-1].low in _OBJECT_PRONOUNS:
                 body, rebased = _rebase(toks[:-1] + heading)  # "Runbooks: Ifeanyi has them"
                 out = _read(reader, rebased, body, main)
+            if (
+                out is None
+                and (heading or dash_label)
+                and len(toks) >= 2
+                and classes[:2] == "nO"
+                and toks[1].low.rsplit(" ", 1)[-1] in _TAKEN_OVER
+                and all(c in "np" for c in classes[2:])
+                and _name_like(toks[0].text)
+            ):  # "Kiln rota: Odile taking over from Piet": the label is what she takes
+                out = reader.owns(toks[0].text, _rebase(heading or dash_label)[0])
+                if out is not None and out.drafts:
+                    out.frame = "label-o-takes-over"
+                    body, rebased = _rebase(toks)
+                else:
+                    out = None
         if out is None and classes[0] == "n" and "x" in classes:
             head = (
                 []  # a contact clause: "the lookup it relies on was fixed by Owen"
