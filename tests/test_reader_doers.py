@@ -2,7 +2,7 @@
 
 New writers name an owner or a doer in shapes other than "X owns Y" / "X shipped Y":
 
-* a hand-over with the recipient before the object ("Odile handed me the kiln tickets");
+* a hand-over with the recipient before the object ("Odile handed me the glaze backlog");
 * a hand-over in the present ("ownership of X passes to Odile") or work said to sit with
   someone ("X is sitting with the estates team");
 * a hand-over whose verb keeps its particle after the object ("passing the rota off to
@@ -51,7 +51,7 @@ HANDOVERS = [
     ),
     ("Wen", "The kiln move moves to Thursday.", set()),
     # the recipient before the object: "handed me the X", "handed Odile the X"
-    ("Wen", "Odile handed me the kiln tickets before her leave.", {o("Wen", "kiln tickets")}),
+    ("Wen", "Last week Odile handed me the glaze backlog.", {o("Wen", "glaze backlog")}),
     ("Wen", "I handed Piet the burner rota.", {o("Piet", "burner rota")}),
     ("Wen", "Piet handed me a note.", set()),
 ]
@@ -143,11 +143,10 @@ def test_a_numbered_action_item_names_its_assignee(
 YOUR_TURN = [
     (
         "Wen",
-        "The burner patch is out, so the kiln page refresh is unblocked. Odile you're up",
+        "The glaze permit came through, so the kiln relining is unblocked. Odile you're up",
         {
-            d("Wen", "burner patch"),
-            u("kiln page refresh", "burner patch"),
-            o("Odile", "kiln page refresh"),
+            u("kiln relining", "glaze permit"),  # an arrival: nobody's deed
+            o("Odile", "kiln relining"),
         },
     ),
     (
@@ -157,8 +156,8 @@ YOUR_TURN = [
     ),
     (
         "Wen",
-        "Odile the kiln dashboard is all yours once finance signs off",
-        {o("Odile", "kiln dashboard")},
+        "Odile the glaze report is all yours once the board signs off",
+        {o("Odile", "glaze report")},
     ),
     ("Wen", "The glaze job is done. Piet you're next.", {d("Wen", "glaze job")}),
     (
@@ -177,27 +176,23 @@ def test_a_turn_handed_to_a_named_person(
     assert facts_of(extract(text, author)) == expected
 
 
-# A done label that qualifies a plural head ("Key milestones achieved:") is a done label;
+# A done label that qualifies a plural head ("Term milestones achieved:") is a done label;
 # "delivered", "achieved" and kin are done words; and the items of a done list after a
 # ";" are done too, while a clause after a ";" is read as a clause.
 DONE_LISTS = [
     (
         "Wen",
-        "Key milestones achieved: the kiln audit (completed by the estates group), burner"
-        " failover, and the glaze API.",
-        {
-            d("estates group", "kiln audit", "team"),
-            d("Wen", "burner failover"),
-            d("Wen", "glaze API"),
-        },
+        "Term milestones achieved: the glaze audit (carried out by the estates group)"
+        " and the burner failover.",
+        {d("estates group", "glaze audit", "team"), d("Wen", "burner failover")},
     ),
     (
         "Wen",
-        "Delivered: kiln SSO for the east site; the glaze bulk import; burner audit v1.",
+        "Delivered: the burner dashboard; glaze alerts for the east kiln; rota export v2.",
         {
-            d("Wen", "kiln SSO for the east site"),
-            d("Wen", "glaze bulk import"),
-            d("Wen", "burner audit v1"),
+            d("Wen", "burner dashboard"),
+            d("Wen", "glaze alerts for the east kiln"),
+            d("Wen", "rota export v2"),
         },
     ),
     (
@@ -252,9 +247,9 @@ def test_a_pronoun_takes_the_label_of_its_line(
 CLAUSE_AFTER_RELATIVE = [
     (
         "Wen",
-        "I've handed the kiln rota to Piet, who will run it from here, and I'm picking up the"
-        " glaze dashboard.",
-        {o("Piet", "kiln rota"), o("Wen", "glaze dashboard")},
+        "I handed the kiln rota to Piet, who knows the burners best, and I'm now picking up"
+        " the glaze report.",
+        {o("Piet", "kiln rota"), o("Wen", "glaze report")},
     ),
     (  # only the writer is split off: "she" here has no antecedent the reader can use
         "Wen",
@@ -264,8 +259,8 @@ CLAUSE_AFTER_RELATIVE = [
     ),
     (
         "Wen",
-        "I traced the fault, and I have a one-line kiln patch ready.",
-        {o("Wen", "one-line kiln patch")},
+        "Found the cause, and I have a small burner patch ready.",
+        {o("Wen", "small burner patch")},
     ),
 ]
 

@@ -399,7 +399,7 @@ _OPENING_SUBJECT = re.compile(
 )
 
 
-# One team named by two words joined with "&": "the Security & Compliance group".
+# One team named by two words joined with "&": "the Safety & Estates team".
 _JOINT_TEAM = re.compile(
     r"(?:the\s+)?[A-Z][\w-]*\s+&\s+[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?\s+"
     r"(?:group|team|office|board|committee|unit|squad|guild|department|dept)"

@@ -483,10 +483,12 @@ def _lexicon() -> dict[str, str]:
         + _combine("sits|sit|lies|lie|rests|rest|sat|now sits|now lies|now rests", "with")
         + _combine("is|are|is now|are now", "with")  # "BILL-109 is with Priyanka"
         + _combine("transferred|transitioned|handed back", "to")
-        + _combine(  # the present of a hand-over: "ownership of X passes to Kwame"
+        + _combine(  # the present of a hand-over: "ownership of X passes to Lior"
             "passes|passes over|transfers|transitions|moves|is passing|is moving", "to"
         )
-        + _combine("is|are|is now|are now|now", "sitting with")  # "the novation is sitting with"
+        + _combine(
+            "is|are|is now|are now|now", "sitting with"
+        )  # "the permit is sitting with estates"
         + _combine("handed off|handed over|handed|given|passed|passed over|moved", "to")
         + _combine("been", "handed off|handed over|handed|given|passed|reassigned|assigned", "to")
         + _combine(  # "has been picked up by Svenja", "was taken over by the ops team"
@@ -1894,7 +1896,7 @@ def _apply(
         if " " in w and (gerund := _GERUND_OBJECT.match(w)):
             w = w[gerund.end() :]  # "working on migrating the cron jobs": the cron jobs
         if handler == "owns_has" and w.lower().endswith(" ready"):
-            w = w[: -len(" ready")]  # "I have a config fix ready": the fix, in a state
+            w = w[: -len(" ready")]  # "I have a kiln patch ready": the patch, in a state
         if " " in w and "x*A(" in m.re.pattern and w.rsplit(" ", 1)[1].lower() in _HANDOVER:
             w = w.rsplit(" ", 1)[0]  # "passing the rota off to Efe": the particle is the verb's
         if handler == "owns" and m.re.pattern.startswith("(?P<o>") and o is not None:
@@ -2891,7 +2893,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     and label_relation not in _LABELS_OF_OTHERS
                     and index + 1 < len(parts)
                     and parts[index + 1].classes.lstrip("x")[:1] == "o"
-                ):  # "In progress: X, owned by Nadia": hers, not the writer's
+                ):  # "In progress: X, owned by Lior": his, not the writer's
                     labelled.drafts = [
                         d for d in labelled.drafts if d.relation is not Relation.OWNS
                     ]
@@ -3199,7 +3201,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     out = None
         if out is None and classes[0] == "n" and "x" in classes:
             head = (
-                []  # a contact clause: "the lookup it relies on was fixed by Owen"
+                []  # a contact clause: "the survey it needs was done by Piet"
                 if kind not in _RELATIVE
                 else _trailing_np(previous)
                 if kind in ("that", "which") and previous and index
@@ -3945,7 +3947,7 @@ def _label_list(toks: list[_Tok]) -> str:
             tok.low in (",", "&", "+", "/", "and", ";")
             and not (tok.low in ("and", "&") and any(t.low == "between" for t in parts[-1]))
             and not (
-                tok.low == "&" and _joint_team(toks, k)  # "by the Security & Compliance group"
+                tok.low == "&" and _joint_team(toks, k)  # "by the Safety & Estates team"
             )
         ):  # "mTLS between the gateway and billing" is one item
             parts.append([])
@@ -4309,8 +4311,8 @@ def _add_unblock(
 
 
 # A subject with a relative clause whose object is gapped, then the main predicate:
-# "the sync job (that) Bogdan owns was waiting on X", "the lookup it relies on was fixed
-# by Owen". The relative clause is one subject (a pronoun or a name) and a verb, with its
+# "the kiln job (that) Odile owns was waiting on X", "the survey it needs was done by
+# Piet". The relative clause is one subject (a pronoun or a name) and a verb, with its
 # preposition; the main predicate opens with an auxiliary.
 _SUBJECT_RELATIVE = re.compile(r"(?P<rel>nx*[OGHQWRD]p?)(?P<main>x+[^x].*)")
 _RELATIVE_SUBJECTS = frozenset("i we you he she they it".split())
@@ -4326,12 +4328,12 @@ def _relative_subject(
     text: str,
 ) -> _Outcome | None:
     """Read "HEAD [that] WHO VERB <main predicate>": HEAD is the subject of the main
-    predicate and the gapped object of WHO's verb ("that Bogdan owns": Bogdan owns HEAD).
+    predicate and the gapped object of WHO's verb ("that Odile owns": Odile owns HEAD).
     ``head`` is the antecedent before "that"; empty, it is the clause's own opening noun
     phrase, which ends where the relative clause's subject starts (a contact clause)."""
     classes = "".join(t.cls for t in toks)
     start = 0
-    if not head:  # a contact clause: "the lookup it relies on was fixed by Owen"
+    if not head:  # a contact clause: "the survey it needs was done by Piet"
         start = next((i for i, c in enumerate(classes) if c != "n"), 0) - 1
         if start < 2 or classes[start - 1 : start] != "n":
             return None

@@ -277,7 +277,7 @@ _NOT_VOCATIVES = frozenset(
 
 def _your_turn(reader: _Reader, sentence: str) -> list[_Outcome] | None:
     """Ownership handed over by "NAME, you're up" and kin (see ``_YOUR_TURN``), alone or
-    as the last clause of a sentence ("X is unblocked; Ravi, you're up"): what comes
+    as the last clause of a sentence ("X is unblocked — Lior, you're up"): what comes
     before is read first, as a sentence of its own."""
     m = _YOUR_TURN.fullmatch(sentence)
     if m is None:
@@ -445,7 +445,7 @@ _ACTION_DASH = re.compile(
     r"(?:\s+[A-Z][\w.'-]*)?)\s*(?:—|–|-|:)\s*(?P<rest>\S.*)",
     re.IGNORECASE,
 )
-# A numbered action marker: "AI-1 Aoife: X", "AP2 — Nadia: triage Y", "Action 3: Owen to
+# A numbered action marker: "AI-1 Lior: X", "AP2 — Odile: triage Y", "Action 3: Piet to
 # book Z". Read as an unnumbered one; a ticket key ("AI-1234") has more digits.
 _ACTION_ID = re.compile(
     r"(?P<lead>\W*)(?i:action(?:\s+items?)?|ai|ap|todo)[\s-]*#?\d{1,2}[a-z]?(?=\s*[:—–-]|\s+[A-Z@])"
@@ -778,7 +778,7 @@ def _read_minutes_line(
         return row
     marked = sentence
     if (numbered := _ACTION_ID.match(sentence)) is not None:
-        marked = f"{numbered['lead']}ACTION{sentence[numbered.end() :]}"  # "AP2 — Nadia: X"
+        marked = f"{numbered['lead']}ACTION{sentence[numbered.end() :]}"  # "AP2 — Odile: X"
     plain = _normalise(marked) if _may_start_action(marked) and _ACTION_START.match(marked) else ""
     if "(" in sentence and plain and (m := _TODO_PAREN.match(sentence)) is not None:
         plain = _normalise(f"ACTION: {m['who']} — {m['rest']}")  # "TODO(dana): rotate X"
