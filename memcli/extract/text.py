@@ -348,6 +348,11 @@ _LIST_ITEM = re.compile(
     r"(?!(?:.*\s)?(?i:is|are|was|were|has|have|had|will|can|needs?|waiting|blocked)\b)"
     r"[^:;]{1,60}?[;.]?"
 )
+# "since" between an auxiliary and a participle is an adverb ("has since fixed it",
+# "she's since merged it"), not the start of a reason clause.
+_SINCE_ADVERB = re.compile(
+    r"\b((?i:has|have|had|is|are|was|were)|['’]s|['’]ve)\s+since\s+(?=[a-z]+(?:ed|en|t)\b)"
+)
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
@@ -560,6 +565,8 @@ def _normalise(sentence: str) -> str:
         s = _DURATION.sub(" ", s)
     if ", " in s and _connective_after_comma(s):
         s = _CONNECTIVE.sub(" ", s)  # "X, however, is blocked": X is the subject
+    if " since " in s and _SINCE_ADVERB.search(s):
+        s = _SINCE_ADVERB.sub(r"\1 ", s)  # "Piet has since fixed it": after that, no reason
     if " ago" in s:
         s = _AGO.sub("", s)  # "Oren pushed it an hour ago": when, not what
     if " from " in s and _HANDOVER_FROM.search(s):
