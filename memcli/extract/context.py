@@ -399,6 +399,13 @@ _OPENING_SUBJECT = re.compile(
 )
 
 
+# One team named by two words joined with "&": "the Safety & Estates team".
+_JOINT_TEAM = re.compile(
+    r"(?:the\s+)?[A-Z][\w-]*\s+&\s+[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?\s+"
+    r"(?:group|team|office|board|committee|unit|squad|guild|department|dept)"
+)
+
+
 class _Reader:
     """Reads one text sentence by sentence, carrying the context rules need.
 
@@ -567,7 +574,9 @@ class _Reader:
 
     def agents(self, raw: str, out: _Outcome, *, loose: bool = False) -> list[EntityRef] | None:
         """Resolve a list of owners/doers ('Alice and Bob'); None if any part fails."""
-        refs = [self.agent(part, out, loose=loose) for part in _AGENT_SPLIT.split(_trim(raw))]
+        raw = _trim(raw)
+        parts = [raw] if "&" in raw and _JOINT_TEAM.fullmatch(raw) else _AGENT_SPLIT.split(raw)
+        refs = [self.agent(part, out, loose=loose) for part in parts]
         if not refs or any(r is None for r in refs):
             return None
         return [r for r in refs if r is not None]

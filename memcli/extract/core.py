@@ -415,7 +415,9 @@ def _lexicon() -> dict[str, str]:
     add("O", _combine("continue|continues|will continue", "to own|to drive|to lead|owning"))
     add(
         "O",
-        _combine("taking|took|take|takes|taken|picking|picked|pick", "it|that|this", "over|up|on"),
+        _combine("taking|took|take|takes|taken|picking|picked|pick", "it|that|this", "over|up|on")
+        # with its auxiliary, which "is taking" would otherwise take: "is taking this on"
+        + _combine("is|am|are|was|were", "taking|picking", "it|that|this", "over|up|on"),
     )
     add(  # a commitment or a stand-in: "signed up for the audit export", "is covering X"
         "O",
@@ -481,6 +483,12 @@ def _lexicon() -> dict[str, str]:
         + _combine("sits|sit|lies|lie|rests|rest|sat|now sits|now lies|now rests", "with")
         + _combine("is|are|is now|are now", "with")  # "BILL-109 is with Priyanka"
         + _combine("transferred|transitioned|handed back", "to")
+        + _combine(  # the present of a hand-over: "ownership of X passes to Lior"
+            "passes|passes over|transfers|transitions|moves|is passing|is moving", "to"
+        )
+        + _combine(
+            "is|are|is now|are now|now", "sitting with"
+        )  # "the permit is sitting with estates"
         + _combine("handed off|handed over|handed|given|passed|passed over|moved", "to")
         + _combine("been", "handed off|handed over|handed|given|passed|reassigned|assigned", "to")
         + _combine(  # "has been picked up by Svenja", "was taken over by the ops team"
@@ -510,7 +518,7 @@ def _lexicon() -> dict[str, str]:
         "ship,finish,complete,merge,land,deploy,release,launch,close,close out,wrap up"
         ",publish,roll out,deliver,fix,resolve,finalise,finalize,submit,cancel"
         ",decommission,retire,sunset,migrate,upgrade,install,update,kill,scrap"
-        ",shelve,abandon,descope,de-scope,sort out,sort,commission"
+        ",shelve,abandon,descope,de-scope,sort out,sort,commission,achieve,accomplish"
     )
     done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up", "wrapped", "sunset"]
     done += ["pushed live", "pushed to prod", "pushed to production"]
@@ -1313,6 +1321,14 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
             if nxt is not None and nxt.low in _PERSONS and tok.low == ",":
                 split = tok.low  # "you keep X, I'll take Y"
             if (
+                tok.low == ","
+                and nxt is not None
+                and nxt.low == "and"
+                and i + 2 < len(toks)
+                and toks[i + 2].low in ("i", "we")
+            ):
+                split = tok.low  # "X, who will run it from here, and I'm picking up Y"
+            if (
                 nxt is not None
                 and nxt.low == "as"
                 and i + 2 < len(toks)
@@ -1463,8 +1479,10 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("o-doing-w", "owns_doing", rf"(?P<o>n)G(?P<w>{_NP}){_PP}?"),
     ("assigned-to-o", "mention_agent", rf"x*o(?P<o>{_NP})"),
     ("o-took-it-over", "owns_it", rf"(?P<o>{_NP})x*(?P<v>O)(?:p{_NP})?"),
-    ("assigned-w-to-o", "owns", rf"(?:{_NP})?x*A(?P<w>{_NP})p(?P<o>{_NP})"),
+    ("assigned-w-to-o", "owns", rf"(?:{_NP})?x*A(?P<w>{_NP})p?p(?P<o>{_NP})"),
     ("o-was-assigned-w", "owns", rf"(?P<o>{_NP})x+A(?P<w>{_NP})"),
+    # a hand-over with the recipient first: "Odile handed me the kiln tickets"
+    ("handed-o-w", "owns_given", rf"(?:{_NP})?A(?P<o>n)(?P<w>{_NP}){_PP}?"),
 )
 # Relative clauses with the object gapped: "..., which Rohan owns", "that Paulo is doing".
 _OBJECT_GAP: tuple[tuple[str, str, str], ...] = (
@@ -1808,6 +1826,14 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
 
 # A person named with the group they sit in: "Marcus in integration", "Ife from the data
 # team". The person owns; the group only says where to find them.
+# The last word of an ownership verb that needs no object ("taking over", "picking it up").
+_TAKEN_OVER = frozenset("over up on it this that".split())
+# The recipient of a hand-over written before the object ("handed me the X"), and the
+# words an object that is no work item opens with ("handed me a note").
+_RECIPIENTS = frozenset("me him her us them".split())
+_NOT_GIVEN = frozenset("a an some more any another".split())
+# The particle of a hand-over verb, left after its object: "handing X off/back/over to Y".
+_HANDOVER = frozenset("off back over across".split())
 _OWNER_IN_UNIT = re.compile(
     r"(?!(?:One|Two|Three|Four|Five|Six|Both|All|Some|Most|Several|Few|Many|None|Each|Either"
     r"|Neither|Any|Half|Rest|Everyone|Someone|Anyone|Nobody)\b)"
@@ -1854,6 +1880,13 @@ def _apply(
     if handler == "owns_doing":  # "Kojo: drafting the copy"; not "Payments: writing X"
         o, w = g("o"), g("w")
         return reader.owns(o, w) if o and w and _name_like(o) else None
+    if handler == "owns_given":  # "handed me the X", "handed Odile the X": the recipient
+        o, w = g("o"), g("w")
+        if not o or not w or w.split()[0].lower() in _NOT_GIVEN:
+            return None  # "handed me a note": no work item
+        if o.lower() not in _RECIPIENTS and not (o[:1].isupper() and _name_like(o)):
+            return None
+        return reader.owns(o, w)
     if handler in ("owns", "owns_on", "owns_has", "owns_poss"):
         o, w = g("o"), g("w")
         if w is None:
@@ -1862,6 +1895,10 @@ def _apply(
             o = unit["who"]  # "which Marcus in integration owns": Marcus
         if " " in w and (gerund := _GERUND_OBJECT.match(w)):
             w = w[gerund.end() :]  # "working on migrating the cron jobs": the cron jobs
+        if handler == "owns_has" and w.lower().endswith(" ready"):
+            w = w[: -len(" ready")]  # "I have a kiln patch ready": the patch, in a state
+        if " " in w and "x*A(" in m.re.pattern and w.rsplit(" ", 1)[1].lower() in _HANDOVER:
+            w = w.rsplit(" ", 1)[0]  # "passing the rota off to Efe": the particle is the verb's
         if handler == "owns" and m.re.pattern.startswith("(?P<o>") and o is not None:
             out = reader.owns(o, w)
             if out is None and o.split()[0].lower() not in _DETERMINERS:
@@ -2685,7 +2722,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             and "x" not in classes
             and (
                 not any(c in _TRIGGERS for c in classes)
-                or " ".join(t.low for t in toks) in _LABEL_RELATIONS
+                or _label_relation(" ".join(t.low for t in toks)) is not None
             )  # "still on the SCIM bug: repro'd it" is a clause, not a heading
         ):
             label = " ".join(t.low for t in toks)
@@ -2693,7 +2730,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 continue  # "Bumping: still waiting on X": a nudge, not an item
             if label in _NOT_FACT_LABELS:
                 return outcomes, "a decision, question or plan"
-            label_relation = _LABEL_RELATIONS.get(label)
+            label_relation = _label_relation(label)
             label_waiter = (
                 parts[index - 1].toks
                 if index
@@ -2851,6 +2888,15 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     labelled.frame = "x-blocked-label-y"
             else:
                 labelled = _read_label(reader, label_relation, items)
+                if (
+                    labelled is not None
+                    and label_relation not in _LABELS_OF_OTHERS
+                    and index + 1 < len(parts)
+                    and parts[index + 1].classes.lstrip("x")[:1] == "o"
+                ):  # "In progress: X, owned by Lior": his, not the writer's
+                    labelled.drafts = [
+                        d for d in labelled.drafts if d.relation is not Relation.OWNS
+                    ]
             label_relation = label_waiter = None
             if labelled is not None:
                 reader.commit(labelled, text)
@@ -3138,6 +3184,33 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             if out is None and heading and toks[-1].low in _OBJECT_PRONOUNS:
                 body, rebased = _rebase(toks[:-1] + heading)  # "Runbooks: Ifeanyi has them"
                 out = _read(reader, rebased, body, main)
+            if (
+                out is None
+                and (heading or dash_label)
+                and len(toks) >= 2
+                and classes[:2] == "nO"
+                and toks[1].low.rsplit(" ", 1)[-1] in _TAKEN_OVER
+                and all(c in "np" for c in classes[2:])
+                and _name_like(toks[0].text)
+            ):  # "Kiln rota: Odile taking over from Piet": the label is what she takes
+                out = reader.owns(toks[0].text, _rebase(heading or dash_label)[0])
+                if out is not None and out.drafts:
+                    out.frame = "label-o-takes-over"
+                    body, rebased = _rebase(toks)
+                else:
+                    out = None
+        if out is None and classes[0] == "n" and "x" in classes:
+            head = (
+                []  # a contact clause: "the survey it needs was done by Piet"
+                if kind not in _RELATIVE
+                else _trailing_np(previous)
+                if kind in ("that", "which") and previous and index
+                else None
+            )
+            if head is not None:
+                out = _relative_subject(reader, toks, head, main, gap, outcomes, text)
+                if out is not None:
+                    body, rebased = _rebase(head + toks)
         if out is None:
             reason = reason or "predicate without readable arguments"
             previous = toks
@@ -3769,6 +3842,24 @@ _SPLIT_PRONOUN = re.compile(
 
 
 _HEADING_NP = re.compile(r"n+(?:p?n+)*")
+# Plural heads a done label may qualify: "Key milestones achieved:", "Items delivered:".
+_DONE_LIST_HEADS = frozenset(
+    "milestones items tasks deliverables tickets stories features changes goals objectives"
+    " things epics".split()
+)
+
+
+def _label_relation(label: str) -> str | None:
+    """The relation a label introduces ("Done:" done), also when a done word follows a
+    plural head it qualifies ("Key milestones achieved:" is "Done:")."""
+    relation = _LABEL_RELATIONS.get(label)
+    if relation is None and " " in label:
+        words = label.split()
+        if _LABEL_RELATIONS.get(words[-1]) == "done" and words[-2] in _DONE_LIST_HEADS:
+            return "done"
+    return relation
+
+
 _LABEL_RELATIONS = {
     **dict.fromkeys(
         ["owner", "owners", "owned by", "dri", "assignee", "assigned to", "lead"], "owner"
@@ -3780,7 +3871,8 @@ _LABEL_RELATIONS = {
     ),
     **dict.fromkeys(
         ["done", "shipped", "completed", "complete", "finished", "landed", "merged", "released"]
-        + ["deployed", "launched", "cancelled", "canceled", "closed", "fixed"],
+        + ["deployed", "launched", "cancelled", "canceled", "closed", "fixed"]
+        + ["delivered", "achieved", "accomplished", "resolved", "rolled out", "wrapped up"],
         "done",
     ),
     "blocked": "blocked",
@@ -3830,13 +3922,33 @@ def _lead_blocker(toks: list[_Tok]) -> list[_Tok] | None:
     return None
 
 
+_TEAM_HEADS = frozenset(
+    "group team office board committee unit squad guild department dept".split()
+)
+
+
+def _joint_team(toks: list[_Tok], k: int) -> bool:
+    """Whether the "&" at ``k`` joins the two words of one team's name ("Security &
+    Compliance group"): a capitalised word each side, then a team head."""
+    return (
+        0 < k < len(toks) - 2
+        and toks[k - 1].text[:1].isupper()
+        and toks[k + 1].text[:1].isupper()
+        and any(t.low in _TEAM_HEADS for t in toks[k + 2 : k + 4])
+    )
+
+
 def _label_list(toks: list[_Tok]) -> str:
     """The items after a label, each read as a noun phrase, joined by commas."""
     text, toks = _rebase(toks)
     parts: list[list[_Tok]] = [[]]
-    for tok in toks:
-        if tok.low in (",", "&", "+", "/", "and", ";") and not (
-            tok.low in ("and", "&") and any(t.low == "between" for t in parts[-1])
+    for k, tok in enumerate(toks):
+        if (
+            tok.low in (",", "&", "+", "/", "and", ";")
+            and not (tok.low in ("and", "&") and any(t.low == "between" for t in parts[-1]))
+            and not (
+                tok.low == "&" and _joint_team(toks, k)  # "by the Safety & Estates team"
+            )
         ):  # "mTLS between the gateway and billing" is one item
             parts.append([])
         else:
@@ -3844,6 +3956,8 @@ def _label_list(toks: list[_Tok]) -> str:
     return ", ".join(_noun_phrase(*_trimmed(part, text)) for part in parts if part)
 
 
+# Labels whose list names what others did or hold up, not the writer's work in hand.
+_LABELS_OF_OTHERS = frozenset({"blocked", "unblocked", "blocker", "done", "owner"})
 _BLOCKED_LABEL = re.compile(
     r"(?P<s>.+?)\s*(?:\bon|\bby|\bbehind|\bpending|\buntil|->|,|\bneeds|\brequires"
     r"|\bdepends on|\bwaits (?:on|for))\s+(?:waiting (?:on|for)\s+)?(?P<t>.+?)(?:\s+first)?"
@@ -4194,6 +4308,59 @@ def _add_unblock(
         out.frame = "x-unblocked-now-that-y"
         reader.commit(out, text)
         outcomes.append(out)
+
+
+# A subject with a relative clause whose object is gapped, then the main predicate:
+# "the kiln job (that) Odile owns was waiting on X", "the survey it needs was done by
+# Piet". The relative clause is one subject (a pronoun or a name) and a verb, with its
+# preposition; the main predicate opens with an auxiliary.
+_SUBJECT_RELATIVE = re.compile(r"(?P<rel>nx*[OGHQWRD]p?)(?P<main>x+[^x].*)")
+_RELATIVE_SUBJECTS = frozenset("i we you he she they it".split())
+
+
+def _relative_subject(
+    reader: _Reader,
+    toks: list[_Tok],
+    head: list[_Tok],
+    main: list[tuple[str, str, re.Pattern[str]]],
+    gap: list[tuple[str, str, re.Pattern[str]]],
+    outcomes: list[_Outcome],
+    text: str,
+) -> _Outcome | None:
+    """Read "HEAD [that] WHO VERB <main predicate>": HEAD is the subject of the main
+    predicate and the gapped object of WHO's verb ("that Odile owns": Odile owns HEAD).
+    ``head`` is the antecedent before "that"; empty, it is the clause's own opening noun
+    phrase, which ends where the relative clause's subject starts (a contact clause)."""
+    classes = "".join(t.cls for t in toks)
+    start = 0
+    if not head:  # a contact clause: "the survey it needs was done by Piet"
+        start = next((i for i, c in enumerate(classes) if c != "n"), 0) - 1
+        if start < 2 or classes[start - 1 : start] != "n":
+            return None
+        head = toks[:start]
+    m = _SUBJECT_RELATIVE.fullmatch(classes, start)
+    if m is None:
+        return None
+    who = toks[start]
+    if who.low not in _RELATIVE_SUBJECTS and not (
+        who.text[:1].isupper() and _agent_shaped(who.text, strict=True)
+    ):
+        return None
+    if not head or head[-1].cls != "n" or head[0].low in _RELATIVE_SUBJECTS:
+        return None
+    rest = toks[m.start("main") :]
+    body, rebased = _rebase(head + rest)
+    out = _read(reader, rebased, body, main)
+    if out is None:
+        return None
+    verb = classes[m.end("rel") - 1 if classes[m.end("rel") - 1] != "p" else m.end("rel") - 2]
+    if verb in "OGHQD" and who.low not in ("it", "they"):  # not a wait: "it relies on"
+        rel_body, rel_toks = _rebase(toks[start : m.end("rel")])
+        agent = _read_gap(reader, rel_toks, rel_body, gap, _rebase(head)[0])
+        if agent is not None and agent.drafts:
+            reader.commit(agent, text)
+            outcomes.append(agent)
+    return out
 
 
 def _read_gap(

@@ -196,6 +196,12 @@ def _read_sentence(
     reader.sentence = sentence
     if "@" in sentence:
         reader.addressee = addressee(sentence) or reader.addressee
+    if (
+        text is None
+        and ("you" in sentence or "ball" in sentence)
+        and (turns := _your_turn(reader, sentence))
+    ):
+        return turns, None
     raw = (sentence if text is None else text).lower()
     words = lower_words(sentence if text is None else text)  # the letter runs of raw
     if not _NO_OWNER_WORDS.isdisjoint(words):
@@ -250,6 +256,54 @@ def _read_sentence(
     if not has_cue(lowered):
         return [], "no predicate"
     return [], why_not(lowered) or "predicate without readable arguments"
+
+
+# A turn handed to someone named at the head of the sentence: "Odile, you're up", "@piet
+# the ball is back with you", "Odile the kiln dashboard is all yours". The named person
+# owns the item the sentence names, else the item last spoken of (often the one an
+# earlier clause freed: "X is unblocked. Odile you're up").
+_YOUR_TURN = re.compile(
+    r"(?P<head>[^;—–]*[;—–]\s+)?\s*(?:@(?P<handle>[\w.-]*\w)|(?P<who>[A-Z][a-z][\w'’-]*))\s*[,:—–]?\s+"
+    r"(?:(?P<item>(?:the|this|that)\s+[^,;.!?]{1,60}?)\s+(?:is|are)\s+(?:now\s+)?)?"
+    r"(?:you(?:'re|’re|\s+are)\s+(?:up|next)|over\s+to\s+you|it'?s\s+your\s+turn|your\s+turn"
+    r"|(?:the\s+)?ball(?:'s|’s|\s+is)\s+(?:now\s+)?(?:back\s+)?(?:with\s+you|in\s+your\s+court)"
+    r"|(?:all\s+)?yours(?:\s+now)?(?:\s+to\s+[a-z]+)?)"
+    r"(?:\s+(?:whenever|when|once|after|from\s+here|now)\b[^.!?]*)?\s*[.!]*\s*"
+)
+_NOT_VOCATIVES = frozenset(
+    "ok okay so and but now well right yes hey hi thanks cool great also then update".split()
+)
+
+
+def _your_turn(reader: _Reader, sentence: str) -> list[_Outcome] | None:
+    """Ownership handed over by "NAME, you're up" and kin (see ``_YOUR_TURN``), alone or
+    as the last clause of a sentence ("X is unblocked — Lior, you're up"): what comes
+    before is read first, as a sentence of its own."""
+    m = _YOUR_TURN.fullmatch(sentence)
+    if m is None:
+        return None
+    who = m["handle"] or m["who"]
+    if m["who"] is not None and (
+        who.lower() in _NOT_VOCATIVES or not _agent_shaped(who, strict=True)
+    ):
+        return None
+    before: list[_Outcome] = []
+    if m["head"]:
+        before = _read_sentence(reader, sentence, m["head"].rstrip(" ;:—–"))[0]
+        reader.sentence = sentence
+    if (
+        m["item"] is None
+        and reader.last_item is not None
+        and reader.recent_done is not None
+        and reader.last_item.name.lower() == reader.recent_done.lower()
+    ):
+        return before or None  # "X is done. Piet, you're next": not X
+    out = reader.owns(who, m["item"])
+    if out is None or not out.drafts:
+        return before or None
+    out.frame = "o-your-turn"
+    reader.commit(out, sentence)
+    return [*before, out]
 
 
 # Reported speech inside a line: "Payments: Mei said the export is waiting on X".
@@ -390,6 +444,11 @@ _ACTION_DASH = re.compile(
     r"\W*(?:action(?:\s+items?)?|ai|todo)\b\s*[:\-–—]?\s*@?(?P<who>[^\W\d_][\w.'-]*"
     r"(?:\s+[A-Z][\w.'-]*)?)\s*(?:—|–|-|:)\s*(?P<rest>\S.*)",
     re.IGNORECASE,
+)
+# A numbered action marker: "AI-1 Lior: X", "AP2 — Odile: triage Y", "Action 3: Piet to
+# book Z". Read as an unnumbered one; a ticket key ("AI-1234") has more digits.
+_ACTION_ID = re.compile(
+    r"(?P<lead>\W*)(?i:action(?:\s+items?)?|ai|ap|todo)[\s-]*#?\d{1,2}[a-z]?(?=\s*[:—–-]|\s+[A-Z@])"
 )
 _VERB_FIRST = re.compile(r"[a-z]+\s+(?:the|a|an|our|their|his|her|its|this|that|all|up|out)\b")
 # A first word with a noun-forming suffix opens a noun phrase, not an imperative:
@@ -717,11 +776,10 @@ def _read_minutes_line(
     """Read a line: an action item, what a speaker said, or an ordinary sentence."""
     if sentence[:1] == "|" and sentence.count("|") >= 3 and (row := _table_row(reader, sentence)):
         return row
-    plain = (
-        _normalise(sentence)
-        if _may_start_action(sentence) and _ACTION_START.match(sentence)
-        else ""
-    )
+    marked = sentence
+    if (numbered := _ACTION_ID.match(sentence)) is not None:
+        marked = f"{numbered['lead']}ACTION{sentence[numbered.end() :]}"  # "AP2 — Odile: X"
+    plain = _normalise(marked) if _may_start_action(marked) and _ACTION_START.match(marked) else ""
     if "(" in sentence and plain and (m := _TODO_PAREN.match(sentence)) is not None:
         plain = _normalise(f"ACTION: {m['who']} — {m['rest']}")  # "TODO(dana): rotate X"
     if not plain and (

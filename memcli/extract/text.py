@@ -327,13 +327,32 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
         if (lead := line.lstrip()[:1]) in _BULLET_MARKS or lead.isdigit():
             line = _BULLET.sub("", line, count=1)
         # a sentence ends at .!?; and a space: a line with none is one piece, unsplit
-        for piece in _SENTENCE_END.split(line) if _END_MARK.search(line) else (line,):
+        label = _LIST_LABEL.match(line) if ";" in line else None
+        for k, piece in enumerate(_SENTENCE_END.split(line) if _END_MARK.search(line) else (line,)):
             piece = piece.strip()
             if piece and (piece[:1].isalnum() or _ALNUM.search(piece)):
+                if label and k and _LIST_ITEM.fullmatch(piece):
+                    piece = f"{label['label']}: {piece}"  # "Delivered: X; Y; Z": Y too
                 sentences.append((piece, heading, number))
     return sentences
 
 
+# A line listing items after a done or work-in-hand label, with ";" between them: each
+# item after the first is the label's too ("Delivered: X; the Y; Z v1.").
+_LIST_LABEL = re.compile(
+    r"\s*(?P<label>(?i:done|delivered|shipped|completed|finished|achieved|closed|fixed"
+    r"|merged|released|landed|wip|doing|in progress|working on)):\s+(?!\s)"
+)
+# An item of such a list: a few words, no predicate of its own, no label.
+_LIST_ITEM = re.compile(
+    r"(?!(?:.*\s)?(?i:is|are|was|were|has|have|had|will|can|needs?|waiting|blocked)\b)"
+    r"[^:;]{1,60}?[;.]?"
+)
+# "since" between an auxiliary and a participle is an adverb ("has since fixed it",
+# "she's since merged it"), not the start of a reason clause.
+_SINCE_ADVERB = re.compile(
+    r"\b((?i:has|have|had|is|are|was|were)|['’]s|['’]ve)\s+since\s+(?=[a-z]+(?:ed|en|t)\b)"
+)
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
@@ -459,6 +478,17 @@ def _names_only(inner: str) -> bool:
 
 
 _WONTFIX = re.compile(r"\bwon'?t[- ]fix\b", re.IGNORECASE)
+# A role field after an item, not in brackets: "Kiln relining: owner Odile", "the glaze
+# audit, Assignee: @piet", and "the owner of X is Odile": the person owns the item, as in
+# "X (owner: Odile)". The field's name must be followed by a name and end its clause.
+_FIELD_WHO = r"(?P<who>@[\w.-]*\w|[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)(?=\s*(?:$|[,;.]))"
+_ROLE_FIELD = re.compile(
+    r"\s*(?:[:,—–]|\s-)\s*(?i:owner|assignee|dri)(?:\s*[:=—–]\s*|\s+-\s+|\s+)" + _FIELD_WHO
+)
+_OWNER_OF_IS = re.compile(
+    r"\b(?:[Tt]he\s+)?[Oo]wner\s+(?:of|for)\s+(?P<item>[^,;:()]{2,80}?)\s+is\s+(?:now\s+)?"
+    + _FIELD_WHO
+)
 _OWNER_LABEL = re.compile(r"\s*(?:owner|owners|dri|lead|assignee)\s*[:=-]\s*@?(?P<who>[^:]+?)\s*")
 _EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
 _EMOTICON = re.compile(r"[:;]-?[()/|]+(?!\w)")  # ":(", ";)", ":-/"
@@ -501,6 +531,11 @@ def _normalise(sentence: str) -> str:
         if ":(" in s or ":)" in s or ":-" in s or ";)" in s or ":/" in s:
             s = _EMOTICON.sub(" ", s)
     s = s.replace("**", "").replace("__", "").replace("`", "").replace('"', "")
+    if ("wner" in s or "ssignee" in s or "DRI" in s) and (field := _ROLE_FIELD.search(s)):
+        s = f"{s[: field.start()]}, owned by {field['who']}{s[field.end() :]}"
+    elif "wner " in s and (owner_of := _OWNER_OF_IS.search(s)):
+        rest = s[owner_of.end() :]
+        s = f"{s[: owner_of.start()]}{owner_of['item']} is owned by {owner_of['who']}{rest}"
     if "@" in s:
         s = _MENTION.sub("", _INNER_VOCATIVE.sub("", _VOCATIVE.sub("", s, count=1)))
     if ">" in s or "→" in s or "⇒" in s:
@@ -530,6 +565,8 @@ def _normalise(sentence: str) -> str:
         s = _DURATION.sub(" ", s)
     if ", " in s and _connective_after_comma(s):
         s = _CONNECTIVE.sub(" ", s)  # "X, however, is blocked": X is the subject
+    if " since " in s and _SINCE_ADVERB.search(s):
+        s = _SINCE_ADVERB.sub(r"\1 ", s)  # "Piet has since fixed it": after that, no reason
     if " ago" in s:
         s = _AGO.sub("", s)  # "Oren pushed it an hour ago": when, not what
     if " from " in s and _HANDOVER_FROM.search(s):
