@@ -318,12 +318,6 @@ def test_an_owners_possessive_before_the_item_is_no_part_of_its_name(
     assert wait[0] == "registry mirror" and wait[5:] == (RELEASE[1], "u1.md")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a release's subject is one item: 'A and B are unblocked' releases an item "
-    "named 'A and the B', which no wait has, and 'A, B: unblocked' only B (the comma is "
-    "taken for a clause break); release_item returns a single EntityRef",
-)
 @pytest.mark.parametrize(
     "said",
     [

@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from memcli.extract.factuality import why_not
-from memcli.extract.phrases import _parse_phrase
+from memcli.extract.phrases import _parse_phrase, split_named_items
 from memcli.models import EntityRef, EntityType, ExtractedFact, Relation, Release
 from memcli.resolve import normalize
 
@@ -83,6 +83,8 @@ _NOT_AN_ITEM = re.compile(
     r"|as\s+soon\s+as|whether|since|because|while)\b",
     re.IGNORECASE,
 )
+# The clause breaks before a "X, Y: unblocked" list: its commas separate the items.
+_LIST_BREAK = re.compile(r"\s[-–—]\s|[:;]\s|\b(?:so|then|thus|hence|which\s+means)\s", re.I)
 _MARKUP = re.compile(r"[*`]+")  # bold and code marks; "_" belongs to names (api_v2)
 _ITEM_WORDS = 8  # a longer "item" is a clause, not a name
 
@@ -108,14 +110,12 @@ def find_releases(sentences: Sequence[str], facts: Iterable[ExtractedFact]) -> l
     out: list[Release] = []
     seen: set[str] = set()
     for sentence in candidates:
-        item = release_item(sentence, only)
-        if item is None:
-            continue
-        key = normalize(item.name)
-        if not key or key in seen or (sentence, key) in unblocked:
-            continue
-        seen.add(key)
-        out.append(Release(item, sentence))
+        for item in release_items(sentence, only):
+            key = normalize(item.name)
+            if not key or key in seen or (sentence, key) in unblocked:
+                continue
+            seen.add(key)
+            out.append(Release(item, sentence))
     return out
 
 
@@ -131,28 +131,53 @@ def _unblocks(fact: ExtractedFact) -> bool:
 
 
 def release_item(sentence: str, pronoun: EntityRef | None = None) -> EntityRef | None:
-    """The item ``sentence`` releases, or None. ``pronoun``: what "it"/"that" names.
+    """The first item ``sentence`` releases, or None (see ``release_items``).
 
     >>> release_item("The API migration is unblocked.")
     EntityRef(name='API migration', type=<EntityType.WORK_ITEM: 'work_item'>)
     >>> release_item("The API migration should be unblocked soon.") is None
     True
     """
+    items = release_items(sentence, pronoun)
+    return items[0] if items else None
+
+
+def release_items(sentence: str, pronoun: EntityRef | None = None) -> list[EntityRef]:
+    """The items ``sentence`` releases, in order; none when it is no release.
+    ``pronoun``: what "it"/"that" names. A list is several items: "The API migration and
+    the billing export are unblocked", "API migration, billing export: unblocked".
+
+    >>> [r.name for r in release_items("The importer and the exporter are unblocked.")]
+    ['importer', 'exporter']
+    """
     text = sentence.strip()
     # Both patterns end the sentence with "." or "!" at most: a question never matches.
-    match = _STATED.search(text) or _NOTED.search(text)
+    stated = _STATED.search(text)
+    match = stated or _NOTED.search(text)
     if match is None:
-        return None
+        return []
     subject = _MARKUP.sub("", text[: match.start()]).strip(" \t-–—,;:")
     # "Good news: the X is unblocked", "Aiko merged it so X is unblocked": the item
-    # follows the last separator or consequence word.
-    subject = _CLAUSE_BREAK.split(subject)[-1].strip()
+    # follows the last separator or consequence word. Before "X, Y: unblocked" the
+    # commas are the list's.
+    breaks = _CLAUSE_BREAK if stated is not None else _LIST_BREAK
+    subject = breaks.split(subject)[-1].strip()
     subject = _LEAD.sub("", subject).strip()
     if why_not(subject + " is ready") is not None:  # hedged, conditional, reported...
-        return None
+        return []
     if _PRONOUN.fullmatch(subject):
-        return pronoun
-    subject = _ARTICLE.sub("", subject).strip()
+        return [pronoun] if pronoun is not None else []
+    if _NOT_AN_ITEM.search(subject):
+        return []
+    items = [_item(part) for part in split_named_items(subject)]
+    if any(i is None for i in items):
+        return []
+    return list(dict.fromkeys(i for i in items if i is not None))  # "A and B's X": one X
+
+
+def _item(subject: str) -> EntityRef | None:
+    """One listed item's name, or None when it names no item."""
+    subject = _ARTICLE.sub("", subject.strip()).strip()
     # "Sebastián's registry mirror": the reader stores a wait on it as Sebastián owning
     # "registry mirror", so the release names that item too.
     phrase = _parse_phrase(subject.replace("\u2019", "'"), target=False)

@@ -70,7 +70,11 @@ def extract(text: str, author: str | None) -> Extraction:
     releases = find_releases([t.sentence for t in extraction.trace], extraction.facts)
     if not releases:
         return extraction
-    released = {r.sentence: r.item.name for r in releases}
+    released: dict[str, str] = {}
+    for r in releases:  # "A and B are unblocked": both, in the sentence's trace
+        released[r.sentence] = (
+            f"{released[r.sentence]} and {r.item.name}" if r.sentence in released else r.item.name
+        )
     extraction.releases = releases
     extraction.unparsed = [s for s in extraction.unparsed if s not in released]
     extraction.trace = [
