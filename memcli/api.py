@@ -17,7 +17,7 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -557,6 +557,17 @@ def _released(
     for n in new:
         for src, tgt, at in n.waits:
             waits.setdefault(src, []).append((tgt, "", at))
+    # A wait the same update states after its release ("X is unblocked. Now X is
+    # blocked on Y.") shares the update's time but came later: the release leaves it.
+    later: set[tuple[int, _Key, _Key]] = set()
+    for i, n in enumerate(new):
+        if n.extraction.releases:
+            content = n.episode.content
+            for r in n.extraction.releases:
+                freed = content.find(r.sentence)
+                for src, relation, tgt, fact in n.facts:
+                    if relation == "blocked_by" and content.find(fact.sentence) > freed >= 0:
+                        later.add((i, src, tgt))
     for (graph, type_), found in wanted.items():
         for w in store.waits_of(graph, type_, {key[2] for _i, key, *_rest in found}):
             item = (graph, type_, w["item_norm"])
@@ -568,7 +579,7 @@ def _released(
         for i, key, at, sentence, ref in found:
             n = new[i]
             for blocker, name, since in waits.get(key, []):
-                if since <= at and blocker != key:
+                if since <= at and blocker != key and (i, key, blocker) not in later:
                     target = EntityRef(name or blocker[2], EntityType(blocker[1]))
                     fact = ExtractedFact(ref, Relation.UNBLOCKED_FROM, target, sentence, at)
                     n.facts.append((key, Relation.UNBLOCKED_FROM.value, blocker, fact))
@@ -642,10 +653,13 @@ def release_stored(store: Store, episode_id: int) -> list[int]:
     if row is None:
         return []
     graph = row["graph_id"]
+    content = str(row["content"])
     adds: dict[int, dict[tuple[int, int], _Unblock]] = {}  # release's update -> facts
     if row["retracted_at"] is None:
         for r in store.episode_releases(episode_id):
             for w in store.waits_of(graph, r["item_type"], [r["item_norm"]]):
+                if w["episode_id"] == episode_id and _said_after(content, w, r):
+                    continue  # "X is unblocked. Now X is blocked on Y.": Y holds
                 if w["valid_at"] <= r["valid_at"] and w["blocker_id"] != w["item_id"]:
                     adds.setdefault(episode_id, {}).setdefault(
                         (w["item_id"], w["blocker_id"]),
@@ -662,6 +676,8 @@ def release_stored(store: Store, episode_id: int) -> list[int]:
         if w["blocker_id"] == w["item_id"]:
             continue
         for r in store.releases_of(graph, w["item_type"], [w["item_norm"]]):
+            if r["episode_id"] == episode_id and _said_after(content, w, r):
+                continue
             if w["valid_at"] <= r["valid_at"] and w["blocker_id"] not in r["unblocked"]:
                 gone = r["retracted_at"]
                 adds.setdefault(r["episode_id"], {}).setdefault(
@@ -676,6 +692,13 @@ def release_stored(store: Store, episode_id: int) -> list[int]:
                     ),
                 )
     return _insert_unblocks(store, adds)
+
+
+def _said_after(content: str, wait: Mapping[str, Any], release: Mapping[str, Any]) -> bool:
+    """Whether an update states ``wait`` after its own ``release``: both carry the
+    update's one time, so only the order of their sentences in its text tells."""
+    freed = content.find(str(release["sentence"]))
+    return freed >= 0 and content.find(str(wait["sentence"])) > freed
 
 
 def _insert_unblocks(store: Store, adds: dict[int, dict[tuple[int, int], _Unblock]]) -> list[int]:

@@ -22,7 +22,7 @@ _BY_OBSERVATION = ("observation_links", "observation_versions", "observation_evi
 class CorrectionsMixin(StoreBase):
     def episode_row(self, episode_id: int) -> dict[str, Any] | None:
         rows = self.rows(
-            "SELECT id, graph_id, content_hash, author, occurred_at, source, retracted_at,"
+            "SELECT id, graph_id, content_hash, content, author, occurred_at, source, retracted_at,"
             " retract_reason FROM episodes WHERE id = ?",
             (episode_id,),
         )

@@ -36,7 +36,7 @@ class ReleasesMixin(StoreBase):
 
     def waits_of(self, graph_id: str, item_type: str, norms: Iterable[str]) -> list[dict[str, Any]]:
         """The stored ``blocked_by`` facts of these items (by key): the item's and the
-        blocker's id, type and key, and when the wait began.
+        blocker's id, type and key, when the wait began, its update and sentence.
 
         Retracted updates' waits are included on purpose: which facts a release adds
         must not depend on whether a wait was retracted before or after the release
@@ -47,7 +47,7 @@ class ReleasesMixin(StoreBase):
                 """
                 SELECT s.norm AS item_norm, s.id AS item_id, t.id AS blocker_id,
                   t.type AS blocker_type, t.norm AS blocker_norm, t.name AS blocker_name,
-                  f.valid_at
+                  f.valid_at, f.episode_id, f.sentence
                 FROM entities s JOIN facts f ON f.source_id = s.id AND f.relation = 'blocked_by'
                 JOIN entities t ON t.id = f.target_id
                 WHERE s.graph_id = ? AND s.type = ?
@@ -100,11 +100,12 @@ class ReleasesMixin(StoreBase):
 
     def episode_waits(self, episode_id: int) -> list[dict[str, Any]]:
         """The ``blocked_by`` facts one stored update states: the item's type, key and
-        id, the blocker's type, key and id, and when the wait began."""
+        id, the blocker's type, key and id, when the wait began, and its sentence."""
         return self.rows(
             """
             SELECT s.type AS item_type, s.norm AS item_norm, s.id AS item_id,
-              t.type AS blocker_type, t.norm AS blocker_norm, t.id AS blocker_id, f.valid_at
+              t.type AS blocker_type, t.norm AS blocker_norm, t.id AS blocker_id, f.valid_at,
+              f.sentence
             FROM facts f JOIN entities s ON s.id = f.source_id
             JOIN entities t ON t.id = f.target_id
             WHERE f.episode_id = ? AND f.relation = 'blocked_by'
