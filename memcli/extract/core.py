@@ -2639,6 +2639,19 @@ def _reduced_clause(toks: list[_Tok]) -> bool:
     return False
 
 
+def _keep(
+    reader: _Reader, out: _Outcome | None, frame: str, text: str, outcomes: list[_Outcome]
+) -> bool:
+    """Keep a clause's outcome when it states something: name its frame, fold it into
+    the context and add it to the sentence's outcomes. Whether it was kept."""
+    if out is None or not out.drafts:
+        return False
+    out.frame = frame
+    reader.commit(out, text)
+    outcomes.append(out)
+    return True
+
+
 def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     """``read_core`` for a sentence with no closing thanks."""
     if text[:6] in _AFTER_LEADS and (then := _AFTER_THAT.match(text)) is not None:
@@ -2765,10 +2778,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         ):
             blocker = _leading_np(toks)
             because = reader.blocked(stalled_waiter, _rebase(blocker)[0]) if blocker else None
-            if because is not None and because.drafts:
-                because.frame = "x-blocked-because-y"
-                reader.commit(because, text)
-                outcomes.append(because)
+            _keep(reader, because, "x-blocked-because-y", text, outcomes)
             stalled_waiter = None
             previous = toks
             continue
@@ -2782,10 +2792,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             and len(toks) > classes.index("R") + 1
         ):  # "X: blocked, needs the tax tables from finance", "X is on hold: it needs Y"
             need = reader.blocked(stalled_waiter, _rebase(toks[classes.index("R") + 1 :])[0])
-            if need is not None and need.drafts:
-                need.frame = "x-is-stalled-needs-y"
-                reader.commit(need, text)
-                outcomes.append(need)
+            if _keep(reader, need, "x-is-stalled-needs-y", text, outcomes):
                 stalled_waiter = None
                 previous = toks
                 continue
@@ -2799,10 +2806,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             group = "o" if undone["o"] is not None else "y"
             y = _rebase(toks[undone.start(group) : undone.end(group)])[0]
             need = reader.blocked(stalled_waiter, y) if y else None
-            if need is not None and need.drafts:
-                need.frame = "x-is-stalled-y-not-done"
-                reader.commit(need, text)
-                outcomes.append(need)
+            if _keep(reader, need, "x-is-stalled-y-not-done", text, outcomes):
                 stalled_waiter = None
                 previous = toks
                 continue
@@ -2811,11 +2815,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             # "X - blocked, Y has to land first": X waits on Y; else "Y has to land first,
             # then X can start": the next clause names the waiter
             need = reader.blocked(stalled_waiter, y) if stalled_waiter is not None else None
-            if need is not None and need.drafts:
-                need.frame = "x-is-stalled-y-first"
-                reader.commit(need, text)
-                outcomes.append(need)
-            else:
+            if not _keep(reader, need, "x-is-stalled-y-first", text, outcomes):
                 first_needed = y
             stalled_waiter = None
             previous = toks
@@ -2828,10 +2828,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         ):  # "..., then the boiler swap can start": the swap waits on what comes first
             need = reader.blocked(_rebase(toks[: then.end("s")])[0], first_needed)
             first_needed = None
-            if need is not None and need.drafts:
-                need.frame = "y-first-then-x"
-                reader.commit(need, text)
-                outcomes.append(need)
+            if _keep(reader, need, "y-first-then-x", text, outcomes):
                 previous = toks
                 continue
         first_needed = None
@@ -2927,10 +2924,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             if len(item_toks) > 1 and item_toks[-1].low in _OWNER_WORDS:
                 item_toks = item_toks[:-1]  # "SSO rollout owner: Nadia"
             named_owner = reader.owns(" and ".join(names), _rebase(item_toks)[0])
-            if named_owner is not None and named_owner.drafts:
-                named_owner.frame = "item-colon-owner"
-                reader.commit(named_owner, text)
-                outcomes.append(named_owner)
+            if _keep(reader, named_owner, "item-colon-owner", text, outcomes):
                 previous = owner_of  # "Adwoa — now unblocked since ...": the item is
                 continue  # the subject of what follows
         if (
@@ -2941,10 +2935,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         ):  # "Pending Y, the X rollout has been deferred"
             because = reader.blocked(_rebase(_leading_np(toks))[0], reason_blocker)
             reason_blocker = None
-            if because is not None and because.drafts:
-                because.frame = "given-y-x-is-deferred"
-                reader.commit(because, text)
-                outcomes.append(because)
+            if _keep(reader, because, "given-y-x-is-deferred", text, outcomes):
                 previous = toks
                 continue
         if (
@@ -3289,10 +3280,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             past_waits.append(out)  # "the payout report was waiting on it"
         if reason_blocker and stalled_waiter:  # "Pending Y, X is on hold"
             because = reader.blocked(stalled_waiter, reason_blocker)
-            if because is not None and because.drafts:
-                because.frame = "given-y-x-is-stalled"
-                reader.commit(because, text)
-                outcomes.append(because)
+            _keep(reader, because, "given-y-x-is-stalled", text, outcomes)
             reason_blocker = stalled_waiter = None
         previous = toks
         if out.items:
@@ -4304,10 +4292,7 @@ def _add_unblock(
 ) -> None:
     """Emit "waiter unblocked_from blocker" found across a "now that" clause."""
     out = reader.unblocked(waiter, blocker)
-    if out is not None and out.drafts:
-        out.frame = "x-unblocked-now-that-y"
-        reader.commit(out, text)
-        outcomes.append(out)
+    _keep(reader, out, "x-unblocked-now-that-y", text, outcomes)
 
 
 # A subject with a relative clause whose object is gapped, then the main predicate:
