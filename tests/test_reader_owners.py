@@ -142,3 +142,15 @@ def test_closing_this_closes_the_ticket_the_comment_is_on(text: str) -> None:
 def test_closing_this_with_no_ticket_closes_nothing() -> None:
     facts = facts_of(extract("Relined the east kiln. Closing this.", "Wen"))
     assert not any(f[2] == "completed" and f[3] != "east kiln" for f in facts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Odile is on the glaze log from today.",
+        "Odile owns the glaze log starting tomorrow.",
+        "Odile takes over the glaze log effective today.",
+    ],
+)
+def test_when_an_ownership_starts_is_no_part_of_the_item(text: str) -> None:
+    assert facts_of(extract(text, "Wen")) == {o("Odile", "glaze log")}

@@ -182,7 +182,8 @@ _ADVERBS = re.compile(
 )
 
 _TRAILING_TIME = re.compile(
-    rf"""(?:,?\s+)(?:today|yesterday|tonight|tomorrow|this\ (?:morning|afternoon|evening|week
+    rf"""(?:,?\s+)(?:(?:from|starting|effective)\ (?:today|tomorrow|now|this\ week)
+    |today|yesterday|tonight|tomorrow|this\ (?:morning|afternoon|evening|week
     |sprint|quarter)|last\ (?:night|week|sprint|{_WEEKDAYS})|right\ now|at\ the\ moment|atm
     |for\ now|as\ of\ (?:today|now|this\ morning|this\ week)|as\ well|too|again
     |(?:on|since|by|until|till|last|this)\ {_WEEKDAYS}|since\ (?:yesterday|last\ week)
