@@ -564,9 +564,8 @@ def _released(
         if n.extraction.releases:
             content = n.episode.content
             for r in n.extraction.releases:
-                freed = content.find(r.sentence)
                 for src, relation, tgt, fact in n.facts:
-                    if relation == "blocked_by" and content.find(fact.sentence) > freed >= 0:
+                    if relation == "blocked_by" and _said_after(content, fact.sentence, r.sentence):
                         later.add((i, src, tgt))
     for (graph, type_), found in wanted.items():
         for w in store.waits_of(graph, type_, {key[2] for _i, key, *_rest in found}):
@@ -658,47 +657,59 @@ def release_stored(store: Store, episode_id: int) -> list[int]:
     if row["retracted_at"] is None:
         for r in store.episode_releases(episode_id):
             for w in store.waits_of(graph, r["item_type"], [r["item_norm"]]):
-                if w["episode_id"] == episode_id and _said_after(content, w, r):
+                if w["episode_id"] == episode_id and _said_after(
+                    content, w["sentence"], r["sentence"]
+                ):
                     continue  # "X is unblocked. Now X is blocked on Y.": Y holds
                 if w["valid_at"] <= r["valid_at"] and w["blocker_id"] != w["item_id"]:
-                    adds.setdefault(episode_id, {}).setdefault(
-                        (w["item_id"], w["blocker_id"]),
-                        (
-                            graph,
-                            r["sentence"],
-                            r["valid_at"],
-                            None,
-                            (r["item_type"], r["item_norm"]),
-                            (w["blocker_type"], w["blocker_norm"]),
-                        ),
-                    )
+                    item = (r["item_type"], r["item_norm"])
+                    _add_unblock(adds, episode_id, graph, item, w, r, None)
     for w in store.episode_waits(episode_id):
         if w["blocker_id"] == w["item_id"]:
             continue
         for r in store.releases_of(graph, w["item_type"], [w["item_norm"]]):
-            if r["episode_id"] == episode_id and _said_after(content, w, r):
+            if r["episode_id"] == episode_id and _said_after(content, w["sentence"], r["sentence"]):
                 continue
             if w["valid_at"] <= r["valid_at"] and w["blocker_id"] not in r["unblocked"]:
                 gone = r["retracted_at"]
-                adds.setdefault(r["episode_id"], {}).setdefault(
-                    (w["item_id"], w["blocker_id"]),
-                    (
-                        graph,
-                        r["sentence"],
-                        r["valid_at"],
-                        None if gone is None else max(r["valid_at"], gone),
-                        (w["item_type"], w["item_norm"]),
-                        (w["blocker_type"], w["blocker_norm"]),
-                    ),
-                )
+                until = None if gone is None else max(r["valid_at"], gone)
+                item = (w["item_type"], w["item_norm"])
+                _add_unblock(adds, r["episode_id"], graph, item, w, r, until)
     return _insert_unblocks(store, adds)
 
 
-def _said_after(content: str, wait: Mapping[str, Any], release: Mapping[str, Any]) -> bool:
-    """Whether an update states ``wait`` after its own ``release``: both carry the
-    update's one time, so only the order of their sentences in its text tells."""
-    freed = content.find(str(release["sentence"]))
-    return freed >= 0 and content.find(str(wait["sentence"])) > freed
+def _add_unblock(
+    adds: dict[int, dict[tuple[int, int], _Unblock]],
+    release_id: int,
+    graph: str,
+    item: tuple[str, str],
+    wait: Mapping[str, Any],
+    release: Mapping[str, Any],
+    until: str | None,
+) -> None:
+    """Record, once, the ``unblocked_from`` fact the release of update ``release_id``
+    adds for a stored ``wait`` of ``item`` ((type, key)): rows of ``waits_of`` /
+    ``episode_waits`` and ``episode_releases`` / ``releases_of``, the release's sentence
+    and time."""
+    adds.setdefault(release_id, {}).setdefault(
+        (wait["item_id"], wait["blocker_id"]),
+        (
+            graph,
+            release["sentence"],
+            release["valid_at"],
+            until,
+            item,
+            (wait["blocker_type"], wait["blocker_norm"]),
+        ),
+    )
+
+
+def _said_after(content: str, wait: str, release: str) -> bool:
+    """Whether an update states the sentence ``wait`` after its own ``release``: both
+    carry the update's one time, so only the order of their sentences in its text
+    tells."""
+    freed = content.find(release)
+    return freed >= 0 and content.find(wait) > freed
 
 
 def _insert_unblocks(store: Store, adds: dict[int, dict[tuple[int, int], _Unblock]]) -> list[int]:

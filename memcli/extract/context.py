@@ -26,6 +26,7 @@ from memcli.extract.phrases import (
     _FIRST_PERSON,
     _FOR_TAIL,
     _LEADING_ARTICLE,
+    _MEMBER_IN,
     _MEMBER_OF,
     _NON_NAMES,
     _NOT_NAMES,
@@ -1148,6 +1149,8 @@ class _Reader:
         if owner_raw is None:
             owners = [self.author_ref] if self.author_ref else None
         else:
+            if " " in owner_raw and (unit := _MEMBER_IN.fullmatch(owner_raw)):
+                owner_raw = unit["who"]  # "which Marcus in integration owns": Marcus
             owners = self.agents(owner_raw, out, loose=True)
         if item_raw is None:
             targets = [(self.last_item, _Phrase("it"))] if self.last_item else None

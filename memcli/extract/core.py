@@ -1824,8 +1824,6 @@ def _noun_phrase(toks: list[_Tok], text: str) -> str:
     return span
 
 
-# A person named with the group they sit in: "Marcus in integration", "Ife from the data
-# team". The person owns; the group only says where to find them.
 # The last word of an ownership verb that needs no object ("taking over", "picking it up").
 _TAKEN_OVER = frozenset("over up on it this that".split())
 # The recipient of a hand-over written before the object ("handed me the X"), and the
@@ -1834,12 +1832,6 @@ _RECIPIENTS = frozenset("me him her us them".split())
 _NOT_GIVEN = frozenset("a an some more any another".split())
 # The particle of a hand-over verb, left after its object: "handing X off/back/over to Y".
 _HANDOVER = frozenset("off back over across".split())
-_OWNER_IN_UNIT = re.compile(
-    r"(?!(?:One|Two|Three|Four|Five|Six|Both|All|Some|Most|Several|Few|Many|None|Each|Either"
-    r"|Neither|Any|Half|Rest|Everyone|Someone|Anyone|Nobody)\b)"
-    r"(?P<who>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)?)\s+(?:in|from|on|at)\s+(?:the\s+)?"
-    r"[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?\Z"
-)
 
 
 def _apply(
@@ -1891,8 +1883,6 @@ def _apply(
         o, w = g("o"), g("w")
         if w is None:
             return None
-        if o is not None and " " in o and (unit := _OWNER_IN_UNIT.fullmatch(o)):
-            o = unit["who"]  # "which Marcus in integration owns": Marcus
         if " " in w and (gerund := _GERUND_OBJECT.match(w)):
             w = w[gerund.end() :]  # "working on migrating the cron jobs": the cron jobs
         if handler == "owns_has" and w.lower().endswith(" ready"):
@@ -4371,8 +4361,6 @@ def _read_gap(
                 continue  # "which we need": a person's wait, read as before
             out = reader.blocked(agent, antecedent)
         elif handler == "owns":
-            if " " in agent and (unit := _OWNER_IN_UNIT.fullmatch(agent)):
-                agent = unit["who"]  # "which Marcus in integration owns": Marcus
             out = reader.owns(agent, antecedent)
         else:
             out = reader.completed(agent, antecedent)

@@ -415,6 +415,15 @@ def _shared_possessive(text: str) -> str:
 _MEMBER_OF = re.compile(
     r"(?P<who>.+?)\s+(?:from|of|on|in)\s+(?:the\s+)?\S+(?:\s+\S+)?\s+team", _FLAGS
 )
+# A person named with the group they sit in, without the word "team": "Marcus in
+# integration", "Ife from the data team". The person owns; the group only says where to
+# find them (``_Reader.owns``).
+_MEMBER_IN = re.compile(
+    r"(?!(?:One|Two|Three|Four|Five|Six|Both|All|Some|Most|Several|Few|Many|None|Each|Either"
+    r"|Neither|Any|Half|Rest|Everyone|Someone|Anyone|Nobody)\b)"
+    r"(?P<who>[A-Z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*)?)\s+(?:in|from|on|at)\s+(?:the\s+)?"
+    r"[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?\Z"
+)
 _AGENT_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|&)\s+|\s*/\s*", re.IGNORECASE)
 
 
