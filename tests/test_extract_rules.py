@@ -1095,3 +1095,10 @@ def test_wordy_random_text_never_raises_and_is_deterministic(text: str, author: 
         sources, targets = RELATION_TYPES[fact.relation]
         assert fact.source.type in sources and fact.target.type in targets
         assert fact.source.name.strip() and fact.target.name.strip()
+
+
+@pytest.mark.parametrize("text", ["the blocked : also", "the blocked :", "the stalled ; ,"])
+def test_a_stalled_item_before_an_empty_clause_reads_nothing(text: str) -> None:
+    """A stall followed by a separator with nothing after it used to raise IndexError
+    (found by the random-text property above): the whole update failed to extract."""
+    assert extract(text, None).facts == []

@@ -2775,6 +2775,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         if (
             stalled_waiter is not None
             and kind in (",", ";", "—", "–", "-", ":")
+            and toks
             and (
                 classes.startswith(("R", "xR"))
                 or (toks[0].low in ("it", "this", "they") and classes[1:].startswith(("R", "xR")))
