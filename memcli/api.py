@@ -168,6 +168,7 @@ class IngestReport:
     facts_ended: int = 0
     unparsed: int = 0
     episodes_pending: int = 0  # stored with rules facts only: the model could not be used
+    merge_decisions: int = 0  # recorded from an export's merge lines (``memcli import``)
     errors: list[tuple[str, str]] = field(default_factory=list)
     explain: list[tuple[str, str]] = field(default_factory=list)  # (source, sentence)
     # (source, how the extractor read one sentence), for ``ingest --explain``
@@ -201,6 +202,7 @@ class IngestReport:
             "facts_ended": self.facts_ended,
             "sentences_not_understood": self.unparsed,
             "extraction_pending": self.episodes_pending,
+            "merge_decisions": self.merge_decisions,
             "graphs": sorted(self.graphs),
             "errors": [{"source": s, "reason": r} for s, r in self.errors],
             "warnings": [{"source": s, "message": m} for s, m in self.warnings],

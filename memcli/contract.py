@@ -365,6 +365,8 @@ class IngestResult(Record):
     redactions: list[Redactions]
     not_understood: list[NotUnderstood]
     incomplete: Incomplete | None = None
+    #: merge decisions a person made or undid, recorded from an export (``import``)
+    merge_decisions: int = 0
 
 
 class ExtractResult(Record):

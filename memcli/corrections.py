@@ -47,6 +47,16 @@ def _named(store: Store, graph: str, name: str, type_: str | None) -> list[dict[
     return found
 
 
+def _scrubbed(reason: str | None) -> str | None:
+    """A person's reason with any secret in it redacted: a reason is free text, stored
+    and exported like an update, so it keeps the same promise."""
+    if not reason:
+        return reason
+    from memcli.redact import redact
+
+    return redact(reason)[0]
+
+
 def _pair(
     store: Store, graph: str, name: str, to: str, type_: str | None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -104,7 +114,10 @@ def alias(
                 f"{c['name']!r} is merged into {a['name']!r}: merging back would make a loop",
                 hint=f"unmerge {c['name']!r} first, or merge the other way round",
             )
-        why = reason or f"{a['name']!r} is another name for {c['name']!r} (a person said so)"
+        why = (
+            _scrubbed(reason)
+            or f"{a['name']!r} is another name for {c['name']!r} (a person said so)"
+        )
         merge_id = store.record_merge(
             graph, a["id"], c["id"], decided_by=PERSON, reason=why, now=utcnow()
         )
@@ -145,11 +158,49 @@ def unmerge(
         store.undo_merge(
             m["id"],
             by=PERSON,
-            reason=reason or "undone by a person with 'memcli entity unmerge'",
+            reason=_scrubbed(reason) or "undone by a person with 'memcli entity unmerge'",
             now=utcnow(),
         )
         row = next(r for r in store.merges(graph, include_undone=True) if r["id"] == m["id"])
     return row
+
+
+def restore(
+    store: Store,
+    graph: str,
+    alias_name: str,
+    canonical_name: str,
+    type_: str,
+    *,
+    decided_by: str,
+    reason: str,
+    undone: bool,
+    undo_reason: str | None,
+) -> bool:
+    """Record again a merge decision read from an export (see ``memcli.transfer``): a
+    merge a person made, or one a person undid. Returns False when the store already
+    holds the decision (importing twice changes nothing). Raises NotFound when a name
+    is not in the graph, UsageError when a standing merge is in the way (the alias
+    merged into something else, or the merge would make a loop)."""
+    if not undone:
+        made = alias(store, graph, alias_name, canonical_name, type_=type_, reason=reason or None)
+        return bool(made["changed"])
+    with store.transaction():
+        a, c = _pair(store, graph, alias_name, canonical_name, type_)
+        if (a["id"], c["id"]) in store.refused_merges(graph):
+            return False
+        now = utcnow()
+        standing = next((m for m in store.merges(graph) if m["entity_id"] == a["id"]), None)
+        if standing is not None and standing["canonical_id"] == c["id"]:
+            merge_id = int(standing["id"])
+        else:
+            merge_id = store.record_merge(
+                graph, a["id"], c["id"], decided_by=decided_by, reason=reason, now=now
+            )
+        store.undo_merge(
+            merge_id, by=PERSON, reason=undo_reason or "undone by a person (imported)", now=now
+        )
+    return True
 
 
 def _names(store: Store, graph: str, canon: dict[int, int]) -> list[identity.Name]:

@@ -315,6 +315,12 @@ def episode_from_json(
         ) from None
     content = obj.get("content")
     if not isinstance(content, str) or not content.strip():
+        if content is None and "merge" in obj:
+            raise InputError(
+                source,
+                "a merge decision (a 'memcli export' line) is read by 'memcli import', "
+                "not by ingest: import the file",
+            )
         raise InputError(source, "a JSON episode needs a non-empty 'content' string")
     facts = None
     if obj.get("facts") is not None:

@@ -277,11 +277,6 @@ def test_a_first_name_is_not_pinned_to_its_first_person_once_a_second_appears(
     assert "Tunde Adeyemi owns two root blockers" not in summaries
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="export carries no merge decisions: a merge a person undid is made again "
-    "by the first analyze after import (the text still states it)",
-)
 def test_a_merge_a_person_undid_stays_undone_after_export_and_import(
     cli: Cli, write: Callable[..., Path], tmp_path: Path
 ) -> None:

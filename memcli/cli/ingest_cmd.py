@@ -326,7 +326,12 @@ def print_ingest_report(
             + (f" ({report.facts_ended} ended by later updates)" if report.facts_ended else "")
             + f"; {report.unparsed} sentence(s) not understood"
             + ("" if explain or not report.unparsed else " (see --explain)")
-            + (f"; {report.secrets_redacted} secret(s) redacted" if report.redactions else ""),
+            + (f"; {report.secrets_redacted} secret(s) redacted" if report.redactions else "")
+            + (
+                f"; {report.merge_decisions} merge decision(s) recorded"
+                if report.merge_decisions
+                else ""
+            ),
             markup=False,
         )
         if explain and report.trace:

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,6 +18,9 @@ from memcli.cli._app import MAX_BYTES_LIMIT, command, err_console, open_store
 from memcli.cli._options import GraphOpt, JsonOpt, graph_name, in_range
 from memcli.cli.ingest_cmd import print_ingest_report
 from memcli.errors import MemcliError, UsageError
+
+if TYPE_CHECKING:
+    from memcli.transfer import ExportLine
 
 
 class ExportFormat(StrEnum):
@@ -53,14 +56,15 @@ def export(
             f"--output {output} is a directory",
             hint=f"give a file name, e.g. {output}/{graph}.jsonl",
         )
-    episodes = facts = 0
+    episodes = facts = decisions = 0
     with open_store(create=False) as store:
         lines = transfer.export_graph(store, graph)
         if output is None:
             try:
-                for line, n in lines:
-                    sys.stdout.write(line)
-                    episodes, facts = episodes + 1, facts + n
+                for line in lines:
+                    sys.stdout.write(line.text)
+                    episodes, facts = episodes + line.episode, facts + line.facts
+                    decisions += not line.episode
                 sys.stdout.flush()
             except BrokenPipeError:
                 raise
@@ -70,10 +74,12 @@ def export(
                 ) from None
         else:
             with _signals_end_cleanly():
-                episodes, facts = _write_atomically(output, lines)
+                episodes, facts, decisions = _write_atomically(output, lines)
     where = str(output) if output else "stdout"
     err_console().print(
-        f"exported {episodes} episode(s), {facts} fact(s) from graph {graph!r} to {where}",
+        f"exported {episodes} episode(s), {facts} fact(s)"
+        + (f", {decisions} merge decision(s)" if decisions else "")
+        + f" from graph {graph!r} to {where}",
         markup=False,
     )
 
@@ -123,7 +129,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _write_atomically(path: Path, lines: Iterable[tuple[str, int]]) -> tuple[int, int]:
+def _write_atomically(path: Path, lines: Iterable[ExportLine]) -> tuple[int, int, int]:
     """Write to a private temporary file beside ``path``, then rename it into place.
 
     A write that fails (disk full, file size limit) removes the temporary file and
@@ -138,12 +144,13 @@ def _write_atomically(path: Path, lines: Iterable[tuple[str, int]]) -> tuple[int
         )
     except OSError as exc:
         raise MemcliError(f"cannot write {path}: {exc.strerror or exc}") from None
-    episodes = facts = 0
+    episodes = facts = decisions = 0
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            for line, n in lines:
-                fh.write(line)
-                episodes, facts = episodes + 1, facts + n
+            for line in lines:
+                fh.write(line.text)
+                episodes, facts = episodes + line.episode, facts + line.facts
+                decisions += not line.episode
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -156,7 +163,7 @@ def _write_atomically(path: Path, lines: Iterable[tuple[str, int]]) -> tuple[int
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return episodes, facts
+    return episodes, facts, decisions
 
 
 @command
@@ -199,6 +206,16 @@ def import_(
     fmt = next(
         (transfer.import_format(i.text) for i in items if isinstance(i, SourceText)), "jsonl"
     )
+    decisions: list[transfer.MergeDecision] = []
+    if fmt == "jsonl":
+        items, decisions = transfer.take_decisions(items)
     with open_store() as store:
         report = api.ingest(store, items, graph=graph, redact=not no_redact, fmt=fmt)
+        if decisions:
+            recorded, errors, redactions = transfer.restore_decisions(
+                store, decisions, graph=graph, redact=not no_redact
+            )
+            report.merge_decisions = recorded
+            report.errors.extend(errors)
+            report.redactions.update(redactions)
     print_ingest_report(report, as_json=as_json, quiet=quiet)
