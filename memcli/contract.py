@@ -369,6 +369,20 @@ class IngestResult(Record):
     merge_decisions: int = 0
 
 
+class RereadResult(Record):
+    """What ``memcli extract --reread`` changed: stored updates read again with the
+    current rules reader."""
+
+    episodes: int
+    changed: int
+    facts_new: int
+    facts_removed: int
+    facts_ended: int
+    entities_new: int
+    left_as_is: int
+    graphs: list[str]
+
+
 class ExtractResult(Record):
     """What ``memcli extract --pending`` retried."""
 
@@ -683,6 +697,7 @@ __all__ = [
     "Evidence",
     "EvidenceRole",
     "ExtractResult",
+    "RereadResult",
     "Fact",
     "FactStatus",
     "GraphInfo",

@@ -579,6 +579,13 @@ def extract(
         bool,
         typer.Option("--pending", help="Retry the model extraction of episodes marked pending."),
     ] = False,
+    reread: Annotated[
+        bool,
+        typer.Option(
+            "--reread",
+            help="Read stored updates again with this version's rules reader (see below).",
+        ),
+    ] = False,
     graph: AnyGraphOpt = None,
     llm_model: LLMModelOpt = None,
     llm_base_url: LLMBaseUrlOpt = None,
@@ -586,12 +593,20 @@ def extract(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No summary.")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Run the language-model extractor again on episodes stored while it was unavailable.
-
-    Their rules facts stay; the model's facts are added, and the next analyze sees them.
+    """Extract again: --pending retries the model on episodes stored while it was
+    unavailable (their rules facts stay; the model's facts are added); --reread reads
+    every update the rules reader read from its text again with this version's reader,
+    so an improved reader reaches what is already stored (facts no longer read go, new
+    ones are added, the contradiction rules run again). Run 'memcli analyze' after.
     """
-    if not pending:
-        raise UsageError("nothing to do", hint="use 'memcli extract --pending'")
+    if pending == reread:
+        raise UsageError(
+            "say what to extract again" if not pending else "--pending and --reread are separate",
+            hint="memcli extract --pending (the model) or memcli extract --reread (the rules)",
+        )
+    if reread:
+        _reread(graph, quiet=quiet, as_json=as_json)
+        return
     s = settings(llm_model, llm_base_url, llm_mode)
     s.require()
     from memcli import api
@@ -624,6 +639,33 @@ def extract(
                 markup=False,
             )
         raise typer.Exit(code=EXIT_PENDING)
+
+
+def _reread(graph: str | None, *, quiet: bool, as_json: bool) -> None:
+    from memcli.reread import reread
+
+    with open_store() as store:
+        report = reread(store, graph)
+
+    def human(_record: dict[str, Any]) -> None:
+        if quiet:
+            return
+        err_console().print(
+            f"{report.episodes} update(s) read again, {report.changed} changed: "
+            f"{report.facts_new} new fact(s), {report.facts_removed} no longer read"
+            + (f", {report.facts_ended} ended" if report.facts_ended else "")
+            + f"; {report.entities_new} new entities"
+            + (
+                f"; {report.left_as_is} left as they are (given facts, a model's "
+                "reading, tracker or chat exports)"
+                if report.left_as_is
+                else ""
+            )
+            + ("; run 'memcli analyze'" if report.changed else ""),
+            markup=False,
+        )
+
+    emit(report.record(), choose(as_json=as_json), human)
 
 
 __all__ = ["EXIT_PENDING", "analyze", "extract", "ingest", "print_ingest_report"]

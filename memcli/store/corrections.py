@@ -230,3 +230,127 @@ class CorrectionsMixin(StoreBase):
             )
         }
         return eps, facts
+
+    # --- reading stored updates again (``memcli.reread``) ---
+
+    def rereadable_episodes(self, graph_id: str | None) -> list[dict[str, Any]]:
+        """Episodes whose facts the rules reader took from their stored text alone,
+        oldest first: not retracted, no given facts, no model's reading, and not a
+        tracker or chat export's text (read with the tracker's context, which is not
+        stored)."""
+        where, args = ("", []) if graph_id is None else (" AND graph_id = ?", [graph_id])
+        return self.rows(
+            "SELECT id, graph_id, content, author, occurred_at, unparsed FROM episodes"
+            " WHERE extractor = 'rules' AND extraction_status = 'done' AND retracted_at IS NULL"
+            f" AND format NOT IN ('github', 'jira', 'slack'){where} ORDER BY id",
+            args,
+        )
+
+    def episodes_not_reread(self, graph_id: str | None) -> int:
+        """How many live episodes ``rereadable_episodes`` leaves out."""
+        where, args = ("", []) if graph_id is None else (" AND graph_id = ?", [graph_id])
+        return int(
+            self.scalar(
+                "SELECT count(*) FROM episodes WHERE retracted_at IS NULL AND NOT"
+                " (extractor = 'rules' AND extraction_status = 'done'"
+                f" AND format NOT IN ('github', 'jira', 'slack')){where}",
+                args,
+            )
+        )
+
+    def delete_facts(self, fact_ids: Iterable[int]) -> int:
+        """Delete facts the reader no longer reads, with their signature links and the
+        evidence rows citing them (the next analyze, a full pass, redraws those
+        observations). Call inside a transaction."""
+        self.sync_search()
+        gone = 0
+        for chunk, marks in chunks(sorted(set(fact_ids))):
+            self.conn.execute(f"DELETE FROM fact_signatures WHERE fact_id IN ({marks})", chunk)
+            self.conn.execute(
+                "DELETE FROM observation_evidence WHERE item_type = 'fact'"
+                f" AND item_id IN ({marks})",
+                chunk,
+            )
+            gone += self.conn.execute(f"DELETE FROM facts WHERE id IN ({marks})", chunk).rowcount
+        return gone
+
+    def replace_readings(
+        self,
+        episode_id: int,
+        *,
+        releases: Iterable[tuple[int, str, str, str, str, str]],
+        stated: Iterable[tuple[int, str, str, str, str]],
+        unparsed: str,
+    ) -> None:
+        """Put an episode's releases, names set beside tickets and sentences not
+        understood in place of the ones an earlier reading stored."""
+        for table in ("releases", "stated_names"):
+            self.conn.execute(f"DELETE FROM {table} WHERE episode_id = ?", (episode_id,))
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO releases"
+            " (episode_id, graph_id, item_type, item_norm, valid_at, sentence)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            releases,
+        )
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO stated_names"
+            " (episode_id, graph_id, ticket_norm, name, name_norm) VALUES (?, ?, ?, ?, ?)",
+            stated,
+        )
+        self.conn.execute("UPDATE episodes SET unparsed = ? WHERE id = ?", (unparsed, episode_id))
+
+    def episode_readings(
+        self, episode_id: int
+    ) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]:
+        """(releases, stated names) an episode has stored, as the rows ``replace_readings``
+        takes, to tell whether a new reading changes them."""
+        releases = {
+            tuple(r)
+            for r in self.conn.execute(
+                "SELECT episode_id, graph_id, item_type, item_norm, valid_at, sentence"
+                " FROM releases WHERE episode_id = ?",
+                (episode_id,),
+            )
+        }
+        stated = {
+            tuple(r)
+            for r in self.conn.execute(
+                "SELECT episode_id, graph_id, ticket_norm, name, name_norm FROM stated_names"
+                " WHERE episode_id = ?",
+                (episode_id,),
+            )
+        }
+        return releases, stated
+
+    def wait_held_before(self, graph_id: str, item_id: int, blocker_id: int, at: str) -> bool:
+        """Whether a live update says ``item`` waited on ``blocker`` at or before ``at``:
+        what a release's derived ``unblocked_from`` fact needs to stay."""
+        return (
+            self.conn.execute(
+                "SELECT 1 FROM facts f JOIN episodes e ON e.id = f.episode_id"
+                " AND e.retracted_at IS NULL WHERE f.graph_id = ? AND f.relation = 'blocked_by'"
+                " AND f.source_id = ? AND f.target_id = ? AND f.valid_at <= ? LIMIT 1",
+                (graph_id, item_id, blocker_id, at),
+            ).fetchone()
+            is not None
+        )
+
+    def episode_fact_rows(self, episode_id: int) -> list[dict[str, Any]]:
+        """The episode's facts: id, relation, both ends' ids, the source's type and key,
+        when the fact began and its sentence."""
+        return self.rows(
+            "SELECT f.id, f.relation, f.source_id, f.target_id, f.valid_at, f.sentence,"
+            " s.type AS source_type, s.norm AS source_norm"
+            " FROM facts f JOIN entities s ON s.id = f.source_id"
+            " WHERE f.episode_id = ? ORDER BY f.id",
+            (episode_id,),
+        )
+
+    def set_fact_reading(self, fact_id: int, sentence: str, valid_at: str) -> None:
+        """A fact read again from its sentence: the sentence and start the new reading
+        gives (the caller runs the contradiction rules again)."""
+        self.sync_search()
+        self.conn.execute(
+            "UPDATE facts SET sentence = ?, valid_at = ? WHERE id = ?",
+            (sentence, valid_at, fact_id),
+        )
