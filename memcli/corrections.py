@@ -544,6 +544,23 @@ def retract(store: Store, episode_id: int, *, reason: str | None = None) -> dict
     }
 
 
+def derived_facts(store: Store, episode_id: int) -> list[int]:
+    """The ``unblocked_from`` facts an update's releases made for the waits of its graph
+    ("X is unblocked" with no blocker named): each has a released item as its source
+    and the release's sentence."""
+    released = {
+        (r["item_type"], r["item_norm"], r["sentence"]) for r in store.episode_releases(episode_id)
+    }
+    if not released:
+        return []
+    return [
+        int(f["id"])
+        for f in store.episode_fact_rows(episode_id)
+        if f["relation"] == "unblocked_from"
+        and (f["source_type"], f["source_norm"], f["sentence"]) in released
+    ]
+
+
 def move_episode(store: Store, episode_id: int, to_graph: str) -> dict[str, Any]:
     """Move an episode with its facts to ``to_graph`` (created if new). Its entities are
     resolved again in the new graph, its signatures re-derived, and the contradiction
@@ -567,6 +584,9 @@ def move_episode(store: Store, episode_id: int, to_graph: str) -> dict[str, Any]
     with store.transaction():
         store.ensure_graph(to_graph)
         touched = store.reset_ends_by([episode_id])
+        # The facts its releases made for the old graph's waits stay behind: the new
+        # graph's waits get theirs from ``release_stored`` below.
+        store.delete_facts(derived_facts(store, episode_id))
         ends = store.episode_fact_ends(episode_id)
         store.move_episode_rows(episode_id, to_graph)
         old_entities: set[int] = set()

@@ -5,8 +5,7 @@ facts table does not depend on the order (or batching) of arrival, nor on the gr
 update was first ingested into (``memcli episode move``), nor on whether a model's
 waits arrived at ingest or later (``memcli extract --pending``); and that an owner's
 first name ends no ownership of the full name in any order within one batch, while a
-second full name with the same first name still does. The xfail tests pin defects
-found in review and not fixed here, each with its reason.
+second full name with the same first name still does.
 """
 
 from __future__ import annotations
@@ -201,13 +200,6 @@ def test_a_wait_moved_into_a_graph_meets_the_releases_stored_there(
     }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a release moved out of a graph keeps the unblocked_from facts it made for "
-    "the old graph's waits: move_episode carries every fact of the update, and derived "
-    "facts are not told apart from stated ones, so the new graph holds a fact (and "
-    "entities) that ingesting the update there would not make",
-)
 def test_a_release_moved_away_leaves_no_fact_about_the_old_graphs_waits(
     cli: Cli, write: Write, tmp_path: Path
 ) -> None:
