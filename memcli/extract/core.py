@@ -744,6 +744,7 @@ _TOKEN = re.compile(
     r"[A-Za-z][\w.-]*/[\w.-]+#\d+"  # org/repo#12
     r"|(?:PR|MR|pr|mr)\s*#\d+"  # PR #62
     r"|#\d+"
+    r"|\d+–\d+\b"  # a range of numbers, "eps 1–3": one word, not two clauses
     r"|[^\W_](?:[\w'’&.+/-]*[\w])?%?"  # words, R&D, CI/CD, v4.2.0, right-to-left, X's, 82%
     r"|—|–|->|[,;:()&+]|(?<=\s)[-/](?=\s)"
 )
@@ -2467,6 +2468,7 @@ _LABELS = frozenset(
     highlights lowlights context background issue problem fyi reminder edit tldr result
     results outcome impact cause details yday""".split()
 ) | frozenset({"in progress", "this week", "last week", "quick one", "heads up", "root cause"})
+_RAG_VALUES = frozenset("r a g red amber green".split())  # a status cell's letter or colour
 _NOT_FACT_LABELS = frozenset(
     "decision decisions proposal proposed idea ideas question questions open question"
     " plan plans next steps options option".split()
@@ -2760,6 +2762,8 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     else:
                         reader.last_item = None  # "Runbooks: Ifeanyi has them": not before
             continue
+        if kind == ":" and heading and len(toks) == 1 and toks[0].low in _RAG_VALUES:
+            continue  # "Training: R — no trainer": a status cell, the heading stays subject
         if (
             stalled_waiter is not None
             and kind in _BECAUSE

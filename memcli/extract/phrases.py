@@ -900,6 +900,8 @@ def _valid_core(core: str) -> bool:
     lows = low.split()  # each word lowercased: lowering makes or removes no blank
     if len(words) > 8 or lows[0] in _PREPOSITIONS:
         return False
+    if len(core) == 1 and core.isalnum():
+        return False  # "RAG: A", "phase B": a lone letter or digit names nothing
     for k, low_word in enumerate(lows):
         bare = low_word.strip(_PUNCT)  # (no letter lowers to punctuation)
         if bare in _CLAUSE_WORDS and not _ACRONYM.fullmatch(words[k].strip(_PUNCT)):

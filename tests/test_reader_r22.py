@@ -1,0 +1,57 @@
+"""Precision round: names that are no item, the wrong end of a fact, the wrong doer.
+
+Each case is a construction in words of its own: what the reader must not invent, and
+which item or doer it must name instead of a nearby one.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memcli.extract.rules import extract
+from tests.test_extract_rules import b, d, facts_of, o
+
+# A status cell ("Payroll export: A — ...", RAG letters or colours) is no item: the
+# heading before it stays the subject of the rest of the line.
+STATUS_CELLS = [
+    (
+        "Wren",
+        "Portfolio status\nPayroll export: A — waiting on the tax table refresh.",
+        {b("Payroll export", "tax table refresh"), o("Wren", "Payroll export")},
+    ),
+    (
+        "Wren",
+        "Portfolio status\nKiosk rollout: G — done by the field ops team last week.",
+        {d("field ops team", "Kiosk rollout", "team")},
+    ),
+    (
+        "Wren",
+        "Portfolio status\nCourier onboarding: red — blocked by the insurance certificate.",
+        {b("Courier onboarding", "insurance certificate"), o("Wren", "Courier onboarding")},
+    ),
+]
+
+# A range of numbers written with an en dash belongs to the name ("levels 2–5"); a lone
+# letter or digit is never an item of its own.
+NUMBER_RANGES = [
+    (
+        "Wren",
+        "- Voice-over pickups for levels 2–5 are done (Tomasz).",
+        {d("Tomasz", "Voice-over pickups for levels 2–5")},
+    ),
+    (
+        "Wren",
+        "The reshoot for scenes 8–9 was wrapped up by Ilse yesterday.",
+        {d("Ilse", "reshoot for scenes 8–9")},
+    ),
+]
+
+
+@pytest.mark.parametrize(("author", "text", "expected"), STATUS_CELLS + NUMBER_RANGES)
+def test_read_exactly(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+def test_a_lone_letter_is_no_item() -> None:
+    facts = facts_of(extract("Chair: K. Lindqvist. Scribe: M. Osei", "Wren"))
+    assert not any(len(f[3]) == 1 or len(f[0]) == 1 for f in facts)
