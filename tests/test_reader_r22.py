@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.extract.rules import extract
-from tests.test_extract_rules import b, d, facts_of, o
+from tests.test_extract_rules import b, d, facts_of, o, u
 
 # A status cell ("Payroll export: A — ...", RAG letters or colours) is no item: the
 # heading before it stays the subject of the rest of the line.
@@ -46,8 +46,33 @@ NUMBER_RANGES = [
     ),
 ]
 
+# Who finished it: "Leon ran it" after the completion, or the owner named by a possessive
+# when the item itself is what landed; "overnight" says when, it is not part of the name.
+DOERS = [
+    (
+        "Wren",
+        "the payroll reconciliation went out overnight — Dagny ran it, no errors",
+        {d("Dagny", "payroll reconciliation")},
+    ),
+    (
+        "Wren",
+        "the kiln firmware patch is done, Oren did it over the weekend",
+        {d("Oren", "kiln firmware patch")},
+    ),
+    (
+        "Wren",
+        "- glaze inventory sync unblocked, Oren's barcode schema landed yday",
+        {
+            u("glaze inventory sync", "barcode schema"),
+            o("Oren", "barcode schema"),
+            d("Oren", "barcode schema"),
+        },
+    ),
+    ("Wren", "Dagny finished the tariff import overnight.", {d("Dagny", "tariff import")}),
+]
 
-@pytest.mark.parametrize(("author", "text", "expected"), STATUS_CELLS + NUMBER_RANGES)
+
+@pytest.mark.parametrize(("author", "text", "expected"), STATUS_CELLS + NUMBER_RANGES + DOERS)
 def test_read_exactly(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
 
@@ -55,3 +80,8 @@ def test_read_exactly(author: str, text: str, expected: set[tuple[str, ...]]) ->
 def test_a_lone_letter_is_no_item() -> None:
     facts = facts_of(extract("Chair: K. Lindqvist. Scribe: M. Osei", "Wren"))
     assert not any(len(f[3]) == 1 or len(f[0]) == 1 for f in facts)
+
+
+def test_a_possessive_does_not_take_an_active_verb_from_the_author() -> None:
+    facts = facts_of(extract("Yesterday\n- merged Ilse's schema linter change", "Wren"))
+    assert not any(f[0] == "Ilse" and f[2] == "completed" for f in facts)

@@ -1176,8 +1176,12 @@ class _Reader:
             return None
         return self.owns(owner_raw, item_raw)
 
-    def completed(self, doer_raw: str | None, item_raw: str) -> _Outcome | None:
-        """``doer_raw`` finished ``item_raw``; no doer means the author, else the owner."""
+    def completed(
+        self, doer_raw: str | None, item_raw: str, *, by_owner: bool = False
+    ) -> _Outcome | None:
+        """``doer_raw`` finished ``item_raw``; no doer means the author, else the owner.
+        ``by_owner``: the item is the clause's subject ("X's fix landed"), so a possessive
+        owner is who finished it."""
         sentence = self.sentence
         if ("of " in sentence or "/" in sentence) and _DONE_FOR_SOME.search(sentence):
             return None  # "evidence collection: complete for 61 of 64 controls"
@@ -1199,6 +1203,9 @@ class _Reader:
             if doer_raw is None:
                 if "you" in phrase.owners and self.addressee:
                     doers = [EntityRef(self.addressee, PERSON)]  # "@liang-h your fix merged"
+                elif had_owner and by_owner and ("'s " in item_raw or "’s " in item_raw):
+                    doers = [d.source for d in out.drafts if d.target == item]
+                    # "Tomas's parser fix merged": whose it is finished it
                 elif self.author_ref:
                     doers = [self.author_ref]
                 elif had_owner:

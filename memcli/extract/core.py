@@ -776,6 +776,7 @@ _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _TIME = re.compile(
     rf"""\b(?:{_DAY}(?:\s+(?:morning|afternoon|evening|night))?
     |weekend|yesterday|yday|today|tonight|tomorrow|tmrw|morning|afternoon|evening|night
+    |overnight
     |week|month|quarter|fortnight|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}
 
     (?:st|nd|rd|th)?|\d{{1,2}}:\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)(?!\s+\w))\b""",
@@ -796,7 +797,7 @@ _TIME_LEAD = re.compile(
 # sentence; trying it only at these few places finds the same matches twice as fast.
 # (A new ``_TIME`` alternative needs its head here: tests/test_reader_speed.py checks.)
 _TIME_HEADS = frozenset(
-    """mon tue wed thu fri sat sun wee yes yda tod ton tom tmr mor aft eve nig qua for
+    """mon tue wed thu fri sat sun wee yes yda tod ton tom tmr mor aft eve nig qua for ove
     jan feb mar apr may jun jul aug sep oct nov dec""".split()
 )
 # Over lowercased ASCII, a word start that opens with a digit or a head.
@@ -875,9 +876,14 @@ def _blank_times(text: str) -> str:
 
 _DIGIT = re.compile(r"\d")
 _LETTERS = re.compile(r"[a-z]+")
+# What may follow "did it" / "ran it" and still leave it a whole clause: when, how.
+_DID_IT_ADJUNCTS = frozenset(
+    "during over at overnight while with from when again".split()
+)
 _TIME_WORDS = frozenset(
     """monday tuesday wednesday thursday friday saturday sunday weekend yesterday yday today
     tonight tomorrow tmrw morning afternoon evening night noon week month quarter fortnight
+    overnight
     jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june
     july august september october november december""".split()
 )
@@ -1205,15 +1211,20 @@ def tokenise(text: str) -> list[_Tok]:
         elif tok.low in ("live", "complete"):
             if k and out[k - 1].low in _DETERMINERS and nxt == "n":
                 tok.cls = "n"  # "the live chat integration": a name, not a state
-        elif tok.low == "did":
+        elif tok.low in ("did", "ran"):
             if (
                 k + 1 < len(out)
                 and out[k + 1].low in ("it", "that", "this")
-                and (k + 2 == len(out) or out[k + 2].cls in "|&")
+                and (
+                    k + 2 == len(out)
+                    or out[k + 2].cls in "|&"
+                    or out[k + 2].low in _DID_IT_ADJUNCTS
+                )
                 and k
                 and out[k - 1].cls == "n"
             ):
-                tok.cls = "D"  # "Leona did it": she finished the item talked about
+                tok.cls = "D"  # "Leona did it", "Leona ran it before the freeze": she
+                # finished the item talked about
         elif (
             tok.cls == "J"
             and (not k or out[k - 1].cls != "x")
@@ -1258,7 +1269,7 @@ _PARTICLES = frozenset("off up out through over".split())
 _IRREGULAR_PARTICIPLES = frozenset("done seen run built written tested".split())
 _CONTEXT_WORDS = (
     frozenset({"own", "unblocked", "work on", "delays", "delay", "being", "in", "live"})
-    | frozenset({"complete", "did", "under", "pushed", "took", "take", "takes", "taking"})
+    | frozenset({"complete", "did", "ran", "under", "pushed", "took", "take", "takes", "taking"})
     | _CLOSING_PRESENT
     | _MODIFIER_MODALS
 )
@@ -1975,7 +1986,7 @@ def _apply(
             doer = None  # "resolved by PR #62": the PR is how, not who
         if doer is not None and _THIS_CHANGE.fullmatch(doer):
             doer = None  # "This PR closes #77": the author's change did it
-        out = reader.completed(doer, w)
+        out = reader.completed(doer, w, by_owner=m.re.pattern.startswith("(?P<w>"))
         if out is None and doer is not None:
             if "b" in m.re.pattern or (
                 doer.split()[0].lower() not in _DETERMINERS
