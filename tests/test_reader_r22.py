@@ -71,8 +71,34 @@ DOERS = [
     ("Wren", "Dagny finished the tariff import overnight.", {d("Dagny", "tariff import")}),
 ]
 
+# "Quick update on X:", "Good news on X (name):" introduce X; the opener is no part of
+# the name, and "good news" before "on" is not filler to drop.
+OPENERS = [
+    (
+        "Wren",
+        "Quick update on the tide gauge feed: it's waiting on the buoy firmware from Oren.",
+        {
+            o("Wren", "tide gauge feed"),
+            b("tide gauge feed", "buoy firmware"),
+            o("Oren", "buoy firmware"),
+        },
+    ),
+    (
+        "Wren",
+        "Good news on HAR-31 (berth planner): it is blocked by HAR-29 only.",
+        {o("Wren", "berth planner"), b("berth planner", "HAR-29")},
+    ),
+    (
+        "Wren",
+        "Brief status on the crane telemetry: blocked on the modem swap.",
+        {o("Wren", "crane telemetry"), b("crane telemetry", "modem swap")},
+    ),
+]
 
-@pytest.mark.parametrize(("author", "text", "expected"), STATUS_CELLS + NUMBER_RANGES + DOERS)
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"), STATUS_CELLS + NUMBER_RANGES + DOERS + OPENERS
+)
 def test_read_exactly(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
 

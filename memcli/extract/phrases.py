@@ -674,7 +674,10 @@ _TAIL_ANCHORS = frozenset(
 # Heads that contain the work item rather than name it: "progress on X", "the rest of X",
 # "pagination for X", "the last bits of X" all mean X.
 _CONTAINER = re.compile(
-    r"\A(?:(?:the|a|an|any|some|more|further|our|my|their)\s+)?(?:progress|work|status|rest|start"
+    r"\A(?:(?:the|a|an|any|some|more|further|our|my|their)\s+)?"
+    r"(?:(?:quick|short|brief|good|bad|latest|weekly|daily)\s+"  # "Quick update on X": X
+    r"(?:news|notes?|comments?|status|updates?|progress)"
+    r"|news|notes?|comments?|progress|work|status|rest|start"
     r"|starting"
     r"|remainder|remaining work|last bits?|final bits?|final steps?|next steps?|pagination"
     r"|cleanup|follow-?ups?|tail end|bulk|first part|second part|part|parts|phase \d+"
