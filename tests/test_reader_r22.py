@@ -95,9 +95,25 @@ OPENERS = [
     ),
 ]
 
+# A work-in-hand list with a person in brackets after each item: that person owns it,
+# not the author; an item with nobody named stays the author's.
+NAMED_IN_LISTS = [
+    (
+        "Wren",
+        "In progress: glaze calculator (Ilse), kiln log export (Oren).",
+        {o("Ilse", "glaze calculator"), o("Oren", "kiln log export")},
+    ),
+    (
+        "Wren",
+        "WIP: the clay order form, the studio rota (Dagny)",
+        {o("Wren", "clay order form"), o("Dagny", "studio rota")},
+    ),
+]
+
 
 @pytest.mark.parametrize(
-    ("author", "text", "expected"), STATUS_CELLS + NUMBER_RANGES + DOERS + OPENERS
+    ("author", "text", "expected"),
+    STATUS_CELLS + NUMBER_RANGES + DOERS + OPENERS + NAMED_IN_LISTS,
 )
 def test_read_exactly(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected

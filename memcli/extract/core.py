@@ -4007,6 +4007,16 @@ def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
                 out.items += one.items
                 out.people += one.people
                 out.teams += one.teams
+    elif relation == "doing" and " by " in text:  # "In progress: X (Lena), Y (Omar)"
+        out = _Outcome()
+        for part in text.split(", "):
+            item, _, who = part.partition(" by ")
+            one = reader.owns(who if _agent_shaped(who, strict=True) else None, item)
+            if one is not None:
+                out.drafts += one.drafts
+                out.items += one.items
+                out.people += one.people
+                out.teams += one.teams
     else:
         out = reader.owns(None, ACTIVITY_OPENER.sub("", text, count=1))
         owned = [d.target for d in out.drafts if d.relation is Relation.OWNS] if out else []
