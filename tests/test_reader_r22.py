@@ -127,3 +127,15 @@ def test_a_lone_letter_is_no_item() -> None:
 def test_a_possessive_does_not_take_an_active_verb_from_the_author() -> None:
     facts = facts_of(extract("Yesterday\n- merged Ilse's schema linter change", "Wren"))
     assert not any(f[0] == "Ilse" and f[2] == "completed" for f in facts)
+
+
+def test_numbered_lines_of_minutes_name_their_speakers() -> None:
+    text = (
+        "Quarry planning group\n"
+        "1. Ilse: the blast survey is finished.\n"
+        "2. Oren: the haul road resurfacing is blocked by the drainage permit."
+    )
+    facts = facts_of(extract(text, "Wren"))
+    assert d("Ilse", "blast survey") in facts
+    assert o("Oren", "haul road resurfacing") in facts
+    assert not any(f[0] == "Wren" for f in facts)

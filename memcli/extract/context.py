@@ -1354,7 +1354,8 @@ def _meeting_title(text: str) -> bool:
 
 
 _SPEAKER_LINE = re.compile(
-    r"^[ \t]*(?:[-*•][ \t]*)?@?([A-Z][\w'’.-]*)(?:[ \t]+\([A-Z][\w'’.-]*\))?[ \t]*:[ \t]*\S",
+    r"^[ \t]*(?:(?:[-*•]|\d{1,2}[.)])[ \t]*)?@?([A-Z][\w'’.-]*)(?:[ \t]+\([A-Z][\w'’.-]*\))?"
+    r"[ \t]*:[ \t]*\S",
     re.MULTILINE,
 )
 
