@@ -139,3 +139,23 @@ def test_numbered_lines_of_minutes_name_their_speakers() -> None:
     assert d("Ilse", "blast survey") in facts
     assert o("Oren", "haul road resurfacing") in facts
     assert not any(f[0] == "Wren" for f in facts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Drainage survey is mine, about half done.",
+        "- culvert relining: half done, the road reopening needs it first",
+        "the drainage survey is partly done",
+        "the culvert relining is partially complete",
+    ],
+)
+def test_a_degree_of_done_finishes_nothing(text: str) -> None:
+    assert not any(f[2] == "completed" for f in facts_of(extract(text, "Wren")))
+
+
+def test_half_done_keeps_the_wait_it_states() -> None:
+    facts = facts_of(
+        extract("- culvert relining: about half done, the road reopening needs it first", "Wren")
+    )
+    assert b("road reopening", "culvert relining") in facts

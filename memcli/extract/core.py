@@ -181,7 +181,8 @@ _AUX = (
 )
 _MODALS = (
     "might may could would should will shall can must maybe perhaps probably possibly likely"
-    " hopefully almost nearly mostly soon eventually gonna planning hoping intend intending"
+    " hopefully almost nearly mostly partly partially soon eventually gonna planning hoping"
+    " intend intending"
     " expect expects expected tentatively supposedly scheduled slated targeted targeting"
     " anticipated projected forecast aiming aim aims intended"
 )
@@ -1211,6 +1212,9 @@ def tokenise(text: str) -> list[_Tok]:
         elif tok.low in ("live", "complete"):
             if k and out[k - 1].low in _DETERMINERS and nxt == "n":
                 tok.cls = "n"  # "the live chat integration": a name, not a state
+        elif tok.low == "half":
+            if nxt in ("E", "D") and k and out[k - 1].low not in _ARTICLES:
+                tok.cls = "M"  # "about half done": a degree, not a completion
         elif tok.low in ("did", "ran"):
             if (
                 k + 1 < len(out)
@@ -1269,7 +1273,7 @@ _PARTICLES = frozenset("off up out through over".split())
 _IRREGULAR_PARTICIPLES = frozenset("done seen run built written tested".split())
 _CONTEXT_WORDS = (
     frozenset({"own", "unblocked", "work on", "delays", "delay", "being", "in", "live"})
-    | frozenset({"complete", "did", "ran", "under", "pushed", "took", "take", "takes", "taking"})
+    | frozenset({"complete", "did", "ran", "half", "under", "pushed", "took", "take", "takes", "taking"})
     | _CLOSING_PRESENT
     | _MODIFIER_MODALS
 )
