@@ -159,3 +159,12 @@ def test_half_done_keeps_the_wait_it_states() -> None:
         extract("- culvert relining: about half done, the road reopening needs it first", "Wren")
     )
     assert b("road reopening", "culvert relining") in facts
+
+
+def test_a_pointer_into_the_text_is_no_blocker() -> None:
+    text = "- tide gauge feed — still blocked by the buoy lease\nBlockers: see above"
+    assert facts_of(extract(text, "Wren")) == {
+        o("Wren", "tide gauge feed"),
+        b("tide gauge feed", "buoy lease"),
+    }
+    assert facts_of(extract("Go-live: 3 May, subject to the above.", "Wren")) == set()
