@@ -878,9 +878,7 @@ def _blank_times(text: str) -> str:
 _DIGIT = re.compile(r"\d")
 _LETTERS = re.compile(r"[a-z]+")
 # What may follow "did it" / "ran it" and still leave it a whole clause: when, how.
-_DID_IT_ADJUNCTS = frozenset(
-    "during over at overnight while with from when again".split()
-)
+_DID_IT_ADJUNCTS = frozenset("during over at overnight while with from when again".split())
 _TIME_WORDS = frozenset(
     """monday tuesday wednesday thursday friday saturday sunday weekend yesterday yday today
     tonight tomorrow tmrw morning afternoon evening night noon week month quarter fortnight
@@ -1273,7 +1271,9 @@ _PARTICLES = frozenset("off up out through over".split())
 _IRREGULAR_PARTICIPLES = frozenset("done seen run built written tested".split())
 _CONTEXT_WORDS = (
     frozenset({"own", "unblocked", "work on", "delays", "delay", "being", "in", "live"})
-    | frozenset({"complete", "did", "ran", "half", "under", "pushed", "took", "take", "takes", "taking"})
+    | frozenset(
+        {"complete", "did", "ran", "half", "under", "pushed", "took", "take", "takes", "taking"}
+    )
     | _CLOSING_PRESENT
     | _MODIFIER_MODALS
 )
