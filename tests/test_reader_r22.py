@@ -168,3 +168,16 @@ def test_a_pointer_into_the_text_is_no_blocker() -> None:
         b("tide gauge feed", "buoy lease"),
     }
     assert facts_of(extract("Go-live: 3 May, subject to the above.", "Wren")) == set()
+
+
+def test_a_ticket_title_without_a_colon_is_the_subject_of_a_bare_wait() -> None:
+    text = "HAR-7 berth planner\nBlocked on HAR-3 (tide table fix), which Leon is finishing up."
+    facts = facts_of(extract(text, "Wren"))
+    assert b("berth planner", "tide table fix") in facts
+    assert not any(f[0] == "Wren" and f[2] == "blocked_by" for f in facts)
+
+
+@pytest.mark.parametrize("particle", ["up", "off", "out", "down"])
+def test_a_particle_is_no_item(particle: str) -> None:
+    facts = facts_of(extract(f"the pump retrofit is done, Oren is wrapping {particle}", "Wren"))
+    assert not any(f[3] == particle for f in facts)

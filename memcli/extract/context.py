@@ -378,7 +378,8 @@ _PART_HEADS = (" half", " part", " portion")
 _PART_REF = re.compile(r"(?:that|this|the other|the|(?:the\s+)?[\w-]+)\s+(?:half|part|portion)")
 # A title line naming a ticket: "**QA-57 · Login regression suite** — comment by Jo".
 _TITLE_TICKET = re.compile(
-    r"[#*_\s]*(?P<id>[A-Z][A-Z0-9]+-\d+|(?:(?:PR|MR)\s*)?#\d+)[*_]*(?:\s*[·:—–|-]\s*(?P<title>[^*\n—–]+?))?"
+    r"[#*_\s]*(?P<id>[A-Z][A-Z0-9]+-\d+|(?:(?:PR|MR)\s*)?#\d+)[*_]*"
+    r"(?:(?:\s*[·:—–|-]\s*|\s+(?=[A-Za-z]))(?P<title>[^*\n—–]+?))?"  # "OPS-7 Disk alerts"
     r"[*_]*\s*(?:[—–-]\s*(?:comment|reply|update|note)\b.*)?\Z",
     re.IGNORECASE,
 )

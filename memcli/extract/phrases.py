@@ -172,6 +172,7 @@ _VAGUE = _words(
 _VAGUE |= frozenset({"kind of", "sort of", "kinda", "sorta", "not really"})
 # A pointer into the text itself ("Blockers: see above"): no item of its own.
 _VAGUE |= frozenset({"above", "see above", "as above", "below", "see below", "as below"})
+_VAGUE |= frozenset({"up", "off", "out", "down"})  # a verb's particle: "Leon is finishing up"
 _VAGUE |= frozenset({"ci run", "ci runs", "a green build", "green ci", "ci checks", "green build"})
 
 # Everyday nouns: "waiting on my coffee" is not a dependency.
