@@ -456,6 +456,8 @@ def _valid_core_plainly(core: str) -> bool:
     words = core.split()
     if len(words) > 8 or words[0].lower() in phrases._PREPOSITIONS:
         return False
+    if len(core) == 1 and core.isalnum():
+        return False
     for k, word in enumerate(words):
         bare = word.strip(phrases._PUNCT)
         if bare.lower() in phrases._CLAUSE_WORDS and not phrases._ACRONYM.fullmatch(bare):

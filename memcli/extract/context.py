@@ -378,7 +378,8 @@ _PART_HEADS = (" half", " part", " portion")
 _PART_REF = re.compile(r"(?:that|this|the other|the|(?:the\s+)?[\w-]+)\s+(?:half|part|portion)")
 # A title line naming a ticket: "**QA-57 · Login regression suite** — comment by Jo".
 _TITLE_TICKET = re.compile(
-    r"[#*_\s]*(?P<id>[A-Z][A-Z0-9]+-\d+|(?:(?:PR|MR)\s*)?#\d+)[*_]*(?:\s*[·:—–|-]\s*(?P<title>[^*\n—–]+?))?"
+    r"[#*_\s]*(?P<id>[A-Z][A-Z0-9]+-\d+|(?:(?:PR|MR)\s*)?#\d+)[*_]*"
+    r"(?:(?:\s*[·:—–|-]\s*|\s+(?=[A-Za-z]))(?P<title>[^*\n—–]+?))?"  # "OPS-7 Disk alerts"
     r"[*_]*\s*(?:[—–-]\s*(?:comment|reply|update|note)\b.*)?\Z",
     re.IGNORECASE,
 )
@@ -1176,8 +1177,12 @@ class _Reader:
             return None
         return self.owns(owner_raw, item_raw)
 
-    def completed(self, doer_raw: str | None, item_raw: str) -> _Outcome | None:
-        """``doer_raw`` finished ``item_raw``; no doer means the author, else the owner."""
+    def completed(
+        self, doer_raw: str | None, item_raw: str, *, by_owner: bool = False
+    ) -> _Outcome | None:
+        """``doer_raw`` finished ``item_raw``; no doer means the author, else the owner.
+        ``by_owner``: the item is the clause's subject ("X's fix landed"), so a possessive
+        owner is who finished it."""
         sentence = self.sentence
         if ("of " in sentence or "/" in sentence) and _DONE_FOR_SOME.search(sentence):
             return None  # "evidence collection: complete for 61 of 64 controls"
@@ -1199,6 +1204,9 @@ class _Reader:
             if doer_raw is None:
                 if "you" in phrase.owners and self.addressee:
                     doers = [EntityRef(self.addressee, PERSON)]  # "@liang-h your fix merged"
+                elif had_owner and by_owner and ("'s " in item_raw or "’s " in item_raw):
+                    doers = [d.source for d in out.drafts if d.target == item]
+                    # "Tomas's parser fix merged": whose it is finished it
                 elif self.author_ref:
                     doers = [self.author_ref]
                 elif had_owner:
@@ -1347,7 +1355,8 @@ def _meeting_title(text: str) -> bool:
 
 
 _SPEAKER_LINE = re.compile(
-    r"^[ \t]*(?:[-*•][ \t]*)?@?([A-Z][\w'’.-]*)(?:[ \t]+\([A-Z][\w'’.-]*\))?[ \t]*:[ \t]*\S",
+    r"^[ \t]*(?:(?:[-*•]|\d{1,2}[.)])[ \t]*)?@?([A-Z][\w'’.-]*)(?:[ \t]+\([A-Z][\w'’.-]*\))?"
+    r"[ \t]*:[ \t]*\S",
     re.MULTILINE,
 )
 

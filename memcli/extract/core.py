@@ -181,7 +181,8 @@ _AUX = (
 )
 _MODALS = (
     "might may could would should will shall can must maybe perhaps probably possibly likely"
-    " hopefully almost nearly mostly soon eventually gonna planning hoping intend intending"
+    " hopefully almost nearly mostly partly partially soon eventually gonna planning hoping"
+    " intend intending"
     " expect expects expected tentatively supposedly scheduled slated targeted targeting"
     " anticipated projected forecast aiming aim aims intended"
 )
@@ -744,6 +745,7 @@ _TOKEN = re.compile(
     r"[A-Za-z][\w.-]*/[\w.-]+#\d+"  # org/repo#12
     r"|(?:PR|MR|pr|mr)\s*#\d+"  # PR #62
     r"|#\d+"
+    r"|\d+–\d+\b"  # a range of numbers, "eps 1–3": one word, not two clauses
     r"|[^\W_](?:[\w'’&.+/-]*[\w])?%?"  # words, R&D, CI/CD, v4.2.0, right-to-left, X's, 82%
     r"|—|–|->|[,;:()&+]|(?<=\s)[-/](?=\s)"
 )
@@ -775,6 +777,7 @@ _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _TIME = re.compile(
     rf"""\b(?:{_DAY}(?:\s+(?:morning|afternoon|evening|night))?
     |weekend|yesterday|yday|today|tonight|tomorrow|tmrw|morning|afternoon|evening|night
+    |overnight
     |week|month|quarter|fortnight|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}|{_MONTH}\s+\d{{1,2}}
 
     (?:st|nd|rd|th)?|\d{{1,2}}:\d{{2}}|\d{{1,2}}(?:st|nd|rd|th)(?!\s+\w))\b""",
@@ -795,7 +798,7 @@ _TIME_LEAD = re.compile(
 # sentence; trying it only at these few places finds the same matches twice as fast.
 # (A new ``_TIME`` alternative needs its head here: tests/test_reader_speed.py checks.)
 _TIME_HEADS = frozenset(
-    """mon tue wed thu fri sat sun wee yes yda tod ton tom tmr mor aft eve nig qua for
+    """mon tue wed thu fri sat sun wee yes yda tod ton tom tmr mor aft eve nig qua for ove
     jan feb mar apr may jun jul aug sep oct nov dec""".split()
 )
 # Over lowercased ASCII, a word start that opens with a digit or a head.
@@ -874,9 +877,12 @@ def _blank_times(text: str) -> str:
 
 _DIGIT = re.compile(r"\d")
 _LETTERS = re.compile(r"[a-z]+")
+# What may follow "did it" / "ran it" and still leave it a whole clause: when, how.
+_DID_IT_ADJUNCTS = frozenset("during over at overnight while with from when again".split())
 _TIME_WORDS = frozenset(
     """monday tuesday wednesday thursday friday saturday sunday weekend yesterday yday today
     tonight tomorrow tmrw morning afternoon evening night noon week month quarter fortnight
+    overnight
     jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june
     july august september october november december""".split()
 )
@@ -1204,15 +1210,23 @@ def tokenise(text: str) -> list[_Tok]:
         elif tok.low in ("live", "complete"):
             if k and out[k - 1].low in _DETERMINERS and nxt == "n":
                 tok.cls = "n"  # "the live chat integration": a name, not a state
-        elif tok.low == "did":
+        elif tok.low == "half":
+            if nxt in ("E", "D") and k and out[k - 1].low not in _ARTICLES:
+                tok.cls = "M"  # "about half done": a degree, not a completion
+        elif tok.low in ("did", "ran"):
             if (
                 k + 1 < len(out)
                 and out[k + 1].low in ("it", "that", "this")
-                and (k + 2 == len(out) or out[k + 2].cls in "|&")
+                and (
+                    k + 2 == len(out)
+                    or out[k + 2].cls in "|&"
+                    or out[k + 2].low in _DID_IT_ADJUNCTS
+                )
                 and k
                 and out[k - 1].cls == "n"
             ):
-                tok.cls = "D"  # "Leona did it": she finished the item talked about
+                tok.cls = "D"  # "Leona did it", "Leona ran it before the freeze": she
+                # finished the item talked about
         elif (
             tok.cls == "J"
             and (not k or out[k - 1].cls != "x")
@@ -1257,7 +1271,9 @@ _PARTICLES = frozenset("off up out through over".split())
 _IRREGULAR_PARTICIPLES = frozenset("done seen run built written tested".split())
 _CONTEXT_WORDS = (
     frozenset({"own", "unblocked", "work on", "delays", "delay", "being", "in", "live"})
-    | frozenset({"complete", "did", "under", "pushed", "took", "take", "takes", "taking"})
+    | frozenset(
+        {"complete", "did", "ran", "half", "under", "pushed", "took", "take", "takes", "taking"}
+    )
     | _CLOSING_PRESENT
     | _MODIFIER_MODALS
 )
@@ -1974,7 +1990,7 @@ def _apply(
             doer = None  # "resolved by PR #62": the PR is how, not who
         if doer is not None and _THIS_CHANGE.fullmatch(doer):
             doer = None  # "This PR closes #77": the author's change did it
-        out = reader.completed(doer, w)
+        out = reader.completed(doer, w, by_owner=m.re.pattern.startswith("(?P<w>"))
         if out is None and doer is not None:
             if "b" in m.re.pattern or (
                 doer.split()[0].lower() not in _DETERMINERS
@@ -2467,6 +2483,7 @@ _LABELS = frozenset(
     highlights lowlights context background issue problem fyi reminder edit tldr result
     results outcome impact cause details yday""".split()
 ) | frozenset({"in progress", "this week", "last week", "quick one", "heads up", "root cause"})
+_RAG_VALUES = frozenset("r a g red amber green".split())  # a status cell's letter or colour
 _NOT_FACT_LABELS = frozenset(
     "decision decisions proposal proposed idea ideas question questions open question"
     " plan plans next steps options option".split()
@@ -2760,6 +2777,8 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     else:
                         reader.last_item = None  # "Runbooks: Ifeanyi has them": not before
             continue
+        if kind == ":" and heading and len(toks) == 1 and toks[0].low in _RAG_VALUES:
+            continue  # "Training: R — no trainer": a status cell, the heading stays subject
         if (
             stalled_waiter is not None
             and kind in _BECAUSE
@@ -3988,6 +4007,16 @@ def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
             elif doer:
                 last_item = item
             one = reader.completed(doer or None, item)
+            if one is not None:
+                out.drafts += one.drafts
+                out.items += one.items
+                out.people += one.people
+                out.teams += one.teams
+    elif relation == "doing" and " by " in text:  # "In progress: X (Lena), Y (Omar)"
+        out = _Outcome()
+        for part in text.split(", "):
+            item, _, who = part.partition(" by ")
+            one = reader.owns(who if _agent_shaped(who, strict=True) else None, item)
             if one is not None:
                 out.drafts += one.drafts
                 out.items += one.items

@@ -170,6 +170,9 @@ _VAGUE = _words(
     """
 ) | frozenset({"other things", "other stuff", "other teams", "a lot", "the go-ahead"})
 _VAGUE |= frozenset({"kind of", "sort of", "kinda", "sorta", "not really"})
+# A pointer into the text itself ("Blockers: see above"): no item of its own.
+_VAGUE |= frozenset({"above", "see above", "as above", "below", "see below", "as below"})
+_VAGUE |= frozenset({"up", "off", "out", "down"})  # a verb's particle: "Leon is finishing up"
 _VAGUE |= frozenset({"ci run", "ci runs", "a green build", "green ci", "ci checks", "green build"})
 
 # Everyday nouns: "waiting on my coffee" is not a dependency.
@@ -674,7 +677,10 @@ _TAIL_ANCHORS = frozenset(
 # Heads that contain the work item rather than name it: "progress on X", "the rest of X",
 # "pagination for X", "the last bits of X" all mean X.
 _CONTAINER = re.compile(
-    r"\A(?:(?:the|a|an|any|some|more|further|our|my|their)\s+)?(?:progress|work|status|rest|start"
+    r"\A(?:(?:the|a|an|any|some|more|further|our|my|their)\s+)?"
+    r"(?:(?:quick|short|brief|good|bad|latest|weekly|daily)\s+"  # "Quick update on X": X
+    r"(?:news|notes?|comments?|status|updates?|progress)"
+    r"|news|notes?|comments?|progress|work|status|rest|start"
     r"|starting"
     r"|remainder|remaining work|last bits?|final bits?|final steps?|next steps?|pagination"
     r"|cleanup|follow-?ups?|tail end|bulk|first part|second part|part|parts|phase \d+"
@@ -900,6 +906,8 @@ def _valid_core(core: str) -> bool:
     lows = low.split()  # each word lowercased: lowering makes or removes no blank
     if len(words) > 8 or lows[0] in _PREPOSITIONS:
         return False
+    if len(core) == 1 and core.isalnum():
+        return False  # "RAG: A", "phase B": a lone letter or digit names nothing
     for k, low_word in enumerate(lows):
         bare = low_word.strip(_PUNCT)  # (no letter lowers to punctuation)
         if bare in _CLAUSE_WORDS and not _ACRONYM.fullmatch(words[k].strip(_PUNCT)):

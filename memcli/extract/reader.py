@@ -406,7 +406,7 @@ def _paired_cue(words: tuple[str, ...]) -> bool:
         return True  # "Nadia is on the runbook", "Oren's on it"
     if "with" in words and ("is" in words or "are" in words):
         return True
-    if "did" in words and ("it" in words or "that" in words or "this" in words):
+    if ("did" in words or "ran" in words) and ("it" in words or "that" in words or "this" in words):
         return True
     if "in" in words and ("got" in words or "get" in words):
         return True  # "got the permissions fix in": merged

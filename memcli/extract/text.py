@@ -114,7 +114,8 @@ _LEADING_FILLER = re.compile(
     r"|all good here|all good on my end|all good|looks good"
     r"|yep|yup|nope|sure|nah|hey|hi|hello|hiya|yo|hmm|um"
     r"|today|yesterday|tomorrow|this week|last week|this morning|this sprint|as of today"
-    r"|for context|unfortunately|sadly|good news|bad news|currently|right now|at the moment"
+    r"|for context|unfortunately|sadly|currently|right now|at the moment"
+    r"|(?:good|bad) news(?!\s+(?:on|for|about|regarding)\b)"  # "Good news on X:" names X
     r"|as of now|it turned out that|it turns out that|turns out|turned out|as it turns out"
     r"|fwiw|per discussion(?: in [\w-]+)?|as discussed|as agreed|next|separately|meanwhile"
     r"|additionally|in addition|on the positive side|on the plus side|elsewhere|finally"
