@@ -3954,6 +3954,30 @@ ACTIVITY_OPENER = re.compile(
 )
 
 
+_LIST_PARTS = re.compile(r"\s*[,;]\s*|\s+and\s+(?=\S)")
+
+
+def _owned_parts(reader: _Reader, text: str) -> _Outcome | None:
+    """A work-in-hand list whose entries name their own owners, as "X (Name)" becomes
+    "X by Name": each owner owns their entry, the writer the entries with no name. None
+    when no entry names a person or team (the list is the writer's)."""
+    out = _Outcome()
+    named = False
+    for part in _LIST_PARTS.split(text):
+        item, _, who = part.partition(" by ")
+        who = who.strip(" .")
+        if who and not _agent_shaped(who, strict=True):
+            return None  # "migration of X by the end of May": no owner
+        named = named or bool(who)
+        one = reader.owns(who or None, ACTIVITY_OPENER.sub("", item, count=1))
+        if one is not None:
+            out.drafts += one.drafts
+            out.items += one.items
+            out.people += one.people
+            out.teams += one.teams
+    return out if named else None
+
+
 def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
     """A list after a relation label: "Owner: Priya", "Blockers: X, Y", "Done: X"."""
     if relation == "owner":
@@ -3992,6 +4016,8 @@ def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
                 out.items += one.items
                 out.people += one.people
                 out.teams += one.teams
+    elif " by " in text and (named := _owned_parts(reader, text)) is not None:
+        out = named  # "In progress: the glaze audit (Odile), kiln log (Piet)"
     else:
         out = reader.owns(None, ACTIVITY_OPENER.sub("", text, count=1))
         owned = [d.target for d in out.drafts if d.relation is Relation.OWNS] if out else []

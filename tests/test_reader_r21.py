@@ -1,0 +1,44 @@
+"""Owners and doers named beside their items, in constructions the earlier rules missed.
+
+Each case is written in its own words (a pottery studio, a ferry line, a bakery...): the
+rule reads a construction, never a phrasing from the benchmark corpus.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memcli.extract.rules import extract
+from tests.test_extract_rules import facts_of, o
+
+# A work-in-hand list whose entries carry their owner's name in brackets: each name owns
+# its entry, and the writer owns only the entries with no name.
+DOING_LIST_OWNERS = [
+    (
+        "Wen",
+        "In progress: kiln relining (Odile), glaze inventory (Piet).",
+        {o("Odile", "kiln relining"), o("Piet", "glaze inventory")},
+    ),
+    (
+        "Wen",
+        "WIP: the ferry timetable export (Marguerite); the harbour signage.",
+        {o("Marguerite", "ferry timetable export"), o("Wen", "harbour signage")},
+    ),
+    (
+        "Wen",
+        "In progress: sourdough starter audit (Kofi Mensah) and oven rota (Ines).",
+        {o("Kofi Mensah", "sourdough starter audit"), o("Ines", "oven rota")},
+    ),
+]
+
+
+@pytest.mark.parametrize(("author", "text", "expected"), DOING_LIST_OWNERS)
+def test_a_doing_list_names_each_entrys_owner(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+def test_a_doing_list_without_names_stays_the_writers() -> None:
+    facts = facts_of(extract("In progress: kiln relining, glaze inventory.", "Wen"))
+    assert facts == {o("Wen", "kiln relining"), o("Wen", "glaze inventory")}
