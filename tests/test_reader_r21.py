@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.extract.rules import extract
-from tests.test_extract_rules import facts_of, o
+from tests.test_extract_rules import d, facts_of, o
 
 # A work-in-hand list whose entries carry their owner's name in brackets: each name owns
 # its entry, and the writer owns only the entries with no name.
@@ -42,3 +42,40 @@ def test_a_doing_list_names_each_entrys_owner(
 def test_a_doing_list_without_names_stays_the_writers() -> None:
     facts = facts_of(extract("In progress: kiln relining, glaze inventory.", "Wen"))
     assert facts == {o("Wen", "kiln relining"), o("Wen", "glaze inventory")}
+
+
+# Verbs of finishing beyond ship/merge/close: a thing built, applied, renewed, rebuilt,
+# implemented, or a bug squashed is done work.
+FINISHING_VERBS = [
+    ("Wen", "Yesterday I squashed the glaze crazing bug.", {d("Wen", "glaze crazing bug")}),
+    (
+        "Wen",
+        "Odile applied the kiln firmware update last night.",
+        {d("Odile", "kiln firmware update")},
+    ),
+    ("Wen", "The ferry booking widget was rebuilt by Piet.", {d("Piet", "ferry booking widget")}),
+    ("Wen", "Piet implemented the tide table cache on Monday.", {d("Piet", "tide table cache")}),
+    ("Wen", "- harbour wifi certificate renewed", {d("Wen", "harbour wifi certificate")}),
+    (
+        "Wen",
+        "Marguerite built and published the sourdough costing sheet.",
+        {d("Marguerite", "sourdough costing sheet")},
+    ),
+]
+
+
+@pytest.mark.parametrize(("author", "text", "expected"), FINISHING_VERBS)
+def test_more_verbs_of_finishing(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Will resume once the kiln patch is implemented.",
+        "We should build the tide table cache next sprint.",
+        "The certificate needs to be renewed before Friday.",
+    ],
+)
+def test_a_finishing_verb_in_a_plan_or_a_wait_finishes_nothing(text: str) -> None:
+    assert not any(f[2] == "completed" for f in facts_of(extract(text, "Wen")))
