@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.extract.rules import extract
-from tests.test_extract_rules import d, facts_of, o
+from tests.test_extract_rules import b, d, facts_of, o
 
 # A work-in-hand list whose entries carry their owner's name in brackets: each name owns
 # its entry, and the writer owns only the entries with no name.
@@ -79,3 +79,31 @@ def test_more_verbs_of_finishing(author: str, text: str, expected: set[tuple[str
 )
 def test_a_finishing_verb_in_a_plan_or_a_wait_finishes_nothing(text: str) -> None:
     assert not any(f[2] == "completed" for f in facts_of(extract(text, "Wen")))
+
+
+# Ownership given by allocation or stated as a remit.
+ALLOCATED_OWNERS = [
+    ("Wen", "The dune survey has been allocated to Odile.", {o("Odile", "dune survey")}),
+    ("Wen", "The pier lighting was delegated to Piet last week.", {o("Piet", "pier lighting")}),
+    (
+        "Wen",
+        "The ticket barrier upgrade is the responsibility of the harbour team.",
+        {o("harbour team", "ticket barrier upgrade", "team")},
+    ),
+    (
+        "Wen",
+        "The ferry app relaunch waits on the fare tables, which are the remit of Marguerite.",
+        {
+            o("Wen", "ferry app relaunch"),
+            b("ferry app relaunch", "fare tables"),
+            o("Marguerite", "fare tables"),
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("author", "text", "expected"), ALLOCATED_OWNERS)
+def test_allocated_to_and_the_responsibility_of_name_owners(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected

@@ -491,6 +491,9 @@ def _lexicon() -> dict[str, str]:
         )  # "the permit is sitting with estates"
         + _combine("handed off|handed over|handed|given|passed|passed over|moved", "to")
         + _combine("been", "handed off|handed over|handed|given|passed|reassigned|assigned", "to")
+        # "the survey has been allocated to Odile", "X is the responsibility of estates"
+        + _combine("|been|now", "allocated|reallocated|delegated|entrusted", "to")
+        + _combine("is|are|is now|are now|remains|remain", "the responsibility of|the remit of")
         + _combine(  # "has been picked up by Svenja", "was taken over by the ops team"
             "picked up|taken over|taken on|claimed|grabbed|adopted|championed|sponsored"
             "|headed up|spearheaded|overseen|stewarded|shepherded|looked after|driven forward",
