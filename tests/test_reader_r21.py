@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.extract.rules import extract
-from tests.test_extract_rules import b, d, facts_of, o
+from tests.test_extract_rules import b, d, facts_of, o, u
 
 # A work-in-hand list whose entries carry their owner's name in brackets: each name owns
 # its entry, and the writer owns only the entries with no name.
@@ -107,3 +107,34 @@ def test_allocated_to_and_the_responsibility_of_name_owners(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+# Work named with its owner's possessive, finished with no doer named: the owner finished
+# it, not the writer. The writer still did what they say they did themselves.
+POSSESSOR_FINISHED = [
+    (
+        "Wen",
+        "The pier app is unblocked now that Odile's fare table merged.",
+        {u("pier app", "fare table"), o("Odile", "fare table"), d("Odile", "fare table")},
+    ),
+    (
+        "Wen",
+        "Piet's tide feed landed yesterday.",
+        {o("Piet", "tide feed"), d("Piet", "tide feed")},
+    ),
+    ("Wen", "- merged Odile's fare table", {o("Odile", "fare table"), d("Wen", "fare table")}),
+    ("Wen", "My tide feed landed.", {o("Wen", "tide feed"), d("Wen", "tide feed")}),
+]
+
+
+@pytest.mark.parametrize(("author", "text", "expected"), POSSESSOR_FINISHED)
+def test_the_possessor_of_finished_work_finished_it(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+def test_a_source_is_no_possessor() -> None:
+    facts = facts_of(extract("The fare table from Odile is done.", "Wen"))
+    assert d("Wen", "fare table") in facts
+    assert d("Odile", "fare table") not in facts

@@ -347,6 +347,12 @@ _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")  # starts with a letter: islowe
 _TYPE_KEYS = {kind: f"{kind}:" for kind in EntityType}  # formatting an enum costs a call
 
 
+def _possessed(phrase: _Phrase, raw: str) -> bool:
+    """Whether a named owner of ``phrase`` is written as a possessive in ``raw``
+    ("Odile's fare table"), not a source ("the fare table from Odile")."""
+    return any(f"{o}'s" in raw or f"{o}’s" in raw or f"{o}' " in raw for o in phrase.owners)
+
+
 def _key(ref: EntityRef) -> str:
     """Case-insensitive identity of an entity inside one text."""
     return _TYPE_KEYS[ref.type] + ref.name.casefold()
@@ -1176,8 +1182,12 @@ class _Reader:
             return None
         return self.owns(owner_raw, item_raw)
 
-    def completed(self, doer_raw: str | None, item_raw: str) -> _Outcome | None:
-        """``doer_raw`` finished ``item_raw``; no doer means the author, else the owner."""
+    def completed(
+        self, doer_raw: str | None, item_raw: str, *, owner_did: bool = False
+    ) -> _Outcome | None:
+        """``doer_raw`` finished ``item_raw``; no doer means the author, else the owner.
+        ``owner_did``: the item is the clause's subject ("X's fix landed"), so a person
+        named as its possessor is who finished it."""
         sentence = self.sentence
         if ("of " in sentence or "/" in sentence) and _DONE_FOR_SOME.search(sentence):
             return None  # "evidence collection: complete for 61 of 64 controls"
@@ -1199,6 +1209,9 @@ class _Reader:
             if doer_raw is None:
                 if "you" in phrase.owners and self.addressee:
                     doers = [EntityRef(self.addressee, PERSON)]  # "@liang-h your fix merged"
+                elif owner_did and had_owner and _possessed(phrase, item_raw):
+                    # "Odile's fare table merged": hers, and she finished it
+                    doers = [d.source for d in out.drafts if d.target == item]
                 elif self.author_ref:
                     doers = [self.author_ref]
                 elif had_owner:

@@ -1977,7 +1977,7 @@ def _apply(
             doer = None  # "resolved by PR #62": the PR is how, not who
         if doer is not None and _THIS_CHANGE.fullmatch(doer):
             doer = None  # "This PR closes #77": the author's change did it
-        out = reader.completed(doer, w)
+        out = reader.completed(doer, w, owner_did=m.re.pattern.startswith("(?P<w>"))
         if out is None and doer is not None:
             if "b" in m.re.pattern or (
                 doer.split()[0].lower() not in _DETERMINERS
