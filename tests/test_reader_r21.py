@@ -138,3 +138,21 @@ def test_a_source_is_no_possessor() -> None:
     facts = facts_of(extract("The fare table from Odile is done.", "Wen"))
     assert d("Wen", "fare table") in facts
     assert d("Odile", "fare table") not in facts
+
+
+# How long a hand-over lasts ("for the weekend") is no part of the new owner's name, and
+# a day in the possessive ("Sunday's regatta") is part of an item's name, not a time.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- BUOY-7 handed to Piet for the weekend",
+        "BUOY-7 was handed over to Piet for the week.",
+    ],
+)
+def test_how_long_a_hand_over_lasts_is_no_part_of_the_owner(text: str) -> None:
+    assert facts_of(extract(text, "Wen")) == {o("Piet", "BUOY-7")}
+
+
+def test_a_day_in_the_possessive_is_part_of_the_name() -> None:
+    facts = facts_of(extract("The seating plan for Sunday's regatta is done.", "Wen"))
+    assert facts == {d("Wen", "seating plan for Sunday's regatta")}

@@ -786,7 +786,7 @@ _TIME = re.compile(
 # The words that may lead a time phrase ("on Monday", "over the weekend", "by the 30th"),
 # matched backwards from where the time word starts.
 _TIME_LEAD = re.compile(
-    r"(?:\b(?:on|at|by|over|since|from|until|till|early|late|before|after)\s+)?(?:\bthe\s+)?"
+    r"(?:\b(?:on|at|by|over|since|from|until|till|early|late|before|after|for)\s+)?(?:\bthe\s+)?"
     r"(?:\b(?:last|this|next|past)\s+)?\Z",
     re.IGNORECASE,
 )
@@ -862,8 +862,8 @@ def _blank_times(text: str) -> str:
         if at < resume:
             continue
         m = match(text, at)
-        if m is None:
-            continue
+        if m is None or text.startswith(("'s ", "’s "), m.end()):
+            continue  # "Saturday's promo" names a thing, not a time
         lead = _TIME_LEAD.search(text, max(0, at - 30), at)
         spans.append((lead.start() if lead else at, m.end()))
         resume = m.end()
