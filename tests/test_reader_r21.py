@@ -156,3 +156,16 @@ def test_how_long_a_hand_over_lasts_is_no_part_of_the_owner(text: str) -> None:
 def test_a_day_in_the_possessive_is_part_of_the_name() -> None:
     facts = facts_of(extract("The seating plan for Sunday's regatta is done.", "Wen"))
     assert facts == {d("Wen", "seating plan for Sunday's regatta")}
+
+
+# Work done in part is not finished ("hedges give nothing").
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The buoy charts are partially migrated.",
+        "Partly shipped the tide feed, the rest next week.",
+        "We're halfway migrated on the fare tables.",
+    ],
+)
+def test_work_done_in_part_is_not_finished(text: str) -> None:
+    assert not any(f[2] == "completed" for f in facts_of(extract(text, "Wen")))

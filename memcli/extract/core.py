@@ -183,7 +183,7 @@ _MODALS = (
     "might may could would should will shall can must maybe perhaps probably possibly likely"
     " hopefully almost nearly mostly soon eventually gonna planning hoping intend intending"
     " expect expects expected tentatively supposedly scheduled slated targeted targeting"
-    " anticipated projected forecast aiming aim aims intended"
+    " anticipated projected forecast aiming aim aims intended partly partially halfway"
 )
 _PREPS = (
     "of for from in on to with without into at across via about under over through as per behind"
