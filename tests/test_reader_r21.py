@@ -169,3 +169,53 @@ def test_a_day_in_the_possessive_is_part_of_the_name() -> None:
 )
 def test_work_done_in_part_is_not_finished(text: str) -> None:
     assert not any(f[2] == "completed" for f in facts_of(extract(text, "Wen")))
+
+
+# A chat transcript in lowercase handles ("wen: ...", "piet: ..."), the writer among them:
+# each handle speaks for their own line, and the writer's handle is the writer.
+def test_lowercase_handles_of_a_chat_transcript_are_speakers() -> None:
+    text = "wen: merged the buoy alarm fix\npiet: nice\nodile: closed the tide feed ticket too"
+    facts = facts_of(extract(text, "Wen Li"))
+    assert d("Wen Li", "buoy alarm fix") in facts
+    assert not any(f[0] in ("piet", "Wen Li") and f[3] == "nice" for f in facts)
+
+
+def test_a_handle_is_no_item_owned_by_the_writer() -> None:
+    text = "wen: heads up odile, the pier app is still stuck on the fare table\nodile: ok"
+    facts = facts_of(extract(text, "Wen Li"))
+    assert not any(f[3] in ("odile", "ok") for f in facts)
+
+
+# "who's got X?" answered on the next line: "mine" or "on it" by the one who answers, a
+# name alone by that person; "and the Y?" asks the same of Y.
+WHO_HOLDS = [
+    (
+        "wen: who's got the buoy alarm rota?\npiet: that's mine, after lunch\n"
+        "wen: cool, and the tide feed?\npiet: also mine",
+        {o("piet", "buoy alarm rota"), o("piet", "tide feed")},
+    ),
+    (
+        "odile: anyone free for the pier light outage?\nwen: on it",
+        {o("Wen Li", "pier light outage")},
+    ),
+    ("Odile: who has the harbour map?\nPiet: Marguerite", {o("Marguerite", "harbour map")}),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), WHO_HOLDS)
+def test_the_answer_to_who_holds_x_names_its_owner(
+    text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, "Wen Li")) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "odile: who broke the pier lights?\npiet: no idea",
+        "odile: on it\npiet: thanks",  # no question asked
+        "odile: who's got the harbour map?\npiet: nice weather today\nwen: mine",
+    ],
+)
+def test_no_owner_without_a_question_and_its_answer(text: str) -> None:
+    assert not any(f[2] == "owns" for f in facts_of(extract(text, "Wen Li")))

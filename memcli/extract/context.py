@@ -1387,6 +1387,33 @@ _NOT_SPEAKERS = frozenset(
 )
 
 
+# A chat transcript's line: a lowercase handle, a colon, what they said ("lucas: mine").
+_HANDLE_LINE = re.compile(r"^[ \t]*<?@?([a-z][\w.-]{0,23})>?[ \t]*:[ \t]*\S", re.MULTILINE)
+
+
+def _chat_handles(text: str, author: str | None) -> dict[str, str]:
+    """The lowercase handles that open the lines of a chat transcript, each with who it
+    is ("femi: who has the X?" / "lucas: mine"): two or more people, one of them the
+    writer under their first name (the writer's handle stands for the writer). Empty
+    when the text is no such transcript ("blockers: none" opens no one's line)."""
+    if author is None or "\n" not in text or text.count(":") < 2 or not author.strip():
+        return {}
+    found = {m.group(1) for m in _HANDLE_LINE.finditer(text)}
+    found -= _COMMON | _NOT_SPEAKERS
+    mine = _plain_letters(author.split()[0])
+    if len(found) < 2 or not any(_plain_letters(h) == mine for h in found):
+        return {}
+    return {h: author if _plain_letters(h) == mine else h for h in found}
+
+
+def _plain_letters(word: str) -> str:
+    """A word lowercased without its accents ("Inês" -> "ines")."""
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
 class Minutes:
     """The roster of a meeting's minutes and who speaks on each line.
 
@@ -1398,14 +1425,16 @@ class Minutes:
     the author's place, so the scribe owns and completes nothing by default.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, author: str | None = None) -> None:
         self.full: dict[str, str] = {}
         self.scribe: str | None = None
+        # a chat transcript in lowercase handles: each handle speaks for its own lines
+        self.handles = _chat_handles(text, author) if ":" in text else {}
         m = _screened(_ROSTER, _ROSTER_LOWER, text)
         # Minutes without an attendance line still show themselves by action items.
         self.titled = m is not None or _screened(_ACTION_LINE, _ACTION_LINE_LOWER, text) is not None
         self.titled = self.titled or _meeting_title(text)  # a roster, actions or a title
-        self.open = m is None and (self.titled or _speaker_lines(text) >= 2)
+        self.open = m is None and (self.titled or _speaker_lines(text) >= 2 or bool(self.handles))
         self.active = m is not None or self.open
         if m is None:
             return
@@ -1434,6 +1463,8 @@ class Minutes:
         if not tokens:
             return None
         if self.open:  # no roster: any name-shaped word that is not a common word
+            if len(tokens) == 1 and tokens[0] in self.handles:
+                return self.handles[tokens[0]]  # "lucas: that's mine"
             if all(_name_like(t) and t.lower() not in _COMMON for t in tokens):
                 return " ".join(tokens)
             return None
