@@ -219,3 +219,39 @@ def test_the_answer_to_who_holds_x_names_its_owner(
 )
 def test_no_owner_without_a_question_and_its_answer(text: str) -> None:
     assert not any(f[2] == "owns" for f in facts_of(extract(text, "Wen Li")))
+
+
+# An item with its owner's name as a field's value, then more about the item: the name
+# owns the item, and what follows is the owner's report on it.
+ITEM_OWNER_FIELDS = [
+    (
+        "- Buoy charts: Piet — held up by the chart licence.",
+        {o("Piet", "Buoy charts"), b("Buoy charts", "chart licence")},
+    ),
+    ("- Tide import job: Marguerite, due mid-March.", {o("Marguerite", "Tide import job")}),
+    ("- Fare map v2 — Kofi's, in design.", {o("Kofi", "Fare map v2")}),
+    (
+        "2. Pier light alias — Odile, already shipped",
+        {o("Odile", "Pier light alias"), d("Odile", "Pier light alias")},
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), ITEM_OWNER_FIELDS)
+def test_an_item_owner_field_then_more_about_the_item(
+    text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(f"Ferry weekly\n{text}", "Wen")) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- Decision: Odile, please book the hall.",
+        "- Status: Amber, two berths behind.",
+        "- Odile: Piet, can you check the buoys?",
+    ],
+)
+def test_a_label_or_a_speaker_is_no_item_owner_field(text: str) -> None:
+    facts = facts_of(extract(f"Ferry weekly\n{text}", "Wen"))
+    assert not any(f[3] in ("Decision", "Status", "Odile") for f in facts)

@@ -749,6 +749,70 @@ def _layout_owner(reader: _Reader, sentence: str) -> tuple[list[_Outcome], str |
     return [out], None
 
 
+# "Pier survey: Odile — held up by the licence", "Tide import: Marguerite, due May": an
+# item, its owner's name alone as the field's value, then (after a dash, comma or
+# semicolon) more about the item.
+_ITEM_OWNER_FIELD = re.compile(
+    r"\s*(?P<item>[^:—–()]{3,60}?)\s*(?::|\s[—–]|[—–]\s)\s*"
+    r"@?(?P<who>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)"
+    r"(?:['’]s)?(?:\s*\((?:lead|owner)\))?\s*(?:[,;]|\s[—–-]\s)\s*(?P<rest>\S.*)"
+)
+_POSSESSIVE_END = re.compile(r"['’]s\Z")
+# Labels a line may open with that name no item: "Action: Karim, ...", "Decision: ..."
+_FIELD_LABELS = frozenset(
+    """action actions ai todo decision decisions note notes next agenda item topic update
+    outcome owner owners ask asks risk risks issue issues follow-up follow-ups""".split()
+)
+
+
+def _item_owner_field(reader: _Reader, sentence: str) -> tuple[list[_Outcome], str | None] | None:
+    """A line that gives an item's owner as a field's value and then says more about the
+    item: the person owns the item, and the rest is read with the item as its subject
+    ("Buoy charts: Piet — held up by X": Piet owns the charts, which wait on X)."""
+    if (m := _ITEM_OWNER_FIELD.fullmatch(sentence.strip(" -*•"))) is None:
+        return None
+    item, who, rest = m["item"].strip(), _POSSESSIVE_END.sub("", m["who"]), m["rest"]
+    words = _WORDS.findall(item.lower())
+    if (
+        not words
+        or len(words) > 6
+        or all(_name_like(w) for w in item.split())  # "Raj: Dana said ..." is a speaker's
+        or not all(_name_like(w) and w.lower() not in _NOT_ASSIGNEES for w in who.split())
+        or who.lower() in _STATUS_VALUES
+        or words[0] in _NOT_LAYOUT
+        or words[0] in _FIELD_LABELS
+        or not _NOT_OWNED_LABELS.isdisjoint(words)
+        or has_cue(item.lower())
+        or why_not(item.lower())
+        or any(w.endswith("ed") or w in _CLAUSE_VERBS for w in words)
+    ):
+        return None
+    reader.sentence = sentence
+    out = reader.owns(who, _normalise(item))
+    if out is None or not out.drafts:
+        return None
+    out.frame = "item-owner-field"
+    reader.commit(out, sentence)
+    outcomes = [out]
+    if has_cue(rest.lower()):  # what follows is the owner's report on the item
+        owners = [d for d in out.drafts if d.relation is Relation.OWNS]
+        author, reader.author = reader.author, reader.author or who
+        more, _reason = _read_sentence(reader, sentence, f"{item} {rest}")
+        reader.author = author
+        for one in more:
+            kept = []
+            for d in one.drafts:
+                if d.by_default and any(_key(d.target) == _key(own.target) for own in owners):
+                    d.source = owners[0].source  # "Pier light alias — Odile, shipped": hers
+                    d.by_default = False
+                elif d.by_default and author is None:
+                    continue  # no writer in minutes: other work done is nobody's by default
+                kept.append(d)
+            one.drafts = kept
+        outcomes += more
+    return outcomes, None
+
+
 _TABLE_OWNER = frozenset("owner owners assignee assignees who dri lead responsible poc".split())
 _TABLE_ITEM = frozenset(
     """item items task tasks action actions work workstream ticket tickets issue issues project
@@ -827,6 +891,10 @@ def _read_minutes_line(
     """Read a line: an action item, what a speaker said, or an ordinary sentence."""
     if sentence[:1] == "|" and sentence.count("|") >= 3 and (row := _table_row(reader, sentence)):
         return row
+    if (":" in sentence or "—" in sentence or "–" in sentence) and (
+        field := _item_owner_field(reader, sentence)
+    ):
+        return field
     marked = sentence
     if (numbered := _ACTION_ID.match(sentence)) is not None:
         marked = f"{numbered['lead']}ACTION{sentence[numbered.end() :]}"  # "AP2 — Odile: X"
