@@ -14,6 +14,7 @@ a scribe who owns and completes nothing by default.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -1396,11 +1397,13 @@ def _chat_handles(text: str, author: str | None) -> dict[str, str]:
     is ("femi: who has the X?" / "lucas: mine"): two or more people, one of them the
     writer under their first name (the writer's handle stands for the writer). Empty
     when the text is no such transcript ("blockers: none" opens no one's line)."""
-    if author is None or "\n" not in text or text.count(":") < 2 or not author.strip():
+    if author is None or "\n" not in text or not author.strip():
         return {}
+    mine = _plain_letters(author.split()[0])
+    if f"{mine}:" not in (text if text.isascii() else _plain_letters(text)).lower():
+        return {}  # the writer opens no line: no transcript of theirs
     found = {m.group(1) for m in _HANDLE_LINE.finditer(text)}
     found -= _COMMON | _NOT_SPEAKERS
-    mine = _plain_letters(author.split()[0])
     if len(found) < 2 or not any(_plain_letters(h) == mine for h in found):
         return {}
     return {h: author if _plain_letters(h) == mine else h for h in found}
@@ -1408,8 +1411,8 @@ def _chat_handles(text: str, author: str | None) -> dict[str, str]:
 
 def _plain_letters(word: str) -> str:
     """A word lowercased without its accents ("Inês" -> "ines")."""
-    import unicodedata
-
+    if word.isascii():
+        return word.lower()
     decomposed = unicodedata.normalize("NFKD", word.lower())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
