@@ -255,3 +255,32 @@ def test_an_item_owner_field_then_more_about_the_item(
 def test_a_label_or_a_speaker_is_no_item_owner_field(text: str) -> None:
     facts = facts_of(extract(f"Ferry weekly\n{text}", "Wen"))
     assert not any(f[3] in ("Decision", "Status", "Odile") for f in facts)
+
+
+# Taking work back up ("picked it back up", "is picking this back up"), and "Picking this
+# up" with no subject on a ticket's comment: the ticket is the writer's.
+PICKED_BACK_UP = [
+    (
+        "FER-88: Pier light timer\nPicking this up. Piet is out this sprint.",
+        {o("Wen", "Pier light timer")},
+    ),
+    (
+        "FER-91: the fare table is unblocked. @odile is picking this back up.",
+        {o("odile", "FER-91")},
+    ),
+    (
+        "The dune survey is free to start again, so Piet has picked it back up.",
+        {o("Piet", "dune survey")},
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), PICKED_BACK_UP)
+def test_picking_work_back_up_names_its_owner(text: str, expected: set[tuple[str, ...]]) -> None:
+    owns = {f for f in facts_of(extract(text, "Wen")) if f[2] == "owns"}
+    assert owns == expected
+
+
+def test_picking_up_with_no_subject_mid_sentence_is_no_owner() -> None:
+    facts = facts_of(extract("Kids picking this up at school is fine.", "Wen"))
+    assert not any(f[2] == "owns" for f in facts)

@@ -415,9 +415,15 @@ def _lexicon() -> dict[str, str]:
     add("O", _combine("continue|continues|will continue", "to own|to drive|to lead|owning"))
     add(
         "O",
-        _combine("taking|took|take|takes|taken|picking|picked|pick", "it|that|this", "over|up|on")
+        _combine(
+            "taking|took|take|takes|taken|picking|picked|pick|pickng",
+            "it|that|this",
+            "over|up|on|back over|back up|back on",
+        )
         # with its auxiliary, which "is taking" would otherwise take: "is taking this on"
-        + _combine("is|am|are|was|were", "taking|picking", "it|that|this", "over|up|on"),
+        + _combine(
+            "is|am|are|was|were", "taking|picking", "it|that|this", "over|up|on|back over|back up"
+        ),
     )
     add(  # a commitment or a stand-in: "signed up for the audit export", "is covering X"
         "O",
@@ -1482,6 +1488,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("o-doing-w", "owns_doing", rf"(?P<o>n)G(?P<w>{_NP}){_PP}?"),
     ("assigned-to-o", "mention_agent", rf"x*o(?P<o>{_NP})"),
     ("o-took-it-over", "owns_it", rf"(?P<o>{_NP})x*(?P<v>O)(?:p{_NP})?"),
+    ("took-it-over", "owns_it", rf"x*(?P<v>O)(?:p{_NP})?"),  # "Picking this back up."
     ("assigned-w-to-o", "owns", rf"(?:{_NP})?x*A(?P<w>{_NP})p?p(?P<o>{_NP})"),
     ("o-was-assigned-w", "owns", rf"(?P<o>{_NP})x+A(?P<w>{_NP})"),
     # a hand-over with the recipient first: "Odile handed me the kiln tickets"
@@ -1930,9 +1937,12 @@ def _apply(
         return reader.owns("you", w) if w and reader.addressee else None
     if handler == "owns_it":  # "she's taking it over from here": the topic item
         verb, o = g("v") or "", g("o")
-        if o is None or not set(verb.lower().split()) & {"it", "that", "this"}:
+        said = set(verb.lower().split())
+        if not said & {"it", "that", "this"} or (o is None and m.start() > 0):
             return None
-        return reader.owns(o, None)
+        if "this" in said and (ticket := reader.closed_item()) is not None:
+            return reader.owns(o, ticket.name)  # "Picking this up" on a ticket: the ticket
+        return reader.owns(o, "it" if o is None or "back" in said else None)
     if handler == "mention_agent":  # "Assigned to @thandiwe.": she is who "she" means next
         o = g("o")
         seen = _Outcome()
