@@ -284,3 +284,23 @@ def test_picking_work_back_up_names_its_owner(text: str, expected: set[tuple[str
 def test_picking_up_with_no_subject_mid_sentence_is_no_owner() -> None:
     facts = facts_of(extract("Kids picking this up at school is fine.", "Wen"))
     assert not any(f[2] == "owns" for f in facts)
+
+
+# Who closed a ticket, said in brackets after the work it stands for, did that work; a
+# ticket's comment opening with a passive and its agent ("Merged by @piet") is the ticket.
+def test_a_bracketed_ticket_closed_by_someone_credits_them() -> None:
+    text = "Pier app now unblocked, the chart resize went through Tuesday (FER-55 closed by Piet)."
+    facts = facts_of(extract(text, "Wen"))
+    assert d("Piet", "chart resize") in facts
+    assert d("Wen", "chart resize") not in facts
+
+
+def test_a_comment_opening_with_a_passive_and_its_agent_is_the_tickets() -> None:
+    text = "FER-12: Pier light timer\nMerged by @piet after review. Deployed by the harbour team."
+    facts = facts_of(extract(text, "Wen"))
+    assert d("piet", "Pier light timer") in facts
+    assert d("harbour team", "Pier light timer", "team") in facts
+
+
+def test_a_passive_with_an_agent_and_no_ticket_finishes_nothing() -> None:
+    assert facts_of(extract("Merged by Piet after review.", "Wen")) == set()

@@ -1464,6 +1464,8 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("x-is-stalled", "stalled", rf"(?P<s>{_NP})x*S"),
     ("w-was-done-by-d", "completed", rf"(?P<w>{_NP})x*[DE]{_PP}*b(?P<d>n+(?:&n+)*){_PP}*(?:&.*)?"),
     ("w-was-done", "completed", rf"(?P<w>{_NP})x+D{_PP}*(?:&.*)?"),
+    # a ticket's comment opening "Merged by @piet after review": the ticket, done by Piet
+    ("done-by-d", "completed_by", rf"D{_PP}*b(?P<d>n+(?:&n+)*){_PP}*"),
     ("d-did-w", "completed", rf"(?P<d>{_NP})x?D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
     ("w-done", "completed", rf"(?P<w>{_NP})x*[DE](?:[p&L].*)?"),
     ("did-w", "completed", rf"D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
@@ -1974,6 +1976,11 @@ def _apply(
             closed = reader.closed_item()  # "**PLAT-415** — ... Closing this."
             return reader.completed(None, closed.name) if closed is not None else None
         return reader.completed(None, w) if w and _TICKET.fullmatch(w.split(", ")[0]) else None
+    if handler == "completed_by":
+        doer, ticket = g("d"), reader.closed_item()
+        if doer is None or ticket is None or m.start() > 0 or _TICKET.fullmatch(doer):
+            return None
+        return reader.completed(doer, ticket.name)
     if handler == "completed":
         w = g("w")
         if w is None:

@@ -379,8 +379,10 @@ def _drop_symbols(text: str) -> str:
 
 _DONE_BOX = re.compile(r"\A\s*(?:[-*+•]|\d+[.)])\s+\[[xX]\]\s+(?=\S)")
 _DONE_BY = re.compile(
-    r"\s*(?:done|carried out|completed|delivered|shipped|handled|implemented|executed|performed"
-    r"|finished|fixed|merged|deployed|rolled out)\s+by\s+(?P<who>[^,;]+?)\s*",
+    r"\s*(?:(?:[A-Z][A-Z0-9]+-\d+|#\d+)\s+(?:was\s+)?)?"  # "(OPS-12 closed by Nikolai)"
+    r"(?:done|carried out|completed|delivered|shipped|handled|implemented|executed|performed"
+    r"|finished|fixed|merged|deployed|rolled out|closed|closed out|resolved|applied|released"
+    r"|landed|published)\s+by\s+(?P<who>[^,;]+?)\s*",
     re.IGNORECASE,
 )
 
