@@ -304,3 +304,20 @@ def test_a_comment_opening_with_a_passive_and_its_agent_is_the_tickets() -> None
 
 def test_a_passive_with_an_agent_and_no_ticket_finishes_nothing() -> None:
     assert facts_of(extract("Merged by Piet after review.", "Wen")) == set()
+
+
+# A ticked action item with its assignee first was done by the assignee.
+@pytest.mark.parametrize(
+    "line",
+    [
+        "- [x] Odile: circulate the berth plan",
+        "[x] Odile — circulate the berth plan (done)",
+        "* [X] Odile - circulate the berth plan",
+    ],
+)
+def test_a_ticked_action_was_done_by_its_assignee(line: str) -> None:
+    text = f"Ferry weekly\nAction items\n- [ ] Piet: write up the timetable comms\n{line}"
+    facts = facts_of(extract(text, "Wen"))
+    assert o("Piet", "timetable comms") in facts
+    assert any(f[0] == "Odile" and f[2] == "completed" and "berth plan" in f[3] for f in facts)
+    assert not any(f[0] == "Odile" and f[2] == "owns" for f in facts)

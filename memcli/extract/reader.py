@@ -909,7 +909,12 @@ def _read_minutes_line(
         )
     ):
         plain = _todo_line(sentence)
-    if not plain and heading is not None and _ACTION_HEADING.fullmatch(heading):
+    if (
+        not plain
+        and heading is not None
+        and _ACTION_HEADING.fullmatch(heading)
+        and not sentence.startswith("Done: ")  # a ticked action: done, no longer to do
+    ):
         # under "Action items": "- Bartek: automate X", "- Dana to migrate Y"
         if m := _NAME_COLON.match(sentence):
             rest = m["rest"]
