@@ -785,6 +785,11 @@ def _item_owner_field(reader: _Reader, sentence: str) -> tuple[list[_Outcome], s
         or has_cue(item.lower())
         or why_not(item.lower())
         or any(w.endswith("ed") or w in _CLAUSE_VERBS for w in words)
+        or not (  # "aab: Aab - aaaa" names no work
+            has_cue(rest.lower())
+            or not _WORK_NOUNS.isdisjoint(words)
+            or any(ch.isdigit() for ch in item)
+        )
     ):
         return None
     reader.sentence = sentence
