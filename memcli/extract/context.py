@@ -14,6 +14,7 @@ a scribe who owns and completes nothing by default.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -345,6 +346,12 @@ _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")  # starts with a letter: islowe
 
 
 _TYPE_KEYS = {kind: f"{kind}:" for kind in EntityType}  # formatting an enum costs a call
+
+
+def _possessed(phrase: _Phrase, raw: str) -> bool:
+    """Whether a named owner of ``phrase`` is written as a possessive in ``raw``
+    ("Odile's fare table"), not a source ("the fare table from Odile")."""
+    return any(f"{o}'s" in raw or f"{o}’s" in raw or f"{o}' " in raw for o in phrase.owners)
 
 
 def _key(ref: EntityRef) -> str:
@@ -1178,11 +1185,11 @@ class _Reader:
         return self.owns(owner_raw, item_raw)
 
     def completed(
-        self, doer_raw: str | None, item_raw: str, *, by_owner: bool = False
+        self, doer_raw: str | None, item_raw: str, *, owner_did: bool = False
     ) -> _Outcome | None:
         """``doer_raw`` finished ``item_raw``; no doer means the author, else the owner.
-        ``by_owner``: the item is the clause's subject ("X's fix landed"), so a possessive
-        owner is who finished it."""
+        ``owner_did``: the item is the clause's subject ("X's fix landed"), so a person
+        named as its possessor is who finished it."""
         sentence = self.sentence
         if ("of " in sentence or "/" in sentence) and _DONE_FOR_SOME.search(sentence):
             return None  # "evidence collection: complete for 61 of 64 controls"
@@ -1204,9 +1211,9 @@ class _Reader:
             if doer_raw is None:
                 if "you" in phrase.owners and self.addressee:
                     doers = [EntityRef(self.addressee, PERSON)]  # "@liang-h your fix merged"
-                elif had_owner and by_owner and ("'s " in item_raw or "’s " in item_raw):
+                elif owner_did and had_owner and _possessed(phrase, item_raw):
+                    # "Odile's fare table merged": hers, and she finished it
                     doers = [d.source for d in out.drafts if d.target == item]
-                    # "Tomas's parser fix merged": whose it is finished it
                 elif self.author_ref:
                     doers = [self.author_ref]
                 elif had_owner:
@@ -1383,6 +1390,35 @@ _NOT_SPEAKERS = frozenset(
 )
 
 
+# A chat transcript's line: a lowercase handle, a colon, what they said ("lucas: mine").
+_HANDLE_LINE = re.compile(r"^[ \t]*<?@?([a-z][\w.-]{0,23})>?[ \t]*:[ \t]*\S", re.MULTILINE)
+
+
+def _chat_handles(text: str, author: str | None) -> dict[str, str]:
+    """The lowercase handles that open the lines of a chat transcript, each with who it
+    is ("femi: who has the X?" / "lucas: mine"): two or more people, one of them the
+    writer under their first name (the writer's handle stands for the writer). Empty
+    when the text is no such transcript ("blockers: none" opens no one's line)."""
+    if author is None or "\n" not in text or not author.strip():
+        return {}
+    mine = _plain_letters(author.split()[0])
+    if f"{mine}:" not in (text if text.isascii() else _plain_letters(text)).lower():
+        return {}  # the writer opens no line: no transcript of theirs
+    found = {m.group(1) for m in _HANDLE_LINE.finditer(text)}
+    found -= _COMMON | _NOT_SPEAKERS
+    if len(found) < 2 or not any(_plain_letters(h) == mine for h in found):
+        return {}
+    return {h: author if _plain_letters(h) == mine else h for h in found}
+
+
+def _plain_letters(word: str) -> str:
+    """A word lowercased without its accents ("Inês" -> "ines")."""
+    if word.isascii():
+        return word.lower()
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
 class Minutes:
     """The roster of a meeting's minutes and who speaks on each line.
 
@@ -1394,14 +1430,16 @@ class Minutes:
     the author's place, so the scribe owns and completes nothing by default.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, author: str | None = None) -> None:
         self.full: dict[str, str] = {}
         self.scribe: str | None = None
+        # a chat transcript in lowercase handles: each handle speaks for its own lines
+        self.handles = _chat_handles(text, author) if ":" in text else {}
         m = _screened(_ROSTER, _ROSTER_LOWER, text)
         # Minutes without an attendance line still show themselves by action items.
         self.titled = m is not None or _screened(_ACTION_LINE, _ACTION_LINE_LOWER, text) is not None
         self.titled = self.titled or _meeting_title(text)  # a roster, actions or a title
-        self.open = m is None and (self.titled or _speaker_lines(text) >= 2)
+        self.open = m is None and (self.titled or _speaker_lines(text) >= 2 or bool(self.handles))
         self.active = m is not None or self.open
         if m is None:
             return
@@ -1430,6 +1468,8 @@ class Minutes:
         if not tokens:
             return None
         if self.open:  # no roster: any name-shaped word that is not a common word
+            if len(tokens) == 1 and tokens[0] in self.handles:
+                return self.handles[tokens[0]]  # "lucas: that's mine"
             if all(_name_like(t) and t.lower() not in _COMMON for t in tokens):
                 return " ".join(tokens)
             return None

@@ -184,7 +184,7 @@ _MODALS = (
     " hopefully almost nearly mostly partly partially soon eventually gonna planning hoping"
     " intend intending"
     " expect expects expected tentatively supposedly scheduled slated targeted targeting"
-    " anticipated projected forecast aiming aim aims intended"
+    " anticipated projected forecast aiming aim aims intended halfway"
 )
 _PREPS = (
     "of for from in on to with without into at across via about under over through as per behind"
@@ -416,9 +416,15 @@ def _lexicon() -> dict[str, str]:
     add("O", _combine("continue|continues|will continue", "to own|to drive|to lead|owning"))
     add(
         "O",
-        _combine("taking|took|take|takes|taken|picking|picked|pick", "it|that|this", "over|up|on")
+        _combine(
+            "taking|took|take|takes|taken|picking|picked|pick|pickng",
+            "it|that|this",
+            "over|up|on|back over|back up|back on",
+        )
         # with its auxiliary, which "is taking" would otherwise take: "is taking this on"
-        + _combine("is|am|are|was|were", "taking|picking", "it|that|this", "over|up|on"),
+        + _combine(
+            "is|am|are|was|were", "taking|picking", "it|that|this", "over|up|on|back over|back up"
+        ),
     )
     add(  # a commitment or a stand-in: "signed up for the audit export", "is covering X"
         "O",
@@ -492,6 +498,9 @@ def _lexicon() -> dict[str, str]:
         )  # "the permit is sitting with estates"
         + _combine("handed off|handed over|handed|given|passed|passed over|moved", "to")
         + _combine("been", "handed off|handed over|handed|given|passed|reassigned|assigned", "to")
+        # "the survey has been allocated to Odile", "X is the responsibility of estates"
+        + _combine("|been|now", "allocated|reallocated|delegated|entrusted", "to")
+        + _combine("is|are|is now|are now|remains|remain", "the responsibility of|the remit of")
         + _combine(  # "has been picked up by Svenja", "was taken over by the ops team"
             "picked up|taken over|taken on|claimed|grabbed|adopted|championed|sponsored"
             "|headed up|spearheaded|overseen|stewarded|shepherded|looked after|driven forward",
@@ -519,7 +528,7 @@ def _lexicon() -> dict[str, str]:
         "ship,finish,complete,merge,land,deploy,release,launch,close,close out,wrap up"
         ",publish,roll out,deliver,fix,resolve,finalise,finalize,submit,cancel"
         ",decommission,retire,sunset,migrate,upgrade,install,update,kill,scrap"
-        ",shelve,abandon,descope,de-scope,sort out,sort,commission,achieve,accomplish"
+        ",shelve,abandon,descope,de-scope,sort out,sort,commission,achieve,accomplish,implement,rebuild,squash,apply,build,renew"
     )
     done = _past(done_lemmas) + ["cancelled", "sunsetted", "finished up", "wrapped", "sunset"]
     done += ["pushed live", "pushed to prod", "pushed to production"]
@@ -786,7 +795,7 @@ _TIME = re.compile(
 # The words that may lead a time phrase ("on Monday", "over the weekend", "by the 30th"),
 # matched backwards from where the time word starts.
 _TIME_LEAD = re.compile(
-    r"(?:\b(?:on|at|by|over|since|from|until|till|early|late|before|after)\s+)?(?:\bthe\s+)?"
+    r"(?:\b(?:on|at|by|over|since|from|until|till|early|late|before|after|for)\s+)?(?:\bthe\s+)?"
     r"(?:\b(?:last|this|next|past)\s+)?\Z",
     re.IGNORECASE,
 )
@@ -862,8 +871,8 @@ def _blank_times(text: str) -> str:
         if at < resume:
             continue
         m = match(text, at)
-        if m is None:
-            continue
+        if m is None or text.startswith(("'s ", "’s "), m.end()):
+            continue  # "Saturday's promo" names a thing, not a time
         lead = _TIME_LEAD.search(text, max(0, at - 30), at)
         spans.append((lead.start() if lead else at, m.end()))
         resume = m.end()
@@ -1471,6 +1480,8 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("x-is-stalled", "stalled", rf"(?P<s>{_NP})x*S"),
     ("w-was-done-by-d", "completed", rf"(?P<w>{_NP})x*[DE]{_PP}*b(?P<d>n+(?:&n+)*){_PP}*(?:&.*)?"),
     ("w-was-done", "completed", rf"(?P<w>{_NP})x+D{_PP}*(?:&.*)?"),
+    # a ticket's comment opening "Merged by @piet after review": the ticket, done by Piet
+    ("done-by-d", "completed_by", rf"D{_PP}*b(?P<d>n+(?:&n+)*){_PP}*"),
     ("d-did-w", "completed", rf"(?P<d>{_NP})x?D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
     ("w-done", "completed", rf"(?P<w>{_NP})x*[DE](?:[p&L].*)?"),
     ("did-w", "completed", rf"D(?P<w>{_NP})(?:p(?P<k>{_NP}))?"),
@@ -1495,6 +1506,7 @@ FRAMES: tuple[tuple[str, str, str], ...] = (
     ("o-doing-w", "owns_doing", rf"(?P<o>n)G(?P<w>{_NP}){_PP}?"),
     ("assigned-to-o", "mention_agent", rf"x*o(?P<o>{_NP})"),
     ("o-took-it-over", "owns_it", rf"(?P<o>{_NP})x*(?P<v>O)(?:p{_NP})?"),
+    ("took-it-over", "owns_it", rf"x*(?P<v>O)(?:p{_NP})?"),  # "Picking this back up."
     ("assigned-w-to-o", "owns", rf"(?:{_NP})?x*A(?P<w>{_NP})p?p(?P<o>{_NP})"),
     ("o-was-assigned-w", "owns", rf"(?P<o>{_NP})x+A(?P<w>{_NP})"),
     # a hand-over with the recipient first: "Odile handed me the kiln tickets"
@@ -1943,9 +1955,12 @@ def _apply(
         return reader.owns("you", w) if w and reader.addressee else None
     if handler == "owns_it":  # "she's taking it over from here": the topic item
         verb, o = g("v") or "", g("o")
-        if o is None or not set(verb.lower().split()) & {"it", "that", "this"}:
+        said = set(verb.lower().split())
+        if not said & {"it", "that", "this"} or (o is None and m.start() > 0):
             return None
-        return reader.owns(o, None)
+        if "this" in said and (ticket := reader.closed_item()) is not None:
+            return reader.owns(o, ticket.name)  # "Picking this up" on a ticket: the ticket
+        return reader.owns(o, "it" if o is None or "back" in said else None)
     if handler == "mention_agent":  # "Assigned to @thandiwe.": she is who "she" means next
         o = g("o")
         seen = _Outcome()
@@ -1977,6 +1992,11 @@ def _apply(
             closed = reader.closed_item()  # "**PLAT-415** — ... Closing this."
             return reader.completed(None, closed.name) if closed is not None else None
         return reader.completed(None, w) if w and _TICKET.fullmatch(w.split(", ")[0]) else None
+    if handler == "completed_by":
+        doer, ticket = g("d"), reader.closed_item()
+        if doer is None or ticket is None or m.start() > 0 or _TICKET.fullmatch(doer):
+            return None
+        return reader.completed(doer, ticket.name)
     if handler == "completed":
         w = g("w")
         if w is None:
@@ -1990,7 +2010,7 @@ def _apply(
             doer = None  # "resolved by PR #62": the PR is how, not who
         if doer is not None and _THIS_CHANGE.fullmatch(doer):
             doer = None  # "This PR closes #77": the author's change did it
-        out = reader.completed(doer, w, by_owner=m.re.pattern.startswith("(?P<w>"))
+        out = reader.completed(doer, w, owner_did=m.re.pattern.startswith("(?P<w>"))
         if out is None and doer is not None:
             if "b" in m.re.pattern or (
                 doer.split()[0].lower() not in _DETERMINERS
@@ -3974,6 +3994,30 @@ ACTIVITY_OPENER = re.compile(
 )
 
 
+_LIST_PARTS = re.compile(r"\s*[,;]\s*|\s+and\s+(?=\S)")
+
+
+def _owned_parts(reader: _Reader, text: str) -> _Outcome | None:
+    """A work-in-hand list whose entries name their own owners, as "X (Name)" becomes
+    "X by Name": each owner owns their entry, the writer the entries with no name. None
+    when no entry names a person or team (the list is the writer's)."""
+    out = _Outcome()
+    named = False
+    for part in _LIST_PARTS.split(text):
+        item, _, who = part.partition(" by ")
+        who = who.strip(" .")
+        if who and not _agent_shaped(who, strict=True):
+            return None  # "migration of X by the end of May": no owner
+        named = named or bool(who)
+        one = reader.owns(who or None, ACTIVITY_OPENER.sub("", item, count=1))
+        if one is not None:
+            out.drafts += one.drafts
+            out.items += one.items
+            out.people += one.people
+            out.teams += one.teams
+    return out if named else None
+
+
 def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
     """A list after a relation label: "Owner: Priya", "Blockers: X, Y", "Done: X"."""
     if relation == "owner":
@@ -4012,16 +4056,8 @@ def _read_label(reader: _Reader, relation: str, text: str) -> _Outcome | None:
                 out.items += one.items
                 out.people += one.people
                 out.teams += one.teams
-    elif relation == "doing" and " by " in text:  # "In progress: X (Lena), Y (Omar)"
-        out = _Outcome()
-        for part in text.split(", "):
-            item, _, who = part.partition(" by ")
-            one = reader.owns(who if _agent_shaped(who, strict=True) else None, item)
-            if one is not None:
-                out.drafts += one.drafts
-                out.items += one.items
-                out.people += one.people
-                out.teams += one.teams
+    elif " by " in text and (named := _owned_parts(reader, text)) is not None:
+        out = named  # "In progress: the glaze audit (Odile), kiln log (Piet)"
     else:
         out = reader.owns(None, ACTIVITY_OPENER.sub("", text, count=1))
         owned = [d.target for d in out.drafts if d.relation is Relation.OWNS] if out else []

@@ -180,6 +180,57 @@ def _answer_to_wait(reader: _Reader, sentence: str, asked: tuple[str, int]) -> _
     return out
 
 
+# A question for who holds some work: "who's got the X?", "who has X?", "anyone free for
+# X?", "can someone take X?"; after one, "and the Y?" asks the same of Y.
+_ASKED_OWNER = re.compile(
+    r"\b(?i:who)(?:'s|’s|\s+is|\s+has|\s+have)?\s+(?:(?:got|on|owns|owning|taking|handling"
+    r"|doing|running|driving|free for|up for)\s+)?(?P<x>[^?]{2,80}?)\s*\?"
+    r"|\b(?i:anyone|anybody|someone|somebody)\s+(?:(?:free|around|available|have cycles"
+    r"|got time|able)\s+(?:for|to (?:take|grab|look at|pick up))"
+    r"|(?:(?:can|could|want to|wants to)\s+)?(?:take|grab|look at|pick up))"
+    r"\s+(?P<y>[^?]{2,80}?)\s*\?"
+)
+_ASKED_AGAIN = re.compile(
+    r"(?:\A|,\s*|\s)(?i:and|what about|how about)\s+(?P<x>[^?]{2,60}?)\s*\?\Z"
+)
+# The answer that takes it: "mine", "that's mine", "on it", "I'll take it", "me".
+_TAKEN = re.compile(
+    r"(?i:(?:(?:yes|yep|yeah|sure|ok|okay|cool|also|still|all|that's|thats|that is"
+    r"|that one's|that one is|it's|its)\b[\s,!]*)*"
+    r"(?:mine|me|on it|i'm on it|im on it|i've got it|ive got it|i got it|i have it"
+    r"|i'll (?:take|grab|do|handle|own) (?:it|that|this)|i can (?:take|grab|do) (?:it|that|this)))"
+    r"(?:\W.*)?\Z"
+)
+_NAMED = re.compile(r"@?(?P<who>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)(?:\s+(?:has it|does))?[.!]?")
+
+
+def _asked_owner(sentence: str, last: str | None) -> str | None:
+    """The work a question asks the holder of ("who's got the X?"), or None."""
+    if (m := _ASKED_OWNER.search(sentence)) is not None:
+        return m["x"] or m["y"]
+    if last is not None and (m := _ASKED_AGAIN.search(sentence)) is not None:
+        return m["x"]  # "and the Y?" after "who has X?"
+    return None
+
+
+def _answer_to_owner(reader: _Reader, sentence: str, said: str, asked: str) -> _Outcome | None:
+    """The answer to "who's got X?" on the next line, said by a speaker: "mine", "on it"
+    (the speaker holds X) or a person's name alone ("Odile")."""
+    answer = said.strip()
+    reader.sentence = sentence
+    if _TAKEN.fullmatch(answer):
+        out = reader.owns(None, asked)
+    elif (m := _NAMED.fullmatch(answer)) is not None and _name_like(m["who"].split()[0]):
+        out = reader.owns(m["who"], asked)
+    else:
+        return None
+    if out is None or not out.drafts:
+        return None
+    out.frame = "answer-to-who-holds-x"
+    reader.commit(out, answer)
+    return out
+
+
 _NOT_ANSWERS = frozenset("no nope nothing none idk dunno not yes yeah yep ok okay".split())
 
 
@@ -698,6 +749,75 @@ def _layout_owner(reader: _Reader, sentence: str) -> tuple[list[_Outcome], str |
     return [out], None
 
 
+# "Pier survey: Odile — held up by the licence", "Tide import: Marguerite, due May": an
+# item, its owner's name alone as the field's value, then (after a dash, comma or
+# semicolon) more about the item.
+_ITEM_OWNER_FIELD = re.compile(
+    r"\s*(?P<item>[^:—–()]{3,60}?)\s*(?::|\s[—–]|[—–]\s)\s*"
+    r"@?(?P<who>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)"
+    r"(?:['’]s)?(?:\s*\((?:lead|owner)\))?\s*(?:[,;]|\s[—–-]\s)\s*(?P<rest>\S.*)"
+)
+_POSSESSIVE_END = re.compile(r"['’]s\Z")
+# Labels a line may open with that name no item: "Action: Karim, ...", "Decision: ..."
+_FIELD_LABELS = frozenset(
+    """action actions ai todo decision decisions note notes next agenda item topic update
+    outcome owner owners ask asks risk risks issue issues follow-up follow-ups""".split()
+)
+
+
+def _item_owner_field(reader: _Reader, sentence: str) -> tuple[list[_Outcome], str | None] | None:
+    """A line that gives an item's owner as a field's value and then says more about the
+    item: the person owns the item, and the rest is read with the item as its subject
+    ("Buoy charts: Piet — held up by X": Piet owns the charts, which wait on X)."""
+    if (m := _ITEM_OWNER_FIELD.fullmatch(sentence.strip(" -*•"))) is None:
+        return None
+    item, who, rest = m["item"].strip(), _POSSESSIVE_END.sub("", m["who"]), m["rest"]
+    words = _WORDS.findall(item.lower())
+    if (
+        not words
+        or len(words) > 6
+        or all(_name_like(w) for w in item.split())  # "Raj: Dana said ..." is a speaker's
+        or not all(_name_like(w) and w.lower() not in _NOT_ASSIGNEES for w in who.split())
+        or who.lower() in _STATUS_VALUES
+        or words[0] in _NOT_LAYOUT
+        or words[0] in _FIELD_LABELS
+        or not _NOT_OWNED_LABELS.isdisjoint(words)
+        or has_cue(item.lower())
+        or why_not(item.lower())
+        or any(w.endswith("ed") or w in _CLAUSE_VERBS for w in words)
+        or not (  # "aab: Aab - aaaa" names no work
+            has_cue(rest.lower())
+            or not _WORK_NOUNS.isdisjoint(words)
+            or any(ch.isdigit() for ch in item)
+        )
+    ):
+        return None
+    reader.sentence = sentence
+    out = reader.owns(who, _normalise(item))
+    if out is None or not out.drafts:
+        return None
+    out.frame = "item-owner-field"
+    reader.commit(out, sentence)
+    outcomes = [out]
+    if has_cue(rest.lower()):  # what follows is the owner's report on the item
+        owners = [d for d in out.drafts if d.relation is Relation.OWNS]
+        author, reader.author = reader.author, reader.author or who
+        more, _reason = _read_sentence(reader, sentence, f"{item} {rest}")
+        reader.author = author
+        for one in more:
+            kept = []
+            for d in one.drafts:
+                if d.by_default and any(_key(d.target) == _key(own.target) for own in owners):
+                    d.source = owners[0].source  # "Pier light alias — Odile, shipped": hers
+                    d.by_default = False
+                elif d.by_default and author is None:
+                    continue  # no writer in minutes: other work done is nobody's by default
+                kept.append(d)
+            one.drafts = kept
+        outcomes += more
+    return outcomes, None
+
+
 _TABLE_OWNER = frozenset("owner owners assignee assignees who dri lead responsible poc".split())
 _TABLE_ITEM = frozenset(
     """item items task tasks action actions work workstream ticket tickets issue issues project
@@ -776,6 +896,10 @@ def _read_minutes_line(
     """Read a line: an action item, what a speaker said, or an ordinary sentence."""
     if sentence[:1] == "|" and sentence.count("|") >= 3 and (row := _table_row(reader, sentence)):
         return row
+    if (":" in sentence or "—" in sentence or "–" in sentence) and (
+        field := _item_owner_field(reader, sentence)
+    ):
+        return field
     marked = sentence
     if (numbered := _ACTION_ID.match(sentence)) is not None:
         marked = f"{numbered['lead']}ACTION{sentence[numbered.end() :]}"  # "AP2 — Odile: X"
@@ -790,7 +914,12 @@ def _read_minutes_line(
         )
     ):
         plain = _todo_line(sentence)
-    if not plain and heading is not None and _ACTION_HEADING.fullmatch(heading):
+    if (
+        not plain
+        and heading is not None
+        and _ACTION_HEADING.fullmatch(heading)
+        and not sentence.startswith("Done: ")  # a ticked action: done, no longer to do
+    ):
         # under "Action items": "- Bartek: automate X", "- Dana to migrate Y"
         if m := _NAME_COLON.match(sentence):
             rest = m["rest"]
@@ -1068,7 +1197,7 @@ def extract(text: str, author: str | None) -> Extraction:
     drafts: list[_Draft] = []
     unparsed: list[str] = []
     per_sentence: list[tuple[str, list[_Draft], str | None, str | None]] = []
-    minutes = Minutes(text)
+    minutes = Minutes(text, author)
     # Lines that state a relation by layout alone ("Vault migration: Hiroshi", "Kojo:
     # pricing page copy") count only in meeting minutes (a roster, action items or a
     # meeting's title line): elsewhere "aaa: Bbb" may be anything.
@@ -1084,6 +1213,8 @@ def extract(text: str, author: str | None) -> Extraction:
     ]
     topic: tuple[str, int] | None = None  # a heading naming the item its bullets are about
     asked: tuple[str, int] | None = None  # the work a question asked the blockers of
+    asked_owner: tuple[str, int] | None = None  # the work a question asked the holder of
+    asked_before: str | None = None  # the last such work ("and the Y?" asks the same)
     sentences = sentence_lines(text)
     if "..." in text or (not text.isascii() and "…" in text):
         sentences = _trailing_off(sentences)
@@ -1109,6 +1240,15 @@ def extract(text: str, author: str | None) -> Extraction:
         answered = (
             _answer_to_wait(reader, sentence, asked) if asked and number == asked[1] + 1 else None
         )
+        if (
+            answered is None
+            and asked_owner is not None
+            and number == asked_owner[1] + 1
+            and minutes.active
+            and speaker is not None
+            and said is not None
+        ):
+            answered = _answer_to_owner(reader, sentence, said, asked_owner[0])
         if answered is not None:
             outcomes, reason = [answered], None
         else:
@@ -1116,6 +1256,12 @@ def extract(text: str, author: str | None) -> Extraction:
         asked = None
         if sentence.rstrip().endswith("?") and (question := _ASKED_WAIT.search(sentence)):
             asked = (question["x"] or question["y"], number)  # "what's holding X?"
+        if sentence.rstrip().endswith("?"):
+            wanted = _asked_owner(sentence, asked_before)
+            asked_owner = (wanted, number) if wanted else None  # "who's got X?"
+            asked_before = wanted or asked_before
+        elif number != (asked_owner or ("", -1))[1]:
+            asked_owner = None
         reader.end_sentence(outcomes)
         found = [d for out in outcomes for d in out.drafts]
         frames = [out.frame for out in outcomes if out.frame]

@@ -325,7 +325,7 @@ def sentence_lines(text: str) -> list[tuple[str, str | None, int]]:
             heading = m["h"]
             continue
         if "[" in line and (box := _DONE_BOX.match(line)) is not None:
-            line = f"Done: {line[box.end() :]}"  # "- [x] #501 drop Python 3.8": ticked off
+            line = f"Done: {_ticked(line[box.end() :])}"  # "- [x] #501 drop Python 3.8"
         if (lead := line.lstrip()[:1]) in _BULLET_MARKS or lead.isdigit():
             line = _BULLET.sub("", line, count=1)
         # a sentence ends at .!?; and a space: a line with none is one piece, unsplit
@@ -378,10 +378,28 @@ def _drop_symbols(text: str) -> str:
     return out.replace(" \x00 ", ", ")
 
 
-_DONE_BOX = re.compile(r"\A\s*(?:[-*+•]|\d+[.)])\s+\[[xX]\]\s+(?=\S)")
+_DONE_BOX = re.compile(r"\A\s*(?:(?:[-*+•]|\d+[.)])\s+)?\[[xX]\]\s+(?=\S)")
+# A ticked action with its assignee first: "Odile: circulate the berth plan (done)"
+_TICKED_WHO = re.compile(
+    r"@?(?P<who>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)\s*(?::|\s[—–-]\s|[—–])\s*(?P<rest>\S.*?)"
+    r"(?:\s*\((?i:done|complete|completed)\))?\s*"
+)
+
+
+def _ticked(item: str) -> str:
+    """A ticked action item as a done label's entry: the assignee did it ("Odile:
+    circulate the berth plan" is "circulate the berth plan by Odile")."""
+    m = _TICKED_WHO.fullmatch(item)
+    if m is None or not all(_name_like(w) for w in m["who"].split()):
+        return item
+    return f"{m['rest']} by {m['who']}"
+
+
 _DONE_BY = re.compile(
-    r"\s*(?:done|carried out|completed|delivered|shipped|handled|implemented|executed|performed"
-    r"|finished|fixed|merged|deployed|rolled out)\s+by\s+(?P<who>[^,;]+?)\s*",
+    r"\s*(?:(?:[A-Z][A-Z0-9]+-\d+|#\d+)\s+(?:was\s+)?)?"  # "(OPS-12 closed by Nikolai)"
+    r"(?:done|carried out|completed|delivered|shipped|handled|implemented|executed|performed"
+    r"|finished|fixed|merged|deployed|rolled out|closed|closed out|resolved|applied|released"
+    r"|landed|published)\s+by\s+(?P<who>[^,;]+?)\s*",
     re.IGNORECASE,
 )
 
