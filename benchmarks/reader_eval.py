@@ -120,6 +120,11 @@ class Score:
     records: int = 0
     no_fact_records: int = 0
     false_alarms: int = 0  # no-fact records given one or more facts
+    # Error kinds, counts only (safe for the sealed half): an invented fact is "near" when
+    # a missed gold fact has its relation and one of its ends (the other end names the
+    # wrong thing); a miss is "lone" when no invented fact is near it.
+    near: int = 0
+    lone: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     failures: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -161,6 +166,17 @@ def score_record(
             score.relation[p[1]].tp += 1
             style.tp += 1
             writer.tp += 1
+
+    def one_end(p: tuple[str, str, str], g: tuple[str, str, str]) -> bool:
+        return p[1] == g[1] and (
+            same_name(p[0], g[0], alts.get(normalize(g[0]), ()))
+            or same_name(p[2], g[2], alts.get(normalize(g[2]), ()))
+        )
+
+    score.near += sum(any(one_end(p, gold[i]) for i in unmatched) for p in invented)
+    for i in unmatched:
+        if not any(one_end(p, gold[i]) for p in invented):
+            score.lone[gold[i][1]] += 1
     for i in unmatched:
         score.overall.fn += 1
         score.relation[gold[i][1]].fn += 1
@@ -244,6 +260,11 @@ def report(name: str, score: Score, seconds: float, by_writer: bool = False) -> 
     lines.append(
         f"\nNo-fact records given a fact anyway: {score.false_alarms} of {score.no_fact_records}"
     )
+    lone = ", ".join(f"{r} {score.lone[r]}" for r in RELATIONS)
+    lines.append(
+        f"Error kinds: {score.overall.fp} invented ({score.near} near a missed fact: right "
+        f"relation, one right end), {score.overall.fn} missed; misses with nothing near: {lone}"
+    )
     return "\n".join(lines)
 
 
@@ -274,6 +295,8 @@ def main(argv: list[str] | None = None) -> int:
             "records": score.records,
             "no_fact_records": score.no_fact_records,
             "false_alarms": score.false_alarms,
+            "near_misses": score.near,
+            "lone_misses": {r: score.lone[r] for r in RELATIONS},
             "overall": score.overall.as_dict(),
             "relation": {r: score.relation[r].as_dict() for r in RELATIONS},
             "style": {s: score.style[s].as_dict() for s in STYLES if s in score.style},

@@ -52,6 +52,24 @@ def test_scores_matches_inventions_and_false_alarms() -> None:
     assert (score.writer["t"].tp, score.writer["t"].fp, score.writer["t"].fn) == (1, 1, 1)
 
 
+def test_error_kinds_tell_a_wrong_end_from_a_miss_with_nothing_near() -> None:
+    score = reader_eval.Score()
+    record = {
+        "id": "t-3",
+        "style": "standup",
+        "facts": [
+            {"source": "Ines", "relation": "owns", "target": "kiln rota"},
+            {"source": "kiln rota", "relation": "blocked_by", "target": "gas permit"},
+        ],
+    }
+    # the owner is right and the item wrong: one invented fact near the missed one
+    reader_eval.score_record(record, [("Ines", "owns", "glaze order")], score)
+    assert (score.overall.fp, score.near, dict(score.lone)) == (1, 1, {"blocked_by": 1})
+    # a fact of another relation is near nothing
+    reader_eval.score_record(record, [("Ines", "completed", "kiln rota")], score)
+    assert (score.near, score.lone["owns"], score.lone["blocked_by"]) == (1, 1, 2)
+
+
 def test_split_is_fixed_by_id_and_roughly_even() -> None:
     halves = [reader_eval.split_of(f"w{i}-{n:03d}") for i in range(1, 5) for n in range(100)]
     assert halves == [
