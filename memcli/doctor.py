@@ -74,6 +74,7 @@ def diagnose(store: Store) -> Diagnosis:
         ("extraction", _extraction),
         ("extracted", _extraction_record),
         ("schema", _schema),
+        ("reading", _reading),
     ):
         try:
             checks.append(run(store))
@@ -246,9 +247,37 @@ def _extraction_record(store: Store) -> Check:
         f"sentence noted as not understood), e.g. episode #{lost[0]['id']} "
         f"({lost[0]['source']})",
         lost[:50],
-        repair='memcli export --graph G --output G.jsonl, delete the "facts" key from '
-        "those episodes' lines so the import extracts them again, then memcli --db NEW.db "
-        "import G.jsonl; memcli --db NEW.db analyze",
+        repair="memcli extract --reread, then memcli analyze (it reads every update the "
+        "rules reader read again and stores its facts); an imported one with given facts: "
+        + REBUILD,
+    )
+
+
+#: How many of the newest updates ``_reading`` reads again (a few hundred ms at most).
+READING_SAMPLE = 500
+
+
+def _reading(store: Store) -> Check:
+    """Whether the stored facts are what this version's reader reads from the updates.
+    Not damage, so it never fails the diagnosis: an older memcli read them, and the
+    reader has improved since. Only the newest updates are read again, so the check
+    stays fast on a large store; an old store shows up in any of them."""
+    from memcli.reread import stale
+
+    checked, differ = stale(store, READING_SAMPLE)
+    if not differ:
+        return Check(
+            "reading", True, f"the newest {checked} update(s) read as this version reads them"
+        )
+    return Check(
+        "reading",
+        True,
+        f"{len(differ)} of the newest {checked} update(s) read differently by this "
+        f"version's reader (stored by an older one), e.g. episode #{differ[0]['id']} "
+        f"({differ[0]['source']})",
+        differ[:50],
+        repair="memcli extract --reread, then memcli analyze: facts, releases and "
+        "contradictions become what ingesting the updates today gives",
     )
 
 

@@ -208,3 +208,37 @@ def _release_rows(
 
 
 __all__ = ["RereadReport", "reread"]
+
+
+def stale(store: Store, newest: int = 500) -> tuple[int, list[dict[str, Any]]]:
+    """(updates checked, those this version's reader reads differently): the newest
+    ``newest`` updates ``reread`` would read, compared without writing anything. A
+    store filled by an older memcli shows up here; ``memcli doctor`` reports it."""
+    from memcli.extract.rules import extract
+
+    rows = store.newest_rereadable(newest)
+    differ = []
+    for row in rows:
+        again = extract(row["content"], row["author"])
+        releases = set()
+        for r in again.releases:
+            norm = resolved(r.item.name, r.item.type)[1]
+            if norm:
+                releases.add((r.item.type.value, norm, r.sentence))
+        first: dict[tuple[str, ...], str] = {}  # a repeated fact keeps its first sentence
+        for f in again.facts:
+            source = (f.source.type.value, resolved(f.source.name, f.source.type)[1])
+            target = (f.target.type.value, resolved(f.target.name, f.target.type)[1])
+            if source != target:
+                first.setdefault((*source, f.relation.value, *target), f.sentence)
+        facts = {(*key, sentence) for key, sentence in first.items()}
+        stored = {
+            f
+            for f in row["facts"]
+            if not (f[2] == _UNBLOCKED and (f[0], f[1], f[5]) in row["releases"])
+        }  # a release's derived facts follow from its releases, compared below
+        if facts != stored or {(t, n) for t, n, _ in releases} != {
+            (t, n) for t, n, _ in row["releases"]
+        }:
+            differ.append({"id": row["id"], "graph": row["graph_id"], "source": row["source"]})
+    return len(rows), differ

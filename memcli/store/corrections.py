@@ -354,3 +354,32 @@ class CorrectionsMixin(StoreBase):
             "UPDATE facts SET sentence = ?, valid_at = ? WHERE id = ?",
             (sentence, valid_at, fact_id),
         )
+
+    def newest_rereadable(self, limit: int) -> list[dict[str, Any]]:
+        """The newest ``limit`` episodes ``rereadable_episodes`` would read, each with its
+        stored facts as (source type, key, relation, target type, key, sentence) and its
+        releases as (item type, key, sentence)."""
+        episodes = self.rows(
+            "SELECT id, graph_id, content, author, occurred_at, source FROM episodes"
+            " WHERE extractor = 'rules' AND extraction_status = 'done' AND retracted_at IS NULL"
+            " AND format NOT IN ('github', 'jira', 'slack') ORDER BY id DESC LIMIT ?",
+            (limit,),
+        )
+        by_id = {e["id"]: e for e in episodes}
+        for e in episodes:
+            e["facts"], e["releases"] = set(), set()
+        for chunk, marks in chunks(list(by_id)):
+            for eid, *key in self.conn.execute(
+                "SELECT f.episode_id, s.type, s.norm, f.relation, t.type, t.norm, f.sentence"
+                " FROM facts f JOIN entities s ON s.id = f.source_id"
+                f" JOIN entities t ON t.id = f.target_id WHERE f.episode_id IN ({marks})",
+                chunk,
+            ):
+                by_id[eid]["facts"].add(tuple(key))
+            for eid, *key in self.conn.execute(
+                "SELECT episode_id, item_type, item_norm, sentence FROM releases"
+                f" WHERE episode_id IN ({marks})",
+                chunk,
+            ):
+                by_id[eid]["releases"].add(tuple(key))
+        return episodes

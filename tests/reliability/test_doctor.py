@@ -51,6 +51,7 @@ def test_a_healthy_database(cli: Cli, analyzed: Path) -> None:
         "extraction",
         "extracted",
         "schema",
+        "reading",
         "permissions",
     ]
     schema = next(c for c in report["checks"] if c["name"] == "schema")
@@ -60,6 +61,28 @@ def test_a_healthy_database(cli: Cli, analyzed: Path) -> None:
     assert f"schema version {SCHEMA_VERSION} ({newest})" in schema["summary"]
     human = cli("--db", str(analyzed), "doctor")
     assert "integrity" in human.stdout and "PROBLEM" not in human.stdout
+
+
+def test_a_store_read_by_an_older_reader_is_pointed_at_reread(cli: Cli, analyzed: Path) -> None:
+    """An older memcli's reading (here: facts it did not find) is no damage, so the
+    diagnosis stays ok, but the check names the updates and the command that fixes them."""
+    with raw(analyzed) as conn:
+        [(ep, fact)] = conn.execute(
+            "SELECT episode_id, max(id) FROM facts GROUP BY episode_id HAVING count(*) > 1"
+            " ORDER BY episode_id DESC LIMIT 1"
+        ).fetchall()
+        conn.execute("DELETE FROM observation_evidence")
+        conn.execute("DELETE FROM fact_signatures WHERE fact_id = ?", (fact,))
+        conn.execute("DELETE FROM facts WHERE id = ?", (fact,))
+    code, report = doctor(cli, analyzed)
+    reading = next(c for c in report["checks"] if c["name"] == "reading")
+    assert code == 0 and reading["ok"] is True
+    assert reading["summary"].startswith("1 of the newest")
+    assert [f["id"] for f in reading["findings"]] == [ep]
+    assert "memcli extract --reread" in reading["repair"]
+    cli("--db", str(analyzed), "extract", "--reread")
+    reading = next(c for c in doctor(cli, analyzed)[1]["checks"] if c["name"] == "reading")
+    assert reading["findings"] == [] and "read as this version reads them" in reading["summary"]
 
 
 def test_orphans_and_broken_references(cli: Cli, analyzed: Path, tmp_path: Path) -> None:

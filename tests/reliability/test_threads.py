@@ -121,4 +121,8 @@ def test_doctor_flags_an_episode_with_content_but_no_extraction_record(tmp_path:
     assert sick.exit_code == 1, sick.output
     assert f"#{episode_id}" in sick.output
     assert "no extraction record" in sick.output
-    assert "memcli export" in sick.output or "re-ingest" in sick.output
+    assert "memcli extract --reread" in sick.output
+    # and the repair it names works: the update's facts are read and stored again
+    repaired = runner.invoke(app, ["--db", str(db), "extract", "--reread"])
+    assert repaired.exit_code == 0, repaired.output
+    assert runner.invoke(app, ["--db", str(db), "doctor"]).exit_code == 0
