@@ -25,6 +25,7 @@ is read again whole or not at all.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,24 +74,42 @@ class RereadReport:
         return RereadResult.model_validate(self.as_dict())
 
 
-def reread(store: Store, graph: str | None = None) -> RereadReport:
+def reread(
+    store: Store,
+    graph: str | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> RereadReport:
     """Read every eligible stored update of ``graph`` (or of every graph) again with the
-    current rules reader; see the module docstring."""
+    current rules reader; see the module docstring. ``progress(done, total)`` is called
+    as updates are read (a large store takes minutes)."""
     if graph is not None:
         require_graph(store, graph)
     rows = store.rereadable_episodes(graph)
     report = RereadReport(episodes=len(rows), left_as_is=store.episodes_not_reread(graph))
+    seen = 0
+
+    def step() -> None:
+        nonlocal seen
+        seen += 1
+        if progress is not None and (seen % 100 == 0 or seen == len(rows)):
+            progress(seen, len(rows))
+
     by_graph: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by_graph.setdefault(r["graph_id"], []).append(r)
     for g, episodes in by_graph.items():
         with store.transaction():
-            _reread_graph(store, g, episodes, report)
+            _reread_graph(store, g, episodes, report, step)
     return report
 
 
 def _reread_graph(
-    store: Store, graph: str, rows: list[dict[str, Any]], report: RereadReport
+    store: Store,
+    graph: str,
+    rows: list[dict[str, Any]],
+    report: RereadReport,
+    step: Callable[[], None],
 ) -> None:
     from memcli.corrections import _reapply
 
@@ -100,6 +119,7 @@ def _reread_graph(
     derived: list[tuple[int, dict[str, Any]]] = []  # (episode, fact) kept while checked
     counts = IngestReport()
     for row in rows:
+        step()
         eid = int(row["id"])
         extraction = extract(row["content"], row["author"])
         before = store.episode_fact_rows(eid)

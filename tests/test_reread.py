@@ -175,3 +175,19 @@ def test_extract_says_what_to_do_and_names_a_missing_graph(
     cli("ingest", *map(str, _markdown(write)))
     result = cli("extract", "--reread", "--graph", "nope", ok=False)
     assert result.exit_code == 1 and "no graph named 'nope'" in result.stderr
+
+
+def test_the_library_reports_progress_up_to_the_last_update(
+    cli: Cli, write: Callable[..., Path], db_path: Path
+) -> None:
+    from memcli.reread import reread
+    from memcli.store import Store
+
+    cli("ingest", *map(str, _markdown(write)))
+    seen: list[tuple[int, int]] = []
+    store = Store(db_path)
+    try:
+        report = reread(store, G, progress=lambda done, total: seen.append((done, total)))
+    finally:
+        store.close()
+    assert seen[-1] == (5, 5) and report.changed == 0

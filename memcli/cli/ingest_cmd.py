@@ -645,7 +645,24 @@ def _reread(graph: str | None, *, quiet: bool, as_json: bool) -> None:
     from memcli.reread import reread
 
     with open_store() as store:
-        report = reread(store, graph)
+        if quiet or as_json or not sys.stderr.isatty():
+            report = reread(store, graph)
+        else:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+            with Progress(
+                TextColumn("reading again"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                console=err_console(),
+                transient=True,
+            ) as bar:
+                task = bar.add_task("reread", total=None)
+                report = reread(
+                    store,
+                    graph,
+                    progress=lambda done, total: bar.update(task, completed=done, total=total),
+                )
 
     def human(_record: dict[str, Any]) -> None:
         if quiet:
