@@ -456,9 +456,8 @@ class IngestMixin(StoreBase):
             return []
         first = self._next_id("entities")
         ids = list(range(first, first + len(rows)))
-        self.conn.executemany(
-            "INSERT INTO entities (id, graph_id, name, norm, type, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
+        self.insert_many(
+            "INSERT INTO entities (id, graph_id, name, norm, type, created_at)",
             [
                 (entity_id, g, name, norm, type_, now)
                 for entity_id, (g, type_, norm, name) in zip(ids, rows, strict=True)
@@ -488,17 +487,17 @@ class IngestMixin(StoreBase):
                 )
             )
         fresh = [p for p in todo if p not in stored]
-        self.conn.executemany("INSERT INTO entity_aliases (entity_id, alias) VALUES (?, ?)", fresh)
+        self.insert_many("INSERT INTO entity_aliases (entity_id, alias)", fresh)
         self._aliased.update(entity_id for entity_id, _ in fresh)
         self._aliases.update(todo)
 
     def insert_stated_names(self, rows: Iterable[tuple[int, str, str, str, str]]) -> None:
         """Record names written beside a ticket id: (episode id, graph, ticket key, name,
         name key) rows (migration m007)."""
-        self.conn.executemany(
+        self.insert_many(
             "INSERT OR IGNORE INTO stated_names"
-            " (episode_id, graph_id, ticket_norm, name, name_norm) VALUES (?, ?, ?, ?, ?)",
-            rows,
+            " (episode_id, graph_id, ticket_norm, name, name_norm)",
+            list(rows),
         )
 
     def insert_episodes(self, rows: list[tuple[Any, ...]]) -> list[int]:
@@ -509,12 +508,9 @@ class IngestMixin(StoreBase):
             return []
         first = self._next_id("episodes")
         ids = list(range(first, first + len(rows)))
-        self.conn.executemany(
-            """
-            INSERT INTO episodes (id, graph_id, content_hash, content, author, occurred_at,
-              ingested_at, source, format, extractor, extraction_status, unparsed)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
+        self.insert_many(
+            "INSERT INTO episodes (id, graph_id, content_hash, content, author, occurred_at,"
+            " ingested_at, source, format, extractor, extraction_status, unparsed)",
             [(i, *row) for i, row in zip(ids, rows, strict=True)],
         )
         self._unindexed_episodes.update(ids)
@@ -568,12 +564,9 @@ class IngestMixin(StoreBase):
                 values.append((i, *row, now, now if row[7] else None, None))
             else:
                 values.append((i, *row[:7], end[0], now, now, end[1]))
-        self.conn.executemany(
-            """
-            INSERT INTO facts (id, graph_id, episode_id, source_id, relation, target_id,
-              sentence, valid_at, invalid_at, created_at, expired_at, invalidated_by)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
+        self.insert_many(
+            "INSERT INTO facts (id, graph_id, episode_id, source_id, relation, target_id,"
+            " sentence, valid_at, invalid_at, created_at, expired_at, invalidated_by)",
             values,
         )
         self._unindexed_facts.update(ids)
@@ -606,9 +599,7 @@ class IngestMixin(StoreBase):
         if missing:
             first = self._next_id("signatures")
             rows = [(first + n, g, wanted[(g, k)], k) for n, (g, k) in enumerate(missing)]
-            self.conn.executemany(
-                "INSERT INTO signatures (id, graph_id, kind, key) VALUES (?, ?, ?, ?)", rows
-            )
+            self.insert_many("INSERT INTO signatures (id, graph_id, kind, key)", rows)
             for sig_id, g, _kind, k in rows:
                 self._signatures[(g, k)] = out[(g, k)] = sig_id
         return out
@@ -669,9 +660,7 @@ class IngestMixin(StoreBase):
 
     def link_signatures(self, pairs: list[tuple[int, int]]) -> None:
         """(fact id, signature id) rows, in one statement for a whole episode."""
-        self.conn.executemany(
-            "INSERT OR IGNORE INTO fact_signatures (fact_id, signature_id) VALUES (?, ?)", pairs
-        )
+        self.insert_many("INSERT OR IGNORE INTO fact_signatures (fact_id, signature_id)", pairs)
 
     # --- contradiction rules, applied in the ingest transaction ---
 
