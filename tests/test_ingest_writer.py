@@ -326,3 +326,48 @@ def test_a_record_taken_back_after_its_first_update_was_written_ends_nothing(
         assert conn.execute(
             "SELECT count(*) FROM episodes WHERE content = 'Relay done.'"
         ).fetchone() == (0,)
+
+
+def test_insert_many_writes_every_row_in_order_across_statements(tmp_path: Path) -> None:
+    """Many rows per statement, in chunks under SQLite's cap on bound parameters: the rows
+    a statement per row writes, in the same order, also for a chunk cut short and for
+    ``OR IGNORE`` repeats (the first one kept)."""
+    from memcli.store import connection
+
+    with Store(tmp_path / "m.db") as store:
+        store.conn.execute("CREATE TEMP TABLE t (n INTEGER, s TEXT, UNIQUE (n))")
+        rows = [(n % 1234, f"row {n}") for n in range(2 * connection.ROWS_PER_INSERT + 7)]
+        store.insert_many("INSERT OR IGNORE INTO temp.t (n, s)", rows)
+        got = store.conn.execute("SELECT n, s FROM temp.t ORDER BY rowid").fetchall()
+        first: dict[int, str] = {}
+        for n, s in rows:
+            first.setdefault(n, s)
+        assert got == list(first.items())
+        store.insert_many("INSERT INTO temp.t (n, s)", [])  # nothing to do
+        wide = [tuple(range(n, n + 40)) for n in range(60)]  # 2,400 values: several chunks
+        cols = ", ".join(f"c{i}" for i in range(40))
+        store.conn.execute(f"CREATE TEMP TABLE w ({cols})")
+        store.conn.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 999)
+        store.insert_many(f"INSERT INTO temp.w ({cols})", wide)
+        assert store.conn.execute(f"SELECT {cols} FROM temp.w ORDER BY rowid").fetchall() == wide
+
+
+def test_an_ingest_keeps_statement_journals_in_memory_and_restores_the_setting(
+    tmp_path: Path,
+) -> None:
+    path = write_lines(
+        tmp_path / "a.jsonl", [record(1, "Ana owns the API.", fact("Ana", "owns", "API"))]
+    )
+    with Store(tmp_path / "m.db") as store:
+        seen: list[int] = []
+        with store.bulk_writes():
+            seen.append(int(store.scalar("PRAGMA temp_store")))
+        assert seen == [2]
+        assert int(store.scalar("PRAGMA temp_store")) == 0
+        api.ingest(store, expand([str(path)]))
+        assert int(store.scalar("PRAGMA temp_store")) == 0
+        with store.transaction():  # inside a transaction the setting is left alone
+            store.conn.execute("CREATE TEMP TABLE x (a)")
+            with store.bulk_writes():
+                assert int(store.scalar("PRAGMA temp_store")) == 0
+        assert store.scalar("SELECT count(*) FROM facts") == 1
