@@ -22,27 +22,10 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import chain
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memcli.analyze import AnalyzeReport, Writer, analyze
 from memcli.config import DEFAULT_GRAPH
 from memcli.connectors import Batch
-from memcli.contract import (
-    AnalyzeResult,
-    EntitySummary,
-    EntityTimeline,
-    Episode,
-    ExtractResult,
-    GraphInfo,
-    IngestResult,
-    Observation,
-    ObservationDetail,
-    ObservationVersion,
-    ObservationView,
-    Report,
-    SearchResult,
-    StoredFact,
-)
 from memcli.errors import InputError, NotFound, UsageError
 from memcli.extract import Extractor
 from memcli.extract.aliases import stated_names
@@ -88,6 +71,66 @@ from memcli.resolve import display_name, normalize, resolved
 from memcli.signatures import SignatureMode, fact_signatures
 from memcli.sources import SourceText
 from memcli.store import Store, utcnow
+
+if TYPE_CHECKING:
+    from memcli.analyze import AnalyzeReport, Writer, analyze
+    from memcli.contract import (
+        AnalyzeResult,
+        EntitySummary,
+        EntityTimeline,
+        Episode,
+        ExtractResult,
+        GraphInfo,
+        IngestResult,
+        Observation,
+        ObservationDetail,
+        ObservationVersion,
+        ObservationView,
+        Report,
+        SearchResult,
+        StoredFact,
+    )
+
+# The contract's records and an analyze run, importable from here as they always were,
+# loaded on first use (PEP 562): the contract loads pydantic (~50 ms of CPU) and
+# ``memcli.analyze`` the analysis core, corrections and the writer (~15 ms), none of
+# which an ingest that prints no records needs.
+_ANALYZE = frozenset({"AnalyzeReport", "Writer", "analyze"})
+_CONTRACT = frozenset(
+    {
+        "AnalyzeResult",
+        "EntitySummary",
+        "EntityTimeline",
+        "Episode",
+        "ExtractResult",
+        "GraphInfo",
+        "IngestResult",
+        "Observation",
+        "ObservationDetail",
+        "ObservationVersion",
+        "ObservationView",
+        "Report",
+        "SearchResult",
+        "StoredFact",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _CONTRACT:
+        from memcli import contract
+
+        return getattr(contract, name)
+    if name in _ANALYZE:
+        import memcli.analyze
+
+        return getattr(memcli.analyze, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_CONTRACT, *_ANALYZE})
+
 
 # The library's names: this module's ingest, extract and analyze functions, and the read
 # functions of memcli.reads (a read command imports that module alone).
@@ -227,6 +270,8 @@ class IngestReport:
 
     def record(self) -> IngestResult:
         """This report as the contract record ``ingest --json`` prints."""
+        from memcli.contract import IngestResult
+
         return IngestResult.model_validate(self.as_dict())
 
 
@@ -1472,6 +1517,8 @@ class ExtractReport:
 
     def record(self) -> ExtractResult:
         """This report as the contract record ``extract --json`` prints."""
+        from memcli.contract import ExtractResult
+
         return ExtractResult.model_validate(self.as_dict())
 
 
