@@ -315,6 +315,7 @@ def store_episode(
 
 
 _Key = tuple[str, str, str]  # an entity: (graph, type, normalised name)
+_RELATION_VALUES = {r: r.value for r in Relation}
 
 
 @dataclass
@@ -384,17 +385,19 @@ def store_episodes(
         for digest, at in store.stored_hashes(graph, hashes).items():
             known[(graph, digest)] = at
 
-    names: dict[tuple[str, str, str], _Key] = {}  # (graph, name as written, type) -> key
+    # (graph, name as written, type) -> key; the type as the member itself, since an
+    # enum member's ``value`` is a Python-level call (the same names recur in every fact)
+    names: dict[tuple[str, str, EntityType], _Key] = {}
     ids: dict[_Key, int] = {}
     first_name: dict[_Key, str] = {}  # display name of a key's first sight
     aliases: list[tuple[_Key, str]] = []
 
     def resolve(graph: str, ref: EntityRef) -> _Key:
-        type_ = ref.type.value
-        seen = (graph, ref.name, type_)
+        seen = (graph, ref.name, ref.type)
         key = names.get(seen)
         if key is not None:
             return key
+        type_ = ref.type.value
         cached = store.known_name(graph, ref.name, type_)
         if cached is not None:
             key = (graph, type_, cached[1])
@@ -438,7 +441,10 @@ def store_episodes(
             )
         facts = []
         for fact in extraction.facts:
-            src, tgt = resolve(graph, fact.source), resolve(graph, fact.target)
+            ref = fact.source
+            src = names.get((graph, ref.name, ref.type)) or resolve(graph, ref)
+            ref = fact.target
+            tgt = names.get((graph, ref.name, ref.type)) or resolve(graph, ref)
             if src == tgt:
                 if episode.facts is not None:
                     report.warnings.append(
@@ -450,7 +456,7 @@ def store_episodes(
                         )
                     )
                 continue
-            facts.append((src, fact.relation.value, tgt, fact))
+            facts.append((src, _RELATION_VALUES[fact.relation], tgt, fact))
         for ref, alias in episode.aliases:
             if alias.strip():
                 aliases.append((resolve(graph, ref), alias.strip()))
@@ -473,8 +479,8 @@ def store_episodes(
     made = store.insert_entities([(*k, first_name[k]) for k in created], now=now)
     ids.update(zip(created, made, strict=True))
     report.entities_new += len(made)
-    for (graph, written, type_), key in names.items():
-        store.remember_name(graph, written, type_, ids[key], key[2])
+    for (graph, written, _type), key in names.items():
+        store.remember_name(graph, written, key[1], ids[key], key[2])
     store.add_aliases(((ids[k], alias) for k, alias in aliases), new=set(made))
 
     episode_ids = store.insert_episodes(
@@ -505,10 +511,15 @@ def store_episodes(
         for i, graph, key, at, sentence in releases
     )
     rows: list[tuple[str, int, int, str, int, str, str, str | None]] = []
-    signed: list[tuple[_Key, str, _Key]] = []  # per row: (source, relation, target) keys
+    # Per row its (source id, relation, target id); per distinct one, in the order first
+    # seen, its (source, relation, target) keys, for the signatures. Ids stand for keys
+    # one to one, and a tuple of ids hashes faster than one of keys.
+    signed: list[tuple[int, str, int]] = []
+    keys: dict[tuple[int, str, int], tuple[_Key, str, _Key]] = {}
     about: list[tuple[str, str, str]] = []  # per row: the episode's hash, source's type, key
     for n, episode_id in zip(new, episode_ids, strict=True):
         stated: set[tuple[int, str, int]] = set()
+        graph, digest, occurred_at = n.graph, n.digest, n.episode.occurred_at
         for src, relation, tgt, fact in n.facts:
             triple = (ids[src], relation, ids[tgt])
             if triple in stated:
@@ -516,18 +527,20 @@ def store_episodes(
             stated.add(triple)
             rows.append(
                 (
-                    n.graph,
+                    graph,
                     episode_id,
                     triple[0],
                     relation,
                     triple[2],
                     fact.sentence,
-                    fact.valid_at or n.episode.occurred_at,
+                    fact.valid_at or occurred_at,
                     fact.invalid_at,
                 )
             )
-            signed.append((src, relation, tgt))
-            about.append((n.digest, src[1], src[2]))
+            signed.append(triple)
+            if triple not in keys:
+                keys[triple] = (src, relation, tgt)
+            about.append((digest, src[1], src[2]))
     retracted: dict[int, dict[tuple[int, int], _Unblock]] = {}
     for episode_id, digest, src, tgt, sentence, at, says, gone in late:  # stored releases
         if ids[tgt] in says:
@@ -538,7 +551,10 @@ def store_episodes(
             )
             continue
         rows.append((src[0], episode_id, ids[src], "unblocked_from", ids[tgt], sentence, at, None))
-        signed.append((src, "unblocked_from", tgt))
+        triple = (ids[src], "unblocked_from", ids[tgt])
+        signed.append(triple)
+        if triple not in keys:
+            keys[triple] = (src, "unblocked_from", tgt)
         about.append((digest, src[1], src[2]))
     fact_ids = store.insert_fact_rows(rows, about, now=now)
     report.facts_new += len(fact_ids)
@@ -546,13 +562,15 @@ def store_episodes(
     # batch. Keys come in the order of the facts, so new signatures get the ids a
     # statement per episode gave them.
     keys_of = {
-        t: fact_signatures((t[0][1], t[0][2]), t[1], (t[2][1], t[2][2]))
-        for t in dict.fromkeys(signed)
+        t: (src[0], fact_signatures(src[1:], relation, tgt[1:]))
+        for t, (src, relation, tgt) in keys.items()
     }
     sig_ids = store.signature_ids_of(
-        (t[0][0], kind, key) for t, keys in keys_of.items() for kind, key in keys
+        (graph, kind, key) for graph, sigs in keys_of.values() for kind, key in sigs
     )
-    linked = {t: [sig_ids[(t[0][0], key)] for _kind, key in keys] for t, keys in keys_of.items()}
+    linked = {
+        t: [sig_ids[(graph, key)] for _kind, key in sigs] for t, (graph, sigs) in keys_of.items()
+    }
     store.link_signatures(
         [
             (fact_id, sig_id)
