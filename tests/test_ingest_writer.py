@@ -371,3 +371,69 @@ def test_an_ingest_keeps_statement_journals_in_memory_and_restores_the_setting(
             with store.bulk_writes():
                 assert int(store.scalar("PRAGMA temp_store")) == 0
         assert store.scalar("SELECT count(*) FROM facts") == 1
+
+
+def _indexes(store: Store) -> list[tuple[str, str]]:
+    return sorted(
+        (str(name), str(sql))
+        for name, sql in store.conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+        )
+    )
+
+
+def test_a_first_ingest_builds_the_indexes_after_its_rows_and_they_come_back_whole(
+    tmp_path: Path,
+) -> None:
+    """A batch larger than the table (a first ingest) drops the facts' secondary indexes
+    and builds them after its rows: every index is back, defined as before, and the
+    rows equal those of an ingest one record at a time; a later, smaller batch keeps
+    them."""
+    with Store(tmp_path / "new.db") as store:
+        defined = _indexes(store)
+    records = [
+        record(day, f"Update {day}.", fact(f"item {day}", "blocked_by", "vault"))
+        for day in range(1, 9)
+    ]
+    path = write_lines(tmp_path / "a.jsonl", records)
+    with Store(tmp_path / "batch.db") as store:
+        dropped: list[str] = []
+        store.conn.set_trace_callback(
+            lambda sql: dropped.append(sql) if sql.startswith("DROP INDEX") else None
+        )
+        api.ingest(store, expand([str(path)]))
+        assert dropped  # the first file is larger than the empty table
+        assert _indexes(store) == defined
+        dropped.clear()
+        later = write_lines(
+            tmp_path / "b.jsonl", records[:1] + [record(9, "More.", fact("x", "owns", "y"))]
+        )
+        api.ingest(store, expand([str(later)]))
+        assert dropped == []  # two records against the eight stored
+        assert _indexes(store) == defined
+        assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    every = [*records, record(9, "More.", fact("x", "owns", "y"))]
+    reference = one_at_a_time(every, tmp_path / "one.jsonl", tmp_path / "one.db")
+    stored = rows(tmp_path / "batch.db")
+    for table in ("facts", "fact_signatures", "signatures", "entities", "fact_docs"):
+        assert stored[table] == reference[table]
+
+
+def test_a_failed_insert_leaves_every_index_in_place(tmp_path: Path) -> None:
+    with Store(tmp_path / "m.db") as store:
+        defined = _indexes(store)
+        try:
+            with store.transaction():
+                with store._indexes_built_after("facts", 10):
+                    assert _indexes(store) != defined
+                    raise RuntimeError("refused")
+        except RuntimeError:
+            pass
+        assert _indexes(store) == defined
+        with store.transaction():  # a caller that goes on inside its transaction
+            try:
+                with store._indexes_built_after("fact_signatures", 10):
+                    raise RuntimeError("refused")
+            except RuntimeError:
+                pass
+            assert _indexes(store) == defined

@@ -176,6 +176,37 @@ class IngestMixin(StoreBase):
             if temp_store is not None and not self.conn.in_transaction:
                 self.conn.execute(f"PRAGMA temp_store = {temp_store}")
 
+    @contextmanager
+    def _indexes_built_after(self, table: str, count: int) -> Iterator[None]:
+        """Insert ``count`` rows into ``table`` inside this block. When they outnumber
+        the rows stored (a first ingest), the table's secondary indexes are dropped
+        first and built again after, each in one sorted pass instead of taking every
+        row at a random place (as ``apply`` does with the evidence item index): the
+        5k corpus's facts went in 0.13 to 0.10 s of CPU. The indexes come back as they
+        were defined, and the rows are the same. Unique indexes stay (they check the
+        rows). In the write transaction: a rollback takes the drop back with the rows,
+        and one that SQLite made itself (the transaction is gone) leaves nothing to do.
+        """
+        indexes: list[str] = []
+        if count and (
+            self.conn.execute(f"SELECT 1 FROM {table} LIMIT 1 OFFSET ?", (count - 1,)).fetchone()
+            is None
+        ):
+            found = self.conn.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?"
+                " AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%' ORDER BY rowid",
+                (table,),
+            ).fetchall()
+            for name, sql in found:
+                self.conn.execute(f"DROP INDEX [{name}]")
+                indexes.append(str(sql))
+        try:
+            yield
+        finally:
+            if indexes and self.conn.in_transaction:
+                for sql in indexes:
+                    self.conn.execute(sql)
+
     def _forget(self) -> None:
         super()._forget()
         # (graph, name as written, type) -> (entity id, normalised key): the same names
@@ -584,11 +615,12 @@ class IngestMixin(StoreBase):
                 values.append((i, *row, now, now if row[7] else None, None))
             else:
                 values.append((i, *row[:7], end[0], now, now, end[1]))
-        self.insert_many(
-            "INSERT INTO facts (id, graph_id, episode_id, source_id, relation, target_id,"
-            " sentence, valid_at, invalid_at, created_at, expired_at, invalidated_by)",
-            values,
-        )
+        with self._indexes_built_after("facts", len(values)):
+            self.insert_many(
+                "INSERT INTO facts (id, graph_id, episode_id, source_id, relation, target_id,"
+                " sentence, valid_at, invalid_at, created_at, expired_at, invalidated_by)",
+                values,
+            )
         self._unindexed_facts.update(ids)
         return ids
 
@@ -680,7 +712,8 @@ class IngestMixin(StoreBase):
 
     def link_signatures(self, pairs: list[tuple[int, int]]) -> None:
         """(fact id, signature id) rows, in one statement for a whole episode."""
-        self.insert_many("INSERT OR IGNORE INTO fact_signatures (fact_id, signature_id)", pairs)
+        with self._indexes_built_after("fact_signatures", len(pairs)):
+            self.insert_many("INSERT OR IGNORE INTO fact_signatures (fact_id, signature_id)", pairs)
 
     # --- contradiction rules, applied in the ingest transaction ---
 
