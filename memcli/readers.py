@@ -36,6 +36,8 @@ JSON_KEYS = KNOWN_KEYS | {"content", "facts", "releases"}
 
 
 def _unknown(meta: dict[Any, Any], known: set[str]) -> tuple[str, ...]:
+    if meta.keys() <= known:  # nearly always: nothing to sort or name
+        return ()
     return tuple(sorted(str(k) for k in meta if str(k) not in known))
 
 
