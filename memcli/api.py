@@ -496,7 +496,7 @@ def store_episodes(
                 n.episode.format,
                 n.extractor,
                 n.extraction.status,
-                json.dumps(n.extraction.unparsed, ensure_ascii=False),
+                _unparsed_json(n.extraction.unparsed),
             )
             for n in new
         ]
@@ -590,6 +590,12 @@ def store_episodes(
         report.trace.extend((n.episode.source, t) for t in extraction.trace)
         report.graphs.add(n.graph)
     return [None if slot is None else episode_ids[slot] for slot in slots]
+
+
+def _unparsed_json(unparsed: list[str]) -> str:
+    """The sentences not understood as stored: ``json.dumps``, which an update read in
+    full (and every update with given facts) needs no call of."""
+    return json.dumps(unparsed, ensure_ascii=False) if unparsed else "[]"
 
 
 def _released(
