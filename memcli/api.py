@@ -22,27 +22,10 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import chain
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memcli.analyze import AnalyzeReport, Writer, analyze
 from memcli.config import DEFAULT_GRAPH
 from memcli.connectors import Batch
-from memcli.contract import (
-    AnalyzeResult,
-    EntitySummary,
-    EntityTimeline,
-    Episode,
-    ExtractResult,
-    GraphInfo,
-    IngestResult,
-    Observation,
-    ObservationDetail,
-    ObservationVersion,
-    ObservationView,
-    Report,
-    SearchResult,
-    StoredFact,
-)
 from memcli.errors import InputError, NotFound, UsageError
 from memcli.extract import Extractor
 from memcli.extract.aliases import stated_names
@@ -88,6 +71,66 @@ from memcli.resolve import display_name, normalize, resolved
 from memcli.signatures import SignatureMode, fact_signatures
 from memcli.sources import SourceText
 from memcli.store import Store, utcnow
+
+if TYPE_CHECKING:
+    from memcli.analyze import AnalyzeReport, Writer, analyze
+    from memcli.contract import (
+        AnalyzeResult,
+        EntitySummary,
+        EntityTimeline,
+        Episode,
+        ExtractResult,
+        GraphInfo,
+        IngestResult,
+        Observation,
+        ObservationDetail,
+        ObservationVersion,
+        ObservationView,
+        Report,
+        SearchResult,
+        StoredFact,
+    )
+
+# The contract's records and an analyze run, importable from here as they always were,
+# loaded on first use (PEP 562): the contract loads pydantic (~50 ms of CPU) and
+# ``memcli.analyze`` the analysis core, corrections and the writer (~15 ms), none of
+# which an ingest that prints no records needs.
+_ANALYZE = frozenset({"AnalyzeReport", "Writer", "analyze"})
+_CONTRACT = frozenset(
+    {
+        "AnalyzeResult",
+        "EntitySummary",
+        "EntityTimeline",
+        "Episode",
+        "ExtractResult",
+        "GraphInfo",
+        "IngestResult",
+        "Observation",
+        "ObservationDetail",
+        "ObservationVersion",
+        "ObservationView",
+        "Report",
+        "SearchResult",
+        "StoredFact",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _CONTRACT:
+        from memcli import contract
+
+        return getattr(contract, name)
+    if name in _ANALYZE:
+        import memcli.analyze
+
+        return getattr(memcli.analyze, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_CONTRACT, *_ANALYZE})
+
 
 # The library's names: this module's ingest, extract and analyze functions, and the read
 # functions of memcli.reads (a read command imports that module alone).
@@ -229,6 +272,8 @@ class IngestReport:
 
     def record(self) -> IngestResult:
         """This report as the contract record ``ingest --json`` prints."""
+        from memcli.contract import IngestResult
+
         return IngestResult.model_validate(self.as_dict())
 
 
@@ -272,6 +317,7 @@ def store_episode(
 
 
 _Key = tuple[str, str, str]  # an entity: (graph, type, normalised name)
+_RELATION_VALUES = {r: r.value for r in Relation}
 
 
 @dataclass
@@ -341,17 +387,19 @@ def store_episodes(
         for digest, at in store.stored_hashes(graph, hashes).items():
             known[(graph, digest)] = at
 
-    names: dict[tuple[str, str, str], _Key] = {}  # (graph, name as written, type) -> key
+    # (graph, name as written, type) -> key; the type as the member itself, since an
+    # enum member's ``value`` is a Python-level call (the same names recur in every fact)
+    names: dict[tuple[str, str, EntityType], _Key] = {}
     ids: dict[_Key, int] = {}
     first_name: dict[_Key, str] = {}  # display name of a key's first sight
     aliases: list[tuple[_Key, str]] = []
 
     def resolve(graph: str, ref: EntityRef) -> _Key:
-        type_ = ref.type.value
-        seen = (graph, ref.name, type_)
+        seen = (graph, ref.name, ref.type)
         key = names.get(seen)
         if key is not None:
             return key
+        type_ = ref.type.value
         cached = store.known_name(graph, ref.name, type_)
         if cached is not None:
             key = (graph, type_, cached[1])
@@ -395,7 +443,10 @@ def store_episodes(
             )
         facts = []
         for fact in extraction.facts:
-            src, tgt = resolve(graph, fact.source), resolve(graph, fact.target)
+            ref = fact.source
+            src = names.get((graph, ref.name, ref.type)) or resolve(graph, ref)
+            ref = fact.target
+            tgt = names.get((graph, ref.name, ref.type)) or resolve(graph, ref)
             if src == tgt:
                 if episode.facts is not None:
                     report.warnings.append(
@@ -407,7 +458,7 @@ def store_episodes(
                         )
                     )
                 continue
-            facts.append((src, fact.relation.value, tgt, fact))
+            facts.append((src, _RELATION_VALUES[fact.relation], tgt, fact))
         for ref, alias in episode.aliases:
             if alias.strip():
                 aliases.append((resolve(graph, ref), alias.strip()))
@@ -430,8 +481,8 @@ def store_episodes(
     made = store.insert_entities([(*k, first_name[k]) for k in created], now=now)
     ids.update(zip(created, made, strict=True))
     report.entities_new += len(made)
-    for (graph, written, type_), key in names.items():
-        store.remember_name(graph, written, type_, ids[key], key[2])
+    for (graph, written, _type), key in names.items():
+        store.remember_name(graph, written, key[1], ids[key], key[2])
     store.add_aliases(((ids[k], alias) for k, alias in aliases), new=set(made))
 
     episode_ids = store.insert_episodes(
@@ -447,7 +498,7 @@ def store_episodes(
                 n.episode.format,
                 n.extractor,
                 n.extraction.status,
-                json.dumps(n.extraction.unparsed, ensure_ascii=False),
+                _unparsed_json(n.extraction.unparsed),
             )
             for n in new
         ]
@@ -462,10 +513,15 @@ def store_episodes(
         for i, graph, key, at, sentence in releases
     )
     rows: list[tuple[str, int, int, str, int, str, str, str | None]] = []
-    signed: list[tuple[_Key, str, _Key]] = []  # per row: (source, relation, target) keys
+    # Per row its (source id, relation, target id); per distinct one, in the order first
+    # seen, its (source, relation, target) keys, for the signatures. Ids stand for keys
+    # one to one, and a tuple of ids hashes faster than one of keys.
+    signed: list[tuple[int, str, int]] = []
+    keys: dict[tuple[int, str, int], tuple[_Key, str, _Key]] = {}
     about: list[tuple[str, str, str]] = []  # per row: the episode's hash, source's type, key
     for n, episode_id in zip(new, episode_ids, strict=True):
         stated: set[tuple[int, str, int]] = set()
+        graph, digest, occurred_at = n.graph, n.digest, n.episode.occurred_at
         for src, relation, tgt, fact in n.facts:
             triple = (ids[src], relation, ids[tgt])
             if triple in stated:
@@ -473,18 +529,20 @@ def store_episodes(
             stated.add(triple)
             rows.append(
                 (
-                    n.graph,
+                    graph,
                     episode_id,
                     triple[0],
                     relation,
                     triple[2],
                     fact.sentence,
-                    fact.valid_at or n.episode.occurred_at,
+                    fact.valid_at or occurred_at,
                     fact.invalid_at,
                 )
             )
-            signed.append((src, relation, tgt))
-            about.append((n.digest, src[1], src[2]))
+            signed.append(triple)
+            if triple not in keys:
+                keys[triple] = (src, relation, tgt)
+            about.append((digest, src[1], src[2]))
     retracted: dict[int, dict[tuple[int, int], _Unblock]] = {}
     for episode_id, digest, src, tgt, sentence, at, says, gone in late:  # stored releases
         if ids[tgt] in says:
@@ -495,7 +553,10 @@ def store_episodes(
             )
             continue
         rows.append((src[0], episode_id, ids[src], "unblocked_from", ids[tgt], sentence, at, None))
-        signed.append((src, "unblocked_from", tgt))
+        triple = (ids[src], "unblocked_from", ids[tgt])
+        signed.append(triple)
+        if triple not in keys:
+            keys[triple] = (src, "unblocked_from", tgt)
         about.append((digest, src[1], src[2]))
     fact_ids = store.insert_fact_rows(rows, about, now=now)
     report.facts_new += len(fact_ids)
@@ -503,13 +564,15 @@ def store_episodes(
     # batch. Keys come in the order of the facts, so new signatures get the ids a
     # statement per episode gave them.
     keys_of = {
-        t: fact_signatures((t[0][1], t[0][2]), t[1], (t[2][1], t[2][2]))
-        for t in dict.fromkeys(signed)
+        t: (src[0], fact_signatures(src[1:], relation, tgt[1:]))
+        for t, (src, relation, tgt) in keys.items()
     }
     sig_ids = store.signature_ids_of(
-        (t[0][0], kind, key) for t, keys in keys_of.items() for kind, key in keys
+        (graph, kind, key) for graph, sigs in keys_of.values() for kind, key in sigs
     )
-    linked = {t: [sig_ids[(t[0][0], key)] for _kind, key in keys] for t, keys in keys_of.items()}
+    linked = {
+        t: [sig_ids[(graph, key)] for _kind, key in sigs] for t, (graph, sigs) in keys_of.items()
+    }
     store.link_signatures(
         [
             (fact_id, sig_id)
@@ -529,6 +592,12 @@ def store_episodes(
         report.trace.extend((n.episode.source, t) for t in extraction.trace)
         report.graphs.add(n.graph)
     return [None if slot is None else episode_ids[slot] for slot in slots]
+
+
+def _unparsed_json(unparsed: list[str]) -> str:
+    """The sentences not understood as stored: ``json.dumps``, which an update read in
+    full (and every update with given facts) needs no call of."""
+    return json.dumps(unparsed, ensure_ascii=False) if unparsed else "[]"
 
 
 def _released(
@@ -1474,6 +1543,8 @@ class ExtractReport:
 
     def record(self) -> ExtractResult:
         """This report as the contract record ``extract --json`` prints."""
+        from memcli.contract import ExtractResult
+
         return ExtractResult.model_validate(self.as_dict())
 
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 from datetime import UTC, date, datetime
 from difflib import get_close_matches
+from functools import lru_cache
 from typing import Any
 
 from memcli.errors import InputError
@@ -35,6 +36,8 @@ JSON_KEYS = KNOWN_KEYS | {"content", "facts", "releases"}
 
 
 def _unknown(meta: dict[Any, Any], known: set[str]) -> tuple[str, ...]:
+    if meta.keys() <= known:  # nearly always: nothing to sort or name
+        return ()
     return tuple(sorted(str(k) for k in meta if str(k) not in known))
 
 
@@ -262,6 +265,9 @@ _ENDS = {
     for relation in Relation
 }
 _UNSET = object()
+# Given facts name the same few thousand entities tens of thousands of times: one
+# EntityRef per (name, type), shared (it is frozen), instead of one built per mention.
+_ref = lru_cache(maxsize=16384)(EntityRef)
 
 
 def _parse_fact(raw: Any, where: str) -> ExtractedFact:
@@ -293,7 +299,7 @@ def _parse_fact(raw: Any, where: str) -> ExtractedFact:
                     f"a {relation.value} fact cannot have a {_ENTITY_TYPES[key].value} as its {end}",
                 )
             etype = found
-        refs.append(EntityRef(stripped, etype))
+        refs.append(_ref(stripped, etype))
     sentence = raw.get("sentence")
     return ExtractedFact(refs[0], relation, refs[1], sentence if isinstance(sentence, str) else "")
 

@@ -326,3 +326,114 @@ def test_a_record_taken_back_after_its_first_update_was_written_ends_nothing(
         assert conn.execute(
             "SELECT count(*) FROM episodes WHERE content = 'Relay done.'"
         ).fetchone() == (0,)
+
+
+def test_insert_many_writes_every_row_in_order_across_statements(tmp_path: Path) -> None:
+    """Many rows per statement, in chunks under SQLite's cap on bound parameters: the rows
+    a statement per row writes, in the same order, also for a chunk cut short and for
+    ``OR IGNORE`` repeats (the first one kept)."""
+    from memcli.store import connection
+
+    with Store(tmp_path / "m.db") as store:
+        store.conn.execute("CREATE TEMP TABLE t (n INTEGER, s TEXT, UNIQUE (n))")
+        rows = [(n % 1234, f"row {n}") for n in range(2 * connection.ROWS_PER_INSERT + 7)]
+        store.insert_many("INSERT OR IGNORE INTO temp.t (n, s)", rows)
+        got = store.conn.execute("SELECT n, s FROM temp.t ORDER BY rowid").fetchall()
+        first: dict[int, str] = {}
+        for n, s in rows:
+            first.setdefault(n, s)
+        assert got == list(first.items())
+        store.insert_many("INSERT INTO temp.t (n, s)", [])  # nothing to do
+        wide = [tuple(range(n, n + 40)) for n in range(60)]  # 2,400 values: several chunks
+        cols = ", ".join(f"c{i}" for i in range(40))
+        store.conn.execute(f"CREATE TEMP TABLE w ({cols})")
+        store.conn.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, 999)
+        store.insert_many(f"INSERT INTO temp.w ({cols})", wide)
+        assert store.conn.execute(f"SELECT {cols} FROM temp.w ORDER BY rowid").fetchall() == wide
+
+
+def test_an_ingest_keeps_statement_journals_in_memory_and_restores_the_setting(
+    tmp_path: Path,
+) -> None:
+    path = write_lines(
+        tmp_path / "a.jsonl", [record(1, "Ana owns the API.", fact("Ana", "owns", "API"))]
+    )
+    with Store(tmp_path / "m.db") as store:
+        seen: list[int] = []
+        with store.bulk_writes():
+            seen.append(int(store.scalar("PRAGMA temp_store")))
+        assert seen == [2]
+        assert int(store.scalar("PRAGMA temp_store")) == 0
+        api.ingest(store, expand([str(path)]))
+        assert int(store.scalar("PRAGMA temp_store")) == 0
+        with store.transaction():  # inside a transaction the setting is left alone
+            store.conn.execute("CREATE TEMP TABLE x (a)")
+            with store.bulk_writes():
+                assert int(store.scalar("PRAGMA temp_store")) == 0
+        assert store.scalar("SELECT count(*) FROM facts") == 1
+
+
+def _indexes(store: Store) -> list[tuple[str, str]]:
+    return sorted(
+        (str(name), str(sql))
+        for name, sql in store.conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+        )
+    )
+
+
+def test_a_first_ingest_builds_the_indexes_after_its_rows_and_they_come_back_whole(
+    tmp_path: Path,
+) -> None:
+    """A batch larger than the table (a first ingest) drops the facts' secondary indexes
+    and builds them after its rows: every index is back, defined as before, and the
+    rows equal those of an ingest one record at a time; a later, smaller batch keeps
+    them."""
+    with Store(tmp_path / "new.db") as store:
+        defined = _indexes(store)
+    records = [
+        record(day, f"Update {day}.", fact(f"item {day}", "blocked_by", "vault"))
+        for day in range(1, 9)
+    ]
+    path = write_lines(tmp_path / "a.jsonl", records)
+    with Store(tmp_path / "batch.db") as store:
+        dropped: list[str] = []
+        store.conn.set_trace_callback(
+            lambda sql: dropped.append(sql) if sql.startswith("DROP INDEX") else None
+        )
+        api.ingest(store, expand([str(path)]))
+        assert dropped  # the first file is larger than the empty table
+        assert _indexes(store) == defined
+        dropped.clear()
+        later = write_lines(
+            tmp_path / "b.jsonl", records[:1] + [record(9, "More.", fact("x", "owns", "y"))]
+        )
+        api.ingest(store, expand([str(later)]))
+        assert dropped == []  # two records against the eight stored
+        assert _indexes(store) == defined
+        assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    every = [*records, record(9, "More.", fact("x", "owns", "y"))]
+    reference = one_at_a_time(every, tmp_path / "one.jsonl", tmp_path / "one.db")
+    stored = rows(tmp_path / "batch.db")
+    for table in ("facts", "fact_signatures", "signatures", "entities", "fact_docs"):
+        assert stored[table] == reference[table]
+
+
+def test_a_failed_insert_leaves_every_index_in_place(tmp_path: Path) -> None:
+    with Store(tmp_path / "m.db") as store:
+        defined = _indexes(store)
+        try:
+            with store.transaction():
+                with store._indexes_built_after("facts", 10):
+                    assert _indexes(store) != defined
+                    raise RuntimeError("refused")
+        except RuntimeError:
+            pass
+        assert _indexes(store) == defined
+        with store.transaction():  # a caller that goes on inside its transaction
+            try:
+                with store._indexes_built_after("fact_signatures", 10):
+                    raise RuntimeError("refused")
+            except RuntimeError:
+                pass
+            assert _indexes(store) == defined

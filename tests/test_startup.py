@@ -245,3 +245,20 @@ def test_updates_with_given_facts_never_load_the_reader(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_an_ingest_that_prints_no_records_loads_no_pydantic(atlas: Path, tmp_path: Path) -> None:
+    # The contract's records load pydantic (~50 ms): ``memcli.api`` re-exports them
+    # lazily, so an ingest that prints a summary or nothing pays nothing for them; one
+    # that prints its report as JSON does.
+    db = tmp_path / "new.db"
+    for flags, wanted in (("'--quiet'", []), ("'--json'", ["pydantic", "memcli.contract"])):
+        code = (
+            "from memcli.cli import main\n"
+            f"sys.argv = ['memcli', '--db', {str(db)!r}, 'ingest', {str(atlas)!r}, {flags}]\n"
+            "main()"
+        )
+        assert loaded_after(code, watched=("pydantic", "memcli.contract")) == wanted
+    code = "import memcli.api as api\nprint(api.StoredFact.__module__, 'StoredFact' in dir(api))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.split() == ["memcli.contract", "True"]

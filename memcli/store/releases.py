@@ -27,11 +27,10 @@ class ReleasesMixin(StoreBase):
     def insert_releases(self, rows: Iterable[tuple[int, str, str, str, str, str]]) -> None:
         """Record releases: (episode id, graph, item type, item key, valid_at, sentence)
         rows; an update that releases an item twice keeps its first sentence."""
-        self.conn.executemany(
+        self.insert_many(
             "INSERT OR IGNORE INTO releases"
-            " (episode_id, graph_id, item_type, item_norm, valid_at, sentence)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            rows,
+            " (episode_id, graph_id, item_type, item_norm, valid_at, sentence)",
+            list(rows),
         )
 
     def waits_of(self, graph_id: str, item_type: str, norms: Iterable[str]) -> list[dict[str, Any]]:

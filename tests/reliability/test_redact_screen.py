@@ -78,3 +78,39 @@ def test_the_screen_agrees_with_the_full_set(parts: list[tuple[str, str]]) -> No
 def test_a_secret_beside_prose_is_seen(secret: str, word: str, sep: str) -> None:
     for text in (word + sep + secret, secret + sep + word, f"{word} {secret}{sep}"):
         assert redact(text) == _redact_all(text), text
+
+
+@settings(deadline=None, max_examples=300)
+@given(st.lists(st.tuples(fragment, separator).map("".join), min_size=7, max_size=7))
+def test_an_update_is_screened_field_by_field_as_the_fields_joined(fields: list[str]) -> None:
+    """``redact_episode`` screens each field on its own (remembering the short ones):
+    an update passes exactly when no field holds evidence of a secret, and then every
+    field redacts to itself; otherwise the fields are redacted one by one."""
+    from memcli.models import EntityRef, EntityType, EpisodeInput, ExtractedFact, Relation
+    from memcli.redact import _evidence, _plain_episode, redact_episode
+
+    content, author, source, src, tgt, sentence, alias = fields
+    episode = EpisodeInput(
+        content=content or "x",
+        author=author,
+        occurred_at="2026-05-01T09:00:00Z",
+        graph=None,
+        source=source,
+        format="json",
+        facts=[
+            ExtractedFact(
+                EntityRef(src or "a", EntityType.WORK_ITEM),
+                Relation.BLOCKED_BY,
+                EntityRef(tgt or "b", EntityType.WORK_ITEM),
+                sentence,
+            )
+        ],
+        aliases=((EntityRef(src or "a", EntityType.WORK_ITEM), alias),),
+    )
+    parts = [episode.content, author, source, src or "a", tgt or "b", sentence, src or "a", alias]
+    joined = "\n".join(parts)
+    plain = joined.isascii() and _evidence(joined) is None
+    assert _plain_episode(episode) == plain
+    if plain:
+        assert all(redact(p) == (p, {}) for p in parts)
+        assert redact_episode(episode) == (episode, {})
