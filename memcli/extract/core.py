@@ -3017,6 +3017,15 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             topic_text = _rebase(toks)[0]
             if reader.item(_parse_phrase(topic_text), seen) is not None:
                 reader.commit(seen, topic_text)
+        resumed = _resumed(toks) if "M" in classes and _RESUME_CLASSES.fullmatch(classes) else None
+        if resumed is not None and cause and _consequence(parts, index):
+            _add_unblock(reader, outcomes, resumed, cause, text)  # "Y landed, so X can
+            previous = toks  # start", "with Y signed off, we can get going on X"
+            continue
+        if resumed is not None and not index and _freed_by_later(parts):
+            unblocked_waiter = resumed  # "X can go ahead now that Y is signed off"
+            previous = toks
+            continue
         if not toks or _TRIGGERS.isdisjoint(classes):
             hedged_subject = "M" in classes  # "no movement on X, blocked on Y": Y still holds
             if toks and classes[0] == "n" and "x" in classes and "N" in classes:
@@ -4341,6 +4350,80 @@ def _mention(reader: _Reader, toks: list[_Tok]) -> None:
     text = _rebase(subject)[0]
     if reader.item(_parse_phrase(text), seen) is not None:
         reader.commit(seen, text)
+
+
+# Work that may go on again, said with "can" and a verb of starting or going on: after a
+# clause that names what was done ("Y landed, so X can start"), X no longer waits on Y.
+_RESUME_VERBS = (
+    r"start|begin|go ahead|go forward|continue|carry on|move|move forward|get going"
+    r"|get started|kick off|restart|pick up|be picked up|be picked back up|be started"
+    r"|go live|go out|go in|get moving"
+)
+_RESUMED_SUBJECT = re.compile(
+    rf"(?P<s>.+?) can (?:now |again )*(?:{_RESUME_VERBS})"
+    r"(?: again| now| ahead| forward| back up| back)*(?: to (?!be\b)\S.*)?"
+)
+# The first person takes the work up again: "we can get going on X", "I can pick X back up".
+_RESUMED_OBJECT = re.compile(
+    r"(?:i|we) can (?:now |again |finally )*(?:start on|start|begin|resume|continue with"
+    r"|continue on|carry on with|get going on|get going with|get back to|get on with"
+    r"|go ahead with|proceed with|kick off|restart|pick up|pick back up|move ahead with"
+    r"|move forward with|crack on with) (?P<w>.+?)(?: back up| again| now| today)*"
+    r"|(?:i|we) can (?:now |again |finally )*pick (?P<w2>.+?) back up(?: again| now| today)*"
+)
+_RESUME_CLASSES = re.compile(r"[n&p]*M[nOx&p]*")
+_FREED_KINDS = frozenset({"now that", "since", "because", "as", "after"})
+_NOT_FREED = frozenset({"if", "once", "when", "unless", "until", "in case", "whether"})
+
+
+def _resumed(toks: list[_Tok]) -> str | None:
+    """The work a "can start" clause says may now go on (None: not such a clause)."""
+    if any(t.cls in "NW" for t in toks):
+        return None
+    said = " ".join(t.low for t in toks)
+    m = _RESUMED_OBJECT.fullmatch(said)
+    if m is not None:
+        waiter = m["w"] or m["w2"]
+        return (
+            waiter
+            if waiter.split()[0] not in _OBJECT_PRONOUNS
+            or waiter
+            in (
+                "it",
+                "that",
+                "this",
+            )
+            else None
+        )
+    m = _RESUMED_SUBJECT.fullmatch(said)
+    if m is None:
+        return None
+    subject = toks[: len(m["s"].split())]
+    if not subject or any(t.cls not in "n&p" for t in subject):
+        return None
+    if subject[-1].low in ("i", "we", "you", "they", "he", "she", "anyone", "everyone"):
+        return None  # "we can start": who may start, not what
+    return _rebase(subject)[0] or None
+
+
+def _consequence(parts: list[_Clause], index: int) -> bool:
+    """Whether clause ``index`` follows from the one before: "..., so X can start", "with
+    Y signed off, X can start", "now that Y is in, X can start"."""
+    kind = parts[index].kind
+    if kind == "so":
+        return True
+    return (
+        index > 0
+        and kind in (",", "—", "–", ";")
+        and parts[index - 1].kind in _FREED_KINDS | {"with"}
+    )
+
+
+def _freed_by_later(parts: list[_Clause]) -> bool:
+    """ "X can start now that Y is in": a later clause gives the reason, and no later
+    clause makes the start a plan ("X can start once Y lands" is a wait)."""
+    kinds = [p.kind for p in parts[1:]]
+    return any(k in _FREED_KINDS for k in kinds) and _NOT_FREED.isdisjoint(kinds)
 
 
 def _add_unblock(

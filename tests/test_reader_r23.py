@@ -1,0 +1,83 @@
+"""Unblocks and waits said the long way round, read in round 23.
+
+An unblock is often told without the word: what was finished comes first and the freed
+work "can start" after it ("the hull survey is done, so the repaint can start"), or the
+freed work comes first and the reason after ("the repaint can go ahead now that the hull
+survey is signed off"). Each case pins the general form with sentences written for this
+file (boats, orchards, bakeries, libraries); the last tests pin what must stay no fact.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memcli.extract.rules import extract
+from tests.test_extract_rules import d, facts_of, u
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # What was done, then "so X can start": X no longer waits on it.
+        (
+            "Ilse",
+            "the hull survey is done, so the keel repaint can start",
+            {d("Ilse", "hull survey"), u("keel repaint", "hull survey")},
+        ),
+        (
+            "Ilse",
+            "Bram signed off the cider press inspection, so the autumn pressing can begin",
+            {d("Bram", "cider press inspection"), u("autumn pressing", "cider press inspection")},
+        ),
+        # ... with a destination after the verb ("can move to testing").
+        (
+            "Ilse",
+            "the oven thermostat swap landed, so the sourdough line can move to trials",
+            {d("Ilse", "oven thermostat swap"), u("sourdough line", "oven thermostat swap")},
+        ),
+        # "with Y done, X can start": the absolute clause gives the reason.
+        (
+            "Ilse",
+            "with the shelving grant approved, the reading room refit can begin",
+            {u("reading room refit", "shelving grant")},
+        ),
+        # The first person takes the freed work up again: the work is the object.
+        (
+            "Ilse",
+            "the mast rigging check landed, so we can get going on the sail fitting",
+            {d("Ilse", "mast rigging check"), u("sail fitting", "mast rigging check")},
+        ),
+        (
+            "Ilse",
+            "the pallet racking order arrived, so I can pick the stockroom layout back up",
+            {u("stockroom layout", "pallet racking order")},
+        ),
+        # The freed work first, the reason after: "X can go ahead now that Y is in".
+        (
+            "Ilse",
+            "the apple grading trial can go ahead now that the sorter calibration is signed off",
+            {d("Ilse", "sorter calibration"), u("apple grading trial", "sorter calibration")},
+        ),
+    ],
+)
+def test_unblock_told_by_what_may_now_start(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A start that waits on what is still to come is a wait, not an unblock.
+        "the keel repaint can start once the hull survey is done",
+        "the keel repaint can start if the hull survey is done",
+        # Who may start, with no work named, frees nothing.
+        "the hull survey is done, so we can start",
+        # No reason given: nothing says what the start waited on.
+        "the keel repaint can start next week",
+    ],
+)
+def test_no_unblock_from_a_start_alone(text: str) -> None:
+    facts = facts_of(extract(text, "Ilse"))
+    assert not any(f[2] == "unblocked_from" for f in facts), facts
