@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.extract.rules import extract
-from tests.test_extract_rules import d, facts_of, u
+from tests.test_extract_rules import b, d, facts_of, o, u
 
 
 @pytest.mark.parametrize(
@@ -63,6 +63,66 @@ from tests.test_extract_rules import d, facts_of, u
 def test_unblock_told_by_what_may_now_start(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "moving again" / "free again": the "again" says the wait is over, so it stays.
+        (
+            "Ilse",
+            "the ferry timetable rework is moving again now that the berth survey is in",
+            {d("Ilse", "berth survey"), u("ferry timetable rework", "berth survey")},
+        ),
+        (
+            "Ilse",
+            "the orchard netting job is free again, the ladder inspection landed last night",
+            {d("Ilse", "ladder inspection"), u("orchard netting job", "ladder inspection")},
+        ),
+        # The wait itself said to be over: "stopped waiting on", "doesn't need to wait for".
+        (
+            "Ilse",
+            "LIB-40 stopped waiting on the catalogue export",
+            {u("LIB-40", "catalogue export")},
+        ),
+        (
+            "Ilse",
+            "the reading list import doesn't need to wait for the barcode audit any more",
+            {u("reading list import", "barcode audit")},
+        ),
+        (
+            "Ilse",
+            "the bread van route no longer needs the depot keypad fix",
+            {u("bread van route", "depot keypad fix")},
+        ),
+        # Nothing stands in the way of X: X is free of what was just done.
+        (
+            "Ilse",
+            "the harbour crane check landed, so nothing is in the way of the buoy refit now",
+            {d("Ilse", "harbour crane check"), u("buoy refit", "harbour crane check")},
+        ),
+        # A mention before a ticket addresses someone: the ticket is the subject.
+        (
+            "Ilse",
+            "Re LIB-12: merged this morning. @piet LIB-15 doesn't need to wait on it anymore.",
+            {d("Ilse", "LIB-12"), u("LIB-15", "LIB-12")},
+        ),
+        # "so that's moving again" after the unblock: the same unblock, said once.
+        (
+            "Ilse",
+            "- the rota app: stuck until the payroll feed fix lands\n"
+            "- the shift swap screen is no longer waiting on the leave calendar, so that's "
+            "moving again",
+            {
+                o("Ilse", "rota app"),
+                b("rota app", "payroll feed fix"),
+                u("shift swap screen", "leave calendar"),
+            },
+        ),
+    ],
+)
+def test_unblock_said_of_the_wait(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
 
 

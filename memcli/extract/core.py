@@ -245,7 +245,16 @@ def _lexicon() -> dict[str, str]:
         + ["back on track", "taken off hold", "out of limbo"]
         + ["clear to proceed", "clear to start", "free to proceed", "free to start"]
         + _combine("clear|free", "to go|to go ahead|to begin|to resume|to move")
-        + ["moving again", "no longer blocked"]
+        + ["moving again", "no longer blocked", "free again"]
+        + _combine(  # "X has stopped waiting on Y", "X doesn't need to wait for Y anymore"
+            "stopped|has stopped|have stopped|had stopped", "waiting on|waiting for|depending on"
+        )
+        + _combine(
+            "does not|do not|did not|no longer|no",
+            "need to|needs to|have to|has to",
+            "wait on|wait for|wait upon",
+        )
+        + ["no need to wait on", "no need to wait for", "no longer needs", "no longer need"]
         + _combine("no longer|not", "waits|wait|depends|depend|relies|rely|hinges", "on|for|upon")
         + _combine(  # "now that Y is out, X can move again"
             "can|could", "move again|proceed again|resume|restart|move forward again"
@@ -1328,6 +1337,13 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
             i += 1
             continue
         pair = (tok.low, toks[i + 1].low) if i + 1 < len(toks) else None
+        if (
+            pair == ("so", "that") and i + 2 < len(toks) and toks[i + 2].low in ("is", "was", "has")
+        ):  # "..., so that's moving again": "that" is the subject, not "so that"
+            result.append(_Clause(kind, current))
+            current, kind, has_pred = [], "so", False
+            i += 1
+            continue
         if pair in _MULTI_SUB:
             result.append(_Clause(kind, current))
             current, kind, has_pred = [], _MULTI_SUB[pair], False
@@ -3243,6 +3259,14 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     body, rebased = _rebase(head + toks)
         if out is None:
             reason = reason or "predicate without readable arguments"
+            previous = toks
+            continue
+        if (
+            kind == "so"
+            and toks[0].low in ("that", "it", "this")
+            and out.frame.endswith("unblocked-from-y")
+            and any(d.relation is Relation.UNBLOCKED_FROM for o in outcomes for d in o.drafts)
+        ):  # "X no longer waits on Y, so that's moving again": the same unblock, said twice
             previous = toks
             continue
         waited = [d for d in out.drafts if d.relation is Relation.BLOCKED_BY]
