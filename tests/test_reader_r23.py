@@ -127,6 +127,47 @@ def test_unblock_said_of_the_wait(author: str, text: str, expected: set[tuple[st
 
 
 @pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "can't VERB until Y <event>": the event may be any participle of Y ("is promoted",
+        # "is handed back by T") or an arrival ("goes through").
+        (
+            "Ilse",
+            "the lending kiosk can't go live until the card reader firmware goes through",
+            {o("Ilse", "lending kiosk"), b("lending kiosk", "card reader firmware")},
+        ),
+        (
+            "Ilse",
+            "the tasting menu can't run until the cold room is recommissioned",
+            {o("Ilse", "tasting menu"), b("tasting menu", "cold room")},
+        ),
+        (
+            "Ilse",
+            "the slipway repaint can't start until the cradle is handed back by the riggers",
+            {o("Ilse", "slipway repaint"), b("slipway repaint", "cradle")},
+        ),
+        # ... or told with its doer: "until procurement signs the lease", the lease.
+        (
+            "Ilse",
+            "the pop-up bakery can't open to the public until the licensing office signs the "
+            "street trading licence",
+            {o("Ilse", "pop-up bakery"), b("pop-up bakery", "street trading licence")},
+        ),
+        (
+            "Ilse",
+            "we can't re-index the archive until the records team publishes the new "
+            "subject headings",
+            {o("Ilse", "archive"), b("archive", "new subject headings")},
+        ),
+    ],
+)
+def test_wait_until_an_event_of_the_blocker(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
     "text",
     [
         # A start that waits on what is still to come is a wait, not an unblock.
@@ -141,3 +182,17 @@ def test_unblock_said_of_the_wait(author: str, text: str, expected: set[tuple[st
 def test_no_unblock_from_a_start_alone(text: str) -> None:
     facts = facts_of(extract(text, "Ilse"))
     assert not any(f[2] == "unblocked_from" for f in facts), facts
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A state of the world, or a doer who is no one in particular, names no work.
+        "the harvest can't start until the weather is settled",
+        "I can't relax until Friday is over",
+        "the stall can't open until someone finishes the washing up",
+    ],
+)
+def test_no_wait_until_a_state(text: str) -> None:
+    facts = facts_of(extract(text, "Ilse"))
+    assert not any(f[2] == "blocked_by" for f in facts), facts

@@ -3552,8 +3552,21 @@ _HELD_EVENT = re.compile(
     r"(?P<t>.+?)\s+(?:(?:is|are|gets|get|has been|have been)\s+(?:\w+ly\s+)?(?:in|there|merged"
     r"|done|out|live|ready|shipped|landed|deployed|released|fixed|approved|signed off"
     r"|provisioned|available|hooked up|wired up|sorted|finished|complete|completed|in place"
-    r"|talking to\b.*|upgraded|migrated|rolled out|through|resolved|up and running)"
-    r"|exists?|ships?|lands?|merges?|goes (?:out|live|in)|arrives?|is talking\b.*)",
+    r"|talking to\b.*|upgraded|migrated|rolled out|through|resolved|up and running|back"
+    r"|[a-z]{3,}ed(?: back| off| out| up| over| through)?(?: by \S.*)?)"
+    r"|exists?|ships?|lands?|merges?|goes (?:out|live|in|through)|go through|arrives?"
+    r"|comes? (?:through|back|in)|is talking\b.*)",
+    re.IGNORECASE,
+)
+# The event told with its doer: "until procurement signs the testing contract", "until
+# the committee publishes the 2027 allocations" (t: what is delivered).
+_HELD_DONE_BY = re.compile(
+    r"(?P<who>(?:the )?[\w.'-]+(?: [\w.'-]+){0,2}?) (?:finishes|finish|publishes|publish"
+    r"|signs|sign|signs off|delivers|deliver|sends|send|ships|ship|merges|merge|completes"
+    r"|complete|approves|approve|releases|release|provides|provide|lands|land|fixes|fix"
+    r"|resolves|resolve|closes|close|rebuilds|rebuild|upgrades|upgrade|sorts out|sort out"
+    r"|pushes|push|rolls out|roll out|deploys|deploy) (?P<t>(?:the |their |our |its |his "
+    r"|her )?\S.*)",
     re.IGNORECASE,
 )
 # Words after the event that say nothing of it: "before #4398 is merged though".
@@ -3624,7 +3637,8 @@ def _held_until(reader: _Reader, text: str) -> _Outcome | None:
         event, event_at = text[until.end() :], until.start()
         if (stop := _CLAUSE_STOP.search(event)) is not None:
             event = event[: stop.start()]
-    m = _HELD_EVENT.fullmatch(_HELD_TAIL.sub("", event.strip(" .!")))
+    said = _HELD_TAIL.sub("", event.strip(" .!"))
+    m = _HELD_EVENT.fullmatch(said) or _held_done_by(said)
     if m is None:
         return None
     blocker = _fuller_head(_BLOCKER_VAGUE.sub("", m["t"], count=1), text[:event_at])
@@ -3658,6 +3672,18 @@ def _held_until(reader: _Reader, text: str) -> _Outcome | None:
                 return None  # "it" named no item: the writer is not what "it" is
         out.frame = "cannot-move-until-y-event"
         return out
+    return None
+
+
+def _held_done_by(event: str) -> re.Match[str] | None:
+    """ "procurement signs the testing contract": a doer (a name, a team, "we", "they")
+    and a verb of delivering, so the wait is on what is delivered."""
+    m = _HELD_DONE_BY.fullmatch(event)
+    if m is None:
+        return None
+    who = m["who"]
+    if who.lower() in ("we", "they", "i") or _agent_shaped(who, strict=True) or _is_org(who):
+        return m
     return None
 
 
