@@ -129,6 +129,43 @@ def test_unblock_said_of_the_wait(author: str, text: str, expected: set[tuple[st
 @pytest.mark.parametrize(
     ("author", "text", "expected"),
     [
+        # "X is unblocked!" and, in the next sentence of the same line, who delivered what.
+        (
+            "Ilse",
+            "- the loan renewals batch is unblocked! Piet shipped the patron export yesterday",
+            {d("Piet", "patron export"), u("loan renewals batch", "patron export")},
+        ),
+        (
+            "Ilse",
+            "the buoy refit is unblocked. The harbour crane check landed this morning.",
+            {d("Ilse", "harbour crane check"), u("buoy refit", "harbour crane check")},
+        ),
+    ],
+)
+def test_unblock_with_its_reason_in_the_next_sentence(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Separate news after the unblock, or news of the writer's own, names no reason.
+        "the buoy refit is unblocked. Piet fixed the door hinge too.",
+        "the buoy refit is unblocked. I fixed the door hinge as well.",
+        # The next line is other news.
+        "- the buoy refit is unblocked\n- Piet shipped the mooring chart",
+    ],
+)
+def test_no_reason_from_other_news(text: str) -> None:
+    facts = facts_of(extract(text, "Ilse"))
+    assert not any(f[2] == "unblocked_from" for f in facts), facts
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
         # "can't VERB until Y <event>": the event may be any participle of Y ("is promoted",
         # "is handed back by T") or an arrival ("goes through").
         (

@@ -32,6 +32,7 @@ import re
 from dataclasses import replace
 
 from memcli.extract.context import _key, _Outcome, _Reader
+from memcli.extract.lexicon import lower_words
 from memcli.extract.phrases import (
     _NOT_NAMES,
     _TEAM_WORDS,
@@ -2767,6 +2768,10 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     lead_blocker: str | None = None  # the same, kept for when no X takes it
     label_waiter: list[_Tok] | None = None  # "X (blocked: Y)": X, before the label
     past_waits: list[_Outcome] = []  # "X was waiting on Y": over, when the sentence unblocks
+    freed_before = reader.freed_waiting  # "X is unblocked! Tariq shipped Y": the reason
+    reader.freed_waiting = None  # comes in the next sentence of the same line
+    if freed_before is not None and freed_before[1] != reader.line:
+        freed_before = None
     for index, clause in enumerate(parts):
         toks, kind = clause.toks, clause.kind
         classes = clause.classes
@@ -3307,6 +3312,15 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             elif unblocked_waiter and kind in _BREAKS:
                 _add_unblock(reader, outcomes, unblocked_waiter, cause, text)  # "X is
                 unblocked_waiter = None  # unblocked, the IAM changes went out": the reason
+            elif (
+                freed_before is not None
+                and index == 0
+                and not kind
+                and toks[0].low not in ("i", "we")  # "I fixed Y too": news of my own
+                and _ADDITIVE.isdisjoint(lower_words(reader.sentence))
+            ):
+                _add_unblock(reader, outcomes, freed_before[0], cause, text)
+                freed_before = None
         if out.frame.endswith("unblocked-from-y") and not any(
             d.relation is Relation.UNBLOCKED_FROM for d in out.drafts
         ):
@@ -3348,6 +3362,10 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         previous = toks
         if out.items:
             named = _plain(out.items[-1].name)
+    if unblocked_waiter and not any(
+        d.relation is Relation.UNBLOCKED_FROM for o in outcomes for d in o.drafts
+    ):
+        reader.freed_waiting = (unblocked_waiter, reader.line)
     by_doer = {  # "X is live, having been rolled out by the ops team": the team did it
         d.target.name.lower()
         for o in (outcomes if len(outcomes) > 1 else ())
@@ -4422,6 +4440,8 @@ _RESUMED_OBJECT = re.compile(
     r"|(?:i|we) can (?:now |again |finally )*pick (?P<w2>.+?) back up(?: again| now| today)*"
 )
 _RESUME_CLASSES = re.compile(r"[n&p]*M[nOx&p]*")
+# Words that add separate news: "... Also, Piet fixed the door hinge too".
+_ADDITIVE = frozenset("too also separately additionally meanwhile elsewhere unrelated".split())
 _FREED_KINDS = frozenset({"now that", "since", "because", "as", "after"})
 _NOT_FREED = frozenset({"if", "once", "when", "unless", "until", "in case", "whether"})
 
