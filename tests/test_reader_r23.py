@@ -205,6 +205,40 @@ def test_wait_until_an_event_of_the_blocker(
 
 
 @pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # Told from the blocker's side, in nominal form: "Y is the holdup for X".
+        (
+            "Ilse",
+            "the pier licence is the bottleneck for the summer ferry timetable",
+            {o("Ilse", "summer ferry timetable"), b("summer ferry timetable", "pier licence")},
+        ),
+        (
+            "Ilse",
+            "the flour contract is the main holdup on the new rye loaf",
+            {o("Ilse", "new rye loaf"), b("new rye loaf", "flour contract")},
+        ),
+        # A cleft that holds "everything" up on X.
+        (
+            "Ilse",
+            "the shelving audit is what's holding everything up on the map room reopening",
+            {o("Ilse", "map room reopening"), b("map room reopening", "shelving audit")},
+        ),
+        # "the last thing standing between us and X".
+        (
+            "Ilse",
+            "LIB-77 is the last thing standing between us and the autumn catalogue",
+            {o("Ilse", "autumn catalogue"), b("autumn catalogue", "LIB-77")},
+        ),
+    ],
+)
+def test_wait_told_from_the_blocker_side(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
     "text",
     [
         # A start that waits on what is still to come is a wait, not an unblock.

@@ -311,9 +311,19 @@ def _lexicon() -> dict[str, str]:
         + ["delays", "delaying", "holds back", "holding back", "stalls", "stalling"]
         + _combine(  # a cleft: "the font fix is what's holding up the release"
             "is what is|was what was|is what has been|is the thing",
-            "blocking|holding up|holding back|gating|delaying",
+            "blocking|holding up|holding back|gating|delaying|holding everything up on"
+            "|holding everything up for|holding things up on|holding things up for",
         )
-        + _combine("a|the|the main|the last|a hard|the only|a big|another", "blocker", "for|on|to")
+        + _combine(
+            "a|the|the main|the last|a hard|the only|a big|another",
+            "blocker|holdup|hold-up|bottleneck|sticking point|roadblock",
+            "for|on|to",
+        )
+        + _combine(  # "Y is the last thing standing between us and X"
+            "is|are|",
+            "the last thing|the only thing|the one thing",
+            "standing between us and|between us and|standing in the way of",
+        )
         + _combine("a|the|", "prerequisite|prereq|dependency|hard dependency", "for|of|to")
         + _combine(  # "is the outstanding dependency for the refund batch"
             "a|the|one",
