@@ -436,6 +436,8 @@ class _Reader:
         self.subject: str | None = None
         self.addressee: str | None = None  # "@mehmet you keep X": you is Mehmet
         self.recent_done: str | None = None  # the last item reported done
+        # "X is unblocked!" with its reason still to come: (X, the line it was said on)
+        self.freed_waiting: tuple[str, int] | None = None
         self.known: list[EntityRef] = []  # work items named so far, oldest first
         self.line = -1  # the line being read, and the "Heading:" that opened it
         self.line_topic: str | None = None

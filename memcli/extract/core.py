@@ -32,6 +32,7 @@ import re
 from dataclasses import replace
 
 from memcli.extract.context import _key, _Outcome, _Reader
+from memcli.extract.lexicon import lower_words
 from memcli.extract.phrases import (
     _NOT_NAMES,
     _TEAM_WORDS,
@@ -245,7 +246,16 @@ def _lexicon() -> dict[str, str]:
         + ["back on track", "taken off hold", "out of limbo"]
         + ["clear to proceed", "clear to start", "free to proceed", "free to start"]
         + _combine("clear|free", "to go|to go ahead|to begin|to resume|to move")
-        + ["moving again", "no longer blocked"]
+        + ["moving again", "no longer blocked", "free again"]
+        + _combine(  # "X has stopped waiting on Y", "X doesn't need to wait for Y anymore"
+            "stopped|has stopped|have stopped|had stopped", "waiting on|waiting for|depending on"
+        )
+        + _combine(
+            "does not|do not|did not|no longer|no",
+            "need to|needs to|have to|has to",
+            "wait on|wait for|wait upon",
+        )
+        + ["no need to wait on", "no need to wait for", "no longer needs", "no longer need"]
         + _combine("no longer|not", "waits|wait|depends|depend|relies|rely|hinges", "on|for|upon")
         + _combine(  # "now that Y is out, X can move again"
             "can|could", "move again|proceed again|resume|restart|move forward again"
@@ -301,9 +311,19 @@ def _lexicon() -> dict[str, str]:
         + ["delays", "delaying", "holds back", "holding back", "stalls", "stalling"]
         + _combine(  # a cleft: "the font fix is what's holding up the release"
             "is what is|was what was|is what has been|is the thing",
-            "blocking|holding up|holding back|gating|delaying",
+            "blocking|holding up|holding back|gating|delaying|holding everything up on"
+            "|holding everything up for|holding things up on|holding things up for",
         )
-        + _combine("a|the|the main|the last|a hard|the only|a big|another", "blocker", "for|on|to")
+        + _combine(
+            "a|the|the main|the last|a hard|the only|a big|another",
+            "blocker|holdup|hold-up|bottleneck|sticking point|roadblock",
+            "for|on|to",
+        )
+        + _combine(  # "Y is the last thing standing between us and X"
+            "is|are|",
+            "the last thing|the only thing|the one thing",
+            "standing between us and|between us and|standing in the way of",
+        )
         + _combine("a|the|", "prerequisite|prereq|dependency|hard dependency", "for|of|to")
         + _combine(  # "is the outstanding dependency for the refund batch"
             "a|the|one",
@@ -1328,6 +1348,13 @@ def clauses(toks: list[_Tok]) -> list[_Clause]:
             i += 1
             continue
         pair = (tok.low, toks[i + 1].low) if i + 1 < len(toks) else None
+        if (
+            pair == ("so", "that") and i + 2 < len(toks) and toks[i + 2].low in ("is", "was", "has")
+        ):  # "..., so that's moving again": "that" is the subject, not "so that"
+            result.append(_Clause(kind, current))
+            current, kind, has_pred = [], "so", False
+            i += 1
+            continue
         if pair in _MULTI_SUB:
             result.append(_Clause(kind, current))
             current, kind, has_pred = [], _MULTI_SUB[pair], False
@@ -2751,6 +2778,10 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     lead_blocker: str | None = None  # the same, kept for when no X takes it
     label_waiter: list[_Tok] | None = None  # "X (blocked: Y)": X, before the label
     past_waits: list[_Outcome] = []  # "X was waiting on Y": over, when the sentence unblocks
+    freed_before = reader.freed_waiting  # "X is unblocked! Tariq shipped Y": the reason
+    reader.freed_waiting = None  # comes in the next sentence of the same line
+    if freed_before is not None and freed_before[1] != reader.line:
+        freed_before = None
     for index, clause in enumerate(parts):
         toks, kind = clause.toks, clause.kind
         classes = clause.classes
@@ -3017,6 +3048,15 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             topic_text = _rebase(toks)[0]
             if reader.item(_parse_phrase(topic_text), seen) is not None:
                 reader.commit(seen, topic_text)
+        resumed = _resumed(toks) if "M" in classes and _RESUME_CLASSES.fullmatch(classes) else None
+        if resumed is not None and cause and _consequence(parts, index):
+            _add_unblock(reader, outcomes, resumed, cause, text)  # "Y landed, so X can
+            previous = toks  # start", "with Y signed off, we can get going on X"
+            continue
+        if resumed is not None and not index and _freed_by_later(parts):
+            unblocked_waiter = resumed  # "X can go ahead now that Y is signed off"
+            previous = toks
+            continue
         if not toks or _TRIGGERS.isdisjoint(classes):
             hedged_subject = "M" in classes  # "no movement on X, blocked on Y": Y still holds
             if toks and classes[0] == "n" and "x" in classes and "N" in classes:
@@ -3236,6 +3276,14 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             reason = reason or "predicate without readable arguments"
             previous = toks
             continue
+        if (
+            kind == "so"
+            and toks[0].low in ("that", "it", "this")
+            and out.frame.endswith("unblocked-from-y")
+            and any(d.relation is Relation.UNBLOCKED_FROM for o in outcomes for d in o.drafts)
+        ):  # "X no longer waits on Y, so that's moving again": the same unblock, said twice
+            previous = toks
+            continue
         waited = [d for d in out.drafts if d.relation is Relation.BLOCKED_BY]
         if unblocked_waiter and kind in _CAUSAL and waited:  # "..., since it waited on Y"
             out.drafts = [d for d in out.drafts if d.relation is not Relation.BLOCKED_BY]
@@ -3274,6 +3322,15 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             elif unblocked_waiter and kind in _BREAKS:
                 _add_unblock(reader, outcomes, unblocked_waiter, cause, text)  # "X is
                 unblocked_waiter = None  # unblocked, the IAM changes went out": the reason
+            elif (
+                freed_before is not None
+                and index == 0
+                and not kind
+                and toks[0].low not in ("i", "we")  # "I fixed Y too": news of my own
+                and _ADDITIVE.isdisjoint(lower_words(reader.sentence))
+            ):
+                _add_unblock(reader, outcomes, freed_before[0], cause, text)
+                freed_before = None
         if out.frame.endswith("unblocked-from-y") and not any(
             d.relation is Relation.UNBLOCKED_FROM for d in out.drafts
         ):
@@ -3315,6 +3372,10 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         previous = toks
         if out.items:
             named = _plain(out.items[-1].name)
+    if unblocked_waiter and not any(
+        d.relation is Relation.UNBLOCKED_FROM for o in outcomes for d in o.drafts
+    ):
+        reader.freed_waiting = (unblocked_waiter, reader.line)
     by_doer = {  # "X is live, having been rolled out by the ops team": the team did it
         d.target.name.lower()
         for o in (outcomes if len(outcomes) > 1 else ())
@@ -3519,8 +3580,21 @@ _HELD_EVENT = re.compile(
     r"(?P<t>.+?)\s+(?:(?:is|are|gets|get|has been|have been)\s+(?:\w+ly\s+)?(?:in|there|merged"
     r"|done|out|live|ready|shipped|landed|deployed|released|fixed|approved|signed off"
     r"|provisioned|available|hooked up|wired up|sorted|finished|complete|completed|in place"
-    r"|talking to\b.*|upgraded|migrated|rolled out|through|resolved|up and running)"
-    r"|exists?|ships?|lands?|merges?|goes (?:out|live|in)|arrives?|is talking\b.*)",
+    r"|talking to\b.*|upgraded|migrated|rolled out|through|resolved|up and running|back"
+    r"|[a-z]{3,}ed(?: back| off| out| up| over| through)?(?: by \S.*)?)"
+    r"|exists?|ships?|lands?|merges?|goes (?:out|live|in|through)|go through|arrives?"
+    r"|comes? (?:through|back|in)|is talking\b.*)",
+    re.IGNORECASE,
+)
+# The event told with its doer: "until procurement signs the testing contract", "until
+# the committee publishes the 2027 allocations" (t: what is delivered).
+_HELD_DONE_BY = re.compile(
+    r"(?P<who>(?:the )?[\w.'-]+(?: [\w.'-]+){0,2}?) (?:finishes|finish|publishes|publish"
+    r"|signs|sign|signs off|delivers|deliver|sends|send|ships|ship|merges|merge|completes"
+    r"|complete|approves|approve|releases|release|provides|provide|lands|land|fixes|fix"
+    r"|resolves|resolve|closes|close|rebuilds|rebuild|upgrades|upgrade|sorts out|sort out"
+    r"|pushes|push|rolls out|roll out|deploys|deploy) (?P<t>(?:the |their |our |its |his "
+    r"|her )?\S.*)",
     re.IGNORECASE,
 )
 # Words after the event that say nothing of it: "before #4398 is merged though".
@@ -3591,7 +3665,8 @@ def _held_until(reader: _Reader, text: str) -> _Outcome | None:
         event, event_at = text[until.end() :], until.start()
         if (stop := _CLAUSE_STOP.search(event)) is not None:
             event = event[: stop.start()]
-    m = _HELD_EVENT.fullmatch(_HELD_TAIL.sub("", event.strip(" .!")))
+    said = _HELD_TAIL.sub("", event.strip(" .!"))
+    m = _HELD_EVENT.fullmatch(said) or _held_done_by(said)
     if m is None:
         return None
     blocker = _fuller_head(_BLOCKER_VAGUE.sub("", m["t"], count=1), text[:event_at])
@@ -3625,6 +3700,18 @@ def _held_until(reader: _Reader, text: str) -> _Outcome | None:
                 return None  # "it" named no item: the writer is not what "it" is
         out.frame = "cannot-move-until-y-event"
         return out
+    return None
+
+
+def _held_done_by(event: str) -> re.Match[str] | None:
+    """ "procurement signs the testing contract": a doer (a name, a team, "we", "they")
+    and a verb of delivering, so the wait is on what is delivered."""
+    m = _HELD_DONE_BY.fullmatch(event)
+    if m is None:
+        return None
+    who = m["who"]
+    if who.lower() in ("we", "they", "i") or _agent_shaped(who, strict=True) or _is_org(who):
+        return m
     return None
 
 
@@ -4341,6 +4428,82 @@ def _mention(reader: _Reader, toks: list[_Tok]) -> None:
     text = _rebase(subject)[0]
     if reader.item(_parse_phrase(text), seen) is not None:
         reader.commit(seen, text)
+
+
+# Work that may go on again, said with "can" and a verb of starting or going on: after a
+# clause that names what was done ("Y landed, so X can start"), X no longer waits on Y.
+_RESUME_VERBS = (
+    r"start|begin|go ahead|go forward|continue|carry on|move|move forward|get going"
+    r"|get started|kick off|restart|pick up|be picked up|be picked back up|be started"
+    r"|go live|go out|go in|get moving"
+)
+_RESUMED_SUBJECT = re.compile(
+    rf"(?P<s>.+?) can (?:now |again )*(?:{_RESUME_VERBS})"
+    r"(?: again| now| ahead| forward| back up| back)*(?: to (?!be\b)\S.*)?"
+)
+# The first person takes the work up again: "we can get going on X", "I can pick X back up".
+_RESUMED_OBJECT = re.compile(
+    r"(?:i|we) can (?:now |again |finally )*(?:start on|start|begin|resume|continue with"
+    r"|continue on|carry on with|get going on|get going with|get back to|get on with"
+    r"|go ahead with|proceed with|kick off|restart|pick up|pick back up|move ahead with"
+    r"|move forward with|crack on with) (?P<w>.+?)(?: back up| again| now| today)*"
+    r"|(?:i|we) can (?:now |again |finally )*pick (?P<w2>.+?) back up(?: again| now| today)*"
+)
+_RESUME_CLASSES = re.compile(r"[n&p]*M[nOx&p]*")
+# Words that add separate news: "... Also, Piet fixed the door hinge too".
+_ADDITIVE = frozenset("too also separately additionally meanwhile elsewhere unrelated".split())
+_FREED_KINDS = frozenset({"now that", "since", "because", "as", "after"})
+_NOT_FREED = frozenset({"if", "once", "when", "unless", "until", "in case", "whether"})
+
+
+def _resumed(toks: list[_Tok]) -> str | None:
+    """The work a "can start" clause says may now go on (None: not such a clause)."""
+    if any(t.cls in "NW" for t in toks):
+        return None
+    said = " ".join(t.low for t in toks)
+    m = _RESUMED_OBJECT.fullmatch(said)
+    if m is not None:
+        waiter = m["w"] or m["w2"]
+        return (
+            waiter
+            if waiter.split()[0] not in _OBJECT_PRONOUNS
+            or waiter
+            in (
+                "it",
+                "that",
+                "this",
+            )
+            else None
+        )
+    m = _RESUMED_SUBJECT.fullmatch(said)
+    if m is None:
+        return None
+    subject = toks[: len(m["s"].split())]
+    if not subject or any(t.cls not in "n&p" for t in subject):
+        return None
+    if subject[-1].low in ("i", "we", "you", "they", "he", "she", "anyone", "everyone"):
+        return None  # "we can start": who may start, not what
+    return _rebase(subject)[0] or None
+
+
+def _consequence(parts: list[_Clause], index: int) -> bool:
+    """Whether clause ``index`` follows from the one before: "..., so X can start", "with
+    Y signed off, X can start", "now that Y is in, X can start"."""
+    kind = parts[index].kind
+    if kind == "so":
+        return True
+    return (
+        index > 0
+        and kind in (",", "—", "–", ";")
+        and parts[index - 1].kind in _FREED_KINDS | {"with"}
+    )
+
+
+def _freed_by_later(parts: list[_Clause]) -> bool:
+    """ "X can start now that Y is in": a later clause gives the reason, and no later
+    clause makes the start a plan ("X can start once Y lands" is a wait)."""
+    kinds = [p.kind for p in parts[1:]]
+    return any(k in _FREED_KINDS for k in kinds) and _NOT_FREED.isdisjoint(kinds)
 
 
 def _add_unblock(

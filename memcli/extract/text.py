@@ -143,9 +143,11 @@ _MARKED_AS = re.compile(
 )
 
 
-# "so nothing is blocking the banner now": the banner is free.
+# "so nothing is blocking the banner now", "nothing stands in the way of the banner": the
+# banner is free.
 _NOTHING_BLOCKS = re.compile(
-    r"\b[Nn]othing(?:\s+else)?\s+(?:is\s+)?(?:blocking|holding up|holding back|gating)"
+    r"\b[Nn]othing(?:\s+else)?\s+(?:is\s+)?(?:blocking|holding up|holding back|gating"
+    r"|(?:standing\s+|stands\s+)?in\s+the\s+way\s+of)"
     r"\s+(?P<x>[^\s,;.!—–][^,;.!—–]{0,60}?)(?:\s+(?:now|anymore|any more|any longer))?"
     r"(?=\s*(?:$|[,;.!—–]))"
 )
@@ -172,7 +174,7 @@ def _moves_now(word: str) -> str:
 _ADVERBS = re.compile(
     r"\b(?:right now|also|still(?!\s+on\b)|(?<=\w )still|currently"
     rf"|now(?!\s+that\b){_moves_now('now')}|just|really"
-    r"|actually|again"
+    r"|actually|(?<!moving )(?<!free )again"  # "X is moving again": free, so it stays
     rf"|basically|unfortunately|sadly|officially|finally{_moves_now('finally')}|already|totally|completely|fully"
     r"|effectively|literally|definitely|certainly|honestly|apparently|unsurprisingly"
     r"|both(?!\s+of\b)"
@@ -186,7 +188,8 @@ _TRAILING_TIME = re.compile(
     rf"""(?:,?\s+)(?:(?:from|starting|effective)\ (?:today|tomorrow|now|this\ week)
     |today|yesterday|tonight|tomorrow|this\ (?:morning|afternoon|evening|week
     |sprint|quarter)|last\ (?:night|week|sprint|{_WEEKDAYS})|right\ now|at\ the\ moment|atm
-    |for\ now|as\ of\ (?:today|now|this\ morning|this\ week)|as\ well|too|again
+    |for\ now|as\ of\ (?:today|now|this\ morning|this\ week)|as\ well|too
+    |(?<!moving\ )(?<!free\ )again
     |(?:on|since|by|until|till|last|this)\ {_WEEKDAYS}|since\ (?:yesterday|last\ week)
     |for\ (?:a\ |the\ )?(?:few\ |couple\ of\ |couple\ |several\ |\d+\ |two\ |three\ |four\ )?
     (?:days?|weeks?|hours?|sprints?)|earlier|at\ last|as\ planned|on\ time|ahead\ of\ schedule
@@ -518,7 +521,7 @@ _VOCATIVE = re.compile(
     r"\A\s*@[\w.-]+(?:\s*[,:]\s*|\s+(?=(?:i|we|you|fyi|thanks|thx|ty|pls|please|can|could"
     r"|would|heads|just|your|this|that|these|those|re|sorry|ok|okay|sure|agreed|lgtm|looks"
     r"|the|it|its|all|over"
-    r"|nice|good|great|yes|yep|nope)\b))(?=\S)",
+    r"|nice|good|great|yes|yep|nope)\b|[A-Z][A-Z0-9]+-\d+\b|#\d+\b))(?=\S)",
     re.IGNORECASE,
 )
 
