@@ -139,7 +139,10 @@ def read_action(reader: _Reader, text: str, who: str | None = None) -> _Outcome 
         # "Arnav to demo bulk import": the demo is the work, not the import (which may
         # be an item named before, already shipped)
         obj = f"{_ARTICLE.sub('', obj, count=1)} {noun}"
-    out = reader.owns(who or m["who"], obj)
+    who = who or m["who"]
+    if " + " in who:
+        who = who.replace(" + ", " and ")  # "Ayesha + Stefan to pair on X": both of them
+    out = reader.owns(who, obj)
     if out is not None:
         out.frame = "action-item"
     return out

@@ -505,6 +505,12 @@ _VERB_FIRST = re.compile(r"[a-z]+\s+(?:the|a|an|our|their|his|her|its|this|that|
 # A first word with a noun-forming suffix opens a noun phrase, not an imperative:
 # "deprecation notice for X", "settlement report", "readiness review".
 _NOUN_FIRST = re.compile(r"[a-z]+(?:tion|sion|ment|ance|ence|ness|ity|ure)s?\s", re.IGNORECASE)
+# A plural, or a noun that heads work, opens a noun phrase too: "labels for the new mugs",
+# "comms to staff", "runbook for the backlog alert" (a bare verb takes no "-s").
+_DOC_NOUNS = r"(?:runbook|docs?|guide|spec|plan|report|dashboard|checklist|notes?)\b"
+_NOUN_LEAD = re.compile(rf"(?:[a-z]+[^s\W]s\b|{_DOC_NOUNS})")
+# "user docs for X", "purge runbook": a modifier before such a noun
+_HEAD_SECOND = re.compile(rf"[a-z]+\s+{_DOC_NOUNS}")
 _WHO_TO = re.compile(r"\s*@?(?P<who>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?)\s+to\s+[a-z]+\s+\S")
 _ACTION_START = re.compile(r"\W*(?:action|ai\b|todo|to-do|follow|next)", re.IGNORECASE)
 
@@ -921,9 +927,13 @@ def _read_minutes_line(
         and not sentence.startswith("Done: ")  # a ticked action: done, no longer to do
     ):
         # under "Action items": "- Bartek: automate X", "- Dana to migrate Y"
-        if m := _NAME_COLON.match(sentence):
+        if m := _NAME_COLON.match(_CHECKBOX.sub("", sentence, count=1)):
             rest = m["rest"]
-            if _NOUN_FIRST.match(rest) and not _VERB_FIRST.match(rest):
+            if not _VERB_FIRST.match(rest) and (
+                _NOUN_FIRST.match(rest)
+                or _NOUN_LEAD.match(rest)
+                or (rest.split(None, 1)[0] not in _TODO_VERBS and _HEAD_SECOND.match(rest))
+            ):
                 rest = f"own {rest}"  # "Tariq: deprecation notice for X" names the work
             plain = _normalise(f"ACTION: {m['who']} to {rest}")
         elif _NAME_TO.match(sentence):
@@ -957,6 +967,26 @@ def _read_minutes_line(
     ):
         return _layout_owner(reader, sentence) or (outcomes, reason)
     return outcomes, reason
+
+
+# "Actions: (1) Piet – X; (2) Odile – update Y", "Follow-ups: Piet — X; Odile — Y": one
+# labelled line holding several action items, each with its own assignee
+_ACTION_LIST = re.compile(
+    r"\W*(?:action items?|actions?|ais?|follow-?ups?|next steps?|to-?dos?)\s*[:—–-]\s*",
+    re.IGNORECASE,
+)
+_LIST_NUMBER = re.compile(r"\A\s*(?:\(\s*\d{1,2}\s*\)|\d{1,2}[.)])\s*")
+# A to-do's box in front of it, open ("[ ] Piet — X"), or a bullet mark ("→ Odile: Y")
+_CHECKBOX = re.compile(r"\W*?\[\s?\]\s*|\W*(?=[^\W\d_])")
+
+
+def _action_entry(sentence: str) -> str:
+    """One entry of a labelled action list that the line's semicolons split into
+    sentences, as an action line of its own ("ACTION: Odile – update Y"), or ""."""
+    if label := _ACTION_LIST.match(sentence):
+        sentence = sentence[label.end() :]
+    entry = _LIST_NUMBER.sub("", sentence, count=1).strip(" .;")
+    return f"ACTION: {entry}" if entry else ""
 
 
 _CLAUSE_VERBS = frozenset(
@@ -1215,6 +1245,7 @@ def extract(text: str, author: str | None) -> Extraction:
     asked: tuple[str, int] | None = None  # the work a question asked the blockers of
     asked_owner: tuple[str, int] | None = None  # the work a question asked the holder of
     asked_before: str | None = None  # the last such work ("and the Y?" asks the same)
+    listed = (-1, False)  # (line, whether it is a list of action items)
     sentences = sentence_lines(text)
     if "..." in text or (not text.isascii() and "…" in text):
         sentences = _trailing_off(sentences)
@@ -1227,6 +1258,9 @@ def extract(text: str, author: str | None) -> Extraction:
                 topic = _line_topic(lines, bullets, number, topic)
                 under = topic is not None and bullets[number] and _indent(lines[number]) > topic[1]
                 reader.line_topic = topic[0] if topic is not None and under else None
+        if number != listed[0]:
+            whole = lines[number] if lines else text
+            listed = (number, ";" in whole and _ACTION_LIST.match(whole) is not None)
         if minutes.active:
             if minutes.roster_line(sentence):
                 per_sentence.append((sentence, [], None, "attendance list"))
@@ -1234,7 +1268,7 @@ def extract(text: str, author: str | None) -> Extraction:
             said = None
             if number != line:
                 line, speaker = number, None
-                if found_speaker := minutes.speaker(sentence):
+                if not listed[1] and (found_speaker := minutes.speaker(sentence)):
                     speaker, said = found_speaker
             reader.author = speaker
         answered = (
@@ -1252,7 +1286,11 @@ def extract(text: str, author: str | None) -> Extraction:
         if answered is not None:
             outcomes, reason = [answered], None
         else:
-            outcomes, reason = _read_minutes_line(reader, minutes, sentence, heading, said)
+            outcomes, reason = [], None
+            if listed[1] and (entry := _action_entry(sentence)):
+                outcomes, reason = _read_minutes_line(reader, minutes, entry, heading, None)
+            if not outcomes:
+                outcomes, reason = _read_minutes_line(reader, minutes, sentence, heading, said)
         asked = None
         if sentence.rstrip().endswith("?") and (question := _ASKED_WAIT.search(sentence)):
             asked = (question["x"] or question["y"], number)  # "what's holding X?"

@@ -1,0 +1,76 @@
+"""Owners read in round 24: action lists, and owner constructions said in passing.
+
+Minutes often put several action items on one line ("Actions: (1) Piet – supplier
+emails; (2) Odile – update the rota"), or a bare noun phrase after the assignee under an
+"Actions" heading ("[ ] Piet — labels for the new mugs"). Each case pins the general
+form with sentences written for this file (potteries, orchards, libraries, ferries); the
+last tests pin what must stay no fact.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memcli.extract.rules import extract
+from tests.test_extract_rules import b, facts_of, o
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # Numbered entries on one labelled line, split by semicolons.
+        (
+            "Wen",
+            "Pottery sync\nActions: (1) Piet – supplier emails; (2) Odile – update the kiln rota.",
+            {o("Piet", "supplier emails"), o("Odile", "kiln rota")},
+        ),
+        (
+            "Wen",
+            "Pottery sync\n- Follow-ups: Piet — glaze audit; Odile — clay inventory",
+            {o("Piet", "glaze audit"), o("Odile", "clay inventory")},
+        ),
+        (
+            "Wen",
+            "Orchard sync\nPresent: Piet, Odile, Wen\nPiet: pruning is going fine.\n"
+            "Actions: Piet to write up the grafting plan; Odile to own the picking rota",
+            {o("Piet", "grafting plan"), o("Odile", "picking rota")},
+        ),
+        # Two assignees joined by "+".
+        (
+            "Wen",
+            "Orchard sync\nACTION: Piet + Odile to pair on the frost alarm",
+            {o("Piet", "frost alarm"), o("Odile", "frost alarm")},
+        ),
+        # Under an "Actions" heading: a box or an arrow in front, a noun phrase after.
+        (
+            "Wen",
+            "Library sync\nIlse: the reading room is done.\nActions\n"
+            "[ ] Ilse — labels for the new shelves\n→ Odile: shelf guide for the west wing",
+            {
+                ("Ilse", "person", "completed", "reading room", "work_item"),
+                o("Ilse", "labels for the new shelves"),
+                o("Odile", "shelf guide for the west wing"),
+            },
+        ),
+        (
+            "Wen",
+            "Ferry sync\nActions\n- Ilse: berth checklist\n- Odile: automate tide warnings",
+            {o("Ilse", "berth checklist"), o("Odile", "tide warnings")},
+        ),
+    ],
+)
+def test_action_lists(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+def test_a_number_inside_an_action_is_kept() -> None:
+    text = "Ferry sync\nACTIONS: Ilse to book the 3.1 dry run; Odile to write the berth memo."
+    assert facts_of(extract(text, "Wen")) == {o("Ilse", "3.1 dry run"), o("Odile", "berth memo")}
+
+
+def test_semicolons_outside_an_action_line_stay_sentences() -> None:
+    text = "The berth refit waits on the crane permit; Odile says Friday."
+    assert facts_of(extract(text, "Wen")) == {
+        o("Wen", "berth refit"),
+        b("berth refit", "crane permit"),
+    }
