@@ -74,3 +74,25 @@ def test_semicolons_outside_an_action_line_stay_sentences() -> None:
         o("Wen", "berth refit"),
         b("berth refit", "crane permit"),
     }
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "T has X on her plate" is "T has X": T owns X (a time after it is no item).
+        (
+            "Wen",
+            "The ferry timetable waits on the berth survey, and Odile has that on her plate"
+            " for this sprint.",
+            {
+                o("Wen", "ferry timetable"),
+                b("ferry timetable", "berth survey"),
+                o("Odile", "berth survey"),
+            },
+        ),
+        ("Wen", "Piet has the orchard netting on his plate.", {o("Piet", "orchard netting")}),
+        ("Wen", "I have the shelf audit on my plate this week.", {o("Wen", "shelf audit")}),
+    ],
+)
+def test_has_on_plate(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected

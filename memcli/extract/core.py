@@ -2752,7 +2752,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     ):  # "tagged v2.3", "cut the 4.2 release", "marked X as done"
         text = _release_cut(text)
     if " plate" in text or " hands" in text:  # "X landed on my plate" is "X is mine"
-        text = _ON_PLATE.sub(_on_plate, text)
+        text = _ON_PLATE.sub(_on_plate, _HAS_ON_PLATE.sub(r"\g<v> \g<x>", text))
     if (
         (" it " in text or " that " in text or " them " in text or " this " in text)
         and (" out" in text or " up" in text)
@@ -3873,6 +3873,14 @@ _ON_PLATE = re.compile(
     r"\b(?:landed|lands|ended up|ends up|is|are|was|were|fell|falls|now sits|sits|went)"
     r"(?:\s+(?:now|squarely|firmly))?\s+(?:(?:on|onto)\s+(?P<o>my|our|[A-Z][\w-]*['’]s)\s+plates?"
     r"|in\s+(?P<h>my|our|[A-Z][\w-]*['’]s)\s+(?:capable\s+)?hands)\b"
+)
+
+
+# "Odile has that on her plate", "Piet has the kiln audit on his plate": "Piet has X".
+_HAS_ON_PLATE = re.compile(
+    r"\b(?P<v>has|have|had)\s+(?P<x>(?:it|that|this|them|that one|the\s[^,;.!?]{1,40}?"
+    r"|[A-Z][A-Z0-9]+-\d+|#\d+))\s+on\s+(?:his|her|their|my|our)\s+plates?\b"
+    r"(?:\s+(?:for\s+)?(?:this|next|the)\s+(?:sprint|week|month|quarter|cycle)\b|\s+for(?=\W*\Z))?"
 )
 
 
