@@ -96,3 +96,25 @@ def test_semicolons_outside_an_action_line_stay_sentences() -> None:
 )
 def test_has_on_plate(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # A hand-over with a reason after it: "since I'm out" is no particle of "handing".
+        (
+            "Wen",
+            "I'm handing the lighthouse repaint to @odile since I'm out from Monday.",
+            {o("odile", "lighthouse repaint")},
+        ),
+        (
+            "Wen",
+            "Status on PIER-7:\n- lighthouse repaint: blocked until the scaffold permit is filed"
+            "\n\nI'm handing the lighthouse repaint to @odile since I'm out next week.",
+            {b("lighthouse repaint", "scaffold permit"), o("odile", "lighthouse repaint")},
+        ),
+        ("Wen", "Handing the buoy survey over to Piet.", {o("Piet", "buoy survey")}),
+    ],
+)
+def test_hand_over_with_a_reason(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected

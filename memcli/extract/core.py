@@ -3850,7 +3850,8 @@ _SPLIT_PHRASAL = re.compile(
     r"\b(?P<v>pick(?:ing|ed|s)?|tak(?:e|es|ing|en)|took|hand(?:ing|ed|s)?|wrap(?:ping|ped|s)?"
     r"|roll(?:ing|ed|s)?|clos(?:e|es|ing|ed)|spin(?:ning|s)?|spun|kick(?:ing|ed|s)?"
     r"|push(?:ing|ed|es)?|ship(?:ping|ped|s)?)\s+(?P<o>(?:the|our|my|a|an|his|her|their|PR"
-    r"|[A-Z][A-Z0-9]+-\d+|#\d+)\b[^,;:.!?()]{0,50}?)\s+(?:back\s+)?(?P<p>up|over|out|off)"
+    r"|[A-Z][A-Z0-9]+-\d+|#\d+)\b(?:(?!\s(?:since|because|while|when|so|but|to|I|I'm|we"
+    r"|we're|he|she|they)\b)[^,;:.!?()]){0,50}?)\s+(?:back\s+)?(?P<p>up|over|out|off)"
     r"(?=\s*(?:$|[,;.!)—–-]|and\b|from\b|to\b|today|now|again|yesterday|last\b|this\b))"
 )
 
