@@ -118,3 +118,55 @@ def test_has_on_plate(author: str, text: str, expected: set[tuple[str, ...]]) ->
 )
 def test_hand_over_with_a_reason(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # An item followed only by how far along it is: the writer's work in hand.
+        (
+            "Ilse",
+            "- seed catalogue scan: wip\n- (nothing else)",
+            {o("Ilse", "seed catalogue scan")},
+        ),
+        (
+            "Ilse",
+            "- greenhouse label edits: 5 of 8 done, rest tmrw",
+            {o("Ilse", "greenhouse label edits")},
+        ),
+        (
+            "Ilse",
+            "- loan desk kiosk: PR up (#204), needs one more review",
+            {o("Ilse", "loan desk kiosk")},
+        ),
+        (
+            "Ilse",
+            "- map archive move: 2 of 6 boxes scanned, the rest next week",
+            {o("Ilse", "map archive move")},
+        ),
+        # A "Doing:" line with its progress after a comma.
+        (
+            "Ilse",
+            "Done: shelf audit\nDoing: barcode printer swap, 3 of 9 desks\nBlocked: none",
+            {
+                ("Ilse", "person", "completed", "shelf audit", "work_item"),
+                o("Ilse", "barcode printer swap"),
+            },
+        ),
+    ],
+)
+def test_item_with_its_progress(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Status: in progress",
+        "Budget import: on track.",
+        "kai: PR is up for the sitemap",
+        "Coverage: 64% overnight",
+    ],
+)
+def test_progress_without_an_item_is_no_fact(text: str) -> None:
+    assert not facts_of(extract(text, "Ilse"))

@@ -110,6 +110,8 @@ def _read_line(
     if section == "blockers" and (rest := _NONE_BUT.match(text)) is not None:
         return _read_sentence(reader, sentence, rest["rest"])  # "none, X got fixed so ..."
     outcomes, reason = _read_sentence(reader, sentence)
+    if not outcomes and (progress := _in_progress(reader, sentence)) is not None:
+        return [progress], None
     shipped = (  # a bare item under a "Done" / "Shipped" heading line
         text is sentence and heading is not None and heading.strip("*_: ").lower() in _DONE_HEADS
     )
@@ -124,6 +126,8 @@ def _read_line(
     plain = ACTIVITY_OPENER.sub("", _normalise(text), count=1)
     if any(t.cls in _TRIGGERS for t in tokenise(plain)) or why_not(plain.lower()):
         return outcomes, reason  # "waiting on X" is not an item; "X work" is
+    if "," in plain and (tail := _PROGRESS_TAIL.search(plain)) is not None:
+        plain = plain[: tail.start()]  # "winch bump, 2 of 5 cranes": how far along it is
     if len(plain.split()) > 8 or "," in plain:
         return outcomes, reason
     if set(_WORDS.findall(plain.lower())) - _ROUTINE_GLUE <= _VAGUE_WORK:
@@ -136,6 +140,42 @@ def _read_line(
         _doing_now(reader, out)
     reader.commit(out, plain)
     return [out], None
+
+
+# How far along work in hand is: "3 of 5 done", "about 70%", "rest tomorrow", "PR up".
+_PROGRESS = (
+    r"(?:(?:about|around|roughly|~)\s*)?\d+\s*(?:%|of\s+\d+\b)|(?:about\s+)?(?:a|one)\s+"
+    r"(?:third|quarter|half)\s+done|half\s*done|halfway|wip|in progress|started|underway"
+    r"|pr\s+(?:is\s+)?up\b|rest\s+(?:tmrw|tomorrow|next)|still digging"
+)
+_PROGRESS_TAIL = re.compile(rf",\s*(?i:{_PROGRESS})")
+# "- tide overlay: wip", "- signage edits: 4 of 7 done, rest tmrw", "- ticket widget: PR
+# up (#51)": an item then only how far along it is, which is the writer's work in hand
+_PROGRESS_LINE = re.compile(
+    rf"[-*•\s]*(?P<item>[^:—–]{{3,60}}?)\s*(?::|—|–|\s-)\s*(?:still\s+)?(?i:{_PROGRESS})"
+    r"(?:\s+[a-z]+)?(?:\s+(?:done|[a-z]+ed))?\s*(?:[,;.(!]|\Z)"
+)
+
+
+def _in_progress(reader: _Reader, sentence: str) -> _Outcome | None:
+    """An item with only its progress after it: the writer (or speaker) works on it."""
+    if (m := _PROGRESS_LINE.match(sentence)) is None:
+        return None
+    item = m["item"].strip()
+    words = item.split()
+    if (
+        len(words) < 2  # "Status: in progress", "kai: PR is up": a label or a speaker
+        or _SECTION.match(f"{item}: x") is not None
+        or words[0].lower() in _NOT_ASSIGNEES
+        or has_cue(item.lower())
+    ):
+        return None
+    out = reader.owns(None, _normalise(item))
+    if out is None or not out.drafts:
+        return None
+    out.frame = "item-in-progress"
+    reader.commit(out, sentence)
+    return out
 
 
 def _doing_now(reader: _Reader, out: _Outcome) -> None:
