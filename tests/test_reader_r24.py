@@ -170,3 +170,24 @@ def test_item_with_its_progress(author: str, text: str, expected: set[tuple[str,
 )
 def test_progress_without_an_item_is_no_fact(text: str) -> None:
     assert not facts_of(extract(text, "Ilse"))
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # A gerund heading a two-word item is a noun, not a clause.
+        ("Wen", "the buoy handling is still mine", {o("Wen", "buoy handling")}),
+        ("Wen", "Odile owns the tide-gauge logging.", {o("Odile", "tide-gauge logging")}),
+        (
+            "Wen",
+            "then back on the mooring handling (PIER-12), which is still mine",
+            {o("Wen", "mooring handling")},
+        ),
+    ],
+)
+def test_gerund_heads(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+def test_a_name_before_a_gerund_is_still_a_clause() -> None:
+    assert not facts_of(extract("Odile driving is fine by me.", "Wen"))

@@ -911,8 +911,12 @@ def _valid_core(core: str) -> bool:
     for k, low_word in enumerate(lows):
         bare = low_word.strip(_PUNCT)  # (no letter lowers to punctuation)
         if bare in _CLAUSE_WORDS and not _ACRONYM.fullmatch(words[k].strip(_PUNCT)):
-            if k == len(words) - 1 and k >= 2 and bare.endswith("ing"):
-                continue  # "Windows path handling": a compound noun, not a clause
+            if (
+                k == len(words) - 1
+                and bare.endswith("ing")
+                and (k >= 2 or (k == 1 and words[0][:1].islower()))
+            ):  # "Windows path handling", "retry handling": a compound noun, not a clause
+                continue  # ("Priya driving" is one)
             return False
     if low in _VAGUE or (
         low.rsplit(None, 1)[-1].casefold() in _TIME_PHRASE_ENDS and _TIME_PHRASE.fullmatch(low)
