@@ -191,3 +191,34 @@ def test_gerund_heads(author: str, text: str, expected: set[tuple[str, ...]]) ->
 
 def test_a_name_before_a_gerund_is_still_a_clause() -> None:
     assert not facts_of(extract("Odile driving is fine by me.", "Wen"))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "X is yours?" answered yes on the next line by its addressee.
+        (
+            "ilse: can't open the map room till the shelving order goes in\n"
+            "ilse: @piet that one's yours right?\npiet: yep, placing it today",
+            {o("Ilse", "map room"), b("map room", "shelving order"), o("piet", "shelving order")},
+        ),
+        (
+            "ilse: @piet is the seed catalogue yours?\npiet: yes",
+            {o("piet", "seed catalogue")},
+        ),
+    ],
+)
+def test_yours_answered_yes(text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, "Ilse")) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ilse: is the seed catalogue yours?\npiet: nope, Odile's",
+        "ilse: @piet that one's yours right?\npiet: yep",  # no work named before it
+        "ilse: is the seed catalogue yours?\npiet: let me check",
+    ],
+)
+def test_yours_without_a_yes_is_no_fact(text: str) -> None:
+    assert not any(f[2] == "owns" and f[0] == "piet" for f in facts_of(extract(text, "Ilse")))

@@ -244,10 +244,21 @@ _TAKEN = re.compile(
 _NAMED = re.compile(r"@?(?P<who>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)(?:\s+(?:has it|does))?[.!]?")
 
 
+# A yes/no question whether some work is the addressee's: "@odile that one's yours
+# right?", "is the crane permit yours?"; a "yes" answers it.
+_ASKED_YOURS = re.compile(
+    r"(?:\A|[:,]\s*|\s)(?:@[\w.-]+\s+)*(?:(?i:is)\s+)?(?P<x>[^?:,@]{2,60}?)"
+    r"(?:['’]s\s+|\s+is\s+|\s+are\s+|\s+)yours(?:[\s,]+(?i:right|yeah|correct|no))?\s*\?\s*\Z"
+)
+_YES = re.compile(r"(?i:yes|yep|yup|yeah|ya|yea|correct|sure|right)\b")
+
+
 def _asked_owner(sentence: str, last: str | None) -> str | None:
     """The work a question asks the holder of ("who's got the X?"), or None."""
     if (m := _ASKED_OWNER.search(sentence)) is not None:
         return m["x"] or m["y"]
+    if "yours" in sentence and (m := _ASKED_YOURS.search(sentence)) is not None:
+        return f"{_YOURS_MARK}{m['x']}"
     if last is not None and (m := _ASKED_AGAIN.search(sentence)) is not None:
         return m["x"]  # "and the Y?" after "who has X?"
     return None
@@ -258,7 +269,11 @@ def _answer_to_owner(reader: _Reader, sentence: str, said: str, asked: str) -> _
     (the speaker holds X) or a person's name alone ("Odile")."""
     answer = said.strip()
     reader.sentence = sentence
-    if _TAKEN.fullmatch(answer):
+    if asked.startswith(_YOURS_MARK):  # "X is yours?": "yep" says it is
+        if _YES.match(answer) is None:
+            return None
+        out = reader.owns(None, asked[len(_YOURS_MARK) :])
+    elif _TAKEN.fullmatch(answer):
         out = reader.owns(None, asked)
     elif (m := _NAMED.fullmatch(answer)) is not None and _name_like(m["who"].split()[0]):
         out = reader.owns(m["who"], asked)
@@ -271,6 +286,7 @@ def _answer_to_owner(reader: _Reader, sentence: str, said: str, asked: str) -> _
     return out
 
 
+_YOURS_MARK = "\x00"  # an asked work's mark: the question was "is X yours?"
 _NOT_ANSWERS = frozenset("no nope nothing none idk dunno not yes yeah yep ok okay".split())
 
 
