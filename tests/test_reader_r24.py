@@ -222,3 +222,33 @@ def test_yours_answered_yes(text: str, expected: set[tuple[str, ...]]) -> None:
 )
 def test_yours_without_a_yes_is_no_fact(text: str) -> None:
     assert not any(f[2] == "owns" and f[0] == "piet" for f in facts_of(extract(text, "Ilse")))
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "X — Odile is taking it": the pronoun right after the dash is the label.
+        ("Wen", "- pier lamp rewiring — Odile is taking it", {o("Odile", "pier lamp rewiring")}),
+        ("Wen", "- FERRY-31 timetable — Piet is on it", {o("Piet", "FERRY-31 timetable")}),
+        # A pronoun after a further item keeps its nearer antecedent.
+        (
+            "Wen",
+            "- tide gauge — still blocked by the sensor contract, Piet is finalising it",
+            {
+                o("Wen", "tide gauge"),
+                b("tide gauge", "sensor contract"),
+                o("Piet", "sensor contract"),
+            },
+        ),
+        # A heading line that is a clause ("Splitting this up:") names no item.
+        (
+            "Wen",
+            "Splitting this up:\n- #31 buoy parser — mine\n- #32 crane docs — @odile is taking it",
+            {o("Wen", "buoy parser"), o("odile", "crane docs")},
+        ),
+    ],
+)
+def test_dash_label_taken_by_a_pronoun(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected

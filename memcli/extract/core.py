@@ -3222,8 +3222,19 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 stand_in = _plain(reader.last_wait[0].name)
             if stand_in and toks[0].low in _STAND_INS and any(t.cls in "WRCU" for t in toks[1:3]):
                 subject, toks = stand_in, toks[1:]  # "X, though I'm blocked on Y": X waits
-            body, rebased = _rebase(subject + toks)
-            out = _read(reader, rebased, body, main)
+            out = None
+            if (
+                dash_label
+                and kind in ("—", "–")  # the clause right after the label's dash
+                and not subject
+                and len(toks) > 1
+                and toks[-1].low in _OBJECT_PRONOUNS
+            ):
+                body, rebased = _rebase(toks[:-1] + dash_label)  # "X — Odile is on it": X
+                out = _read(reader, rebased, body, main)
+            if out is None:
+                body, rebased = _rebase(subject + toks)
+                out = _read(reader, rebased, body, main)
             borrowed = out is not None and bool(subject)
             if out is None and subject and dash_label and classes[0] in _WAIT_FIRST:
                 body, rebased = _rebase(dash_label + toks)  # "X — same as ever, waiting on Y"

@@ -1200,6 +1200,9 @@ def _line_topic(
     return None if name is None else (name, -1)
 
 
+_HEADING_PRONOUNS = frozenset("this that it them these those we i us you".split())
+
+
 def _heading_name(line: str) -> str | None:
     """The item a heading line names, or None when the line is no item's heading."""
     words = line.strip(" \t*_#:").split()
@@ -1210,6 +1213,8 @@ def _heading_name(line: str) -> str | None:
     name = " ".join(words)
     if any(w.lower() in _TITLE_WORDS for w in words) or _agent_shaped(name, strict=True):
         return None
+    if len(words) > 1 and not _HEADING_PRONOUNS.isdisjoint(w.lower() for w in words[1:]):
+        return None  # "Splitting this up:", "Where we are:": a clause, no item's name
     if any(t.cls not in "n&p" for t in tokenise(name)):
         return None  # a line that says something is no heading
     return name
