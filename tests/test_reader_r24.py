@@ -252,3 +252,26 @@ def test_dash_label_taken_by_a_pronoun(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "running late" / "running a week late" says how late, not who runs anything.
+        (
+            "Wen",
+            "The bakery refit depends on the oven audit, which is being done by Odile and is"
+            " running a week late.",
+            {o("Wen", "bakery refit"), b("bakery refit", "oven audit"), o("Odile", "oven audit")},
+        ),
+        (
+            "Wen",
+            "The bakery refit depends on the oven audit, which is running late.",
+            {o("Wen", "bakery refit"), b("bakery refit", "oven audit")},
+        ),
+        ("Wen", "The oven audit is running two days behind.", set()),
+        ("Wen", "Odile is running the oven audit.", {o("Odile", "oven audit")}),
+    ],
+)
+def test_running_late_is_no_owner(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected

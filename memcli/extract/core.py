@@ -487,6 +487,7 @@ def _lexicon() -> dict[str, str]:
     add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm", "only", "fwiw", "re"])
     add("-", ["together", "please", "too", "tho", "itself", "themselves"])
     add("-", ["instead", "meanwhile", "in the meantime"])  # "started on X instead"
+    add("x", ["running late", "running behind", "running over"])  # a state: no one runs it
     add("p", ["instead of", "rather than"])  # "X instead of Y": Y is another item
     add(  # phrasal verbs with "out" that finish nothing: "the query times out"
         "n",
@@ -2751,6 +2752,8 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         or "mark " in text
     ):  # "tagged v2.3", "cut the 4.2 release", "marked X as done"
         text = _release_cut(text)
+    if "running " in text and (late := _RUNNING_LATE.search(text)):  # a schedule, no owner
+        text = f"{text[: late.start()]}running late{text[late.end() :]}"
     if " plate" in text or " hands" in text:  # "X landed on my plate" is "X is mine"
         text = _ON_PLATE.sub(_on_plate, _HAS_ON_PLATE.sub(r"\g<v> \g<x>", text))
     if (
@@ -3888,6 +3891,11 @@ _ON_PLATE = re.compile(
 )
 
 
+# "running a week late", "running two days behind": how late, not who runs it
+_RUNNING_LATE = re.compile(
+    r"\brunning\s+(?:(?:a|an|one|two|three|four|a few|\d+)\s+(?:\w+\s+)?(?:days?|weeks?"
+    r"|months?|hours?|sprints?|bit|little)\s+)?(?:late|behind)\b"
+)
 # "Odile has that on her plate", "Piet has the kiln audit on his plate": "Piet has X".
 _HAS_ON_PLATE = re.compile(
     r"\b(?P<v>has|have|had)\s+(?P<x>(?:it|that|this|them|that one|the\s[^,;.!?]{1,40}?"
