@@ -507,7 +507,8 @@ def _lexicon() -> dict[str, str]:
     add(
         "o",
         _combine(
-            "owned|handled|driven|led|run|managed|coordinated|covered|being handled|being driven",
+            "owned|handled|driven|led|run|managed|coordinated|covered|being handled|being driven"
+            "|being done",
             "by",
         )
         + ["assigned to", "reassigned to", "belongs to", "belong to", "belonged to"]

@@ -155,6 +155,9 @@ _CLAUSE_WORDS = _words(
     """
 )
 
+# Clause words ending in "-ing" that head no compound noun ("breakfast, anything").
+_NO_HEAD_ING = _words("nothing anything being getting waiting")
+
 # Whole phrases too vague to be a work item.
 _VAGUE = _words(
     """
@@ -914,7 +917,7 @@ def _valid_core(core: str) -> bool:
             if (
                 k == len(words) - 1
                 and bare.endswith("ing")
-                and (k >= 2 or (k == 1 and words[0][:1].islower()))
+                and (k >= 2 or (k == 1 and words[0][:1].islower() and bare not in _NO_HEAD_ING))
             ):  # "Windows path handling", "retry handling": a compound noun, not a clause
                 continue  # ("Priya driving" is one)
             return False
