@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from memcli.extract.rules import extract
-from tests.test_extract_rules import b, facts_of, o
+from tests.test_extract_rules import b, facts_of, o, u
 
 
 @pytest.mark.parametrize(
@@ -275,3 +275,31 @@ def test_dash_label_taken_by_a_pronoun(
 )
 def test_running_late_is_no_owner(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "IT" in capitals as a doer is the IT department, not the pronoun.
+        (
+            "Wen",
+            "The library kiosk is no longer waiting on the card reader driver, which IT"
+            " shipped on Monday.",
+            {
+                ("IT team", "team", "completed", "card reader driver", "work_item"),
+                u("library kiosk", "card reader driver"),
+            },
+        ),
+        ("Wen", "The kiosk audit sits with IT.", {o("IT team", "kiosk audit", "team")}),
+        # A qualifier ("the IT ticket"), a name ("Central IT") and the pronoun stay as they are.
+        ("Wen", "It is done.", set()),
+        ("Wen", "The IT ticket for the kiosk is open.", set()),
+    ],
+)
+def test_it_in_capitals_is_a_team(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+def test_a_name_ending_in_it_stays_a_name() -> None:
+    found = facts_of(extract("The kiosk login depends on the new IdP, owned by Central IT.", "Wen"))
+    assert not any("IT team" in f[0] for f in found)
