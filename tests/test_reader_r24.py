@@ -303,3 +303,18 @@ def test_it_in_capitals_is_a_team(author: str, text: str, expected: set[tuple[st
 def test_a_name_ending_in_it_stays_a_name() -> None:
     found = facts_of(extract("The kiosk login depends on the new IdP, owned by Central IT.", "Wen"))
     assert not any("IT team" in f[0] for f in found)
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # A person assigned to a ticket owns the ticket.
+        ("Wen", "Odile is assigned to #418 and expects two days.", {o("Odile", "#418")}),
+        ("Wen", "Piet is assigned to LIB-77.", {o("Piet", "LIB-77")}),
+        ("Wen", "LIB-77 is assigned to Piet.", {o("Piet", "LIB-77")}),
+    ],
+)
+def test_person_assigned_to_a_ticket(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected

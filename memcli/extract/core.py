@@ -1963,8 +1963,16 @@ def _apply(
             return reader.owns(o, w) if _agent_shaped(o, strict=False) else None
         if handler == "owns_on":
             return reader.owns_on(o, w) if o else None
-        if m.re.pattern.startswith("(?P<w>") and "o" in m.re.pattern and _is_person_word(w):
-            w, o = o, w  # "I've been reassigned to the billing work": I own it
+        if (
+            m.re.pattern.startswith("(?P<w>")
+            and "o" in m.re.pattern
+            and o is not None
+            and (
+                _is_person_word(w)
+                or (_name_like(w.lstrip("@")) and _TICKET_ONLY.fullmatch(o) is not None)
+            )
+        ):  # "I've been reassigned to the billing work", "Kwame is assigned to #209"
+            w, o = o, w
         if handler == "owns_has" and (
             o is None
             or _trim(o).lower() in _NOT_OWNERS
@@ -2228,6 +2236,10 @@ def _team_doer(reader: _Reader, doer: str, item: str) -> _Outcome | None:
     for target, _phrase in targets:
         reader.draft(out, team, Relation.COMPLETED, target)
     return out
+
+
+# A ticket named by its key alone: "#209", "KIOSK-47", "org/repo#12"
+_TICKET_ONLY = re.compile(r"(?:[\w.-]+/[\w.-]+)?#\d+|[A-Z][A-Z0-9]+-\d+")
 
 
 def _is_person_word(text: str) -> bool:
