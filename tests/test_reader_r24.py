@@ -318,3 +318,19 @@ def test_person_assigned_to_a_ticket(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Piet's moving to the archive team next month.",
+        "heads up, Odile's escalating with the vendor.",
+        "Piet's leaving.",
+    ],
+)
+def test_name_is_verbing_is_no_possessive(text: str) -> None:
+    assert not facts_of(extract(text, "Wen"))
+
+
+def test_possessive_with_its_item_still_owns() -> None:
+    assert facts_of(extract("I reviewed Piet's shelf audit.", "Wen")) == {o("Piet", "shelf audit")}

@@ -2147,6 +2147,12 @@ def possessive_owners(reader: _Reader, text: str, outcomes: list[_Outcome]) -> _
             continue
         if len(head) == 1 and head[0].low in _OWNED_GENERIC:
             continue  # "Oren's PR" alone names no item
+        if (
+            len(head) == 1
+            and head[0].low.endswith("ing")
+            and (n == len(toks) or toks[n].cls == "p")
+        ):
+            continue  # "Colm's moving to docs": "Colm is moving", no item of his
         _add_owned(reader, out, owned, who, head)
     return _owners_found(out, "possessive-owner")
 
