@@ -461,7 +461,18 @@ def _valid_core_plainly(core: str) -> bool:
     for k, word in enumerate(words):
         bare = word.strip(phrases._PUNCT)
         if bare.lower() in phrases._CLAUSE_WORDS and not phrases._ACRONYM.fullmatch(bare):
-            if k == len(words) - 1 and k >= 2 and bare.lower().endswith("ing"):
+            if (
+                k == len(words) - 1
+                and bare.lower().endswith("ing")
+                and (
+                    k >= 2
+                    or (
+                        k == 1
+                        and words[0][:1].islower()
+                        and bare.lower() not in phrases._NO_HEAD_ING
+                    )
+                )
+            ):
                 continue
             return False
     low = core.lower()

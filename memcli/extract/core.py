@@ -139,7 +139,10 @@ def read_action(reader: _Reader, text: str, who: str | None = None) -> _Outcome 
         # "Arnav to demo bulk import": the demo is the work, not the import (which may
         # be an item named before, already shipped)
         obj = f"{_ARTICLE.sub('', obj, count=1)} {noun}"
-    out = reader.owns(who or m["who"], obj)
+    who = who or m["who"]
+    if " + " in who:
+        who = who.replace(" + ", " and ")  # "Ayesha + Stefan to pair on X": both of them
+    out = reader.owns(who, obj)
     if out is not None:
         out.frame = "action-item"
     return out
@@ -484,6 +487,7 @@ def _lexicon() -> dict[str, str]:
     add("-", ["thx", "pls", "plz", "ugh", "lol", "yay", "nvm", "only", "fwiw", "re"])
     add("-", ["together", "please", "too", "tho", "itself", "themselves"])
     add("-", ["instead", "meanwhile", "in the meantime"])  # "started on X instead"
+    add("x", ["running late", "running behind", "running over"])  # a state: no one runs it
     add("p", ["instead of", "rather than"])  # "X instead of Y": Y is another item
     add(  # phrasal verbs with "out" that finish nothing: "the query times out"
         "n",
@@ -503,7 +507,8 @@ def _lexicon() -> dict[str, str]:
     add(
         "o",
         _combine(
-            "owned|handled|driven|led|run|managed|coordinated|covered|being handled|being driven",
+            "owned|handled|driven|led|run|managed|coordinated|covered|being handled|being driven"
+            "|being done",
             "by",
         )
         + ["assigned to", "reassigned to", "belongs to", "belong to", "belonged to"]
@@ -1958,8 +1963,16 @@ def _apply(
             return reader.owns(o, w) if _agent_shaped(o, strict=False) else None
         if handler == "owns_on":
             return reader.owns_on(o, w) if o else None
-        if m.re.pattern.startswith("(?P<w>") and "o" in m.re.pattern and _is_person_word(w):
-            w, o = o, w  # "I've been reassigned to the billing work": I own it
+        if (
+            m.re.pattern.startswith("(?P<w>")
+            and "o" in m.re.pattern
+            and o is not None
+            and (
+                _is_person_word(w)
+                or (_name_like(w.lstrip("@")) and _TICKET_ONLY.fullmatch(o) is not None)
+            )
+        ):  # "I've been reassigned to the billing work", "Kwame is assigned to #209"
+            w, o = o, w
         if handler == "owns_has" and (
             o is None
             or _trim(o).lower() in _NOT_OWNERS
@@ -2134,6 +2147,12 @@ def possessive_owners(reader: _Reader, text: str, outcomes: list[_Outcome]) -> _
             continue
         if len(head) == 1 and head[0].low in _OWNED_GENERIC:
             continue  # "Oren's PR" alone names no item
+        if (
+            len(head) == 1
+            and head[0].low.endswith("ing")
+            and (n == len(toks) or toks[n].cls == "p")
+        ):
+            continue  # "Colm's moving to docs": "Colm is moving", no item of his
         _add_owned(reader, out, owned, who, head)
     return _owners_found(out, "possessive-owner")
 
@@ -2223,6 +2242,10 @@ def _team_doer(reader: _Reader, doer: str, item: str) -> _Outcome | None:
     for target, _phrase in targets:
         reader.draft(out, team, Relation.COMPLETED, target)
     return out
+
+
+# A ticket named by its key alone: "#209", "KIOSK-47", "org/repo#12"
+_TICKET_ONLY = re.compile(r"(?:[\w.-]+/[\w.-]+)?#\d+|[A-Z][A-Z0-9]+-\d+")
 
 
 def _is_person_word(text: str) -> bool:
@@ -2748,8 +2771,10 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
         or "mark " in text
     ):  # "tagged v2.3", "cut the 4.2 release", "marked X as done"
         text = _release_cut(text)
+    if "running " in text and (late := _RUNNING_LATE.search(text)):  # a schedule, no owner
+        text = f"{text[: late.start()]}running late{text[late.end() :]}"
     if " plate" in text or " hands" in text:  # "X landed on my plate" is "X is mine"
-        text = _ON_PLATE.sub(_on_plate, text)
+        text = _ON_PLATE.sub(_on_plate, _HAS_ON_PLATE.sub(r"\g<v> \g<x>", text))
     if (
         (" it " in text or " that " in text or " them " in text or " this " in text)
         and (" out" in text or " up" in text)
@@ -3219,8 +3244,19 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 stand_in = _plain(reader.last_wait[0].name)
             if stand_in and toks[0].low in _STAND_INS and any(t.cls in "WRCU" for t in toks[1:3]):
                 subject, toks = stand_in, toks[1:]  # "X, though I'm blocked on Y": X waits
-            body, rebased = _rebase(subject + toks)
-            out = _read(reader, rebased, body, main)
+            out = None
+            if (
+                dash_label
+                and kind in ("—", "–")  # the clause right after the label's dash
+                and not subject
+                and len(toks) > 1
+                and toks[-1].low in _OBJECT_PRONOUNS
+            ):
+                body, rebased = _rebase(toks[:-1] + dash_label)  # "X — Odile is on it": X
+                out = _read(reader, rebased, body, main)
+            if out is None:
+                body, rebased = _rebase(subject + toks)
+                out = _read(reader, rebased, body, main)
             borrowed = out is not None and bool(subject)
             if out is None and subject and dash_label and classes[0] in _WAIT_FIRST:
                 body, rebased = _rebase(dash_label + toks)  # "X — same as ever, waiting on Y"
@@ -3847,7 +3883,8 @@ _SPLIT_PHRASAL = re.compile(
     r"\b(?P<v>pick(?:ing|ed|s)?|tak(?:e|es|ing|en)|took|hand(?:ing|ed|s)?|wrap(?:ping|ped|s)?"
     r"|roll(?:ing|ed|s)?|clos(?:e|es|ing|ed)|spin(?:ning|s)?|spun|kick(?:ing|ed|s)?"
     r"|push(?:ing|ed|es)?|ship(?:ping|ped|s)?)\s+(?P<o>(?:the|our|my|a|an|his|her|their|PR"
-    r"|[A-Z][A-Z0-9]+-\d+|#\d+)\b[^,;:.!?()]{0,50}?)\s+(?:back\s+)?(?P<p>up|over|out|off)"
+    r"|[A-Z][A-Z0-9]+-\d+|#\d+)\b(?:(?!\s(?:since|because|while|when|so|but|to|I|I'm|we"
+    r"|we're|he|she|they)\b)[^,;:.!?()]){0,50}?)\s+(?:back\s+)?(?P<p>up|over|out|off)"
     r"(?=\s*(?:$|[,;.!)—–-]|and\b|from\b|to\b|today|now|again|yesterday|last\b|this\b))"
 )
 
@@ -3870,6 +3907,19 @@ _ON_PLATE = re.compile(
     r"\b(?:landed|lands|ended up|ends up|is|are|was|were|fell|falls|now sits|sits|went)"
     r"(?:\s+(?:now|squarely|firmly))?\s+(?:(?:on|onto)\s+(?P<o>my|our|[A-Z][\w-]*['’]s)\s+plates?"
     r"|in\s+(?P<h>my|our|[A-Z][\w-]*['’]s)\s+(?:capable\s+)?hands)\b"
+)
+
+
+# "running a week late", "running two days behind": how late, not who runs it
+_RUNNING_LATE = re.compile(
+    r"\brunning\s+(?:(?:a|an|one|two|three|four|a few|\d+)\s+(?:\w+\s+)?(?:days?|weeks?"
+    r"|months?|hours?|sprints?|bit|little)\s+)?(?:late|behind)\b"
+)
+# "Odile has that on her plate", "Piet has the kiln audit on his plate": "Piet has X".
+_HAS_ON_PLATE = re.compile(
+    r"\b(?P<v>has|have|had)\s+(?P<x>(?:it|that|this|them|that one|the\s[^,;.!?]{1,40}?"
+    r"|[A-Z][A-Z0-9]+-\d+|#\d+))\s+on\s+(?:his|her|their|my|our)\s+plates?\b"
+    r"(?:\s+(?:for\s+)?(?:this|next|the)\s+(?:sprint|week|month|quarter|cycle)\b|\s+for(?=\W*\Z))?"
 )
 
 

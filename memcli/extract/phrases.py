@@ -155,6 +155,9 @@ _CLAUSE_WORDS = _words(
     """
 )
 
+# Clause words ending in "-ing" that head no compound noun ("breakfast, anything").
+_NO_HEAD_ING = _words("nothing anything being getting waiting")
+
 # Whole phrases too vague to be a work item.
 _VAGUE = _words(
     """
@@ -911,8 +914,12 @@ def _valid_core(core: str) -> bool:
     for k, low_word in enumerate(lows):
         bare = low_word.strip(_PUNCT)  # (no letter lowers to punctuation)
         if bare in _CLAUSE_WORDS and not _ACRONYM.fullmatch(words[k].strip(_PUNCT)):
-            if k == len(words) - 1 and k >= 2 and bare.endswith("ing"):
-                continue  # "Windows path handling": a compound noun, not a clause
+            if (
+                k == len(words) - 1
+                and bare.endswith("ing")
+                and (k >= 2 or (k == 1 and words[0][:1].islower() and bare not in _NO_HEAD_ING))
+            ):  # "Windows path handling", "retry handling": a compound noun, not a clause
+                continue  # ("Priya driving" is one)
             return False
     if low in _VAGUE or (
         low.rsplit(None, 1)[-1].casefold() in _TIME_PHRASE_ENDS and _TIME_PHRASE.fullmatch(low)

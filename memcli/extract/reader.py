@@ -110,6 +110,8 @@ def _read_line(
     if section == "blockers" and (rest := _NONE_BUT.match(text)) is not None:
         return _read_sentence(reader, sentence, rest["rest"])  # "none, X got fixed so ..."
     outcomes, reason = _read_sentence(reader, sentence)
+    if not outcomes and (progress := _in_progress(reader, sentence)) is not None:
+        return [progress], None
     shipped = (  # a bare item under a "Done" / "Shipped" heading line
         text is sentence and heading is not None and heading.strip("*_: ").lower() in _DONE_HEADS
     )
@@ -124,6 +126,8 @@ def _read_line(
     plain = ACTIVITY_OPENER.sub("", _normalise(text), count=1)
     if any(t.cls in _TRIGGERS for t in tokenise(plain)) or why_not(plain.lower()):
         return outcomes, reason  # "waiting on X" is not an item; "X work" is
+    if "," in plain and (tail := _PROGRESS_TAIL.search(plain)) is not None:
+        plain = plain[: tail.start()]  # "winch bump, 2 of 5 cranes": how far along it is
     if len(plain.split()) > 8 or "," in plain:
         return outcomes, reason
     if set(_WORDS.findall(plain.lower())) - _ROUTINE_GLUE <= _VAGUE_WORK:
@@ -136,6 +140,42 @@ def _read_line(
         _doing_now(reader, out)
     reader.commit(out, plain)
     return [out], None
+
+
+# How far along work in hand is: "3 of 5 done", "about 70%", "rest tomorrow", "PR up".
+_PROGRESS = (
+    r"(?:(?:about|around|roughly|~)\s*)?\d+\s*(?:%|of\s+\d+\b)|(?:about\s+)?(?:a|one)\s+"
+    r"(?:third|quarter|half)\s+done|half\s*done|halfway|wip|in progress|started|underway"
+    r"|pr\s+(?:is\s+)?up\b|rest\s+(?:tmrw|tomorrow|next)|still digging"
+)
+_PROGRESS_TAIL = re.compile(rf",\s*(?i:{_PROGRESS})")
+# "- tide overlay: wip", "- signage edits: 4 of 7 done, rest tmrw", "- ticket widget: PR
+# up (#51)": an item then only how far along it is, which is the writer's work in hand
+_PROGRESS_LINE = re.compile(
+    rf"[-*•\s]*(?P<item>[^:—–]{{3,60}}?)\s*(?::|—|–|\s-)\s*(?:still\s+)?(?i:{_PROGRESS})"
+    r"(?:\s+[a-z]+)?(?:\s+(?:done|[a-z]+ed))?\s*(?:[,;.(!]|\Z)"
+)
+
+
+def _in_progress(reader: _Reader, sentence: str) -> _Outcome | None:
+    """An item with only its progress after it: the writer (or speaker) works on it."""
+    if (m := _PROGRESS_LINE.match(sentence)) is None:
+        return None
+    item = m["item"].strip()
+    words = item.split()
+    if (
+        len(words) < 2  # "Status: in progress", "kai: PR is up": a label or a speaker
+        or _SECTION.match(f"{item}: x") is not None
+        or words[0].lower() in _NOT_ASSIGNEES
+        or has_cue(item.lower())
+    ):
+        return None
+    out = reader.owns(None, _normalise(item))
+    if out is None or not out.drafts:
+        return None
+    out.frame = "item-in-progress"
+    reader.commit(out, sentence)
+    return out
 
 
 def _doing_now(reader: _Reader, out: _Outcome) -> None:
@@ -204,10 +244,21 @@ _TAKEN = re.compile(
 _NAMED = re.compile(r"@?(?P<who>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)?)(?:\s+(?:has it|does))?[.!]?")
 
 
+# A yes/no question whether some work is the addressee's: "@odile that one's yours
+# right?", "is the crane permit yours?"; a "yes" answers it.
+_ASKED_YOURS = re.compile(
+    r"(?:\A|[:,]\s*|\s)(?:@[\w.-]+\s+)*(?:(?i:is)\s+)?(?P<x>[^?:,@]{2,60}?)"
+    r"(?:['’]s\s+|\s+is\s+|\s+are\s+|\s+)yours(?:[\s,]+(?i:right|yeah|correct|no))?\s*\?\s*\Z"
+)
+_YES = re.compile(r"(?i:yes|yep|yup|yeah|ya|yea|correct|sure|right)\b")
+
+
 def _asked_owner(sentence: str, last: str | None) -> str | None:
     """The work a question asks the holder of ("who's got the X?"), or None."""
     if (m := _ASKED_OWNER.search(sentence)) is not None:
         return m["x"] or m["y"]
+    if "yours" in sentence and (m := _ASKED_YOURS.search(sentence)) is not None:
+        return f"{_YOURS_MARK}{m['x']}"
     if last is not None and (m := _ASKED_AGAIN.search(sentence)) is not None:
         return m["x"]  # "and the Y?" after "who has X?"
     return None
@@ -218,7 +269,11 @@ def _answer_to_owner(reader: _Reader, sentence: str, said: str, asked: str) -> _
     (the speaker holds X) or a person's name alone ("Odile")."""
     answer = said.strip()
     reader.sentence = sentence
-    if _TAKEN.fullmatch(answer):
+    if asked.startswith(_YOURS_MARK):  # "X is yours?": "yep" says it is
+        if _YES.match(answer) is None:
+            return None
+        out = reader.owns(None, asked[len(_YOURS_MARK) :])
+    elif _TAKEN.fullmatch(answer):
         out = reader.owns(None, asked)
     elif (m := _NAMED.fullmatch(answer)) is not None and _name_like(m["who"].split()[0]):
         out = reader.owns(m["who"], asked)
@@ -231,6 +286,7 @@ def _answer_to_owner(reader: _Reader, sentence: str, said: str, asked: str) -> _
     return out
 
 
+_YOURS_MARK = "\x00"  # an asked work's mark: the question was "is X yours?"
 _NOT_ANSWERS = frozenset("no nope nothing none idk dunno not yes yeah yep ok okay".split())
 
 
@@ -505,6 +561,12 @@ _VERB_FIRST = re.compile(r"[a-z]+\s+(?:the|a|an|our|their|his|her|its|this|that|
 # A first word with a noun-forming suffix opens a noun phrase, not an imperative:
 # "deprecation notice for X", "settlement report", "readiness review".
 _NOUN_FIRST = re.compile(r"[a-z]+(?:tion|sion|ment|ance|ence|ness|ity|ure)s?\s", re.IGNORECASE)
+# A plural, or a noun that heads work, opens a noun phrase too: "labels for the new mugs",
+# "comms to staff", "runbook for the backlog alert" (a bare verb takes no "-s").
+_DOC_NOUNS = r"(?:runbook|docs?|guide|spec|plan|report|dashboard|checklist|notes?)\b"
+_NOUN_LEAD = re.compile(rf"(?:[a-z]+[^s\W]s\b|{_DOC_NOUNS})")
+# "user docs for X", "purge runbook": a modifier before such a noun
+_HEAD_SECOND = re.compile(rf"[a-z]+\s+{_DOC_NOUNS}")
 _WHO_TO = re.compile(r"\s*@?(?P<who>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?)\s+to\s+[a-z]+\s+\S")
 _ACTION_START = re.compile(r"\W*(?:action|ai\b|todo|to-do|follow|next)", re.IGNORECASE)
 
@@ -921,9 +983,13 @@ def _read_minutes_line(
         and not sentence.startswith("Done: ")  # a ticked action: done, no longer to do
     ):
         # under "Action items": "- Bartek: automate X", "- Dana to migrate Y"
-        if m := _NAME_COLON.match(sentence):
+        if m := _NAME_COLON.match(_CHECKBOX.sub("", sentence, count=1)):
             rest = m["rest"]
-            if _NOUN_FIRST.match(rest) and not _VERB_FIRST.match(rest):
+            if not _VERB_FIRST.match(rest) and (
+                _NOUN_FIRST.match(rest)
+                or _NOUN_LEAD.match(rest)
+                or (rest.split(None, 1)[0] not in _TODO_VERBS and _HEAD_SECOND.match(rest))
+            ):
                 rest = f"own {rest}"  # "Tariq: deprecation notice for X" names the work
             plain = _normalise(f"ACTION: {m['who']} to {rest}")
         elif _NAME_TO.match(sentence):
@@ -957,6 +1023,26 @@ def _read_minutes_line(
     ):
         return _layout_owner(reader, sentence) or (outcomes, reason)
     return outcomes, reason
+
+
+# "Actions: (1) Piet – X; (2) Odile – update Y", "Follow-ups: Piet — X; Odile — Y": one
+# labelled line holding several action items, each with its own assignee
+_ACTION_LIST = re.compile(
+    r"\W*(?:action items?|actions?|ais?|follow-?ups?|next steps?|to-?dos?)\s*[:—–-]\s*",
+    re.IGNORECASE,
+)
+_LIST_NUMBER = re.compile(r"\A\s*(?:\(\s*\d{1,2}\s*\)|\d{1,2}[.)])\s*")
+# A to-do's box in front of it, open ("[ ] Piet — X"), or a bullet mark ("→ Odile: Y")
+_CHECKBOX = re.compile(r"\W*?\[\s?\]\s*|\W*(?=[^\W\d_])")
+
+
+def _action_entry(sentence: str) -> str:
+    """One entry of a labelled action list that the line's semicolons split into
+    sentences, as an action line of its own ("ACTION: Odile – update Y"), or ""."""
+    if label := _ACTION_LIST.match(sentence):
+        sentence = sentence[label.end() :]
+    entry = _LIST_NUMBER.sub("", sentence, count=1).strip(" .;")
+    return f"ACTION: {entry}" if entry else ""
 
 
 _CLAUSE_VERBS = frozenset(
@@ -1114,6 +1200,9 @@ def _line_topic(
     return None if name is None else (name, -1)
 
 
+_HEADING_PRONOUNS = frozenset("this that it them these those we i us you".split())
+
+
 def _heading_name(line: str) -> str | None:
     """The item a heading line names, or None when the line is no item's heading."""
     words = line.strip(" \t*_#:").split()
@@ -1124,6 +1213,8 @@ def _heading_name(line: str) -> str | None:
     name = " ".join(words)
     if any(w.lower() in _TITLE_WORDS for w in words) or _agent_shaped(name, strict=True):
         return None
+    if len(words) > 1 and not _HEADING_PRONOUNS.isdisjoint(w.lower() for w in words[1:]):
+        return None  # "Splitting this up:", "Where we are:": a clause, no item's name
     if any(t.cls not in "n&p" for t in tokenise(name)):
         return None  # a line that says something is no heading
     return name
@@ -1215,6 +1306,7 @@ def extract(text: str, author: str | None) -> Extraction:
     asked: tuple[str, int] | None = None  # the work a question asked the blockers of
     asked_owner: tuple[str, int] | None = None  # the work a question asked the holder of
     asked_before: str | None = None  # the last such work ("and the Y?" asks the same)
+    listed = (-1, False)  # (line, whether it is a list of action items)
     sentences = sentence_lines(text)
     if "..." in text or (not text.isascii() and "…" in text):
         sentences = _trailing_off(sentences)
@@ -1227,6 +1319,9 @@ def extract(text: str, author: str | None) -> Extraction:
                 topic = _line_topic(lines, bullets, number, topic)
                 under = topic is not None and bullets[number] and _indent(lines[number]) > topic[1]
                 reader.line_topic = topic[0] if topic is not None and under else None
+        if number != listed[0]:
+            whole = lines[number] if lines else text
+            listed = (number, ";" in whole and _ACTION_LIST.match(whole) is not None)
         if minutes.active:
             if minutes.roster_line(sentence):
                 per_sentence.append((sentence, [], None, "attendance list"))
@@ -1234,7 +1329,7 @@ def extract(text: str, author: str | None) -> Extraction:
             said = None
             if number != line:
                 line, speaker = number, None
-                if found_speaker := minutes.speaker(sentence):
+                if not listed[1] and (found_speaker := minutes.speaker(sentence)):
                     speaker, said = found_speaker
             reader.author = speaker
         answered = (
@@ -1252,7 +1347,11 @@ def extract(text: str, author: str | None) -> Extraction:
         if answered is not None:
             outcomes, reason = [answered], None
         else:
-            outcomes, reason = _read_minutes_line(reader, minutes, sentence, heading, said)
+            outcomes, reason = [], None
+            if listed[1] and (entry := _action_entry(sentence)):
+                outcomes, reason = _read_minutes_line(reader, minutes, entry, heading, None)
+            if not outcomes:
+                outcomes, reason = _read_minutes_line(reader, minutes, sentence, heading, said)
         asked = None
         if sentence.rstrip().endswith("?") and (question := _ASKED_WAIT.search(sentence)):
             asked = (question["x"] or question["y"], number)  # "what's holding X?"

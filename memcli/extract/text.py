@@ -536,6 +536,12 @@ def addressee(sentence: str) -> str | None:
     return m.group(0).strip(" @,:\t") if m else None
 
 
+# "IT" in capitals as a doer, not the pronoun: "the account that IT is provisioning",
+# "which IT completed", "sits with IT." (not "the IT ticket", where it qualifies a noun)
+_IT_DEPARTMENT = re.compile(
+    r"(?<![\w'’-])(?<!the )(?<!an )(?<!The )IT(?![\w'’-])(?=\s+(?:is|are|was|were|has|have|had"
+    r"|will|can|should|says|said|owns|\w+ed|\w+ing)\b|\s*(?:[,.;:)!?]|\Z))"
+)
 _ARROW = re.compile(r"\s*(?:->|→|=>|⇒)\s*")
 
 
@@ -554,6 +560,10 @@ def _normalise(sentence: str) -> str:
         if ":(" in s or ":)" in s or ":-" in s or ";)" in s or ":/" in s:
             s = _EMOTICON.sub(" ", s)
     s = s.replace("**", "").replace("__", "").replace("`", "").replace('"', "")
+    if "IT" in s and (it := _IT_DEPARTMENT.search(s)) is not None and not s.isupper():
+        before = s[: it.start()].split()
+        if not before or not before[-1][:1].isupper():  # ("Central IT" is a name)
+            s = f"{s[: it.start()]}the IT team{s[it.end() :]}"  # "that IT is building"
     if ("wner" in s or "ssignee" in s or "DRI" in s) and (field := _ROLE_FIELD.search(s)):
         s = f"{s[: field.start()]}, owned by {field['who']}{s[field.end() :]}"
     elif "wner " in s and (owner_of := _OWNER_OF_IS.search(s)):
