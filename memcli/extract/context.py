@@ -394,6 +394,40 @@ _TITLE_TICKET = re.compile(
 _OPENING_TICKET = re.compile(
     r"[#*_\s]*(?P<id>[A-Z][A-Z0-9]+-\d+|(?:(?:PR|MR)\s*)?#\d+)[*_]*\s*[:—–]\s*\S"
 )
+# The ticket an issue comment sits on, named by how the comment opens: "Comment on PAY-9:",
+# "(on MOB-3)", "Update on org/web#31:", "Triage note on #12:", "Status on OPS-4 (disk
+# alerts)", "[comment on WEB-20]"; a title line "org/app#14 Staging site", "OPS-8 · reply".
+_PAGE_ID = (
+    r"(?:[A-Za-z][\w.-]*/[\w.-]+#\d+|[A-Za-z][\w-]*#\d+|[A-Z][A-Z0-9]+-\d+|(?:(?:PR|MR)\s*)?#\d+)"
+)
+_PAGE_NAME = r"(?:\s*\((?P<name>[^()\n]{2,60})\))?"
+_COMMENT_ON = re.compile(
+    r"[\s*_>]*(?:[(\[]\s*(?i:comment(?:ing)?\s+|notes?\s+)?(?i:on)\s+"
+    r"|(?i:re:\s*)?(?:[A-Za-z]+\s+)?(?i:comment(?:ing)?|update|status|notes?|reply|follow-?up)"
+    r"(?:\s+(?i:here|again))?\s+(?i:on|for)\s+)"
+    rf"(?P<id>{_PAGE_ID}){_PAGE_NAME}(?![\w#/-])"
+)
+_PAGE_TITLE = re.compile(
+    rf"[#*_\s]*(?i:re:\s*)?(?P<id>{_PAGE_ID})[*_]*(?:\s*[·:—–|-]\s*|\s+(?=[A-Za-z])|\s*\Z)"
+    r"(?P<title>[^*\n—–]*?)[*_]*\s*\Z"
+)
+# The update opens with a ticket as its subject or label: "SRCH-4 (reindex) is deployed.",
+# "PR #66 merged — ...", "DE-5: the DB team finished ...".
+_OPENING_PAGE = re.compile(
+    rf"[\s*_]*(?P<id>{_PAGE_ID}){_PAGE_NAME}[*_]*(?:\s*[:—–]\s|\s+(?:is|was|has|had|got|merged"
+    r"|shipped|landed|deployed|closed|released|can|can't|cannot|needs|depends)\b)"
+)
+_PAGE_NOT_TITLES = frozenset(
+    "comment comments reply update note notes progress status follow-up followup".split()
+)
+# A title that reports a symptom names the ticket by its id: "cache shows stale rows".
+_SYMPTOM_TITLE = re.compile(
+    r"\b(?:shows?|crash(?:es)?|fails?|returns?|breaks?|hangs?|throws?|is|are|isn't|aren't"
+    r"|doesn't|does not|can't|cannot|won't|not)\b",
+    re.IGNORECASE,
+)
+# "this" and "this <ticket word>" in a comment on a ticket name that ticket.
+_PAGE_NOUNS = frozenset("one ticket issue pr mr epic story card bug task rfi request".split())
 _CHAT_OPENERS = frozenset(
     "cc fyi hey hi hello ping ok okay update note also so quick heads thanks status".split()
 )
@@ -413,6 +447,14 @@ _JOINT_TEAM = re.compile(
     r"(?:the\s+)?[A-Z][\w-]*\s+&\s+[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?\s+"
     r"(?:group|team|office|board|committee|unit|squad|guild|department|dept)"
 )
+
+
+def _page_ref(ticket: str, name: str | None) -> EntityRef:
+    """A ticket named by the name written beside it when that is a name, else its id."""
+    name = (name or "").strip()
+    if name and _valid_core(name) and not re.fullmatch(_PAGE_ID, name):
+        return EntityRef(_parse_phrase(name).core, ITEM)
+    return EntityRef(" ".join(ticket.split()), ITEM)
 
 
 class _Reader:
@@ -455,7 +497,8 @@ class _Reader:
         self.working_line = -1  # the line that said so
         self.item_line = -1  # the line the last item was named on
         self.label_line = -1  # the line whose own "Label:" names ``line_topic``
-        self._title: tuple[EntityRef | None] | None = None  # the ticket a comment is on
+        self._page: tuple[EntityRef | None] | None = None  # the ticket a comment is on
+        self._page_id: str | None = None  # its id ("PAY-9", "org/web#31")
 
     @property
     def handles(self) -> frozenset[str]:
@@ -606,7 +649,10 @@ class _Reader:
             if reshaped is not core:
                 core, low = reshaped, reshaped.lower()
                 first = low.split(" ", 1)[0]
-        if low in _REFS:
+        ref: EntityRef | None
+        if (page := self.page_ref(low)) is not None:
+            ref = page  # "this can't go out until X" in a comment on PAY-9: PAY-9
+        elif low in _REFS:
             ref = self.last_item
             if (
                 self.label_line == self.line
@@ -868,8 +914,8 @@ class _Reader:
         sources, targets = RELATION_TYPES[relation]
         if source.type not in sources or target.type not in targets:
             return
-        if _key(source) == _key(target):
-            return
+        if _key(source) == _key(target) or source.name.casefold() == target.name.casefold():
+            return  # nothing waits on, owns or finishes itself ("RFI-7 owns RFI-7")
         out.drafts.append(_Draft(source, relation, target, self.sentence, tentative))
 
     def claim_item(self, item: EntityRef, phrase: _Phrase | None, out: _Outcome) -> None:
@@ -909,30 +955,83 @@ class _Reader:
                 self._earlier(self.line_topic)
                 or EntityRef(_parse_phrase(self.line_topic).core, ITEM)
             )
-        for ref in (self.current.get(self.self_key), self.working, self._title_item()):
+        for ref in (self.current.get(self.self_key), self.working, self.page_item()):
             if ref is not None and ref.type is ITEM and ref not in found:
                 found.append(ref)
         return found
 
-    def _title_item(self) -> EntityRef | None:
-        """ "**QA-57 · Login regression suite** — comment by Jonas", "PLAT-9: retry
-        budget": an update whose first line titles a ticket is a comment on it; the item
-        is named by its title when it has one (the guide: use the name), else by its id."""
-        if self._title is None:
-            self._title = (None,)
-            first = self._text.lstrip().split("\n", 1)[0]
-            m = _TITLE_TICKET.match(first)
-            if m is not None and "\n" in self._text.strip():
-                name = (m["title"] or "").strip(" *_:`") or m["id"]
-                if _valid_core(name):
-                    self._title = (EntityRef(name, ITEM),)
-        return self._title[0]
+    def page_item(self) -> EntityRef | None:
+        """The ticket the update is a comment on, for "this", "this PR", "this one": its
+        title line, a comment opener ("Comment on PAY-9:", "(on MOB-3)", "Triage note on
+        #12:"), or a ticket the update opens with as subject or label ("SRCH-4
+        (reindex) is deployed."). Named by the name written beside it, else its id."""
+        if self._page is None:
+            self._page = (self._find_page(),)
+        return self._page[0]
+
+    def page_ref(self, low: str) -> EntityRef | None:
+        """The page's ticket when ``low`` is "this" or "this <ticket word>" (None else),
+        unless the line opens with a label of its own ("Runbook update: I have this
+        one"): then "this" is the label's item."""
+        if low != "this" and not (low.startswith("this ") and low[5:] in _PAGE_NOUNS):
+            return None
+        page = self.page_item()
+        if page is None:
+            return None
+        if self.label_line == self.line and self.line_topic and self.item_line != self.line:
+            return page if self._names_page(self.line_topic) else None
+        if (
+            self.item_line == self.line
+            and self.last_item is not None
+            and (label := _OPENING_LABEL.match(self.sentence)) is not None
+            and _content_words(label["np"]) == _content_words(self.last_item.name)
+        ):  # the same, with the label read as an item
+            return page if self._names_page(label["np"]) else None
+        return page
+
+    def _names_page(self, label: str) -> bool:
+        """Whether a line's label names the page's ticket ("Triage note on #12", "OPS-4")."""
+        return self._page_id is not None and any(
+            " ".join(t.split()) == self._page_id for t in re.findall(_PAGE_ID, label)
+        )
+
+    def _ticket_before(self, low: str) -> EntityRef | None:
+        """The last ticket id the sentence writes before the pronoun ``low`` ("the fix is in
+        PR #71 but it can't merge until ..."): what "it" means there, not the page."""
+        at = re.search(rf"\b{re.escape(low)}\b", self.sentence, re.IGNORECASE)
+        if at is None:
+            return None
+        found = re.findall(_PAGE_ID, self.sentence[: at.start()])
+        return EntityRef(" ".join(found[-1].split()), ITEM) if found else None
+
+    def _find_page(self) -> EntityRef | None:
+        text = self._text.lstrip()
+        first = text.split("\n", 1)[0]
+        if (m := _COMMENT_ON.match(first)) is not None:
+            return self._page_at(m["id"], m["name"])
+        if "\n" in text.rstrip() and (
+            (m := _TITLE_TICKET.match(first)) is not None
+            or (m := _PAGE_TITLE.match(first)) is not None
+        ):  # "**QA-57 · Login regression suite** — comment by Jo", "org/app#14 Staging"
+            title = (m["title"] or "").strip(" *_:`")
+            if title.endswith(")") and "(" in title:
+                title = title[: title.rindex("(")].strip()  # "compaction job (DATA-4)"
+            if title.lower() in _PAGE_NOT_TITLES or _SYMPTOM_TITLE.search(title):
+                title = ""
+            return self._page_at(m["id"], title)
+        if (m := _OPENING_PAGE.match(text)) is not None:
+            return self._page_at(m["id"], m["name"])
+        return None
+
+    def _page_at(self, ticket: str, name: str | None) -> EntityRef:
+        self._page_id = " ".join(ticket.split())
+        return _page_ref(ticket, name)
 
     def closed_item(self) -> EntityRef | None:
         """What "Closing this." closes: the ticket the update is a comment on (its title
         line, or a ticket the update opens with as a label: "**PLAT-415** — Applied the
         rule ... Closing this.")."""
-        if (title := self._title_item()) is not None:
+        if (title := self.page_item()) is not None:
             return title
         m = _OPENING_TICKET.match(self._text)
         return EntityRef(m["id"], ITEM) if m is not None else None
@@ -976,7 +1075,7 @@ class _Reader:
             ):  # "- still on the rate limiter / - blocked by the cache upgrade": the line
                 ref = self.working  # before named the work the subjectless wait is about
             elif ref is not None and ref == self.author_ref and self.working is None:
-                ref = self._title_item() or ref  # "PR #88: ..." then "Depends on #80"
+                ref = self.page_item() or ref  # "PR #88: ..." then "Depends on #80"
             return [(ref, None, ref.type is not ITEM)] if ref else None
         result: list[tuple[EntityRef, _Phrase | None, bool]] = []
         for part in _split_waiters(raw):
@@ -986,6 +1085,9 @@ class _Reader:
                 phrase, low = _Phrase("I"), "i"  # "im blocked on X": the writer
             if not self.author and (low in _FIRST_PERSON or low in _SELF_GROUPS):
                 ref = self.current.get("")
+            elif (page := self.page_ref(low)) is not None:
+                ref = page  # "this is blocked on X" in a comment on a ticket: the ticket
+                out.items.append(ref)
             elif (
                 low in _REFS
                 and self.last_item is None
@@ -1021,8 +1123,16 @@ class _Reader:
                     ref = self.any_entity(phrase, out)
             elif low in _REFS and self.last_item is None and not self.known:
                 # "this is on hold, it sits behind #77" with nothing named before: the
-                # thing the writer works on (an issue's own comment), so the writer
-                ref = self.self_source()
+                # thing the writer works on (an issue's own comment): the ticket the
+                # comment is on when it names one, else the writer
+                ref = (
+                    self.current.get(self.self_key)
+                    or self._ticket_before(low)
+                    or self.page_item()
+                    or self.author_ref
+                )
+                if ref is not None and ref.type is ITEM:
+                    out.items.append(ref)
             elif low in _REFS and self.last_wait and self.last_item == self.last_wait[1]:
                 # "X is blocked on Y. It also needs Z first": the pronoun that waits is
                 # the item that was waiting (the topic), not the blocker named last

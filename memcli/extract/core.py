@@ -2015,7 +2015,10 @@ def _apply(
         return reader.completed(g("d"), w) if w and got in ("got", "get", "gets") else None
     if handler == "completed_ticket":
         w = g("w")
-        if w is not None and w.lower() in ("this", "it", "this one", "this ticket", "this issue"):
+        if w is not None and (
+            w.lower() in ("this", "it", "this one", "this ticket", "this issue")
+            or reader.page_ref(w.lower()) is not None  # "Closing this PR"
+        ):
             closed = reader.closed_item()  # "**PLAT-415** — ... Closing this."
             return reader.completed(None, closed.name) if closed is not None else None
         return reader.completed(None, w) if w and _TICKET.fullmatch(w.split(", ")[0]) else None

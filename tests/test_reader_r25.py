@@ -1,0 +1,128 @@
+"""References read in round 25: what "this", "it", "this PR" and their kin name.
+
+In a comment on a ticket, "this" (and "this one", "this PR", "this epic") is the ticket
+the comment sits on, wherever the comment names it: a title line ("TEL-12 · comment"), a
+comment opener ("Comment on BAKE-41:", "(on SEED-31)", "Triage note on #904:"), or a
+ticket the update opens with as its subject ("KIL-5 (glaze recipe export) is deployed").
+Each case pins the general form with sentences written for this file (bakeries,
+observatories, gardens, kilns, libraries); the last tests pin what must stay as it was.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memcli.extract.rules import extract
+from tests.test_extract_rules import b, d, facts_of, o, u
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # A comment opener names the page; "this" waits though another item was named.
+        (
+            "Lotte",
+            "Comment on BAKE-41:\nRetested the proofing timer on the old ovens and it holds. "
+            "The mixer driver looks fine too, but this can't ship until BAKE-38 (the oven "
+            "firmware bump) is merged.",
+            {o("Lotte", "BAKE-41"), b("BAKE-41", "oven firmware bump")},
+        ),
+        # "this PR" on a page whose id is written org/repo#N.
+        (
+            "Lotte",
+            "Update on astro/scope#77: I've handed this PR to @ilka since I'm away next week.",
+            {o("ilka", "astro/scope#77")},
+        ),
+        # "this one" beside another ticket, the opener a note on the page.
+        (
+            "Lotte",
+            "Triage note on #904: the lens cache rewrite (#899) is what's holding up this one "
+            "and #907 too.",
+            {
+                o("Lotte", "#904"),
+                o("Lotte", "#907"),
+                b("#904", "lens cache rewrite"),
+                b("#907", "lens cache rewrite"),
+            },
+        ),
+        # "(on SEED-31)" as the opener.
+        (
+            "Lotte",
+            "(on SEED-31) Quick status: the tray scanner works on a branch, and this needs the "
+            "humidity probe driver from SEED-29 first.",
+            {o("Lotte", "SEED-31"), b("SEED-31", "humidity probe driver")},
+        ),
+        # A title line with no name of its own ("· comment"): "it" with nothing named
+        # before is the ticket, not the writer.
+        (
+            "Lotte",
+            "TEL-12 · comment\nParking this one: it depends on TEL-9 (mirror alignment script).",
+            {o("Lotte", "TEL-12"), b("TEL-12", "mirror alignment script")},
+        ),
+        # A title naming the ticket: the name; a title reporting a symptom: the id.
+        (
+            "Lotte",
+            "Status on LIB-220 (catalogue sync)\nThe shelf map work it was waiting on (LIB-214) "
+            "was finished by Oskar yesterday, so this is unblocked.",
+            {d("Oskar", "shelf map work"), u("catalogue sync", "shelf map work")},
+        ),
+        (
+            "Lotte",
+            "GARD-90: germination chart shows blank rows\nThe sensor export for March never "
+            "ran, so this is blocked on GARD-85 (sensor export backfill).",
+            {o("Lotte", "GARD-90"), b("GARD-90", "sensor export backfill")},
+        ),
+        # The update opens with a ticket as subject: a later "this" is that ticket.
+        (
+            "Lotte",
+            "KIL-5 (glaze recipe export) is deployed. Ran it against the spring batch. The "
+            "kiln schedule importer (KIL-8) was gated on this and is unblocked now.",
+            {d("Lotte", "glaze recipe export"), u("kiln schedule importer", "glaze recipe export")},
+        ),
+        # "Closing this epic", "Closing this RFI": the page is what was closed.
+        (
+            "Lotte",
+            "BAKE-77 Croissant line rollout\nAll three shops switched over last week. Closing "
+            "this epic.",
+            {d("Lotte", "Croissant line rollout")},
+        ),
+        (
+            "Lotte",
+            "FERRY-12: the berth schedule is ready. Closing this RFI.",
+            {d("Lotte", "FERRY-12")},
+        ),
+        # "it" right after a ticket in its own sentence is that ticket, not the page.
+        (
+            "Lotte",
+            "Re: GARD-70 trowel inventory drift\nPatch is in PR #512 but it can't merge until "
+            "GARD-66 (the stock ledger rework) lands.",
+            {o("Lotte", "PR #512"), b("PR #512", "stock ledger rework")},
+        ),
+    ],
+)
+def test_this_in_a_comment_is_the_ticket(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # No ticket anywhere: "this" is the item named before it.
+        (
+            "Lotte",
+            "The rota export is stuck; this is waiting on the staff API.",
+            {o("Lotte", "rota export"), b("rota export", "staff API")},
+        ),
+        # A line's own label beats the page: "this one" is the label's item.
+        ("Lotte", "OPS-5 follow-up\n1. Pager rota: I have this one.", {o("Lotte", "Pager rota")}),
+        (
+            "Lotte",
+            "ORCH-3 · reply\nGrafting log sync: Pia has this one now.",
+            {o("Pia", "Grafting log sync")},
+        ),
+    ],
+)
+def test_this_without_a_page(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
