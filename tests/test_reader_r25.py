@@ -126,3 +126,105 @@ def test_this_in_a_comment_is_the_ticket(
 )
 def test_this_without_a_page(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # The clause before "it" states something of its subject and no fact: "it" is
+        # that subject, not the item named on an earlier line.
+        (
+            "Wren",
+            "Today\n- keep going on the dough sheeter repair\n"
+            "- the glaze kiln is a separate headache: it's waiting on KIL-40 (vent permit)",
+            {
+                o("Wren", "dough sheeter repair"),
+                o("Wren", "glaze kiln"),
+                b("glaze kiln", "vent permit"),
+            },
+        ),
+        # ... not the ticket closed in the sentence before.
+        (
+            "Wren",
+            "Closed SHED-10 and SHED-12. SHED-15 is still open: it depends on the hinge "
+            "supplier API.",
+            {
+                d("Wren", "SHED-10"),
+                d("Wren", "SHED-12"),
+                o("Wren", "SHED-15"),
+                b("SHED-15", "hinge supplier API"),
+            },
+        ),
+        # ... nor the writer, when nothing was named before; "planned for Saturday" is
+        # no part of the name.
+        (
+            "Wren",
+            "The orchard survey planned for Saturday has been postponed; it cannot proceed "
+            "until the drone licence renewal is approved.",
+            {o("Wren", "orchard survey"), b("orchard survey", "drone licence renewal")},
+        ),
+        # "about X:" names the subject and nothing else.
+        (
+            "Wren",
+            "- about the seating planner: it was depending on the venue floor plan, now the "
+            "floor plan is merged so it can go ahead",
+            {u("seating planner", "venue floor plan"), d("Wren", "venue floor plan")},
+        ),
+        # A heading lent by an earlier sentence of the line gives way to an item named
+        # after it: "it" is the ticket just picked up, not the one just closed.
+        (
+            "Wren",
+            "BK-4 rye starter: closed. Also picked up BK-9 (spelt trial) from Noor since "
+            "she's away; it stopped waiting on the flour delivery yesterday.",
+            {
+                d("Wren", "rye starter"),
+                o("Wren", "spelt trial"),
+                u("spelt trial", "flour delivery"),
+            },
+        ),
+    ],
+)
+def test_it_after_a_clause_about_its_subject(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # A clause reporting its subject done gives no subject: "it" is what was freed.
+        (
+            "Wren",
+            "The mould survey was waiting on the dehumidifier install. The dehumidifier "
+            "install is finally done; it is unblocked now.",
+            {
+                o("Wren", "mould survey"),
+                b("mould survey", "dehumidifier install"),
+                d("Wren", "dehumidifier install"),
+                u("mould survey", "dehumidifier install"),
+            },
+        ),
+        # A clause that states a wait: "it" is still the item that waits.
+        (
+            "Wren",
+            "The boiler swap is blocked on the gas permit; it also needs the flue inspection "
+            "first.",
+            {
+                o("Wren", "boiler swap"),
+                b("boiler swap", "gas permit"),
+                b("boiler swap", "flue inspection"),
+            },
+        ),
+        (
+            "Wren",
+            "The vent permit came through, so the glaze kiln is unblocked. Mira is picking it "
+            "back up.",
+            {u("glaze kiln", "vent permit"), o("Mira", "glaze kiln")},
+        ),
+    ],
+)
+def test_it_keeps_the_freed_or_waiting_item(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected

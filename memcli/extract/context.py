@@ -417,6 +417,8 @@ _OPENING_PAGE = re.compile(
     rf"[\s*_]*(?P<id>{_PAGE_ID}){_PAGE_NAME}[*_]*(?:\s*[:—–]\s|\s+(?:is|was|has|had|got|merged"
     r"|shipped|landed|deployed|closed|released|can|can't|cannot|needs|depends)\b)"
 )
+# What joins a clause that ends on a ticket to one opening with "it": "PR #7 but it".
+_CLAUSE_JOIN = re.compile(r"(?:\s*\([^)]*\))?\s*[,;:—–-]?\s*(?:(?i:but|and|so|though|yet)\s+)?")
 _PAGE_NOT_TITLES = frozenset(
     "comment comments reply update note notes progress status follow-up followup".split()
 )
@@ -428,6 +430,23 @@ _SYMPTOM_TITLE = re.compile(
 )
 # "this" and "this <ticket word>" in a comment on a ticket name that ticket.
 _PAGE_NOUNS = frozenset("one ticket issue pr mr epic story card bug task rfi request".split())
+# A clause that states something of its subject, for a waiting "it" after it: "the
+# kiln rebuild has been deferred", "OPS-9 is still open", "X is, in effect, on hold".
+_STATE_CLAUSE = re.compile(
+    r"\s*(?:[-*•]\s*)?(?:(?i:the|our|my)\s+)?(?P<np>[\w/#.-]+(?:\s+[\w/#.'’-]+){0,9}?)"
+    r"(?:\s*\((?P<name>[^)]*)\))?(?:\s+(?i:planned|scheduled|requested|proposed)\b[^,;:]*?)?"
+    r"\s+(?i:is|are|was|were|remains|remain|stays|has been|have been|had been)\b(?P<tail>.*)"
+)
+_DONE_STATE = re.compile(
+    r"(?:,[^,]*,)?\s*(?i:now\s+|finally\s+|all\s+)?(?i:done|merged|shipped|landed|finished|complete"
+    r"|completed|out|live|in|released|deployed|fixed|resolved|approved|sorted|closed|ready"
+    r"|through|back|available|unblocked|free|clear)\b"
+)
+# "about the widget:", "re the importer —": the clause names its subject only.
+_ABOUT_SUBJECT = re.compile(
+    r"\s*(?:[-*•]\s*)?(?i:about|re:?|regarding|as for)\s+(?:(?i:the|our|my)\s+)?"
+    r"(?P<np>[\w/#.-]+(?:\s+[\w/#.'’-]+){0,5})\s*"
+)
 _CHAT_OPENERS = frozenset(
     "cc fyi hey hi hello ping ok okay update note also so quick heads thanks status".split()
 )
@@ -996,13 +1015,18 @@ class _Reader:
         )
 
     def _ticket_before(self, low: str) -> EntityRef | None:
-        """The last ticket id the sentence writes before the pronoun ``low`` ("the fix is in
-        PR #71 but it can't merge until ..."): what "it" means there, not the page."""
-        at = re.search(rf"\b{re.escape(low)}\b", self.sentence, re.IGNORECASE)
+        """The ticket that ends the clause just before a subject "it" ("the fix is in PR
+        #71 but it can't merge until ..."): what "it" means there, not the page."""
+        if low != "it":
+            return None
+        at = re.search(r"\bit\b", self.sentence, re.IGNORECASE)
         if at is None:
             return None
-        found = re.findall(_PAGE_ID, self.sentence[: at.start()])
-        return EntityRef(" ".join(found[-1].split()), ITEM) if found else None
+        found = list(re.finditer(_PAGE_ID, self.sentence[: at.start()]))
+        last = found[-1] if found else None
+        if last is None or not _CLAUSE_JOIN.fullmatch(self.sentence[last.end() : at.start()]):
+            return None  # "X — ticket OPS-7 — is a prerequisite for it": part of X
+        return EntityRef(" ".join(last.group().split()), ITEM)
 
     def _find_page(self) -> EntityRef | None:
         text = self._text.lstrip()
@@ -1088,6 +1112,8 @@ class _Reader:
             elif (page := self.page_ref(low)) is not None:
                 ref = page  # "this is blocked on X" in a comment on a ticket: the ticket
                 out.items.append(ref)
+            elif low in ("it", "this") and (said := self._clause_subject(low, out)) is not None:
+                ref = said  # "the rig is a separate headache: it's waiting on X": the rig
             elif (
                 low in _REFS
                 and self.last_item is None
@@ -1149,6 +1175,41 @@ class _Reader:
         if len(result) >= 2 and result[-1][0].type is ITEM and result[-2][0].type is ITEM:
             self.pair = (result[-2][0], result[-1][0])
         return result
+
+    def _clause_subject(self, low: str, out: _Outcome) -> EntityRef | None:
+        """The item a waiting "it" names when the clause just before it states something of
+        an item and no fact ("the kiln rebuild has been deferred; it is contingent on X",
+        "the rig is a separate headache: it's waiting on X", "about the widget: it was
+        depending on X"): that clause's subject, not an item named earlier. A clause
+        that reports its subject done ("X landed, so it is unblocked") gives none: what
+        it freed is meant there."""
+        sentence = self.sentence
+        at = re.search(rf"\b{low}\b", sentence, re.IGNORECASE)
+        if at is None:
+            return None
+        before = sentence[: at.start()].rstrip()
+        if before:
+            if before[-1] not in ":;,—–-":
+                return None
+            clause = before.rstrip(" :;,—–-")
+        else:
+            clause = self.previous_sentence()
+        if not clause or (
+            self.last_item is not None and self.last_item.name.lower() in clause.lower()
+        ):
+            return None  # the clause's item was read already: the last item is it
+        m = _ABOUT_SUBJECT.fullmatch(clause) or _STATE_CLAUSE.match(clause)
+        if m is None or (m.re is _STATE_CLAUSE and _DONE_STATE.match(m["tail"])):
+            return None
+        np = m["np"]
+        if m.re is _STATE_CLAUSE and m["name"] and re.fullmatch(_PAGE_ID, np):
+            np = _page_ref(np, m["name"]).name  # "OPS-7 (disk alerts) is ...": the name
+        seen = _Outcome()
+        ref = self.item(_parse_phrase(np, target=False), seen)
+        if ref is None or ref.type is not ITEM or ref.name.lower() in _REFS:
+            return None
+        out.items.extend(seen.items)
+        return ref
 
     def _plural_item(self) -> EntityRef | None:
         """The item "they" waits as: the last item named, when its head noun is plural

@@ -2769,6 +2769,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     dash_label: list[_Tok] = []  # "login page — ..., waiting for auth": a subjectless wait's
     if reader.line_topic:  # set by an earlier sentence of the same line
         heading = _plain(reader.line_topic)
+    inherited = heading  # that heading, while no label of this sentence replaces it
     named: list[_Tok] = []  # the last work item a clause of this sentence named
     unblocked_waiter: str | None = None  # "X is unblocked" still looking for its Y
     stalled_waiter: str | None = None  # "X is blocked" still looking for its blocker
@@ -3213,6 +3214,17 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 elif not subject and dash_label and classes[0] in _WAIT_FIRST:
                     subject = dash_label  # "checkout banner — still waiting on the API"
             stand_in = (named or heading) if not subject else None
+            if (
+                stand_in
+                and stand_in is inherited
+                and toks[0].low == "it"
+                and reader.item_line == reader.line
+                and reader.last_item is not None
+                and reader.line_topic is not None
+                and reader.last_item.name.lower() not in reader.line_topic.lower()
+                and (reader.last_wait is None or reader.last_item != reader.last_wait[1])
+            ):  # "YE-4 ledger: closed. Also picked up YE-7; it stopped waiting on Z": an item
+                stand_in = _plain(reader.last_item.name)  # named since the label is "it"
             if (
                 stand_in
                 and toks[0].low == "it"
