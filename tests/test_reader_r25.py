@@ -228,3 +228,97 @@ def test_it_keeps_the_freed_or_waiting_item(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "in turn" / "itself": a chain of waits; the pronoun is the blocker named last.
+        (
+            "Wren",
+            "The seed catalogue waits on the barcode printer. That in turn needs the label "
+            "stock order first.",
+            {
+                o("Wren", "seed catalogue"),
+                b("seed catalogue", "barcode printer"),
+                o("Wren", "barcode printer"),
+                b("barcode printer", "label stock order"),
+            },
+        ),
+        (
+            "Wren",
+            "The seed catalogue waits on the barcode printer. It in turn is waiting on the "
+            "label stock order.",
+            {
+                o("Wren", "seed catalogue"),
+                b("seed catalogue", "barcode printer"),
+                o("Wren", "barcode printer"),
+                b("barcode printer", "label stock order"),
+            },
+        ),
+        (
+            "Wren",
+            "The seed catalogue is blocked on the barcode printer, which is itself waiting on "
+            "the label stock order.",
+            {
+                o("Wren", "seed catalogue"),
+                b("seed catalogue", "barcode printer"),
+                o("Wren", "barcode printer"),
+                b("barcode printer", "label stock order"),
+            },
+        ),
+        # "which" after "Y (Rosa)": Y, not the person in the aside.
+        (
+            "Wren",
+            "The seed catalogue is blocked on the barcode printer (Rosa), which in turn is "
+            "gated on the label stock order.",
+            {
+                o("Wren", "seed catalogue"),
+                o("Rosa", "barcode printer"),
+                b("seed catalogue", "barcode printer"),
+                b("barcode printer", "label stock order"),
+            },
+        ),
+        # "those" is the plural item just named, not the singular item that waits on it.
+        (
+            "Wren",
+            "the pantry dashboard is on hold — it depends on the new shelf sensors, and those "
+            "are waiting on Ilya's wiring plan.",
+            {
+                o("Wren", "pantry dashboard"),
+                b("pantry dashboard", "new shelf sensors"),
+                o("Wren", "new shelf sensors"),
+                b("new shelf sensors", "wiring plan"),
+                o("Ilya", "wiring plan"),
+            },
+        ),
+    ],
+)
+def test_chains_of_waits(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # Without a chain word, "it also needs" is still the item that waits.
+        (
+            "Wren",
+            "The seed catalogue waits on the barcode printer. It also needs the label stock "
+            "order first.",
+            {
+                o("Wren", "seed catalogue"),
+                b("seed catalogue", "barcode printer"),
+                b("seed catalogue", "label stock order"),
+            },
+        ),
+        # "those" after a singular blocker is not that blocker: the wait stays as read.
+        (
+            "Wren",
+            "waiting on the glaze chart from Oona for the tile samples, so those are parked",
+            {o("Wren", "tile samples"), b("tile samples", "glaze chart")},
+        ),
+    ],
+)
+def test_no_chain_without_its_words(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected

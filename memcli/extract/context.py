@@ -447,6 +447,9 @@ _ABOUT_SUBJECT = re.compile(
     r"\s*(?:[-*•]\s*)?(?i:about|re:?|regarding|as for)\s+(?:(?i:the|our|my)\s+)?"
     r"(?P<np>[\w/#.-]+(?:\s+[\w/#.'’-]+){0,5})\s*"
 )
+# Pronouns that point at the item named last, not at the topic: after "X is blocked on
+# Y", "It also needs Z" is X, but "That is waiting on Z" is Y.
+_DEMONSTRATIVES = frozenset({"that", "those", "these", "that one", "that item"})
 _CHAT_OPENERS = frozenset(
     "cc fyi hey hi hello ping ok okay update note also so quick heads thanks status".split()
 )
@@ -474,6 +477,14 @@ def _page_ref(ticket: str, name: str | None) -> EntityRef:
     if name and _valid_core(name) and not re.fullmatch(_PAGE_ID, name):
         return EntityRef(_parse_phrase(name).core, ITEM)
     return EntityRef(" ".join(ticket.split()), ITEM)
+
+
+def _plural_head(name: str) -> bool:
+    """Whether a name's head noun (its last word before any "for/of/on ...") is plural."""
+    words = name.lower().split()
+    cut = next((k for k, w in enumerate(words) if w in _HEAD_LINKS), len(words))
+    head = words[cut - 1] if cut else ""
+    return len(head) > 3 and head.endswith("s") and not head.endswith(("ss", "us", "is"))
 
 
 class _Reader:
@@ -507,6 +518,9 @@ class _Reader:
         self.one_line = "\n" not in text.strip()
         self.structured = True  # set by ``reader.extract`` (see there)
         self.last_wait: tuple[EntityRef, EntityRef] | None = None  # (waiter, blocker)
+        # The sentence being read says "in turn" or "itself": a chain of waits, whose
+        # pronoun is the blocker named last ("X waits on Y. That in turn needs Z": Y)
+        self.chained = False
         self.stuck: list[EntityRef] = []  # items said not to move ("can't land X until")
         self.pair: tuple[EntityRef, EntityRef] | None = None  # the former, the latter
         self._lowered: str | None = None  # the text lowercased, made on first use
@@ -1159,7 +1173,13 @@ class _Reader:
                 )
                 if ref is not None and ref.type is ITEM:
                     out.items.append(ref)
-            elif low in _REFS and self.last_wait and self.last_item == self.last_wait[1]:
+            elif (
+                low in _REFS
+                and not (low in _DEMONSTRATIVES and self._agrees(low))
+                and not self.chained
+                and self.last_wait
+                and self.last_item == self.last_wait[1]
+            ):
                 # "X is blocked on Y. It also needs Z first": the pronoun that waits is
                 # the item that was waiting (the topic), not the blocker named last
                 ref = self.last_wait[0]
@@ -1211,18 +1231,21 @@ class _Reader:
         out.items.extend(seen.items)
         return ref
 
+    def _agrees(self, low: str) -> bool:
+        """Whether the item named last can be the demonstrative ``low``: any item is
+        "that"; "those" and "these" need a plural head ("the new shelf sensors")."""
+        if low not in ("those", "these"):
+            return True
+        item = self.last_item
+        return item is not None and _plural_head(item.name)
+
     def _plural_item(self) -> EntityRef | None:
         """The item "they" waits as: the last item named, when its head noun is plural
         ("dashboards for the ingest pipeline") and no team was named to be "they"."""
         item = self.last_item
         if item is None or self.last_team is not None or item.type is not ITEM:
             return None
-        words = item.name.lower().split()
-        cut = next((k for k, w in enumerate(words) if w in _HEAD_LINKS), len(words))
-        head = words[cut - 1] if cut else ""
-        if len(head) > 3 and head.endswith("s") and not head.endswith(("ss", "us", "is")):
-            return item
-        return None
+        return item if _plural_head(item.name) else None
 
     def resolve_waiters(
         self,

@@ -2502,6 +2502,16 @@ def _leading_np(toks: list[_Tok]) -> list[_Tok]:
     return toks[:n]
 
 
+def _aside_names(toks: list[_Tok]) -> bool:
+    """Whether a parenthetical aside only names who has the item before it, or its
+    ticket: "(Lars)", "(platform team)", "(OPS-7)"."""
+    words = [t.text for t in toks if t.cls != "|"]
+    if not 1 <= len(words) <= 3:
+        return False
+    name = " ".join(words)
+    return bool(_TICKET.fullmatch(name)) or _agent_shaped(name, strict=True)
+
+
 def _trailing_np(toks: list[_Tok]) -> list[_Tok]:
     """The noun phrase a clause ends with (the antecedent of a relative clause)."""
     while toks and toks[-1].cls == "F":
@@ -2709,10 +2719,19 @@ def _keep(
     return True
 
 
+_CHAIN_WORDS = re.compile(r",?\s*\b(?:in turn|itself|themselves)\b(?:\s*,)?", re.IGNORECASE)
+
+
 def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     """``read_core`` for a sentence with no closing thanks."""
     if text[:6] in _AFTER_LEADS and (then := _AFTER_THAT.match(text)) is not None:
         text = text[then.end() :]
+    reader.chained = False
+    if ("turn" in text or "itsel" in text or "themsel" in text) and _CHAIN_WORDS.search(text):
+        # "That in turn needs Z", "which is itself waiting on Z": a chain of waits; the
+        # words state no relation, and the pronoun they follow is the blocker named last
+        text = " ".join(_CHAIN_WORDS.sub(" ", text).split())
+        reader.chained = True
     said = text  # the sentence as read, for the frames over it whole (``_held_until``)
     if text[:6] in _UNTIL_LEADS and (held := _held_until(reader, text)) is not None:
         reader.commit(held, text)  # "Until X is approved, the partner sync can't be tested"
@@ -3177,6 +3196,14 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     subject = _trailing_np(previous) or (
                         _leading_np(previous) if kind in _RELATIVE else []
                     )  # "X has been completed, which unblocks Y": X is the antecedent
+                    if (
+                        kind == "which"
+                        and subject
+                        and len(previous) > len(subject) + 1
+                        and previous[-len(subject) - 1].low == "by"
+                        and _aside_names(subject)
+                    ):  # "blocked on Y (Lars), which in turn waits on Z": Y, not Lars
+                        subject = _trailing_np(previous[: -len(subject) - 1]) or subject
                     if not subject and index == 0 and kind in _RELATIVE and reader.last_item:
                         subject = _plain(reader.last_item.name)  # a line opening "which ..."
                     if kind == "who":  # "Shoutout to Hemi who rolled out X": Hemi
