@@ -322,3 +322,53 @@ def test_chains_of_waits(author: str, text: str, expected: set[tuple[str, ...]])
 )
 def test_no_chain_without_its_words(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "Progress is stuck on X": the progress of the line's item, or of the item the
+        # sentence before spoke of; with neither, the writer's.
+        (
+            "Wren",
+            "- Loom repair: I'm the one carrying it this sprint. Progress is stuck on the "
+            "shuttle spring order though",
+            {o("Wren", "Loom repair"), b("Loom repair", "shuttle spring order")},
+        ),
+        (
+            "Wren",
+            "The loom repair is at risk. Progress is pending the shuttle spring order.",
+            {o("Wren", "loom repair"), b("loom repair", "shuttle spring order")},
+        ),
+        (
+            "Wren",
+            "Progress is stuck on the shuttle spring order.",
+            {b("Wren", "shuttle spring order", "person")},
+        ),
+        # "the remaining five" under a label: what is left of the label's item.
+        (
+            "Wren",
+            "- Loom repair: AMBER. Done for 3 of 8 looms; the remaining five are waiting on "
+            "the shuttle spring order.",
+            {o("Wren", "Loom repair"), b("Loom repair", "shuttle spring order")},
+        ),
+        # A new bullet's label is what "it" means there, not the item that waited on the
+        # bullet before (no unblock of the tide gauge migration).
+        (
+            "Wren",
+            "Projects\n- Tide gauge migration: AMBER. Done for 4/9 buoys; the remaining five "
+            "are waiting on the modem firmware, owned by the radio team.\n- Buoy paint "
+            "refresh: GREEN. The hull primer order it needed went out Tuesday, so it is no "
+            "longer blocked.",
+            {
+                o("Wren", "Tide gauge migration"),
+                b("Tide gauge migration", "modem firmware"),
+                ("radio team", "team", "owns", "modem firmware", "work_item"),
+            },
+        ),
+    ],
+)
+def test_waits_of_the_topic_named_by_what_is_left(
+    author: str, text: str, expected: set[tuple[str, ...]]
+) -> None:
+    assert facts_of(extract(text, author)) == expected

@@ -365,6 +365,14 @@ _BLOCKED_LABEL = re.compile(r"\s*[-*•]?\s*(?i:blocked|blockers?|blocking|b)\s*
 _TOPIC_REFS = frozenset(
     {"real work", "the real work", "actual work", "the actual work", "proper work"}
     | {"the real thing", "real thing", "real part", "the real part", "real stuff"}
+    # "Loom repair: ... Progress is stuck on X": the progress of the topic item
+    | {"progress", "further progress", "any progress", "all progress", "work", "further work"}
+)
+# What is left of the topic item, counted: "the remaining five are waiting on X".
+_REMAINING_FIRST = ("the remaining ", "remaining ", "the other ", "the last ")
+_REMAINING = re.compile(
+    r"(?:the\s+)?(?:remaining|other|last)\s+(?:\d+|two|three|four|five|six|seven|eight|nine"
+    r"|ten|eleven|twelve|few|ones?)(?:\s+left)?"
 )
 # "anything beyond scaffolding", "everything past the stubs": the rest of the topic item.
 _BEYOND_FIRST = ("anything ", "everything ", "all ", "whatever ", "most ")
@@ -518,6 +526,7 @@ class _Reader:
         self.one_line = "\n" not in text.strip()
         self.structured = True  # set by ``reader.extract`` (see there)
         self.last_wait: tuple[EntityRef, EntityRef] | None = None  # (waiter, blocker)
+        self.wait_line = -1  # the line it was read on
         # The sentence being read says "in turn" or "itself": a chain of waits, whose
         # pronoun is the blocker named last ("X waits on Y. That in turn needs Z": Y)
         self.chained = False
@@ -1151,6 +1160,7 @@ class _Reader:
                 low in _TOPIC_REFS
                 or (low.startswith(_BEYOND_FIRST) and _BEYOND.fullmatch(low))
                 or (low.endswith(_PART_HEADS) and _PART_REF.fullmatch(low))
+                or (low.startswith(_REMAINING_FIRST) and _REMAINING.fullmatch(low))
             ):
                 # "the real work is stuck", "anything beyond scaffolding is waiting on X":
                 # the topic item's remaining work is the topic item
@@ -1451,6 +1461,7 @@ class _Reader:
             if d.relation is Relation.BLOCKED_BY:
                 if d.source.type is ITEM:
                     self.last_wait = (d.source, d.target)
+                    self.wait_line = self.line
                 waits = self.waits.setdefault(_key(d.source), [])
                 if d.target not in waits:
                     waits.append(d.target)

@@ -3257,6 +3257,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                 and toks[0].low == "it"
                 and reader.last_wait is not None
                 and reader.last_item == reader.last_wait[1]
+                and (stand_in is not heading or reader.wait_line == reader.line)
             ):  # "X can't ship until Y is merged, since it relies on Z": X relies on Z
                 stand_in = _plain(reader.last_wait[0].name)
             if stand_in and toks[0].low in _STAND_INS and any(t.cls in "WRCU" for t in toks[1:3]):
