@@ -372,3 +372,29 @@ def test_waits_of_the_topic_named_by_what_is_left(
     author: str, text: str, expected: set[tuple[str, ...]]
 ) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "that one's mine" is "that one is mine": the label the line opens with.
+        (
+            "Wren",
+            "kiln vent permit — that one's mine, started it this morning",
+            {o("Wren", "kiln vent permit")},
+        ),
+        (
+            "Wren",
+            "ticket KIL-22 (vent permit for the studio) — that one's mine",
+            {o("Wren", "vent permit for the studio")},
+        ),
+        # ... and "it" on the next line is still that item.
+        (
+            "Wren",
+            "kiln vent permit — that one's mine\nit also depends on the flue survey",
+            {o("Wren", "kiln vent permit"), b("kiln vent permit", "flue survey")},
+        ),
+    ],
+)
+def test_that_one_after_a_label(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected

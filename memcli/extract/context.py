@@ -427,6 +427,9 @@ _OPENING_PAGE = re.compile(
 )
 # What joins a clause that ends on a ticket to one opening with "it": "PR #7 but it".
 _CLAUSE_JOIN = re.compile(r"(?:\s*\([^)]*\))?\s*[,;:—–-]?\s*(?:(?i:but|and|so|though|yet)\s+)?")
+_LABEL_TICKET = re.compile(
+    rf"(?i:ticket\s+|issue\s+)?(?P<id>{_PAGE_ID})(?:\s*\((?P<name>[^()]{{2,60}})\)?)?"
+)
 _PAGE_NOT_TITLES = frozenset(
     "comment comments reply update note notes progress status follow-up followup".split()
 )
@@ -683,6 +686,8 @@ class _Reader:
     def item(self, phrase: _Phrase, out: _Outcome) -> EntityRef | None:
         """Resolve a phrase in a work-item slot; people, teams and junk are rejected."""
         core, low = phrase.core, phrase.core.lower()
+        if low.endswith(("'s", "’s")) and low[:-2] in _REFS:
+            core, low = core[:-2], low[:-2]  # "that one's mine": "that one is"
         first = low[: low.index(" ")] if " " in low else low
         if first is not low:
             reshaped = _reshape(core, low, first)  # "all three X", "DOC-21 X", "patched that"
@@ -708,6 +713,8 @@ class _Reader:
                 ref = self._earlier(self.line_topic) or EntityRef(
                     _parse_phrase(self.line_topic).core, ITEM
                 )
+            elif ref is None and low in ("that one", "this one"):
+                ref = self._label_one()  # "kiln vent permit — that one's mine"
         elif (low in _SPECIAL_REFS or first in _SPECIAL_FIRST) and (
             special := self._special(low)
         ) is not None:
@@ -1092,6 +1099,20 @@ class _Reader:
         if "@" in m["np"] or m["np"].split()[0].lower() in _CHAT_OPENERS:
             return None  # "cc @sam — this depends on X": an aside to someone, no item
         return self._earlier(m["np"]) or EntityRef(_parse_phrase(m["np"]).core, ITEM)
+
+    def _label_one(self) -> EntityRef | None:
+        """The item a "that one" names when nothing was named before it but the label its
+        sentence opens with ("kiln vent permit — that one's mine", "ticket KIL-2 (vent
+        permit) — that one is mine"); not a person or team the line opens with."""
+        m = _OPENING_LABEL.match(self.sentence)
+        if m is None:
+            return None
+        np = m["np"].strip()
+        if _agent_shaped(np, strict=True) or np.lower() in _REFS:
+            return None
+        if (t := _LABEL_TICKET.fullmatch(np)) is not None:
+            return _page_ref(t["id"], t["name"])
+        return self._opening_label()
 
     def _opening_subject(self) -> EntityRef | None:
         """The subject the sentence opens with ("our audit export reads the new claims,
