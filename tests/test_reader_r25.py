@@ -398,3 +398,50 @@ def test_waits_of_the_topic_named_by_what_is_left(
 )
 def test_that_one_after_a_label(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
     assert facts_of(extract(text, author)) == expected
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "expected"),
+    [
+        # "that <head>" names the last definite name with that head, though no fact named it.
+        (
+            "Ivo",
+            "- Saanvi asked about the harbour crane inspection again.\n"
+            "- that inspection is blocked on the load test certificate.",
+            {
+                o("Ivo", "harbour crane inspection"),
+                b("harbour crane inspection", "load test certificate"),
+            },
+        ),
+        (
+            "Ivo",
+            "Their first deliverable, the tide table feed, is still in review. The ferry "
+            "timetable app, which depends on that feed, is also waiting on the ticketing API.",
+            {
+                o("Ivo", "ferry timetable app"),
+                b("ferry timetable app", "tide table feed"),
+                b("ferry timetable app", "ticketing API"),
+            },
+        ),
+        # "them" agrees in number: the plural item, not the singular one named last.
+        (
+            "Ivo",
+            "- berth lighting change merged (#77)\n- the mooring sensor upgrades were waiting "
+            "on that, so I'm unblocked and have started on them",
+            {
+                d("Ivo", "berth lighting change"),
+                u("mooring sensor upgrades", "berth lighting change"),
+                o("Ivo", "mooring sensor upgrades"),
+            },
+        ),
+        # "theyre" is "they're": a pronoun, not a name of work.
+        (
+            "Ivo",
+            "- hull survey: finished\n- the deck repairs were waiting on that, so theyre free "
+            "to start now",
+            {d("Ivo", "hull survey"), u("deck repairs", "hull survey")},
+        ),
+    ],
+)
+def test_demonstratives_and_number(author: str, text: str, expected: set[tuple[str, ...]]) -> None:
+    assert facts_of(extract(text, author)) == expected

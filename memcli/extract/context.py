@@ -461,6 +461,9 @@ _ABOUT_SUBJECT = re.compile(
 # Pronouns that point at the item named last, not at the topic: after "X is blocked on
 # Y", "It also needs Z" is X, but "That is waiting on Z" is Y.
 _DEMONSTRATIVES = frozenset({"that", "those", "these", "that one", "that item"})
+_PLURAL_REFS = frozenset({"them", "they", "those", "these"})
+# Heads too vague to find a name by ("that thing", "that one").
+_SAME_HEADS_VAGUE = frozenset("one ones thing things stuff work item task piece bit part".split())
 _CHAT_OPENERS = frozenset(
     "cc fyi hey hi hello ping ok okay update note also so quick heads thanks status".split()
 )
@@ -715,6 +718,10 @@ class _Reader:
                 )
             elif ref is None and low in ("that one", "this one"):
                 ref = self._label_one()  # "kiln vent permit — that one's mine"
+            if ref is not None and low in _PLURAL_REFS and not _plural_head(ref.name):
+                ref = next(  # "X merged; the pick-path changes waited on it, I've started
+                    (k for k in reversed(self.known[-3:]) if _plural_head(k.name)), ref
+                )  # on them": them are the changes, not X
         elif (low in _SPECIAL_REFS or first in _SPECIAL_FIRST) and (
             special := self._special(low)
         ) is not None:
@@ -724,7 +731,10 @@ class _Reader:
         elif (
             low.startswith(("that ", "this "))
             and low.count(" ") == 1
-            and (ref := self._head_mention(core.split()[1])) is not None
+            and (
+                (ref := self._head_mention(core.split()[1])) is not None
+                or (ref := self._head_in_text(core.split()[1])) is not None
+            )
         ):
             pass  # "that fix" after "the N+1 lookup fix": the same item
         elif (
@@ -902,6 +912,25 @@ class _Reader:
             words = ref.name.lower().split()
             if len(words) >= 2 and words[-1] == low:
                 return ref
+        return None
+
+    def _head_in_text(self, head: str) -> EntityRef | None:
+        """ "that endpoint" after "Their first deliverable, the delta-feed endpoint, was
+        shipped": the last definite name with that head written before the sentence, though
+        no fact named it (two to five words, a name of work)."""
+        if not head.isalpha() or len(head) < 3 or head.lower() in _SAME_HEADS_VAGUE:
+            return None
+        at = self._text.find(self.sentence) if self.sentence else -1
+        if at <= 0:
+            return None
+        found = re.findall(
+            rf"\b(?:the|our|their|its|his|her)\s+((?:[\w/.-]+\s+){{1,4}}{re.escape(head)})\b",
+            self._text[:at],
+            re.IGNORECASE,
+        )
+        for name in reversed(found):
+            if _valid_core(name) and not _agent_shaped(name, strict=True):
+                return self._earlier(name) or EntityRef(name, ITEM)
         return None
 
     def any_entity(self, phrase: _Phrase, out: _Outcome) -> EntityRef | None:
@@ -1218,6 +1247,8 @@ class _Reader:
             elif low == "they" and (things := self._plural_item()) is not None:
                 ref = things  # "dashboards for X; they need the new labels first"
                 out.items.append(ref)
+            elif low == "they" and self.last_team is None and self.author is not None:
+                return None  # no team and no plural item to be "they": not the writer
             else:
                 ref = self.any_entity(phrase, out)
             if ref is None:
@@ -1273,10 +1304,12 @@ class _Reader:
     def _plural_item(self) -> EntityRef | None:
         """The item "they" waits as: the last item named, when its head noun is plural
         ("dashboards for the ingest pipeline") and no team was named to be "they"."""
-        item = self.last_item
-        if item is None or self.last_team is not None or item.type is not ITEM:
+        if self.last_team is not None:
             return None
-        return item if _plural_head(item.name) else None
+        return next(  # "X is done; the shower fittings were waiting on it, they're free now"
+            (k for k in reversed(self.known[-3:]) if k.type is ITEM and _plural_head(k.name)),
+            None,
+        )
 
     def resolve_waiters(
         self,
