@@ -365,6 +365,14 @@ _BLOCKED_LABEL = re.compile(r"\s*[-*•]?\s*(?i:blocked|blockers?|blocking|b)\s*
 _TOPIC_REFS = frozenset(
     {"real work", "the real work", "actual work", "the actual work", "proper work"}
     | {"the real thing", "real thing", "real part", "the real part", "real stuff"}
+    # "Loom repair: ... Progress is stuck on X": the progress of the topic item
+    | {"progress", "further progress", "any progress", "all progress", "work", "further work"}
+)
+# What is left of the topic item, counted: "the remaining five are waiting on X".
+_REMAINING_FIRST = ("the remaining ", "remaining ", "the other ", "the last ")
+_REMAINING = re.compile(
+    r"(?:the\s+)?(?:remaining|other|last)\s+(?:\d+|two|three|four|five|six|seven|eight|nine"
+    r"|ten|eleven|twelve|few|ones?)(?:\s+left)?"
 )
 # "anything beyond scaffolding", "everything past the stubs": the rest of the topic item.
 _BEYOND_FIRST = ("anything ", "everything ", "all ", "whatever ", "most ")
@@ -394,6 +402,68 @@ _TITLE_TICKET = re.compile(
 _OPENING_TICKET = re.compile(
     r"[#*_\s]*(?P<id>[A-Z][A-Z0-9]+-\d+|(?:(?:PR|MR)\s*)?#\d+)[*_]*\s*[:—–]\s*\S"
 )
+# The ticket an issue comment sits on, named by how the comment opens: "Comment on PAY-9:",
+# "(on MOB-3)", "Update on org/web#31:", "Triage note on #12:", "Status on OPS-4 (disk
+# alerts)", "[comment on WEB-20]"; a title line "org/app#14 Staging site", "OPS-8 · reply".
+_PAGE_ID = (
+    r"(?:[A-Za-z][\w.-]*/[\w.-]+#\d+|[A-Za-z][\w-]*#\d+|[A-Z][A-Z0-9]+-\d+|(?:(?:PR|MR)\s*)?#\d+)"
+)
+_PAGE_NAME = r"(?:\s*\((?P<name>[^()\n]{2,60})\))?"
+_COMMENT_ON = re.compile(
+    r"[\s*_>]*(?:[(\[]\s*(?i:comment(?:ing)?\s+|notes?\s+)?(?i:on)\s+"
+    r"|(?i:re:\s*)?(?:[A-Za-z]+\s+)?(?i:comment(?:ing)?|update|status|notes?|reply|follow-?up)"
+    r"(?:\s+(?i:here|again))?\s+(?i:on|for)\s+)"
+    rf"(?P<id>{_PAGE_ID}){_PAGE_NAME}(?![\w#/-])"
+)
+_PAGE_TITLE = re.compile(
+    rf"[#*_\s]*(?i:re:\s*)?(?P<id>{_PAGE_ID})[*_]*(?:\s*[·:—–|-]\s*|\s+(?=[A-Za-z])|\s*\Z)"
+    r"(?P<title>[^*\n—–]*?)[*_]*\s*\Z"
+)
+# The update opens with a ticket as its subject or label: "SRCH-4 (reindex) is deployed.",
+# "PR #66 merged — ...", "DE-5: the DB team finished ...".
+_OPENING_PAGE = re.compile(
+    rf"[\s*_]*(?P<id>{_PAGE_ID}){_PAGE_NAME}[*_]*(?:\s*[:—–]\s|\s+(?:is|was|has|had|got|merged"
+    r"|shipped|landed|deployed|closed|released|can|can't|cannot|needs|depends)\b)"
+)
+# What joins a clause that ends on a ticket to one opening with "it": "PR #7 but it".
+_CLAUSE_JOIN = re.compile(r"(?:\s*\([^)]*\))?\s*[,;:—–-]?\s*(?:(?i:but|and|so|though|yet)\s+)?")
+_LABEL_TICKET = re.compile(
+    rf"(?i:ticket\s+|issue\s+)?(?P<id>{_PAGE_ID})(?:\s*\((?P<name>[^()]{{2,60}})\)?)?"
+)
+_PAGE_NOT_TITLES = frozenset(
+    "comment comments reply update note notes progress status follow-up followup".split()
+)
+# A title that reports a symptom names the ticket by its id: "cache shows stale rows".
+_SYMPTOM_TITLE = re.compile(
+    r"\b(?:shows?|crash(?:es)?|fails?|returns?|breaks?|hangs?|throws?|is|are|isn't|aren't"
+    r"|doesn't|does not|can't|cannot|won't|not)\b",
+    re.IGNORECASE,
+)
+# "this" and "this <ticket word>" in a comment on a ticket name that ticket.
+_PAGE_NOUNS = frozenset("one ticket issue pr mr epic story card bug task rfi request".split())
+# A clause that states something of its subject, for a waiting "it" after it: "the
+# kiln rebuild has been deferred", "OPS-9 is still open", "X is, in effect, on hold".
+_STATE_CLAUSE = re.compile(
+    r"\s*(?:[-*•]\s*)?(?:(?i:the|our|my)\s+)?(?P<np>[\w/#.-]+(?:\s+[\w/#.'’-]+){0,9}?)"
+    r"(?:\s*\((?P<name>[^)]*)\))?(?:\s+(?i:planned|scheduled|requested|proposed)\b[^,;:]*?)?"
+    r"\s+(?i:is|are|was|were|remains|remain|stays|has been|have been|had been)\b(?P<tail>.*)"
+)
+_DONE_STATE = re.compile(
+    r"(?:,[^,]*,)?\s*(?i:now\s+|finally\s+|all\s+)?(?i:done|merged|shipped|landed|finished|complete"
+    r"|completed|out|live|in|released|deployed|fixed|resolved|approved|sorted|closed|ready"
+    r"|through|back|available|unblocked|free|clear)\b"
+)
+# "about the widget:", "re the importer —": the clause names its subject only.
+_ABOUT_SUBJECT = re.compile(
+    r"\s*(?:[-*•]\s*)?(?i:about|re:?|regarding|as for)\s+(?:(?i:the|our|my)\s+)?"
+    r"(?P<np>[\w/#.-]+(?:\s+[\w/#.'’-]+){0,5})\s*"
+)
+# Pronouns that point at the item named last, not at the topic: after "X is blocked on
+# Y", "It also needs Z" is X, but "That is waiting on Z" is Y.
+_DEMONSTRATIVES = frozenset({"that", "those", "these", "that one", "that item"})
+_PLURAL_REFS = frozenset({"them", "they", "those", "these"})
+# Heads too vague to find a name by ("that thing", "that one").
+_SAME_HEADS_VAGUE = frozenset("one ones thing things stuff work item task piece bit part".split())
 _CHAT_OPENERS = frozenset(
     "cc fyi hey hi hello ping ok okay update note also so quick heads thanks status".split()
 )
@@ -413,6 +483,22 @@ _JOINT_TEAM = re.compile(
     r"(?:the\s+)?[A-Z][\w-]*\s+&\s+[A-Z][\w-]*(?:\s+[A-Z][\w-]*)?\s+"
     r"(?:group|team|office|board|committee|unit|squad|guild|department|dept)"
 )
+
+
+def _page_ref(ticket: str, name: str | None) -> EntityRef:
+    """A ticket named by the name written beside it when that is a name, else its id."""
+    name = (name or "").strip()
+    if name and _valid_core(name) and not re.fullmatch(_PAGE_ID, name):
+        return EntityRef(_parse_phrase(name).core, ITEM)
+    return EntityRef(" ".join(ticket.split()), ITEM)
+
+
+def _plural_head(name: str) -> bool:
+    """Whether a name's head noun (its last word before any "for/of/on ...") is plural."""
+    words = name.lower().split()
+    cut = next((k for k, w in enumerate(words) if w in _HEAD_LINKS), len(words))
+    head = words[cut - 1] if cut else ""
+    return len(head) > 3 and head.endswith("s") and not head.endswith(("ss", "us", "is"))
 
 
 class _Reader:
@@ -446,6 +532,10 @@ class _Reader:
         self.one_line = "\n" not in text.strip()
         self.structured = True  # set by ``reader.extract`` (see there)
         self.last_wait: tuple[EntityRef, EntityRef] | None = None  # (waiter, blocker)
+        self.wait_line = -1  # the line it was read on
+        # The sentence being read says "in turn" or "itself": a chain of waits, whose
+        # pronoun is the blocker named last ("X waits on Y. That in turn needs Z": Y)
+        self.chained = False
         self.stuck: list[EntityRef] = []  # items said not to move ("can't land X until")
         self.pair: tuple[EntityRef, EntityRef] | None = None  # the former, the latter
         self._lowered: str | None = None  # the text lowercased, made on first use
@@ -455,7 +545,8 @@ class _Reader:
         self.working_line = -1  # the line that said so
         self.item_line = -1  # the line the last item was named on
         self.label_line = -1  # the line whose own "Label:" names ``line_topic``
-        self._title: tuple[EntityRef | None] | None = None  # the ticket a comment is on
+        self._page: tuple[EntityRef | None] | None = None  # the ticket a comment is on
+        self._page_id: str | None = None  # its id ("PAY-9", "org/web#31")
 
     @property
     def handles(self) -> frozenset[str]:
@@ -598,6 +689,8 @@ class _Reader:
     def item(self, phrase: _Phrase, out: _Outcome) -> EntityRef | None:
         """Resolve a phrase in a work-item slot; people, teams and junk are rejected."""
         core, low = phrase.core, phrase.core.lower()
+        if low.endswith(("'s", "’s")) and low[:-2] in _REFS:
+            core, low = core[:-2], low[:-2]  # "that one's mine": "that one is"
         first = low[: low.index(" ")] if " " in low else low
         if first is not low:
             reshaped = _reshape(core, low, first)  # "all three X", "DOC-21 X", "patched that"
@@ -606,7 +699,10 @@ class _Reader:
             if reshaped is not core:
                 core, low = reshaped, reshaped.lower()
                 first = low.split(" ", 1)[0]
-        if low in _REFS:
+        ref: EntityRef | None
+        if (page := self.page_ref(low)) is not None:
+            ref = page  # "this can't go out until X" in a comment on PAY-9: PAY-9
+        elif low in _REFS:
             ref = self.last_item
             if (
                 self.label_line == self.line
@@ -620,6 +716,12 @@ class _Reader:
                 ref = self._earlier(self.line_topic) or EntityRef(
                     _parse_phrase(self.line_topic).core, ITEM
                 )
+            elif ref is None and low in ("that one", "this one"):
+                ref = self._label_one()  # "kiln vent permit — that one's mine"
+            if ref is not None and low in _PLURAL_REFS and not _plural_head(ref.name):
+                ref = next(  # "X merged; the pick-path changes waited on it, I've started
+                    (k for k in reversed(self.known[-3:]) if _plural_head(k.name)), ref
+                )  # on them": them are the changes, not X
         elif (low in _SPECIAL_REFS or first in _SPECIAL_FIRST) and (
             special := self._special(low)
         ) is not None:
@@ -629,7 +731,10 @@ class _Reader:
         elif (
             low.startswith(("that ", "this "))
             and low.count(" ") == 1
-            and (ref := self._head_mention(core.split()[1])) is not None
+            and (
+                (ref := self._head_mention(core.split()[1])) is not None
+                or (ref := self._head_in_text(core.split()[1])) is not None
+            )
         ):
             pass  # "that fix" after "the N+1 lookup fix": the same item
         elif (
@@ -809,6 +914,25 @@ class _Reader:
                 return ref
         return None
 
+    def _head_in_text(self, head: str) -> EntityRef | None:
+        """ "that endpoint" after "Their first deliverable, the delta-feed endpoint, was
+        shipped": the last definite name with that head written before the sentence, though
+        no fact named it (two to five words, a name of work)."""
+        if not head.isalpha() or len(head) < 3 or head.lower() in _SAME_HEADS_VAGUE:
+            return None
+        at = self._text.find(self.sentence) if self.sentence else -1
+        if at <= 0:
+            return None
+        found = re.findall(
+            rf"\b(?:the|our|their|its|his|her)\s+((?:[\w/.-]+\s+){{1,4}}{re.escape(head)})\b",
+            self._text[:at],
+            re.IGNORECASE,
+        )
+        for name in reversed(found):
+            if _valid_core(name) and not _agent_shaped(name, strict=True):
+                return self._earlier(name) or EntityRef(name, ITEM)
+        return None
+
     def any_entity(self, phrase: _Phrase, out: _Outcome) -> EntityRef | None:
         """Resolve a phrase in a slot that takes a person, team or work item."""
         core, low = phrase.core, phrase.core.lower()
@@ -868,8 +992,8 @@ class _Reader:
         sources, targets = RELATION_TYPES[relation]
         if source.type not in sources or target.type not in targets:
             return
-        if _key(source) == _key(target):
-            return
+        if _key(source) == _key(target) or source.name.casefold() == target.name.casefold():
+            return  # nothing waits on, owns or finishes itself ("RFI-7 owns RFI-7")
         out.drafts.append(_Draft(source, relation, target, self.sentence, tentative))
 
     def claim_item(self, item: EntityRef, phrase: _Phrase | None, out: _Outcome) -> None:
@@ -909,30 +1033,88 @@ class _Reader:
                 self._earlier(self.line_topic)
                 or EntityRef(_parse_phrase(self.line_topic).core, ITEM)
             )
-        for ref in (self.current.get(self.self_key), self.working, self._title_item()):
+        for ref in (self.current.get(self.self_key), self.working, self.page_item()):
             if ref is not None and ref.type is ITEM and ref not in found:
                 found.append(ref)
         return found
 
-    def _title_item(self) -> EntityRef | None:
-        """ "**QA-57 · Login regression suite** — comment by Jonas", "PLAT-9: retry
-        budget": an update whose first line titles a ticket is a comment on it; the item
-        is named by its title when it has one (the guide: use the name), else by its id."""
-        if self._title is None:
-            self._title = (None,)
-            first = self._text.lstrip().split("\n", 1)[0]
-            m = _TITLE_TICKET.match(first)
-            if m is not None and "\n" in self._text.strip():
-                name = (m["title"] or "").strip(" *_:`") or m["id"]
-                if _valid_core(name):
-                    self._title = (EntityRef(name, ITEM),)
-        return self._title[0]
+    def page_item(self) -> EntityRef | None:
+        """The ticket the update is a comment on, for "this", "this PR", "this one": its
+        title line, a comment opener ("Comment on PAY-9:", "(on MOB-3)", "Triage note on
+        #12:"), or a ticket the update opens with as subject or label ("SRCH-4
+        (reindex) is deployed."). Named by the name written beside it, else its id."""
+        if self._page is None:
+            self._page = (self._find_page(),)
+        return self._page[0]
+
+    def page_ref(self, low: str) -> EntityRef | None:
+        """The page's ticket when ``low`` is "this" or "this <ticket word>" (None else),
+        unless the line opens with a label of its own ("Runbook update: I have this
+        one"): then "this" is the label's item."""
+        if low != "this" and not (low.startswith("this ") and low[5:] in _PAGE_NOUNS):
+            return None
+        page = self.page_item()
+        if page is None:
+            return None
+        if self.label_line == self.line and self.line_topic and self.item_line != self.line:
+            return page if self._names_page(self.line_topic) else None
+        if (
+            self.item_line == self.line
+            and self.last_item is not None
+            and (label := _OPENING_LABEL.match(self.sentence)) is not None
+            and _content_words(label["np"]) == _content_words(self.last_item.name)
+        ):  # the same, with the label read as an item
+            return page if self._names_page(label["np"]) else None
+        return page
+
+    def _names_page(self, label: str) -> bool:
+        """Whether a line's label names the page's ticket ("Triage note on #12", "OPS-4")."""
+        return self._page_id is not None and any(
+            " ".join(t.split()) == self._page_id for t in re.findall(_PAGE_ID, label)
+        )
+
+    def _ticket_before(self, low: str) -> EntityRef | None:
+        """The ticket that ends the clause just before a subject "it" ("the fix is in PR
+        #71 but it can't merge until ..."): what "it" means there, not the page."""
+        if low != "it":
+            return None
+        at = re.search(r"\bit\b", self.sentence, re.IGNORECASE)
+        if at is None:
+            return None
+        found = list(re.finditer(_PAGE_ID, self.sentence[: at.start()]))
+        last = found[-1] if found else None
+        if last is None or not _CLAUSE_JOIN.fullmatch(self.sentence[last.end() : at.start()]):
+            return None  # "X — ticket OPS-7 — is a prerequisite for it": part of X
+        return EntityRef(" ".join(last.group().split()), ITEM)
+
+    def _find_page(self) -> EntityRef | None:
+        text = self._text.lstrip()
+        first = text.split("\n", 1)[0]
+        if (m := _COMMENT_ON.match(first)) is not None:
+            return self._page_at(m["id"], m["name"])
+        if "\n" in text.rstrip() and (
+            (m := _TITLE_TICKET.match(first)) is not None
+            or (m := _PAGE_TITLE.match(first)) is not None
+        ):  # "**QA-57 · Login regression suite** — comment by Jo", "org/app#14 Staging"
+            title = (m["title"] or "").strip(" *_:`")
+            if title.endswith(")") and "(" in title:
+                title = title[: title.rindex("(")].strip()  # "compaction job (DATA-4)"
+            if title.lower() in _PAGE_NOT_TITLES or _SYMPTOM_TITLE.search(title):
+                title = ""
+            return self._page_at(m["id"], title)
+        if (m := _OPENING_PAGE.match(text)) is not None:
+            return self._page_at(m["id"], m["name"])
+        return None
+
+    def _page_at(self, ticket: str, name: str | None) -> EntityRef:
+        self._page_id = " ".join(ticket.split())
+        return _page_ref(ticket, name)
 
     def closed_item(self) -> EntityRef | None:
         """What "Closing this." closes: the ticket the update is a comment on (its title
         line, or a ticket the update opens with as a label: "**PLAT-415** — Applied the
         rule ... Closing this.")."""
-        if (title := self._title_item()) is not None:
+        if (title := self.page_item()) is not None:
             return title
         m = _OPENING_TICKET.match(self._text)
         return EntityRef(m["id"], ITEM) if m is not None else None
@@ -946,6 +1128,20 @@ class _Reader:
         if "@" in m["np"] or m["np"].split()[0].lower() in _CHAT_OPENERS:
             return None  # "cc @sam — this depends on X": an aside to someone, no item
         return self._earlier(m["np"]) or EntityRef(_parse_phrase(m["np"]).core, ITEM)
+
+    def _label_one(self) -> EntityRef | None:
+        """The item a "that one" names when nothing was named before it but the label its
+        sentence opens with ("kiln vent permit — that one's mine", "ticket KIL-2 (vent
+        permit) — that one is mine"); not a person or team the line opens with."""
+        m = _OPENING_LABEL.match(self.sentence)
+        if m is None:
+            return None
+        np = m["np"].strip()
+        if _agent_shaped(np, strict=True) or np.lower() in _REFS:
+            return None
+        if (t := _LABEL_TICKET.fullmatch(np)) is not None:
+            return _page_ref(t["id"], t["name"])
+        return self._opening_label()
 
     def _opening_subject(self) -> EntityRef | None:
         """The subject the sentence opens with ("our audit export reads the new claims,
@@ -976,7 +1172,7 @@ class _Reader:
             ):  # "- still on the rate limiter / - blocked by the cache upgrade": the line
                 ref = self.working  # before named the work the subjectless wait is about
             elif ref is not None and ref == self.author_ref and self.working is None:
-                ref = self._title_item() or ref  # "PR #88: ..." then "Depends on #80"
+                ref = self.page_item() or ref  # "PR #88: ..." then "Depends on #80"
             return [(ref, None, ref.type is not ITEM)] if ref else None
         result: list[tuple[EntityRef, _Phrase | None, bool]] = []
         for part in _split_waiters(raw):
@@ -986,6 +1182,11 @@ class _Reader:
                 phrase, low = _Phrase("I"), "i"  # "im blocked on X": the writer
             if not self.author and (low in _FIRST_PERSON or low in _SELF_GROUPS):
                 ref = self.current.get("")
+            elif (page := self.page_ref(low)) is not None:
+                ref = page  # "this is blocked on X" in a comment on a ticket: the ticket
+                out.items.append(ref)
+            elif low in ("it", "this") and (said := self._clause_subject(low, out)) is not None:
+                ref = said  # "the rig is a separate headache: it's waiting on X": the rig
             elif (
                 low in _REFS
                 and self.last_item is None
@@ -1009,6 +1210,7 @@ class _Reader:
                 low in _TOPIC_REFS
                 or (low.startswith(_BEYOND_FIRST) and _BEYOND.fullmatch(low))
                 or (low.endswith(_PART_HEADS) and _PART_REF.fullmatch(low))
+                or (low.startswith(_REMAINING_FIRST) and _REMAINING.fullmatch(low))
             ):
                 # "the real work is stuck", "anything beyond scaffolding is waiting on X":
                 # the topic item's remaining work is the topic item
@@ -1021,9 +1223,23 @@ class _Reader:
                     ref = self.any_entity(phrase, out)
             elif low in _REFS and self.last_item is None and not self.known:
                 # "this is on hold, it sits behind #77" with nothing named before: the
-                # thing the writer works on (an issue's own comment), so the writer
-                ref = self.self_source()
-            elif low in _REFS and self.last_wait and self.last_item == self.last_wait[1]:
+                # thing the writer works on (an issue's own comment): the ticket the
+                # comment is on when it names one, else the writer
+                ref = (
+                    self.current.get(self.self_key)
+                    or self._ticket_before(low)
+                    or self.page_item()
+                    or self.author_ref
+                )
+                if ref is not None and ref.type is ITEM:
+                    out.items.append(ref)
+            elif (
+                low in _REFS
+                and not (low in _DEMONSTRATIVES and self._agrees(low))
+                and not self.chained
+                and self.last_wait
+                and self.last_item == self.last_wait[1]
+            ):
                 # "X is blocked on Y. It also needs Z first": the pronoun that waits is
                 # the item that was waiting (the topic), not the blocker named last
                 ref = self.last_wait[0]
@@ -1031,6 +1247,8 @@ class _Reader:
             elif low == "they" and (things := self._plural_item()) is not None:
                 ref = things  # "dashboards for X; they need the new labels first"
                 out.items.append(ref)
+            elif low == "they" and self.last_team is None and self.author is not None:
+                return None  # no team and no plural item to be "they": not the writer
             else:
                 ref = self.any_entity(phrase, out)
             if ref is None:
@@ -1040,18 +1258,58 @@ class _Reader:
             self.pair = (result[-2][0], result[-1][0])
         return result
 
+    def _clause_subject(self, low: str, out: _Outcome) -> EntityRef | None:
+        """The item a waiting "it" names when the clause just before it states something of
+        an item and no fact ("the kiln rebuild has been deferred; it is contingent on X",
+        "the rig is a separate headache: it's waiting on X", "about the widget: it was
+        depending on X"): that clause's subject, not an item named earlier. A clause
+        that reports its subject done ("X landed, so it is unblocked") gives none: what
+        it freed is meant there."""
+        sentence = self.sentence
+        at = re.search(rf"\b{low}\b", sentence, re.IGNORECASE)
+        if at is None:
+            return None
+        before = sentence[: at.start()].rstrip()
+        if before:
+            if before[-1] not in ":;,—–-":
+                return None
+            clause = before.rstrip(" :;,—–-")
+        else:
+            clause = self.previous_sentence()
+        if not clause or (
+            self.last_item is not None and self.last_item.name.lower() in clause.lower()
+        ):
+            return None  # the clause's item was read already: the last item is it
+        m = _ABOUT_SUBJECT.fullmatch(clause) or _STATE_CLAUSE.match(clause)
+        if m is None or (m.re is _STATE_CLAUSE and _DONE_STATE.match(m["tail"])):
+            return None
+        np = m["np"]
+        if m.re is _STATE_CLAUSE and m["name"] and re.fullmatch(_PAGE_ID, np):
+            np = _page_ref(np, m["name"]).name  # "OPS-7 (disk alerts) is ...": the name
+        seen = _Outcome()
+        ref = self.item(_parse_phrase(np, target=False), seen)
+        if ref is None or ref.type is not ITEM or ref.name.lower() in _REFS:
+            return None
+        out.items.extend(seen.items)
+        return ref
+
+    def _agrees(self, low: str) -> bool:
+        """Whether the item named last can be the demonstrative ``low``: any item is
+        "that"; "those" and "these" need a plural head ("the new shelf sensors")."""
+        if low not in ("those", "these"):
+            return True
+        item = self.last_item
+        return item is not None and _plural_head(item.name)
+
     def _plural_item(self) -> EntityRef | None:
         """The item "they" waits as: the last item named, when its head noun is plural
         ("dashboards for the ingest pipeline") and no team was named to be "they"."""
-        item = self.last_item
-        if item is None or self.last_team is not None or item.type is not ITEM:
+        if self.last_team is not None:
             return None
-        words = item.name.lower().split()
-        cut = next((k for k, w in enumerate(words) if w in _HEAD_LINKS), len(words))
-        head = words[cut - 1] if cut else ""
-        if len(head) > 3 and head.endswith("s") and not head.endswith(("ss", "us", "is")):
-            return item
-        return None
+        return next(  # "X is done; the shower fittings were waiting on it, they're free now"
+            (k for k in reversed(self.known[-3:]) if k.type is ITEM and _plural_head(k.name)),
+            None,
+        )
 
     def resolve_waiters(
         self,
@@ -1257,6 +1515,7 @@ class _Reader:
             if d.relation is Relation.BLOCKED_BY:
                 if d.source.type is ITEM:
                     self.last_wait = (d.source, d.target)
+                    self.wait_line = self.line
                 waits = self.waits.setdefault(_key(d.source), [])
                 if d.target not in waits:
                     waits.append(d.target)

@@ -2028,7 +2028,10 @@ def _apply(
         return reader.completed(g("d"), w) if w and got in ("got", "get", "gets") else None
     if handler == "completed_ticket":
         w = g("w")
-        if w is not None and w.lower() in ("this", "it", "this one", "this ticket", "this issue"):
+        if w is not None and (
+            w.lower() in ("this", "it", "this one", "this ticket", "this issue")
+            or reader.page_ref(w.lower()) is not None  # "Closing this PR"
+        ):
             closed = reader.closed_item()  # "**PLAT-415** — ... Closing this."
             return reader.completed(None, closed.name) if closed is not None else None
         return reader.completed(None, w) if w and _TICKET.fullmatch(w.split(", ")[0]) else None
@@ -2522,6 +2525,16 @@ def _leading_np(toks: list[_Tok]) -> list[_Tok]:
     return toks[:n]
 
 
+def _aside_names(toks: list[_Tok]) -> bool:
+    """Whether a parenthetical aside only names who has the item before it, or its
+    ticket: "(Lars)", "(platform team)", "(OPS-7)"."""
+    words = [t.text for t in toks if t.cls != "|"]
+    if not 1 <= len(words) <= 3:
+        return False
+    name = " ".join(words)
+    return bool(_TICKET.fullmatch(name)) or _agent_shaped(name, strict=True)
+
+
 def _trailing_np(toks: list[_Tok]) -> list[_Tok]:
     """The noun phrase a clause ends with (the antecedent of a relative clause)."""
     while toks and toks[-1].cls == "F":
@@ -2729,10 +2742,19 @@ def _keep(
     return True
 
 
+_CHAIN_WORDS = re.compile(r",?\s*\b(?:in turn|itself|themselves)\b(?:\s*,)?", re.IGNORECASE)
+
+
 def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     """``read_core`` for a sentence with no closing thanks."""
     if text[:6] in _AFTER_LEADS and (then := _AFTER_THAT.match(text)) is not None:
         text = text[then.end() :]
+    reader.chained = False
+    if ("turn" in text or "itsel" in text or "themsel" in text) and _CHAIN_WORDS.search(text):
+        # "That in turn needs Z", "which is itself waiting on Z": a chain of waits; the
+        # words state no relation, and the pronoun they follow is the blocker named last
+        text = " ".join(_CHAIN_WORDS.sub(" ", text).split())
+        reader.chained = True
     said = text  # the sentence as read, for the frames over it whole (``_held_until``)
     if text[:6] in _UNTIL_LEADS and (held := _held_until(reader, text)) is not None:
         reader.commit(held, text)  # "Until X is approved, the partner sync can't be tested"
@@ -2791,6 +2813,7 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
     dash_label: list[_Tok] = []  # "login page — ..., waiting for auth": a subjectless wait's
     if reader.line_topic:  # set by an earlier sentence of the same line
         heading = _plain(reader.line_topic)
+    inherited = heading  # that heading, while no label of this sentence replaces it
     named: list[_Tok] = []  # the last work item a clause of this sentence named
     unblocked_waiter: str | None = None  # "X is unblocked" still looking for its Y
     stalled_waiter: str | None = None  # "X is blocked" still looking for its blocker
@@ -3198,6 +3221,14 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
                     subject = _trailing_np(previous) or (
                         _leading_np(previous) if kind in _RELATIVE else []
                     )  # "X has been completed, which unblocks Y": X is the antecedent
+                    if (
+                        kind == "which"
+                        and subject
+                        and len(previous) > len(subject) + 1
+                        and previous[-len(subject) - 1].low == "by"
+                        and _aside_names(subject)
+                    ):  # "blocked on Y (Lars), which in turn waits on Z": Y, not Lars
+                        subject = _trailing_np(previous[: -len(subject) - 1]) or subject
                     if not subject and index == 0 and kind in _RELATIVE and reader.last_item:
                         subject = _plain(reader.last_item.name)  # a line opening "which ..."
                     if kind == "who":  # "Shoutout to Hemi who rolled out X": Hemi
@@ -3237,9 +3268,21 @@ def _read_core(reader: _Reader, text: str) -> tuple[list[_Outcome], str | None]:
             stand_in = (named or heading) if not subject else None
             if (
                 stand_in
+                and stand_in is inherited
+                and toks[0].low == "it"
+                and reader.item_line == reader.line
+                and reader.last_item is not None
+                and reader.line_topic is not None
+                and reader.last_item.name.lower() not in reader.line_topic.lower()
+                and (reader.last_wait is None or reader.last_item != reader.last_wait[1])
+            ):  # "YE-4 ledger: closed. Also picked up YE-7; it stopped waiting on Z": an item
+                stand_in = _plain(reader.last_item.name)  # named since the label is "it"
+            if (
+                stand_in
                 and toks[0].low == "it"
                 and reader.last_wait is not None
                 and reader.last_item == reader.last_wait[1]
+                and (stand_in is not heading or reader.wait_line == reader.line)
             ):  # "X can't ship until Y is merged, since it relies on Z": X relies on Z
                 stand_in = _plain(reader.last_wait[0].name)
             if stand_in and toks[0].low in _STAND_INS and any(t.cls in "WRCU" for t in toks[1:3]):

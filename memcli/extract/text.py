@@ -553,7 +553,9 @@ def _normalise(sentence: str) -> str:
     if not sentence.isascii():  # curly quotes are not ASCII: most sentences have none
         sentence = sentence.translate(_QUOTES)
     s = fix_typos(_drop_symbols(sentence))
-    if ("teh" in s or "hte" in s or "adn" in s or "nad" in s) and _FUNCTION_TYPO.search(s):
+    if (
+        "teh" in s or "hte" in s or "adn" in s or "nad" in s or "theyre" in s or "thats" in s
+    ) and _FUNCTION_TYPO.search(s):
         s = _FUNCTION_TYPO.sub(lambda m: _FUNCTION_TYPOS[m.group(0).lower()], s)
     if ":" in s:
         s = _EMOJI_CODE.sub(" ", s)  # Slack emoji codes
@@ -656,8 +658,15 @@ def status_emoji(sentence: str) -> bool:
 
 
 # Misspelt function words ("teh", "adn"): a trigger phrase needs its little words right.
-_FUNCTION_TYPOS = {"teh": "the", "hte": "the", "adn": "and", "nad": "and"}
-_FUNCTION_TYPO = re.compile(r"\b(?:teh|hte|adn|nad)\b", re.IGNORECASE)
+_FUNCTION_TYPOS = {
+    "teh": "the",
+    "hte": "the",
+    "adn": "and",
+    "nad": "and",
+    "theyre": "they're",  # the pronoun must be read as one
+    "thats": "that's",
+}
+_FUNCTION_TYPO = re.compile(r"\b(?:teh|hte|adn|nad|theyre|thats)\b", re.IGNORECASE)
 _SPACE_PUNCT = re.compile(r"\s+([,;:])")
 _COMMAS = re.compile(r",(?:\s*,)+")
 _FILLER_START = re.compile(
