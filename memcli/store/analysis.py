@@ -57,6 +57,19 @@ class AppliedRun:
     unchanged: list[int] = field(default_factory=list)
 
 
+# A fact's relation as its place in ``_RELATIONS``, computed by SQLite: a small int
+# is one shared object, where the text would be a new string per fact to decode and hash.
+_RELATIONS = tuple(Relation)
+_RELATION_CODE = (
+    "CASE f.relation "
+    + " ".join(f"WHEN '{r.value}' THEN {i}" for i, r in enumerate(_RELATIONS))
+    + " END"
+)
+_TYPES = tuple(EntityType)
+_TYPE_CODE = (
+    "CASE type " + " ".join(f"WHEN '{t.value}' THEN {i}" for i, t in enumerate(_TYPES)) + " END"
+)
+
 # Rows written as one JSON array per statement at most (``json_each`` unpacks them in C).
 _JSON_ROWS = 50_000
 _TICKET_ID = re.compile(TICKET)
@@ -238,11 +251,11 @@ class AnalysisMixin(IdentityMixin):
                 graph_id, {to for to in sig_map.values() if to is not None}
             )
         fact_sql = (
-            "SELECT f.id, f.episode_id, f.source_id, f.relation, f.target_id"
+            f"SELECT f.id, f.episode_id, f.source_id, {_RELATION_CODE}, f.target_id"
             f" FROM {self._from('facts', 'episode_id', scoped)}"
             f" WHERE {graph_term} AND {where} ORDER BY f.id"
         )
-        relation_of = {r.value: r for r in Relation}
+        relation_of = _RELATIONS
         new_fact = partial(tuple.__new__, analysis.Fact)
         if canon:
             facts = [
@@ -274,12 +287,14 @@ class AnalysisMixin(IdentityMixin):
                 ):
                     entities[i] = new_entity((i, name, type_of[t]))
         else:
-            # the whole table in order ("+graph_id": a scan, not an index walk)
+            # the whole table in order ("+graph_id": a scan, not an index walk), the
+            # type as its place in ``_TYPES`` (as a fact's relation)
+            types = _TYPES
             for i, name, t in conn.execute(
-                "SELECT id, name, type FROM entities WHERE +graph_id = ?", (graph_id,)
+                f"SELECT id, name, {_TYPE_CODE} FROM entities WHERE +graph_id = ?", (graph_id,)
             ):
                 if i in entity_ids:
-                    entities[i] = new_entity((i, name, type_of[t]))
+                    entities[i] = new_entity((i, name, types[t]))
         self._titled(graph_id, entities)
 
         # Active observations (in a scoped run, those with evidence in the scope, and
