@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from memcli import identity
@@ -208,7 +209,8 @@ def _names(store: Store, graph: str, canon: dict[int, int]) -> list[identity.Nam
     rows = store.identity_name_rows(graph)
     if canon:
         rows = [r for r in rows if r[0] not in canon]
-    return list(map(identity.Name._make, rows))
+    # rows become named tuples in C (``Name._make`` is a Python-level call per row)
+    return list(map(partial(tuple.__new__, identity.Name), rows))
 
 
 def suggest_merges(store: Store, graph: str) -> list[dict[str, Any]]:

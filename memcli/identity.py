@@ -267,7 +267,12 @@ def _narrowed(
     pair gives (``tests/test_identity.py`` checks it); on a large graph few names pass.
     """
     findall = _RUN.findall
-    words_of = {n.id: tuple(findall(n.norm)) for n in names}
+    # ``tokens`` of each name without the expression where it is not needed: a name of
+    # letters and spaces alone (most) is its words split at the spaces
+    words_of = {
+        n.id: tuple(n.norm.split()) if n.norm.replace(" ", "").isalpha() else tuple(findall(n.norm))
+        for n in names
+    }
     by_type: dict[str, list[tuple[str, ...]]] = defaultdict(list)
     for n in names:
         by_type[n.type].append(words_of[n.id])
