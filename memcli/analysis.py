@@ -163,6 +163,21 @@ class Draft:
         return [b for b in self.blocked if b.depth > 1]
 
 
+# ``Draft.evidence()`` rows as ``json.dumps`` writes them: an id is an int and a role
+# one of the module's own words (nothing to escape), so each row is formatted in C.
+_ENTITY_ROW = '["entity", %d, "%s"]'.__mod__
+_EPISODE_ROW = '["episode", %d, "support"]'.__mod__
+_FACT_ROW = '["fact", %d, "%s"]'.__mod__
+
+
+def _evidence_json(draft: Draft) -> str:
+    """``json.dumps(draft.evidence())``, without the rows as tuples in between."""
+    rows = list(map(_ENTITY_ROW, sorted(draft.entity_roles.items())))
+    rows += map(_EPISODE_ROW, sorted(map(_ID, draft.episodes)))
+    rows += map(_FACT_ROW, sorted(draft.fact_roles.items()))
+    return f"[{', '.join(rows)}]"
+
+
 def fingerprint(draft: Draft, writer: str, evidence_json: str | None = None) -> str:
     """What must change for an observation to get a new version: the hash of
     ``[kind, pattern key, evidence, writer]`` as JSON (``evidence_json``: the evidence
@@ -357,7 +372,7 @@ def build_drafts(
             drafts.append(context)
 
     for d in drafts:
-        d.evidence_json = json.dumps(d.evidence())
+        d.evidence_json = _evidence_json(d)
         d.fingerprint = fingerprint(d, writer, d.evidence_json)
     drafts.sort(key=lambda d: (-d.rank, d.kind, d.pattern_key))
     return drafts
