@@ -891,12 +891,14 @@ def _may_be_pattern(
     """``_is_pattern`` of the draft ``_dependency_draft`` would build from these, without
     building it: two blocked items, or two reporters among the episodes of its waits
     inside the cone and of its ownership facts."""
-    blocked = 0
-    for node, depth in nodes.items():
-        if depth >= 1 and node in entities:
-            blocked += 1
-            if blocked >= 2:
-                return True
+    # two nodes, one of them at depth 0 (the root), hold one blocked item at most
+    if len(nodes) > 2 or 0 not in nodes.values():
+        blocked = 0
+        for node, depth in nodes.items():
+            if depth >= 1 and node in entities:
+                blocked += 1
+                if blocked >= 2:
+                    return True
     stated = {f.episode_id for f in waits if f.target_id in nodes and nodes[f.source_id] >= 1}
     stated.update(f.episode_id for f in owns)
     return _reporters_at_least((episodes[i] for i in stated), 2)

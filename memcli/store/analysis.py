@@ -9,6 +9,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import compress
+from operator import ne
 from typing import TYPE_CHECKING, Any
 
 from memcli.models import EntityType, Relation
@@ -869,11 +871,16 @@ class AnalysisMixin(IdentityMixin):
         if full:
             gone = [(e,) for e in stored if e not in membership]
             self.conn.executemany("DELETE FROM episode_clusters WHERE episode_id = ?", gone)
-        changed = [
-            (e, c, component[e])
-            for e, c in sorted(membership.items())
-            if stored.get(e) != (c, component[e])
-        ]
+        # each episode's row, and whether it differs from the stored one, made in C
+        episodes = sorted(membership)
+        clusters = list(map(membership.__getitem__, episodes))
+        components = list(map(component.__getitem__, episodes))
+        rows = zip(episodes, clusters, components)
+        changed = (
+            list(compress(rows, map(ne, map(stored.get, episodes), zip(clusters, components))))
+            if stored
+            else list(rows)
+        )
         # as JSON arrays SQLite unpacks in C (a bound row per episode cost twice as much)
         for part in range(0, len(changed), _JSON_ROWS):
             self.conn.execute(
