@@ -281,7 +281,10 @@ def build_drafts(
     del relations
     ownership = list(compress(ownership, map(in_cones.__contains__, map(_TARGET, ownership))))
     for comp, target, f in zip(
-        map(component_get, map(_EPISODE, ownership)), map(_TARGET, ownership), ownership
+        map(component_get, map(_EPISODE, ownership)),
+        map(_TARGET, ownership),
+        ownership,
+        strict=True,
     ):
         if comp in cone_comps:
             owns_by_target[comp][target].append(f)
