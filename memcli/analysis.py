@@ -298,14 +298,15 @@ def build_drafts(
     for (comp, root), nodes in sorted(cone_nodes.items()):
         if component_sizes[comp] < 2 or len(nodes) < 2:
             continue
-        waits = [f for n in nodes for f in waits_by_source[comp].get(n, ())]
-        owns = [f for n in nodes for f in owns_by_target[comp].get(n, ())]
+        waits_of_node, owns_of_node = waits_by_source[comp].get, owns_by_target[comp].get
+        waits = [f for n in nodes for f in waits_of_node(n, ())]
+        owns = [f for n in nodes for f in owns_of_node(n, ())]
         if not _may_be_pattern(nodes, waits, owns, entities, episodes):
             continue  # most cones are a lone blocker: no draft is built for them
         draft = _dependency_draft(comp, root, nodes, waits, owns, entities, episodes)
         if not _is_pattern(draft):
             continue
-        draft.cluster_id = min(membership.get(e.id, comp) for e in draft.episodes)
+        draft.cluster_id = min(map(membership.get, map(_ID, draft.episodes), repeat(comp)))
         if roots_seen[root] > 1:
             draft.pattern_key = f"root:{root}:c{comp}"
         _mark_stale(draft, present, stale_after)
@@ -346,7 +347,9 @@ def build_drafts(
         placed.sort(key=lambda p: (p[0], p[1]))
     drafts.extend(_owner_drafts([d for _, _, d in placed], entities, owners))
     for d in drafts:
-        clusters_with_patterns.update(membership.get(e.id, d.cluster_id) for e in d.episodes)
+        clusters_with_patterns.update(
+            map(membership.get, map(_ID, d.episodes), repeat(d.cluster_id))
+        )
 
     # Shared context: clusters of two or more episodes without another pattern.
     context_clusters = {

@@ -921,10 +921,14 @@ class AnalysisMixin(IdentityMixin):
             )
 
     def signature_keys(self, ids: Iterable[int]) -> dict[int, tuple[str, str]]:
-        return {
-            r["id"]: (r["kind"], r["key"])
-            for r in self.rows_in("SELECT id, kind, key FROM signatures WHERE id IN ({marks})", ids)
-        }
+        out: dict[int, tuple[str, str]] = {}
+        with self._lock:  # rows as tuples, not dicts: ~17k at 100k
+            for chunk, marks in chunks(ids):
+                for i, kind, key in self.conn.execute(
+                    f"SELECT id, kind, key FROM signatures WHERE id IN ({marks})", chunk
+                ):
+                    out[i] = (kind, key)
+        return out
 
     def dependency_cones(
         self,
