@@ -17,7 +17,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import is_, itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memcli import cluster
@@ -55,6 +56,8 @@ _WORK_ITEM = EntityType.WORK_ITEM
 _WHO_WHAT = itemgetter(1, 2, 3, 4)
 _WHAT = itemgetter(1, 2, 3)
 _EPISODE = itemgetter(1)
+_RELATION = itemgetter(3)  # of a Fact
+_TARGET = itemgetter(4)  # of a Fact
 _AUTHOR = itemgetter(1)  # of an Episode
 _WHEN = itemgetter(2, 0)  # an Episode's (occurred_at, id): the order of a draft's episodes
 _ID = itemgetter(0)  # of an Entity or an Episode
@@ -160,6 +163,21 @@ class Draft:
         return [b for b in self.blocked if b.depth > 1]
 
 
+# ``Draft.evidence()`` rows as ``json.dumps`` writes them: an id is an int and a role
+# one of the module's own words (nothing to escape), so each row is formatted in C.
+_ENTITY_ROW = '["entity", %d, "%s"]'.__mod__
+_EPISODE_ROW = '["episode", %d, "support"]'.__mod__
+_FACT_ROW = '["fact", %d, "%s"]'.__mod__
+
+
+def _evidence_json(draft: Draft) -> str:
+    """``json.dumps(draft.evidence())``, without the rows as tuples in between."""
+    rows = list(map(_ENTITY_ROW, sorted(draft.entity_roles.items())))
+    rows += map(_EPISODE_ROW, sorted(map(_ID, draft.episodes)))
+    rows += map(_FACT_ROW, sorted(draft.fact_roles.items()))
+    return f"[{', '.join(rows)}]"
+
+
 def fingerprint(draft: Draft, writer: str, evidence_json: str | None = None) -> str:
     """What must change for an observation to get a new version: the hash of
     ``[kind, pattern key, evidence, writer]`` as JSON (``evidence_json``: the evidence
@@ -230,6 +248,13 @@ def build_drafts(
         if comp is not None:
             by_component[comp].append(f)
     component_sizes = Counter(component_of.values())
+    # The waits of each component, in the facts' order: a few of the facts, found in C.
+    relations = list(map(_RELATION, facts))
+    waits_of: dict[int, list[Fact]] = defaultdict(list)
+    for f in compress(facts, map(is_, relations, repeat(_BLOCKED_BY))):
+        comp = component_get(f.episode_id)
+        if comp is not None:
+            waits_of[comp].append(f)
 
     # One observation per root and component: the cone is walked over the whole
     # component, so the size cap (which splits a component into clusters) never splits
@@ -242,16 +267,28 @@ def build_drafts(
 
     # Each component's facts indexed once (waits by who waits, ownership by what is
     # owned), so a root's draft costs the size of its cone, not of its component; only
-    # components with a cone (most have none) are indexed.
+    # components with a cone (most have none) are indexed, and of their ownership only
+    # that of cone nodes (the facts naming one are found in C), in the facts' order.
     waits_by_source: dict[int, dict[int, list[Fact]]] = defaultdict(lambda: defaultdict(list))
     owns_by_target: dict[int, dict[int, list[Fact]]] = defaultdict(lambda: defaultdict(list))
-    for comp in {comp for comp, _ in cone_nodes}:
-        by_source, by_target = waits_by_source[comp], owns_by_target[comp]
-        for f in by_component.get(comp, ()):
-            if f.relation is _BLOCKED_BY:
-                by_source[f.source_id].append(f)
-            elif f.relation is _OWNS:
-                by_target[f.target_id].append(f)
+    cone_comps = {comp for comp, _ in cone_nodes}
+    for comp in cone_comps:
+        by_source = waits_by_source[comp]
+        for f in waits_of.get(comp, ()):
+            by_source[f.source_id].append(f)
+    in_cones: set[int] = set().union(*cone_nodes.values())
+    ownership = list(compress(facts, map(is_, relations, repeat(_OWNS))))
+    del relations
+    ownership = list(compress(ownership, map(in_cones.__contains__, map(_TARGET, ownership))))
+    for comp, target, f in zip(
+        map(component_get, map(_EPISODE, ownership)),
+        map(_TARGET, ownership),
+        ownership,
+        strict=True,
+    ):
+        if comp in cone_comps:
+            owns_by_target[comp][target].append(f)
+    del ownership
 
     drafts: list[Draft] = []
     clusters_with_patterns: set[int] = set()
@@ -261,14 +298,15 @@ def build_drafts(
     for (comp, root), nodes in sorted(cone_nodes.items()):
         if component_sizes[comp] < 2 or len(nodes) < 2:
             continue
-        waits = [f for n in nodes for f in waits_by_source[comp].get(n, ())]
-        owns = [f for n in nodes for f in owns_by_target[comp].get(n, ())]
+        waits_of_node, owns_of_node = waits_by_source[comp].get, owns_by_target[comp].get
+        waits = [f for n in nodes for f in waits_of_node(n, ())]
+        owns = [f for n in nodes for f in owns_of_node(n, ())]
         if not _may_be_pattern(nodes, waits, owns, entities, episodes):
             continue  # most cones are a lone blocker: no draft is built for them
         draft = _dependency_draft(comp, root, nodes, waits, owns, entities, episodes)
         if not _is_pattern(draft):
             continue
-        draft.cluster_id = min(membership.get(e.id, comp) for e in draft.episodes)
+        draft.cluster_id = min(map(membership.get, map(_ID, draft.episodes), repeat(comp)))
         if roots_seen[root] > 1:
             draft.pattern_key = f"root:{root}:c{comp}"
         _mark_stale(draft, present, stale_after)
@@ -282,13 +320,22 @@ def build_drafts(
         placed.append((o.component, o.root, draft))
     drafts.extend(root_drafts)
 
-    for comp, comp_facts in sorted(by_component.items()):
-        wait_graph = _waits(comp_facts)
+    for comp in sorted(waits_of):  # no wait at all: no cycle and no path
+        wait_graph = _waits(waits_of[comp])
         if not wait_graph[0]:
-            continue  # no wait at all: no cycle and no path
-        parts = _strong_components(wait_graph[0])
-        cycle_drafts = _cycle_drafts(comp, comp_facts, entities, episodes, wait_graph, parts)
-        path = _critical_path_draft(comp, comp_facts, entities, episodes, wait_graph, parts)
+            continue
+        comp_facts = by_component[comp]
+        # Most wait graphs have no cycle (a topological order covers them): no strong
+        # components to find, no cycle drafts, and the order serves the critical path.
+        acyclic = _topological(wait_graph[0])
+        if acyclic is None:
+            parts = _strong_components(wait_graph[0])
+            cycle_drafts = _cycle_drafts(comp, comp_facts, entities, episodes, wait_graph, parts)
+        else:
+            parts, cycle_drafts = [], []
+        path = _critical_path_draft(
+            comp, comp_facts, entities, episodes, wait_graph, parts, acyclic
+        )
         for d in [*cycle_drafts, *([path] if path else [])]:
             d.cluster_id = min(membership.get(e.id, comp) for e in d.episodes)
             drafts.append(d)
@@ -300,7 +347,9 @@ def build_drafts(
         placed.sort(key=lambda p: (p[0], p[1]))
     drafts.extend(_owner_drafts([d for _, _, d in placed], entities, owners))
     for d in drafts:
-        clusters_with_patterns.update(membership.get(e.id, d.cluster_id) for e in d.episodes)
+        clusters_with_patterns.update(
+            map(membership.get, map(_ID, d.episodes), repeat(d.cluster_id))
+        )
 
     # Shared context: clusters of two or more episodes without another pattern.
     context_clusters = {
@@ -329,7 +378,7 @@ def build_drafts(
             drafts.append(context)
 
     for d in drafts:
-        d.evidence_json = json.dumps(d.evidence())
+        d.evidence_json = _evidence_json(d)
         d.fingerprint = fingerprint(d, writer, d.evidence_json)
     drafts.sort(key=lambda d: (-d.rank, d.kind, d.pattern_key))
     return drafts
@@ -403,6 +452,26 @@ def _strong_components(edges: Mapping[int, set[int]]) -> list[list[int]]:
                         break
                 out.append(sorted(part))
     return out
+
+
+def _topological(edges: Mapping[int, Iterable[int]]) -> list[int] | None:
+    """The nodes of a wait graph, each before everything it waits on (Kahn's order, in
+    no particular order among the ready ones), or None when the graph has a cycle."""
+    indegree: dict[int, int] = {}
+    for tgts in edges.values():
+        for b in tgts:
+            indegree[b] = indegree.get(b, 0) + 1
+    ready = [n for n in edges if n not in indegree]
+    ready.extend(n for n in indegree if n not in edges and indegree[n] == 0)
+    order: list[int] = []
+    while ready:
+        n = ready.pop()
+        order.append(n)
+        for b in edges.get(n, ()):
+            indegree[b] -= 1
+            if indegree[b] == 0:
+                ready.append(b)
+    return order if len(order) == len(edges.keys() | indegree.keys()) else None
 
 
 def _waits(comp_facts: list[Fact]) -> tuple[dict[int, set[int]], dict[tuple[int, int], list[Fact]]]:
@@ -601,11 +670,38 @@ def _critical_path_draft(
     episodes: dict[int, Episode],
     waits: Waits,
     parts: list[list[int]],
+    acyclic: list[int] | None = None,
 ) -> Draft | None:
     """The longest chain of waits in a component (edges inside a cycle left out, so
     the chain is finite), when it is longer than two hops. Ties go to the chain whose
-    names come first, so the choice is deterministic."""
+    names come first, so the choice is deterministic. ``acyclic``: the wait graph's
+    topological order, when it has no cycle (``parts`` then hold no cycle either)."""
     edges, stated = waits
+    # How long the longest chain is needs no names: most components have none over two
+    # hops, and are done before a name is looked at. The length of the longest chain
+    # from each node does not depend on which topological order computes it.
+    if acyclic is not None:
+        rough: list[int] | None = acyclic
+        dag_edges: Mapping[int, Iterable[int]] = edges
+    else:
+        cyclic: set[tuple[int, int]] = set()
+        for part in parts:
+            if len(part) >= 2:
+                inside = set(part)
+                cyclic.update((a, b) for a in part for b in edges.get(a, ()) if b in inside)
+        dag_edges = {a: [b for b in tgts if (a, b) not in cyclic] for a, tgts in edges.items()}
+        rough = _topological(dag_edges)
+    if not rough:
+        return None
+    longest: dict[int, int] = {}
+    for n in reversed(rough):  # targets before the items that wait on them
+        hops = 0
+        for b in dag_edges.get(n, ()):
+            if longest[b] >= hops:
+                hops = longest[b] + 1
+        longest[n] = hops
+    if max(longest.values()) <= 2:
+        return None
     in_cycle: set[tuple[int, int]] = set()
     for part in parts:
         if len(part) < 2:
@@ -801,12 +897,14 @@ def _may_be_pattern(
     """``_is_pattern`` of the draft ``_dependency_draft`` would build from these, without
     building it: two blocked items, or two reporters among the episodes of its waits
     inside the cone and of its ownership facts."""
-    blocked = 0
-    for node, depth in nodes.items():
-        if depth >= 1 and node in entities:
-            blocked += 1
-            if blocked >= 2:
-                return True
+    # two nodes, one of them at depth 0 (the root), hold one blocked item at most
+    if len(nodes) > 2 or 0 not in nodes.values():
+        blocked = 0
+        for node, depth in nodes.items():
+            if depth >= 1 and node in entities:
+                blocked += 1
+                if blocked >= 2:
+                    return True
     stated = {f.episode_id for f in waits if f.target_id in nodes and nodes[f.source_id] >= 1}
     stated.update(f.episode_id for f in owns)
     return _reporters_at_least((episodes[i] for i in stated), 2)

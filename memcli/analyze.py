@@ -137,11 +137,17 @@ def analyze(
         # and one that adds a few looks only at the names near them (unless a name was
         # dropped since: a full pass is due then, and the check reads every name).
         last = store.last_run(graph)
+        # A check of every name reads every entity row: a full pass's load takes the
+        # same rows (nothing in a run writes an entity), not a second read of the table.
+        entity_rows = None
         if last is None:
-            report.merged = corrections.auto_resolve(store, graph)
+            entity_rows = store.identity_name_rows(graph)
+            report.merged = corrections.auto_resolve(store, graph, rows=entity_rows)
         elif store.entities_created_since(graph, last["started_at"]):
             since = None if info["needs_full"] else last["started_at"]
-            report.merged = corrections.auto_resolve(store, graph, since=since)
+            if since is None:
+                entity_rows = store.identity_name_rows(graph)
+            report.merged = corrections.auto_resolve(store, graph, since=since, rows=entity_rows)
         # Names written beside a ticket: a new update may pair two old names.
         report.merged += corrections.stated_resolve(store, graph)
         info = store.graph(graph)
@@ -180,8 +186,20 @@ def analyze(
                 scope = affected
                 recheck = _recheck(store, graph, int(last["max_episode_id"]), controls)
         report.mode = "full" if scope is None else "incremental"
+        if scope is not None:
+            entity_rows = None  # a scoped load reads its own few
         _analyze_scope(
-            store, graph, scope, report, signatures, writer_name, write, now, controls, recheck
+            store,
+            graph,
+            scope,
+            report,
+            signatures,
+            writer_name,
+            write,
+            now,
+            controls,
+            recheck,
+            entity_rows=entity_rows,
         )
         report.seconds = time.perf_counter() - started
         store.record_run(
@@ -261,15 +279,20 @@ def _analyze_scope(
     now: str,
     controls: cluster.Controls,
     recheck: set[int] | None = None,
+    *,
+    entity_rows: list[tuple[int, str, str, str]] | None = None,
 ) -> None:
     """One analysis pass over ``scope`` (None: the whole graph): the store loads plain
-    data, the pure core decides, the writer adds prose, the store writes it all."""
+    data, the pure core decides, the writer adds prose, the store writes it all.
+    ``entity_rows``: the graph's ``Store.identity_name_rows``, read by this run (the
+    load empties the list as it reads it)."""
     inp = store.load_analysis(
         graph,
         scope=scope,
         recheck=recheck or (),
         kinds=signatures.kinds(),
         with_times=controls.window_seconds is not None,
+        entity_rows=entity_rows,
     )
     clustering = analysis.cluster_input(inp, controls)
     inp.incidences = []  # the largest list of the run: let it go before the cones

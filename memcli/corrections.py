@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from memcli import identity
@@ -203,12 +204,20 @@ def restore(
     return True
 
 
-def _names(store: Store, graph: str, canon: dict[int, int]) -> list[identity.Name]:
-    """The graph's entities as identity sees them: merged aliases left out."""
-    rows = store.identity_name_rows(graph)
+def _names(
+    store: Store,
+    graph: str,
+    canon: dict[int, int],
+    rows: Sequence[tuple[int, str, str, str]] | None = None,
+) -> list[identity.Name]:
+    """The graph's entities as identity sees them: merged aliases left out. ``rows``:
+    the graph's ``identity_name_rows``, when the caller has them."""
+    if rows is None:
+        rows = store.identity_name_rows(graph)
     if canon:
         rows = [r for r in rows if r[0] not in canon]
-    return list(map(identity.Name._make, rows))
+    # rows become named tuples in C (``Name._make`` is a Python-level call per row)
+    return list(map(partial(tuple.__new__, identity.Name), rows))
 
 
 def suggest_merges(store: Store, graph: str) -> list[dict[str, Any]]:
@@ -314,14 +323,22 @@ def _names_near(
     return sorted(near.values(), key=lambda n: n.id)
 
 
-def auto_resolve(store: Store, graph: str, *, since: str | None = None) -> list[dict[str, Any]]:
+def auto_resolve(
+    store: Store,
+    graph: str,
+    *,
+    since: str | None = None,
+    rows: Sequence[tuple[int, str, str, str]] | None = None,
+) -> list[dict[str, Any]]:
     """Make the merges that are safe without asking (``identity.auto_merges`` and
     ``identity.short_forms``), each recorded with its evidence as decided by 'auto'.
     Call inside a transaction.
 
     ``since``: the start of the last analyze, when only ingest and merge decisions
     changed the names after it (none was dropped): only the names near those created
-    since, or whose merge changed since the last check, are read (``_names_near``)."""
+    since, or whose merge changed since the last check, are read (``_names_near``).
+    ``rows``: the graph's ``Store.identity_name_rows``, when the caller read them in
+    this transaction (an analyze hands the same rows to its load)."""
     _recheck_short_forms(store, graph)  # an undo makes this a full pass
     canon = store.entity_canon(graph)
     made = []
@@ -330,7 +347,7 @@ def auto_resolve(store: Store, graph: str, *, since: str | None = None) -> list[
     # newest of them: merge decisions made since then may change what names fit.
     decided = None if since is None else store.identity_check_since(graph, since)
     if since is None or decided is None:
-        names = _names(store, graph, canon)
+        names = _names(store, graph, canon, rows)
     else:
         names = _names_near(store, graph, canon, since, decided)
     found = identity.auto_merges(names, refused=store.refused_merges(graph))

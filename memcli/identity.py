@@ -32,6 +32,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import compress, repeat
+from operator import itemgetter, lt
 from typing import NamedTuple
 
 _RUN = re.compile(r"[^\W\d_]+|\d+")
@@ -267,15 +269,21 @@ def _narrowed(
     pair gives (``tests/test_identity.py`` checks it); on a large graph few names pass.
     """
     findall = _RUN.findall
-    words_of = {n.id: tuple(findall(n.norm)) for n in names}
+    # ``tokens`` of each name without the expression where it is not needed: a name of
+    # letters and spaces alone (most) is its words split at the spaces
+    words_of = {
+        n.id: tuple(n.norm.split()) if n.norm.replace(" ", "").isalpha() else tuple(findall(n.norm))
+        for n in names
+    }
     by_type: dict[str, list[tuple[str, ...]]] = defaultdict(list)
     for n in names:
         by_type[n.type].append(words_of[n.id])
     at: dict[tuple[str, int], set[str]] = defaultdict(set)
     for kind, all_words in by_type.items():
-        longest = max(map(len, all_words))
-        for i in range(longest):
-            at[(kind, i)] = {t[i] for t in all_words if len(t) > i}
+        lengths = list(map(len, all_words))
+        for i in range(max(lengths)):  # the names with an i-th word, in C
+            longer = compress(all_words, map(lt, repeat(i), lengths))
+            at[(kind, i)] = set(map(itemgetter(i), longer))
     # words that abbreviate another word at the same place in a name of the same type
     shortened: dict[tuple[str, int], set[str]] = {}
     for key, words in at.items():

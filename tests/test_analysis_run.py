@@ -367,3 +367,26 @@ def test_parts_of_a_split_component_each_get_their_own_shared_context() -> None:
     )
     contexts = {d.pattern_key: sorted(d.facts) for d in result.drafts}
     assert contexts == {"context:201": [3001, 3002], "context:203": [3003, 3004]}
+
+
+def test_every_kind_of_draft_keeps_its_evidence_as_json_dumps_writes_it() -> None:
+    """The evidence text the fingerprint hashes (and a new version stores) is formatted
+    row by row: it must be ``json.dumps(draft.evidence())`` for every kind of draft,
+    with and without a cycle in the wait graph (a graph without one skips the search
+    for strong components)."""
+    import json
+
+    items = {i: Entity(i, f"piece {i}", W) for i in range(40, 46)}
+    # 40 -> 41 -> 42 -> 43 -> 1 (a path of four hops into the refactor); 44 <-> 45 (a cycle)
+    waits = [(40, 41), (41, 42), (42, 43), (43, 1), (44, 45), (45, 44)]
+    extra = [Fact(3000 + k, 101 + k % 3, a, WAITS, b) for k, (a, b) in enumerate(waits)]
+    owned = [Fact(3100, 102, 20, OWNS, 4), Fact(3101, 103, 20, OWNS, 44)]
+    for facts in ([*FACTS, *extra, *owned], [*FACTS, *extra[:4], *owned]):
+        inp = chain_input(facts=facts, entities={**ENTITIES, **items})
+        drafts = run(inp).drafts
+        kinds = {d.kind for d in drafts}
+        assert analysis.CRITICAL_PATH in kinds
+        assert (analysis.CYCLE in kinds) == (len(facts) > len(FACTS) + 6)
+        for d in drafts:
+            assert d.evidence_json == json.dumps(d.evidence())
+            assert d.fingerprint == analysis.fingerprint(d, "template")

@@ -9,6 +9,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import compress, repeat
+from operator import is_, itemgetter, ne
 from typing import TYPE_CHECKING, Any
 
 from memcli.models import EntityType, Relation
@@ -56,6 +58,23 @@ class AppliedRun:
     retired: list[int] = field(default_factory=list)
     unchanged: list[int] = field(default_factory=list)
 
+
+# A fact's relation as its place in ``_RELATIONS``, computed by SQLite: a small int
+# is one shared object, where the text would be a new string per fact to decode and hash.
+_RELATIONS = tuple(Relation)
+_RELATION_CODE = (
+    "CASE f.relation "
+    + " ".join(f"WHEN '{r.value}' THEN {i}" for i, r in enumerate(_RELATIONS))
+    + " END"
+)
+# a Fact's source, relation and target; a row's first column
+_SOURCE, _RELATION, _TARGET, _FIRST = itemgetter(2), itemgetter(3), itemgetter(4), itemgetter(0)
+_BLOCKED_BY = Relation.BLOCKED_BY
+
+_TYPES = tuple(EntityType)
+_TYPE_CODE = (
+    "CASE type " + " ".join(f"WHEN '{t.value}' THEN {i}" for i, t in enumerate(_TYPES)) + " END"
+)
 
 # Rows written as one JSON array per statement at most (``json_each`` unpacks them in C).
 _JSON_ROWS = 50_000
@@ -158,14 +177,21 @@ class AnalysisMixin(IdentityMixin):
         with_times: bool = True,
         as_of: str | None = None,
         recheck: Iterable[int] = (),
+        entity_rows: list[tuple[int, str, str, str]] | None = None,
     ) -> analysis.AnalysisInput:
         """Everything one analysis pass reads, as plain data (see ``AnalysisInput``).
         ``recheck``: in a scoped pass, active root observations whose staleness may
         have flipped (``stale_candidates``); those outside the scope are rebuilt from
-        their stored evidence (``AnalysisInput.recheck_roots``)."""
+        their stored evidence (``AnalysisInput.recheck_roots``). ``entity_rows``: the
+        graph's ``identity_name_rows`` as read in this transaction, when the caller has
+        them: a pass over the whole graph reads no entity row again, and empties the
+        list first thing (its rows go before the facts are read, whose tuples take their
+        memory)."""
         scope_set = frozenset(scope) if scope is not None else None
         with self._lock, self._scoped(scope_set) as scoped:
-            return self._load(graph_id, scope_set, scoped, kinds, with_times, as_of, set(recheck))
+            return self._load(
+                graph_id, scope_set, scoped, kinds, with_times, as_of, set(recheck), entity_rows
+            )
 
     def _load(
         self,
@@ -176,10 +202,17 @@ class AnalysisMixin(IdentityMixin):
         with_times: bool,
         as_of: str | None,
         recheck: set[int],
+        entity_rows: list[tuple[int, str, str, str]] | None = None,
     ) -> analysis.AnalysisInput:
         from memcli import analysis
 
         conn = self.conn
+        new_entity = partial(tuple.__new__, analysis.Entity)
+        type_of = {t.value: t for t in EntityType}
+        named: dict[int, analysis.Entity] | None = None
+        if entity_rows is not None and not scoped:
+            named = {i: new_entity((i, name, type_of[t])) for i, name, _norm, t in entity_rows}
+            entity_rows.clear()
         where, params = validity(as_of)
         g = {"graph": graph_id, **params}
         times: dict[int, float] = {}
@@ -238,11 +271,11 @@ class AnalysisMixin(IdentityMixin):
                 graph_id, {to for to in sig_map.values() if to is not None}
             )
         fact_sql = (
-            "SELECT f.id, f.episode_id, f.source_id, f.relation, f.target_id"
+            f"SELECT f.id, f.episode_id, f.source_id, {_RELATION_CODE}, f.target_id"
             f" FROM {self._from('facts', 'episode_id', scoped)}"
             f" WHERE {graph_term} AND {where} ORDER BY f.id"
         )
-        relation_of = {r.value: r for r in Relation}
+        relation_of = _RELATIONS
         new_fact = partial(tuple.__new__, analysis.Fact)
         if canon:
             facts = [
@@ -262,10 +295,8 @@ class AnalysisMixin(IdentityMixin):
                 for i, e, src, rel, tgt in conn.execute(fact_sql, g)
             ]
             del same_episode, same_entity
-        entity_ids = {f.source_id for f in facts}
-        entity_ids.update(f.target_id for f in facts)
-        type_of = {t.value: t for t in EntityType}
-        new_entity = partial(tuple.__new__, analysis.Entity)
+        entity_ids = set(map(_SOURCE, facts))  # in C, as the sets below
+        entity_ids.update(map(_TARGET, facts))
         entities: dict[int, analysis.Entity] = {}
         if scoped:
             for chunk, m in chunks(entity_ids):
@@ -273,13 +304,19 @@ class AnalysisMixin(IdentityMixin):
                     f"SELECT id, name, type FROM entities WHERE id IN ({m})", chunk
                 ):
                     entities[i] = new_entity((i, name, type_of[t]))
+        elif named is not None:  # the whole table in id order, as read already
+            entities = named
+            for i in sorted(named.keys() - entity_ids):
+                del entities[i]
         else:
-            # the whole table in order ("+graph_id": a scan, not an index walk)
+            # the whole table in order ("+graph_id": a scan, not an index walk), the
+            # type as its place in ``_TYPES`` (as a fact's relation)
+            types = _TYPES
             for i, name, t in conn.execute(
-                "SELECT id, name, type FROM entities WHERE +graph_id = ?", (graph_id,)
+                f"SELECT id, name, {_TYPE_CODE} FROM entities WHERE +graph_id = ?", (graph_id,)
             ):
                 if i in entity_ids:
-                    entities[i] = new_entity((i, name, type_of[t]))
+                    entities[i] = new_entity((i, name, types[t]))
         self._titled(graph_id, entities)
 
         # Active observations (in a scoped run, those with evidence in the scope, and
@@ -369,7 +406,9 @@ class AnalysisMixin(IdentityMixin):
             )
 
         # When each candidate root (work waited on) stopped waiting on anything itself.
-        candidates = {f.target_id for f in facts if f.relation is Relation.BLOCKED_BY}
+        candidates = set(
+            map(_TARGET, compress(facts, map(is_, map(_RELATION, facts), repeat(_BLOCKED_BY))))
+        )
         candidates.update(o.root for o in rechecked)
         since_sql = (
             "SELECT source_id, max(invalid_at) FROM facts WHERE graph_id = ?"
@@ -674,12 +713,15 @@ class AnalysisMixin(IdentityMixin):
                 g,
             )
         )
-        blockers = {
-            i
-            for (i,) in conn.execute(
-                "SELECT id FROM signatures WHERE +graph_id = ? AND kind = 'blocker'", (graph_id,)
+        blockers = set(
+            map(
+                _FIRST,
+                conn.execute(
+                    "SELECT id FROM signatures WHERE +graph_id = ? AND kind = 'blocker'",
+                    (graph_id,),
+                ),
             )
-        }
+        )
         if "blocker" not in kinds:
             return [r for r in rows if r[1] not in blockers], set()
         if "literal" not in kinds:
@@ -854,11 +896,20 @@ class AnalysisMixin(IdentityMixin):
         if full:
             gone = [(e,) for e in stored if e not in membership]
             self.conn.executemany("DELETE FROM episode_clusters WHERE episode_id = ?", gone)
-        changed = [
-            (e, c, component[e])
-            for e, c in sorted(membership.items())
-            if stored.get(e) != (c, component[e])
-        ]
+        # each episode's row, and whether it differs from the stored one, made in C
+        episodes = sorted(membership)
+        clusters = list(map(membership.__getitem__, episodes))
+        components = list(map(component.__getitem__, episodes))
+        rows = zip(episodes, clusters, components, strict=True)
+        changed = (
+            list(
+                compress(
+                    rows, map(ne, map(stored.get, episodes), zip(clusters, components, strict=True))
+                )
+            )
+            if stored
+            else list(rows)
+        )
         # as JSON arrays SQLite unpacks in C (a bound row per episode cost twice as much)
         for part in range(0, len(changed), _JSON_ROWS):
             self.conn.execute(
@@ -870,10 +921,14 @@ class AnalysisMixin(IdentityMixin):
             )
 
     def signature_keys(self, ids: Iterable[int]) -> dict[int, tuple[str, str]]:
-        return {
-            r["id"]: (r["kind"], r["key"])
-            for r in self.rows_in("SELECT id, kind, key FROM signatures WHERE id IN ({marks})", ids)
-        }
+        out: dict[int, tuple[str, str]] = {}
+        with self._lock:  # rows as tuples, not dicts: ~17k at 100k
+            for chunk, marks in chunks(ids):
+                for i, kind, key in self.conn.execute(
+                    f"SELECT id, kind, key FROM signatures WHERE id IN ({marks})", chunk
+                ):
+                    out[i] = (kind, key)
+        return out
 
     def dependency_cones(
         self,
@@ -967,7 +1022,7 @@ class AnalysisMixin(IdentityMixin):
             """,
             {"graph": graph_id, **params},
         )
-        rows = [(int(a), int(b), int(c), int(d)) for a, b, c, d in cur]
+        rows: list[tuple[int, int, int, int]] = cur.fetchall()  # integer columns: ints
         self.conn.execute("DELETE FROM temp.cluster_members")
         if canon:
             self.conn.execute("DELETE FROM temp.canon")
