@@ -123,6 +123,7 @@ def _reread_graph(
         eid = int(row["id"])
         extraction = extract(row["content"], row["author"])
         before = store.episode_fact_rows(eid)
+        stored_before = counts.facts_new
         _store_facts(store, graph, eid, row["occurred_at"], extraction, counts)
         read = _triples(store, graph, row["occurred_at"], extraction)
         releases = _release_rows(eid, graph, row["occurred_at"], extraction)
@@ -144,7 +145,7 @@ def _reread_graph(
         stated = _stated_rows(eid, graph, row)
         unparsed = json.dumps(extraction.unparsed, ensure_ascii=False)
         old_releases, old_stated = store.episode_readings(eid)
-        added = len(store.episode_fact_rows(eid)) - len(before)
+        added = counts.facts_new - stored_before
         if (
             gone
             or restated
@@ -155,7 +156,9 @@ def _reread_graph(
         ):
             changed.append(eid)
             report.facts_removed += store.delete_facts(gone)
-            store.replace_readings(eid, releases=releases, stated=stated, unparsed=unparsed)
+            store.clear_readings(eid, unparsed)
+            store.insert_releases(releases)
+            store.insert_stated_names(stated)
     report.facts_new += counts.facts_new
     report.entities_new += counts.entities_new
     for eid, f in derived:
@@ -240,11 +243,7 @@ def stale(store: Store, newest: int = 500) -> tuple[int, list[dict[str, Any]]]:
     differ = []
     for row in rows:
         again = extract(row["content"], row["author"])
-        releases = set()
-        for r in again.releases:
-            norm = resolved(r.item.name, r.item.type)[1]
-            if norm:
-                releases.add((r.item.type.value, norm, r.sentence))
+        releases = {(r[2], r[3]) for r in _release_rows(0, "", "", again)}
         first: dict[tuple[str, ...], str] = {}  # a repeated fact keeps its first sentence
         for f in again.facts:
             source = (f.source.type.value, resolved(f.source.name, f.source.type)[1])
@@ -257,8 +256,6 @@ def stale(store: Store, newest: int = 500) -> tuple[int, list[dict[str, Any]]]:
             for f in row["facts"]
             if not (f[2] == _UNBLOCKED and (f[0], f[1], f[5]) in row["releases"])
         }  # a release's derived facts follow from its releases, compared below
-        if facts != stored or {(t, n) for t, n, _ in releases} != {
-            (t, n) for t, n, _ in row["releases"]
-        }:
+        if facts != stored or releases != {(t, n) for t, n, _ in row["releases"]}:
             differ.append({"id": row["id"], "graph": row["graph_id"], "source": row["source"]})
     return len(rows), differ

@@ -233,6 +233,12 @@ class CorrectionsMixin(StoreBase):
 
     # --- reading stored updates again (``memcli.reread``) ---
 
+    # The episodes the rules reader read from their stored text alone.
+    _REREADABLE = (
+        "extractor = 'rules' AND extraction_status = 'done' AND retracted_at IS NULL"
+        " AND format NOT IN ('github', 'jira', 'slack')"
+    )
+
     def rereadable_episodes(self, graph_id: str | None) -> list[dict[str, Any]]:
         """Episodes whose facts the rules reader took from their stored text alone,
         oldest first: not retracted, no given facts, no model's reading, and not a
@@ -241,8 +247,7 @@ class CorrectionsMixin(StoreBase):
         where, args = ("", []) if graph_id is None else (" AND graph_id = ?", [graph_id])
         return self.rows(
             "SELECT id, graph_id, content, author, occurred_at, unparsed FROM episodes"
-            " WHERE extractor = 'rules' AND extraction_status = 'done' AND retracted_at IS NULL"
-            f" AND format NOT IN ('github', 'jira', 'slack'){where} ORDER BY id",
+            f" WHERE {self._REREADABLE}{where} ORDER BY id",
             args,
         )
 
@@ -251,9 +256,8 @@ class CorrectionsMixin(StoreBase):
         where, args = ("", []) if graph_id is None else (" AND graph_id = ?", [graph_id])
         return int(
             self.scalar(
-                "SELECT count(*) FROM episodes WHERE retracted_at IS NULL AND NOT"
-                " (extractor = 'rules' AND extraction_status = 'done'"
-                f" AND format NOT IN ('github', 'jira', 'slack')){where}",
+                "SELECT count(*) FROM episodes WHERE retracted_at IS NULL"
+                f" AND NOT ({self._REREADABLE}){where}",
                 args,
             )
         )
@@ -274,36 +278,19 @@ class CorrectionsMixin(StoreBase):
             gone += self.conn.execute(f"DELETE FROM facts WHERE id IN ({marks})", chunk).rowcount
         return gone
 
-    def replace_readings(
-        self,
-        episode_id: int,
-        *,
-        releases: Iterable[tuple[int, str, str, str, str, str]],
-        stated: Iterable[tuple[int, str, str, str, str]],
-        unparsed: str,
-    ) -> None:
-        """Put an episode's releases, names set beside tickets and sentences not
-        understood in place of the ones an earlier reading stored."""
+    def clear_readings(self, episode_id: int, unparsed: str) -> None:
+        """Drop an episode's releases and names set beside tickets, and store its
+        sentences not understood, before a new reading's rows go in (``insert_releases``,
+        ``insert_stated_names``)."""
         for table in ("releases", "stated_names"):
             self.conn.execute(f"DELETE FROM {table} WHERE episode_id = ?", (episode_id,))
-        self.conn.executemany(
-            "INSERT OR IGNORE INTO releases"
-            " (episode_id, graph_id, item_type, item_norm, valid_at, sentence)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            releases,
-        )
-        self.conn.executemany(
-            "INSERT OR IGNORE INTO stated_names"
-            " (episode_id, graph_id, ticket_norm, name, name_norm) VALUES (?, ?, ?, ?, ?)",
-            stated,
-        )
         self.conn.execute("UPDATE episodes SET unparsed = ? WHERE id = ?", (unparsed, episode_id))
 
     def episode_readings(
         self, episode_id: int
     ) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]:
-        """(releases, stated names) an episode has stored, as the rows ``replace_readings``
-        takes, to tell whether a new reading changes them."""
+        """(releases, stated names) an episode has stored, as the rows ``insert_releases``
+        and ``insert_stated_names`` take, to tell whether a new reading changes them."""
         releases = {
             tuple(r)
             for r in self.conn.execute(
@@ -361,8 +348,7 @@ class CorrectionsMixin(StoreBase):
         releases as (item type, key, sentence)."""
         episodes = self.rows(
             "SELECT id, graph_id, content, author, occurred_at, source FROM episodes"
-            " WHERE extractor = 'rules' AND extraction_status = 'done' AND retracted_at IS NULL"
-            " AND format NOT IN ('github', 'jira', 'slack') ORDER BY id DESC LIMIT ?",
+            f" WHERE {self._REREADABLE} ORDER BY id DESC LIMIT ?",
             (limit,),
         )
         by_id = {e["id"]: e for e in episodes}
